@@ -1,0 +1,109 @@
+//! The [`WarpSource`] trait: the timing model's view of a running kernel.
+
+use crate::{Dim3, DynInst};
+use serde::{Deserialize, Serialize};
+
+/// Static description of one kernel launch, as the timing model needs it for CTA dispatch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct KernelInfo {
+    /// Kernel (entry) name, mangled as in the module.
+    pub name: String,
+    /// Grid extent in CTAs.
+    pub grid: Dim3,
+    /// CTA extent in threads.
+    pub block: Dim3,
+    /// Registers per thread (from `ptxas` or a trace header; an estimate for raw PTX).
+    pub regs_per_thread: u32,
+    /// Shared memory per CTA in bytes, static plus dynamic.
+    pub shared_bytes: u32,
+    /// Local memory per thread in bytes.
+    pub local_bytes: u32,
+}
+
+impl KernelInfo {
+    /// Warps per CTA (threads rounded up to a multiple of 32).
+    pub fn warps_per_cta(&self) -> u32 {
+        (self.block.size() as u32).div_ceil(crate::WARP_SIZE as u32)
+    }
+
+    /// Number of CTAs in the grid.
+    pub fn num_ctas(&self) -> u64 {
+        self.grid.size()
+    }
+}
+
+/// What [`WarpSource::next`] produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WarpStep {
+    /// `out` holds the warp's next instruction.
+    Inst,
+    /// The warp has no more instructions (it exited earlier).
+    Done,
+}
+
+/// An error from a front end: a functional fault in the kernel (out-of-bounds access, trap,
+/// deadlock) or malformed input (a bad trace line). The message names the place.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct SourceError {
+    /// Human-readable description naming kernel, CTA, warp, PC or file and line.
+    pub message: String,
+}
+
+impl SourceError {
+    /// An error with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
+/// A running kernel seen one dynamic warp instruction at a time.
+///
+/// The timing model calls [`start_cta`](WarpSource::start_cta) when it dispatches a CTA onto an SM,
+/// then [`next`](WarpSource::next) each time it fetches for a warp of that CTA, and
+/// [`finish_cta`](WarpSource::finish_cta) when all its warps have exited. An execution-driven
+/// source executes the instruction functionally inside `next`, so the order of `next` calls is the
+/// order in which memory effects happen: the timing model must call it in a deterministic order
+/// and must respect barriers (a warp past a `bar.sync` is not fetched until its CTA has arrived).
+pub trait WarpSource: Send {
+    /// The launch being simulated.
+    fn kernel(&self) -> &KernelInfo;
+
+    /// Prepares CTA `cta` (linear CTA id, x fastest) on SM `sm`; returns its number of warps.
+    fn start_cta(&mut self, cta: u32, sm: u32) -> Result<u32, SourceError>;
+
+    /// Produces the next instruction of warp `warp` (index within the CTA) of CTA `cta` into `out`.
+    fn next(&mut self, cta: u32, warp: u32, out: &mut DynInst) -> Result<WarpStep, SourceError>;
+
+    /// Releases the state of CTA `cta` once all its warps are done.
+    fn finish_cta(&mut self, cta: u32);
+}
+
+/// A timing engine that consumes a kernel launch one warp instruction at a time.
+///
+/// The host API (`warpforge_simt::Device`) runs kernels functionally by itself; when a runner is
+/// installed it instead wraps each launch in a [`WarpSource`] and hands it to the runner, which
+/// simulates it cycle by cycle and keeps its own per-kernel statistics.
+pub trait KernelRunner {
+    /// Simulates the launch to completion.
+    fn run_kernel(&mut self, source: &mut dyn WarpSource) -> Result<(), SourceError>;
+
+    /// Downcasting hook so the owner can read the runner's statistics back.
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+}
+
+/// Watches dynamic instructions as a front end executes them (instruction-mix characterisation,
+/// the analytical models' instruction analyser, trace recording). Observers sit outside the model:
+/// with none installed, executing costs nothing extra.
+pub trait InstObserver {
+    /// A launch begins.
+    fn on_launch(&mut self, _kernel: &KernelInfo) {}
+    /// Warp `warp` of CTA `cta` executed `inst`.
+    fn on_inst(&mut self, cta: u32, warp: u32, inst: &DynInst);
+    /// The launch finished.
+    fn on_launch_end(&mut self, _kernel: &KernelInfo) {}
+    /// Downcasting hook so the owner can read results back.
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+}

@@ -1,0 +1,1 @@
+//! warpforge-models (under construction).

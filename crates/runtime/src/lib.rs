@@ -1,0 +1,1 @@
+//! warpforge-runtime (under construction).

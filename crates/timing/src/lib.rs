@@ -1,0 +1,1 @@
+//! warpforge-timing (under construction).

@@ -1,0 +1,1 @@
+//! warpforge-trace (under construction).

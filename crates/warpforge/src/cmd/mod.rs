@@ -1,0 +1,11 @@
+//! One module per subcommand.
+
+pub mod bench;
+pub mod characterize;
+pub mod config;
+pub mod experiment;
+pub mod list;
+pub mod predict;
+pub mod ptx;
+pub mod run;
+pub mod trace;

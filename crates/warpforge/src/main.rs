@@ -1,0 +1,66 @@
+//! `warpforge`: the command line of the warpforge GPU architecture simulator.
+//!
+//! Each subcommand lives in its own module under `cmd/` with an `Args` struct (clap) and a
+//! `run(args)` function; this file only dispatches. Errors print as `error: ...` with their
+//! causes and exit with status 2.
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+/// warpforge: a fast, deterministic, cycle-level GPU simulator with analytical, power and runtime
+/// models around it.
+#[derive(Parser)]
+#[command(name = "warpforge", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the built-in workloads.
+    List(cmd::list::Args),
+    /// Run a workload functionally or on the timing model and write its statistics.
+    Run(cmd::run::Args),
+    /// Characterise a workload from a functional run (instruction mix, divergence, coalescing...).
+    Characterize(cmd::characterize::Args),
+    /// Work with PTX files directly: check, run.
+    #[command(subcommand)]
+    Ptx(cmd::ptx::Command),
+    /// Predict performance, power and energy with the analytical models.
+    Predict(cmd::predict::Args),
+    /// Accel-Sim traces: record a workload, run a trace.
+    #[command(subcommand)]
+    Trace(cmd::trace::Command),
+    /// Configuration presets: import GPGPU-Sim configs, show presets.
+    #[command(subcommand)]
+    Config(cmd::config::Command),
+    /// Reproduce the documents' experiments.
+    #[command(subcommand)]
+    Experiment(cmd::experiment::Command),
+    /// Measure simulation speed.
+    Bench(cmd::bench::Args),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::List(a) => cmd::list::run(a),
+        Command::Run(a) => cmd::run::run(a),
+        Command::Characterize(a) => cmd::characterize::run(a),
+        Command::Ptx(c) => cmd::ptx::run(c),
+        Command::Predict(a) => cmd::predict::run(a),
+        Command::Trace(c) => cmd::trace::run(c),
+        Command::Config(c) => cmd::config::run(c),
+        Command::Experiment(c) => cmd::experiment::run(c),
+        Command::Bench(a) => cmd::bench::run(a),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e}");
+        for cause in e.chain().skip(1) {
+            eprintln!("  caused by: {cause}");
+        }
+        std::process::exit(2);
+    }
+}

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The project's test command: formatting, lints as errors, then every test of the workspace.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --release -- -D warnings
+cargo test --workspace --release

@@ -1,0 +1,1 @@
+//! Helpers shared by the host drivers: seeded input generation, output comparison.
