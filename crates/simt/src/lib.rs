@@ -4,6 +4,8 @@
 //! against. Bodies are being implemented.
 #![deny(missing_docs)]
 
+pub mod arith;
+
 use bytemuck::Pod;
 use warpforge_core::{Dim3, InstObserver, KernelRunner};
 
