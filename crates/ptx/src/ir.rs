@@ -58,7 +58,10 @@ impl ScalarType {
     }
     /// Signed integer type.
     pub const fn is_signed(self) -> bool {
-        matches!(self, ScalarType::S8 | ScalarType::S16 | ScalarType::S32 | ScalarType::S64)
+        matches!(
+            self,
+            ScalarType::S8 | ScalarType::S16 | ScalarType::S32 | ScalarType::S64
+        )
     }
     /// Floating-point type (scalar or packed half).
     pub const fn is_float(self) -> bool {
@@ -181,7 +184,9 @@ impl Variable {
     /// Total size in bytes (0 for an unsized extern array).
     pub fn size_bytes(&self) -> u64 {
         let elems: u64 = self.dims.iter().map(|d| d.unwrap_or(0)).product();
-        elems.max(if self.dims.is_empty() { 1 } else { 0 }) * self.ty.size() as u64 * self.vec as u64
+        elems.max(if self.dims.is_empty() { 1 } else { 0 })
+            * self.ty.size() as u64
+            * self.vec as u64
     }
 }
 
@@ -660,6 +665,8 @@ pub struct Op {
     pub nc: bool,
     /// `membar` / `fence` level: 0 = cta, 1 = gpu (gl), 2 = sys.
     pub scope: u8,
+    /// `bar.warp.sync` (a warp-level barrier on a member mask; `bar` is then `Some(Sync)`).
+    pub warp: bool,
 }
 
 impl Op {
@@ -696,6 +703,7 @@ impl Op {
             shiftamt: false,
             nc: false,
             scope: 1,
+            warp: false,
         }
     }
 }
