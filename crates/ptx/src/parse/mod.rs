@@ -182,6 +182,18 @@ impl<'a> Parser<'a> {
         let mut global_names: HashMap<String, Loc> = HashMap::new();
         let mut linkage = Linkage::None;
         let mut linkage_tok: Option<Tok> = None;
+        match self.peek() {
+            Some(t) if self.text(t) == ".version" => {}
+            Some(t) => return Err(self.err_at(t, "a PTX module must start with `.version`")),
+            None => {
+                return Err(PtxError::new(
+                    self.file,
+                    1,
+                    1,
+                    "empty input: a PTX module must start with `.version`",
+                ))
+            }
+        }
         while let Some(t) = self.peek() {
             let w = self.text(t);
             if t.kind != TokKind::Dot {
@@ -347,6 +359,14 @@ impl<'a> Parser<'a> {
         }
         if let Some(t) = linkage_tok {
             return Err(self.err_at(t, "linkage directive without a declaration"));
+        }
+        if m.target.is_empty() {
+            return Err(PtxError::new(
+                self.file,
+                1,
+                1,
+                "missing `.target` directive",
+            ));
         }
         for p in pending {
             if !global_names.contains_key(&p.name) && !fn_index.contains_key(&p.name) {

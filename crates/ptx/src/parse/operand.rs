@@ -333,11 +333,23 @@ impl<'a> Parser<'a> {
     ) -> Result<Operand, PtxError> {
         let mut items = vec![Operand::Symbol(tex.to_string())];
         while self.eat_punct(b',') {
-            let o = self.operand(f, st, op, k, usize::MAX)?;
+            // Only a sampler name or the coordinate vector may follow (no nested addresses).
+            let o = match self.peek() {
+                Some(t) if t.kind == TokKind::Ident || t.kind == TokKind::Punct(b'{') => {
+                    self.operand(f, st, op, k, usize::MAX)?
+                }
+                _ => {
+                    return Err(self
+                        .err_here("expected a sampler or `{coordinates}` in the texture operand"))
+                }
+            };
             items.push(o);
+            if items.len() > 3 {
+                break;
+            }
         }
         self.expect_punct(b']', "closing the texture operand")?;
-        if items.len() > 3 || !matches!(items.last(), Some(Operand::Vec(_))) {
+        if !matches!(items.last(), Some(Operand::Vec(_))) || items.len() < 2 {
             return Err(self.err_here(
                 "texture operand must be `[tex, {coords}]` or `[tex, sampler, {coords}]`",
             ));
