@@ -1,0 +1,410 @@
+//! The instruction analyser: an [`InstObserver`] that turns a functional run into the model
+//! inputs of Table 1 / Table 15 and the per-unit counts of Table 7 — the role Ocelot's
+//! instruction-count analyser plays in the thesis (§2.8, Fig 57).
+//!
+//! Counts are dynamic warp instructions; divided by the number of warps they are the thesis's
+//! "per thread" counts, with every divergent path summed (§2.6.5) because each path issues.
+//! Decisions (also in `docs/MODELS.md`):
+//! * memory instructions of the model are global and local accesses (local is treated like
+//!   global, §2.2); shared, constant, parameter and texture accesses count as computation
+//!   ("treated like register accesses");
+//! * a request is *coalesced* when it needs no more transactions than a perfectly contiguous
+//!   access of its active lanes would (one on CC 1.x), else *uncoalesced*;
+//!   `#Uncoal_per_mw` is the mean transaction count of uncoalesced requests;
+//! * `Load_bytes_per_warp` is the mean number of bytes the transactions move (transactions ×
+//!   transaction size), so bandwidth demand includes the waste of uncoalesced accesses;
+//! * a memory request is *independent* (§2.6.3, `#Ind_mem_req`) when it issues while an earlier
+//!   load of the same warp has not yet been consumed; MSTR (§4.2) is the mean number of loads
+//!   issued before the first consumer;
+//! * Table 7 units come from the op class: integer ALU/mul/div → INT (the class does not separate
+//!   `add` from `mov`/`setp`), conversions → ALU, FP and DP → FP, transcendental → SFU; the register
+//!   file is counted for every instruction with a register operand ([`RegFileRow::AllOperandInsts`])
+//!   or, literally, without shared stores ([`RegFileRow::Literal`]).
+
+use crate::options::{MFactorSource, RegFileRow};
+use crate::params::Coalescing;
+use crate::power::{Unit, UnitCounts};
+use serde::{Deserialize, Serialize};
+use warpforge_core::{DynInst, InstObserver, KernelInfo, MemSpace, OpClass};
+
+/// Table 6 M_Factor of an op class; classes not in Table 6 issue at the peak rate except SFU
+/// (2 units per SM, CUDA guide: 4) and DP (1 unit per 8 SPs on GT200, CUDA guide: 8).
+pub fn m_factor(class: OpClass, src: MFactorSource) -> f64 {
+    match (class, src) {
+        (OpClass::FpDiv, MFactorSource::Experimental) => 4.2,
+        (OpClass::FpDiv, MFactorSource::Manual) => 4.0,
+        (OpClass::IntMul, MFactorSource::Experimental) => 4.3,
+        (OpClass::IntMul, MFactorSource::Manual) => 4.0,
+        (OpClass::IntDiv, _) => 30.0,
+        (OpClass::Sfu, _) => 4.0,
+        (OpClass::Dp, _) => 8.0,
+        _ => 1.0,
+    }
+}
+
+/// Everything the analyser measured about one kernel launch (totals over all warps).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct KernelProfile {
+    /// Kernel name.
+    pub kernel: String,
+    /// Threads per block.
+    pub threads_per_block: u32,
+    /// Blocks in the grid.
+    pub blocks: u64,
+    /// Registers per thread (from the launch's `KernelInfo`).
+    pub regs_per_thread: u32,
+    /// Shared memory per block, bytes.
+    pub shared_bytes: u32,
+    /// Warps in the grid.
+    pub warps: u64,
+    /// Dynamic warp instructions.
+    pub warp_insts: u64,
+    /// Computation (non-memory, in the model's sense) warp instructions.
+    pub comp_insts: u64,
+    /// Coalesced global/local memory warp instructions.
+    pub coal_mem_insts: u64,
+    /// Uncoalesced global/local memory warp instructions.
+    pub uncoal_mem_insts: u64,
+    /// Transactions of the uncoalesced instructions.
+    pub uncoal_transactions: u64,
+    /// Transactions of all global/local instructions.
+    pub transactions: u64,
+    /// Bytes the transactions move.
+    pub transaction_bytes: u64,
+    /// Barrier warp instructions.
+    pub synch_insts: u64,
+    /// Memory requests issued while an earlier load was unconsumed.
+    pub ind_mem_req: u64,
+    /// Groups of loads issued before a consumer (for MSTR).
+    pub load_groups: u64,
+    /// Loads in those groups.
+    pub grouped_loads: u64,
+    /// Σ M_Factor over all warp instructions.
+    pub m_factor_sum: f64,
+    /// FP warp instructions (single and double precision, divides included).
+    pub fp_insts: u64,
+    /// Integer warp instructions.
+    pub int_insts: u64,
+    /// Per-unit warp-instruction counts (Table 7), totals.
+    pub units: UnitCounts,
+    /// Active lanes summed over all warp instructions (thread instructions).
+    pub thread_insts: u64,
+}
+
+impl KernelProfile {
+    fn per_warp(&self, v: f64) -> f64 {
+        if self.warps == 0 {
+            0.0
+        } else {
+            v / self.warps as f64
+        }
+    }
+
+    /// Chapter II inputs (per thread = per warp).
+    pub fn inputs(&self) -> crate::mwp_cwp::KernelInputs {
+        let mem = self.coal_mem_insts + self.uncoal_mem_insts;
+        crate::mwp_cwp::KernelInputs {
+            comp_insts: self.per_warp(self.comp_insts as f64),
+            coal_mem_insts: self.per_warp(self.coal_mem_insts as f64),
+            uncoal_mem_insts: self.per_warp(self.uncoal_mem_insts as f64),
+            synch_insts: self.per_warp(self.synch_insts as f64),
+            uncoal_per_mw: if self.uncoal_mem_insts > 0 {
+                self.uncoal_transactions as f64 / self.uncoal_mem_insts as f64
+            } else {
+                1.0
+            },
+            load_bytes_per_warp: if mem > 0 {
+                self.transaction_bytes as f64 / mem as f64
+            } else {
+                128.0
+            },
+            m_factor: if self.warp_insts > 0 {
+                self.m_factor_sum / self.warp_insts as f64
+            } else {
+                1.0
+            },
+            ind_mem_req: self.per_warp(self.ind_mem_req as f64),
+            threads_per_block: self.threads_per_block,
+            blocks: self.blocks,
+        }
+    }
+
+    /// Per-warp unit counts (`DAC_per_th`, Eq 41).
+    pub fn dac_per_warp(&self) -> UnitCounts {
+        if self.warps == 0 {
+            UnitCounts::default()
+        } else {
+            self.units.scaled(1.0 / self.warps as f64)
+        }
+    }
+
+    /// MSTR (§4.2): mean loads issued before the first consumer, at least 1.
+    pub fn mstr(&self) -> f64 {
+        if self.load_groups == 0 {
+            1.0
+        } else {
+            (self.grouped_loads as f64 / self.load_groups as f64).max(1.0)
+        }
+    }
+
+    /// Chapter V kernel mix per warp (FMA cannot be told from other FP ops in the op class, so
+    /// every FP instruction counts as scalar FP).
+    pub fn mix(&self) -> crate::throughput::KernelMix {
+        let mem = (self.coal_mem_insts + self.uncoal_mem_insts) as f64;
+        let fp = self.fp_insts as f64;
+        let int = self.int_insts as f64;
+        let misc = (self.warp_insts as f64 - mem - fp - int).max(0.0);
+        crate::throughput::KernelMix {
+            fp_insts: self.per_warp(fp),
+            int_insts: self.per_warp(int),
+            br_misc_insts: self.per_warp(misc),
+            mem_insts: self.per_warp(mem),
+            mstr: self.mstr(),
+            ilp: 1.0,
+            dep: 1.0,
+            ..Default::default()
+        }
+    }
+
+    /// Memory and non-memory instruction totals for Eq (54).
+    pub fn mem_nonmem(&self) -> (f64, f64) {
+        let mem = (self.coal_mem_insts + self.uncoal_mem_insts) as f64;
+        (mem, self.warp_insts as f64 - mem)
+    }
+}
+
+/// Per-warp dependence tracking state (§2.6.3).
+#[derive(Debug, Clone, Default)]
+struct WarpDeps {
+    /// Destination registers of loads not yet read.
+    pending: Vec<u16>,
+    /// Loads in the current group.
+    group: u32,
+}
+
+/// Counts transactions of one warp access under `rules`; returns `(transactions,
+/// minimum transactions for a contiguous access, transaction size in bytes)`.
+pub fn transactions(inst: &DynInst, rules: Coalescing) -> (u32, u32, u32) {
+    let Some(mem) = inst.mem.as_ref() else {
+        return (0, 0, 0);
+    };
+    let size = mem.bytes_per_lane.max(1) as u64;
+    let mask = inst.active_mask;
+    let active = mask.count_ones();
+    if active == 0 {
+        return (0, 0, 0);
+    }
+    match rules {
+        Coalescing::Cc10 => {
+            // One transaction if the k-th lane accesses the k-th word of an aligned block.
+            let first = mask.trailing_zeros() as u64;
+            let base = mem.addrs[first as usize].wrapping_sub(first * size);
+            let footprint = 32 * size;
+            let ok = base % footprint.min(128) == 0
+                && (0..32u64)
+                    .all(|l| mask & (1 << l) == 0 || mem.addrs[l as usize] == base + l * size);
+            let seg = footprint.min(128) as u32;
+            if ok {
+                (1, 1, seg)
+            } else {
+                (active, 1, 32)
+            }
+        }
+        Coalescing::Cc13 | Coalescing::Lines128 => {
+            let seg: u64 = match rules {
+                Coalescing::Cc13 => match size {
+                    1 => 32,
+                    2 => 64,
+                    _ => 128,
+                },
+                _ => 128,
+            };
+            let mut ids = [u64::MAX; 64];
+            let mut n = 0usize;
+            for l in 0..32 {
+                if mask & (1 << l) == 0 {
+                    continue;
+                }
+                let a = mem.addrs[l];
+                for s in [a / seg, (a + size - 1) / seg] {
+                    if !ids[..n].contains(&s) {
+                        ids[n] = s;
+                        n += 1;
+                    }
+                }
+            }
+            let min = (active as u64 * size).div_ceil(seg) as u32;
+            (n as u32, min.max(1), seg as u32)
+        }
+    }
+}
+
+/// The analyser: install it with `Device::set_observer`, run a workload, read
+/// [`Analyser::profiles`] (one per launch, in launch order).
+pub struct Analyser {
+    rules: Coalescing,
+    m_src: MFactorSource,
+    reg_row: RegFileRow,
+    current: Option<KernelProfile>,
+    warps_per_cta: u32,
+    deps: Vec<WarpDeps>,
+    profiles: Vec<KernelProfile>,
+}
+
+impl Analyser {
+    /// An analyser applying the coalescing rules of the target device.
+    pub fn new(rules: Coalescing, m_src: MFactorSource, reg_row: RegFileRow) -> Self {
+        Self {
+            rules,
+            m_src,
+            reg_row,
+            current: None,
+            warps_per_cta: 1,
+            deps: Vec::new(),
+            profiles: Vec::new(),
+        }
+    }
+
+    /// Profiles of the finished launches, in launch order.
+    pub fn profiles(&self) -> &[KernelProfile] {
+        &self.profiles
+    }
+
+    /// Takes the finished profiles out.
+    pub fn take_profiles(&mut self) -> Vec<KernelProfile> {
+        std::mem::take(&mut self.profiles)
+    }
+}
+
+/// Adds one instruction to the Table 7 unit counts.
+fn unit_counts(reg_row: RegFileRow, p: &mut KernelProfile, inst: &DynInst) {
+    use OpClass::*;
+    p.units.add(Unit::Fds, 1.0);
+    let touches_regs = inst.n_src + inst.n_dst > 0;
+    let mut reg = touches_regs;
+    match inst.class {
+        IntAlu | IntMul | IntDiv => p.units.add(Unit::Int, 1.0),
+        FpAlu | FpDiv | Dp => p.units.add(Unit::Fp, 1.0),
+        Sfu => p.units.add(Unit::Sfu, 1.0),
+        Conv | WarpCollective => p.units.add(Unit::Alu, 1.0),
+        Tex => p.units.add(Unit::TextureCache, 1.0),
+        Load | Store | Atomic => {
+            if let Some(m) = inst.mem.as_ref() {
+                match m.space {
+                    MemSpace::Global => {
+                        p.units.add(Unit::GlobalMem, 1.0);
+                        p.units.add(Unit::L1, 1.0);
+                    }
+                    MemSpace::Local => {
+                        p.units.add(Unit::LocalMem, 1.0);
+                        p.units.add(Unit::L1, 1.0);
+                    }
+                    MemSpace::Shared => {
+                        p.units.add(Unit::Shared, 1.0);
+                        if m.is_store && reg_row == RegFileRow::Literal {
+                            reg = false;
+                        }
+                    }
+                    MemSpace::Const | MemSpace::Param => p.units.add(Unit::ConstCache, 1.0),
+                    MemSpace::Tex => p.units.add(Unit::TextureCache, 1.0),
+                }
+            }
+        }
+        Branch | Barrier | Fence | Exit | Nop => reg = false,
+    }
+    if reg {
+        p.units.add(Unit::Reg, 1.0);
+    }
+}
+
+impl InstObserver for Analyser {
+    fn on_launch(&mut self, k: &KernelInfo) {
+        self.warps_per_cta = k.warps_per_cta().max(1);
+        let warps = k.num_ctas() * self.warps_per_cta as u64;
+        self.deps.clear();
+        self.deps.resize(warps as usize, WarpDeps::default());
+        self.current = Some(KernelProfile {
+            kernel: k.name.clone(),
+            threads_per_block: k.block.size() as u32,
+            blocks: k.num_ctas(),
+            regs_per_thread: k.regs_per_thread,
+            shared_bytes: k.shared_bytes,
+            warps,
+            ..Default::default()
+        });
+    }
+
+    fn on_inst(&mut self, cta: u32, warp: u32, inst: &DynInst) {
+        let reg_row = self.reg_row;
+        let m_src = self.m_src;
+        let rules = self.rules;
+        let Some(p) = self.current.as_mut() else {
+            return;
+        };
+        p.warp_insts += 1;
+        p.thread_insts += inst.active_lanes() as u64;
+        p.m_factor_sum += m_factor(inst.class, m_src);
+        unit_counts(reg_row, p, inst);
+        match inst.class {
+            OpClass::FpAlu | OpClass::FpDiv | OpClass::Dp => p.fp_insts += 1,
+            OpClass::IntAlu | OpClass::IntMul | OpClass::IntDiv => p.int_insts += 1,
+            _ => {}
+        }
+        let slot = cta as usize * self.warps_per_cta as usize + warp as usize;
+        // Dependence tracking: a consumer of a pending load closes the group.
+        if let Some(d) = self.deps.get_mut(slot) {
+            if !d.pending.is_empty() && inst.srcs().iter().any(|r| d.pending.contains(r)) {
+                p.load_groups += 1;
+                p.grouped_loads += d.group as u64;
+                d.pending.clear();
+                d.group = 0;
+            }
+        }
+        let global_like = inst.class.is_memory()
+            && inst.class != OpClass::Tex
+            && matches!(
+                inst.mem.as_ref().map(|m| m.space),
+                Some(MemSpace::Global | MemSpace::Local)
+            );
+        if inst.class == OpClass::Barrier {
+            p.synch_insts += 1;
+            p.comp_insts += 1;
+        } else if global_like {
+            let (t, min, seg) = transactions(inst, rules);
+            p.transactions += t as u64;
+            p.transaction_bytes += t as u64 * seg as u64;
+            p.units.add(Unit::L2, t as f64);
+            if t <= min {
+                p.coal_mem_insts += 1;
+            } else {
+                p.uncoal_mem_insts += 1;
+                p.uncoal_transactions += t as u64;
+            }
+            if let Some(d) = self.deps.get_mut(slot) {
+                if !d.pending.is_empty() {
+                    p.ind_mem_req += 1;
+                }
+                if inst.class == OpClass::Load || inst.class == OpClass::Atomic {
+                    d.pending.extend_from_slice(inst.dsts());
+                    d.group += 1;
+                }
+            }
+        } else {
+            p.comp_insts += 1;
+        }
+    }
+
+    fn on_launch_end(&mut self, _k: &KernelInfo) {
+        if let Some(mut p) = self.current.take() {
+            for d in self.deps.iter().filter(|d| d.group > 0) {
+                p.load_groups += 1;
+                p.grouped_loads += d.group as u64;
+            }
+            self.profiles.push(p);
+        }
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}

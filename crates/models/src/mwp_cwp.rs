@@ -1,0 +1,387 @@
+//! Chapter II: the MWP-CWP analytical performance model (Hong & Kim, ISCA'09; thesis §2.3–§2.6).
+//!
+//! Everything is per SM and in SM-clock cycles. Instruction counts are per thread, which equals
+//! per warp-instruction stream (a warp executes one instruction for all its threads). The
+//! evaluation order is the thesis's: weights (Eqs 10–11), latencies (12–14), departure delay (15),
+//! MWP (16–17, 5–7, with N_pw from 28–29), serialised cycles (18–19, 30), CWP (8–9), #Rep (20), the
+//! three cases (21–23, identical to 58–60), synchronisation (25–27) and CPI (24).
+
+use crate::options::{IssueFloor, MemLCoal, ModelOptions, NpwForm, RepRounding, SyncWarps};
+use serde::{Deserialize, Serialize};
+
+/// Memory-system and issue parameters of one device (Tables 2 and 5).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MemoryTiming {
+    /// DRAM round trip of one transaction, `Mem_LD`, in SM cycles (Table 5).
+    pub mem_ld: f64,
+    /// `Departure_del_coal`: minimum distance between two coalesced transactions, cycles.
+    pub departure_del_coal: f64,
+    /// `Departure_del_uncoal`: minimum distance between two uncoalesced transactions, cycles.
+    pub departure_del_uncoal: f64,
+    /// SM (processor) clock `Freq` in GHz (Table 2).
+    pub freq_ghz: f64,
+    /// `Mem_Bandwidth` between DRAM and the GPU cores in GB/s (Table 2).
+    pub bandwidth_gbs: f64,
+    /// `#Issue_cycles`: cycles to issue one warp instruction (4 on G80/GT200: 32 threads / 8 SPs).
+    pub issue_cycles: f64,
+}
+
+/// Per-kernel inputs of the model (Table 1), per thread unless stated.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+pub struct KernelInputs {
+    /// `#Comp_insts`: dynamic computation (non-memory) instructions per thread, all divergent
+    /// paths summed (§2.6.5).
+    pub comp_insts: f64,
+    /// `#Coal_Mem_insts`: coalesced memory instructions per thread.
+    pub coal_mem_insts: f64,
+    /// `#Uncoal_Mem_insts`: uncoalesced memory instructions per thread.
+    pub uncoal_mem_insts: f64,
+    /// `#Synch_insts`: barrier instructions per thread.
+    pub synch_insts: f64,
+    /// `#Uncoal_per_mw`: memory transactions per uncoalesced warp request.
+    pub uncoal_per_mw: f64,
+    /// `Load_bytes_per_warp`: bytes one warp memory instruction moves (Eq 7).
+    pub load_bytes_per_warp: f64,
+    /// Average `M_Factor` over `#Total_insts` (Eq 30, Table 6, weighted per instruction class); 1
+    /// when every instruction issues at the peak rate.
+    pub m_factor: f64,
+    /// `#Ind_mem_req`: memory requests per thread that do not depend on an earlier request of the
+    /// same thread (§2.6.3); 0 = assume all dependent (the model's default).
+    pub ind_mem_req: f64,
+    /// `#Threads_per_block`.
+    pub threads_per_block: u32,
+    /// `#Blocks` in the grid.
+    pub blocks: u64,
+}
+
+impl KernelInputs {
+    /// `#Mem_insts = #Coal_Mem_insts + #Uncoal_Mem_insts`.
+    pub fn mem_insts(&self) -> f64 {
+        self.coal_mem_insts + self.uncoal_mem_insts
+    }
+    /// `#Total_insts = #Comp_insts + #Mem_insts` (Table 1).
+    pub fn total_insts(&self) -> f64 {
+        self.comp_insts + self.mem_insts()
+    }
+    /// Warps per block (threads rounded up to whole warps).
+    pub fn warps_per_block(&self) -> f64 {
+        (self.threads_per_block as f64 / 32.0).ceil()
+    }
+}
+
+/// Where the kernel's blocks sit: the occupancy result (step 0).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Placement {
+    /// `#Active_blocks_per_SM`: blocks resident on one SM at once.
+    pub active_blocks_per_sm: f64,
+    /// `#Active_SMs`: SMs that receive blocks.
+    pub active_sms: f64,
+}
+
+/// Which of the three execution-time equations applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Case {
+    /// Eq (21)/(58): MWP and CWP both clamped by N — not enough warps.
+    NotEnoughWarps,
+    /// Eq (22)/(59): CWP ≥ MWP or Comp > Mem — memory-bound (the only case that can be
+    /// bandwidth-limited).
+    MemoryBound,
+    /// Eq (23)/(60): MWP > CWP — computation hides memory.
+    ComputeBound,
+    /// Erratum 4: no memory instruction, `Exec = Comp_cycles × N × #Rep`.
+    PureCompute,
+    /// No instruction at all (empty kernel).
+    Empty,
+}
+
+impl Case {
+    /// Short identifier used in JSON (`case1`, `case2`, `case3`, `compute_only`, `empty`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Case::NotEnoughWarps => "case1",
+            Case::MemoryBound => "case2",
+            Case::ComputeBound => "case3",
+            Case::PureCompute => "compute_only",
+            Case::Empty => "empty",
+        }
+    }
+}
+
+/// Which term of Eq (5)/(29) set MWP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MwpLimit {
+    /// `MWP_Without_BW_full = Mem_L / Departure_delay`: DRAM departure delay (memory-bank
+    /// parallelism).
+    DepartureDelay,
+    /// `MWP_peak_BW`: the SM's share of memory bandwidth.
+    PeakBandwidth,
+    /// `N`: the number of running warps.
+    Warps,
+    /// `N_pw` (Eq 28) above N: independent requests of few warps.
+    IndependentRequests,
+}
+
+/// Inputs of the case selection and the execution-time equations (21)–(23): the quantities the
+/// Figure 6–9 scenarios give directly.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CaseInputs {
+    /// N, running warps per SM.
+    pub n: f64,
+    /// MWP.
+    pub mwp: f64,
+    /// Whether the N term (N itself) was the binding minimum of MWP ("MWP == N", erratum 3).
+    pub mwp_is_n: bool,
+    /// Comp_cycles per warp (Eq 18).
+    pub comp_cycles: f64,
+    /// Mem_cycles per warp (Eq 19).
+    pub mem_cycles: f64,
+    /// `#Mem_insts` per warp.
+    pub mem_insts: f64,
+    /// `Mem_L` (one memory period, Eq 14).
+    pub mem_l: f64,
+    /// `#Rep` (Eq 20).
+    pub rep: f64,
+}
+
+/// CWP of Eqs (8)–(9): `(full, clamped, clamped_by_n)`.
+pub fn cwp(comp_cycles: f64, mem_cycles: f64, n: f64) -> (f64, f64, bool) {
+    let full = (mem_cycles + comp_cycles) / comp_cycles;
+    (full, full.min(n), full >= n)
+}
+
+/// Selects the case (if / else-if / else order of §2.3.5, erratum 3: "== N" means "clamped by
+/// N") and evaluates Eqs (21)–(23). Returns the case, CWP and `Exec_cycles_app`.
+pub fn exec_cycles(c: &CaseInputs) -> (Case, f64, f64) {
+    if c.comp_cycles <= 0.0 {
+        return (Case::Empty, 1.0, 0.0);
+    }
+    let (_, cwp, cwp_is_n) = cwp(c.comp_cycles, c.mem_cycles, c.n);
+    if c.mem_insts <= 0.0 {
+        // Erratum 4: no memory instruction; N warps share the issue slot.
+        return (Case::PureCompute, cwp, c.comp_cycles * c.n * c.rep);
+    }
+    let comp_p = c.comp_cycles / c.mem_insts; // Eq (2)
+    if c.mwp_is_n && cwp_is_n {
+        // Eq (21)/(58)
+        let cyc = (c.mem_cycles + c.comp_cycles + comp_p * (c.mwp - 1.0)) * c.rep;
+        (Case::NotEnoughWarps, cwp, cyc)
+    } else if cwp >= c.mwp || c.comp_cycles > c.mem_cycles {
+        // Eq (22)/(59)
+        let cyc = (c.mem_cycles * c.n / c.mwp + comp_p * (c.mwp - 1.0)) * c.rep;
+        (Case::MemoryBound, cwp, cyc)
+    } else {
+        // Eq (23)/(60)
+        let cyc = (c.mem_l + c.comp_cycles * c.n) * c.rep;
+        (Case::ComputeBound, cwp, cyc)
+    }
+}
+
+/// Every intermediate of one Chapter II evaluation (names follow Table 1 and the equations).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MwpCwp {
+    /// Eq (10).
+    pub weight_uncoal: f64,
+    /// Eq (11).
+    pub weight_coal: f64,
+    /// Eq (12), cycles.
+    pub mem_l_uncoal: f64,
+    /// Eq (13) (or `Mem_LD` under erratum-1 option), cycles.
+    pub mem_l_coal: f64,
+    /// Eq (14), cycles.
+    pub mem_l: f64,
+    /// Eq (15), cycles.
+    pub departure_delay: f64,
+    /// Eq (16).
+    pub mwp_without_bw_full: f64,
+    /// Eq (17).
+    pub mwp_without_bw: f64,
+    /// Eq (7), GB/s.
+    pub bw_per_warp_gbs: f64,
+    /// Eq (6).
+    pub mwp_peak_bw: f64,
+    /// N: running warps per SM.
+    pub n: f64,
+    /// Eq (28): effective parallel warps (equal to N when requests are all dependent).
+    pub n_pw: f64,
+    /// Eq (5)/(29).
+    pub mwp: f64,
+    /// The binding term of MWP.
+    pub mwp_limit: MwpLimit,
+    /// Eq (18)/(30), cycles per warp.
+    pub comp_cycles: f64,
+    /// Eq (19), cycles per warp.
+    pub mem_cycles: f64,
+    /// Eq (8).
+    pub cwp_full: f64,
+    /// Eq (9).
+    pub cwp: f64,
+    /// Eq (20).
+    pub rep: f64,
+    /// The case that applied.
+    pub case: Case,
+    /// `Exec_cycles_app`, Eqs (21)–(23), cycles.
+    pub exec_cycles_app: f64,
+    /// Eq (26).
+    pub npwb: f64,
+    /// Eq (25), cycles.
+    pub synch_cost: f64,
+    /// Eq (27): `Exec_cycles_app + Synch_cost`, cycles.
+    pub exec_cycles: f64,
+    /// Eq (24).
+    pub cpi: f64,
+}
+
+/// Evaluates the whole Chapter II model for one kernel on one device.
+pub fn evaluate(
+    mem: &MemoryTiming,
+    k: &KernelInputs,
+    place: &Placement,
+    opts: &ModelOptions,
+) -> MwpCwp {
+    let mem_insts = k.mem_insts();
+    let total = k.total_insts();
+    let (weight_uncoal, weight_coal) = if mem_insts > 0.0 {
+        (k.uncoal_mem_insts / mem_insts, k.coal_mem_insts / mem_insts) // Eqs (10), (11)
+    } else {
+        (0.0, 0.0)
+    };
+    let uncoal_per_mw = k.uncoal_per_mw.max(1.0);
+    let mem_l_uncoal = mem.mem_ld + (uncoal_per_mw - 1.0) * mem.departure_del_uncoal; // Eq (12)
+    let mem_l_coal = match opts.mem_l_coal {
+        MemLCoal::Thesis => mem.mem_ld + mem.departure_del_coal, // Eq (13)
+        MemLCoal::MemLdOnly => mem.mem_ld,
+    };
+    let (mem_l, departure_delay) = if mem_insts > 0.0 {
+        (
+            mem_l_uncoal * weight_uncoal + mem_l_coal * weight_coal, // Eq (14)
+            mem.departure_del_uncoal * uncoal_per_mw * weight_uncoal
+                + mem.departure_del_coal * weight_coal, // Eq (15)
+        )
+    } else {
+        (mem_l_coal, mem.departure_del_coal)
+    };
+    let n = place.active_blocks_per_sm * k.warps_per_block();
+    let mwp_without_bw_full = mem_l / departure_delay; // Eq (16)
+    let mwp_without_bw = mwp_without_bw_full.min(n); // Eq (17)
+    let bw_per_warp_gbs = mem.freq_ghz * k.load_bytes_per_warp / mem_l; // Eq (7)
+    let mwp_peak_bw = mem.bandwidth_gbs / (bw_per_warp_gbs * place.active_sms); // Eq (6)
+    let n_pw = npw(n, mem_insts, k.ind_mem_req, opts.npw);
+    // Eq (5), or Eq (29) when independent requests raise the warp term above N (erratum 6: the
+    // departure-delay term is then taken unclamped, otherwise N_pw could never matter).
+    let warp_term = n_pw.max(n);
+    let mut mwp = mwp_without_bw_full;
+    let mut mwp_limit = MwpLimit::DepartureDelay;
+    if mwp_peak_bw < mwp {
+        mwp = mwp_peak_bw;
+        mwp_limit = MwpLimit::PeakBandwidth;
+    }
+    if warp_term <= mwp {
+        mwp = warp_term;
+        mwp_limit = if warp_term > n {
+            MwpLimit::IndependentRequests
+        } else {
+            MwpLimit::Warps
+        };
+    }
+    let comp_cycles = mem.issue_cycles * k.m_factor.max(1.0) * total; // Eq (18)/(30)
+    let mem_cycles = mem_l_uncoal * k.uncoal_mem_insts + mem_l_coal * k.coal_mem_insts; // Eq (19)
+    let rep_frac = k.blocks as f64 / (place.active_blocks_per_sm * place.active_sms); // Eq (20)
+    let rep = match opts.rep {
+        RepRounding::Fractional => rep_frac,
+        RepRounding::Ceil => rep_frac.ceil(),
+    };
+    let (case, cwp_val, mut exec_cycles_app) = exec_cycles(&CaseInputs {
+        n,
+        mwp,
+        mwp_is_n: mwp_limit == MwpLimit::Warps,
+        comp_cycles,
+        mem_cycles,
+        mem_insts,
+        mem_l,
+        rep,
+    });
+    if opts.issue_floor == IssueFloor::Floor {
+        exec_cycles_app = exec_cycles_app.max(comp_cycles * n * rep);
+    }
+    let cwp_full = if comp_cycles > 0.0 {
+        (mem_cycles + comp_cycles) / comp_cycles
+    } else {
+        1.0
+    };
+    let npwb = match opts.sync_warps {
+        SyncWarps::NpWB => mwp.min(k.warps_per_block()), // Eq (26)
+        SyncWarps::Mwp => mwp,
+    };
+    let synch_cost = if mem_insts > 0.0 {
+        departure_delay * (npwb - 1.0).max(0.0) * k.synch_insts * place.active_blocks_per_sm * rep
+    } else {
+        0.0
+    }; // Eq (25)
+    let exec_cycles = exec_cycles_app + synch_cost; // Eq (27)
+    let denom = total * (k.threads_per_block as f64 / 32.0) * (k.blocks as f64 / place.active_sms);
+    let cpi = if denom > 0.0 {
+        exec_cycles_app / denom
+    } else {
+        0.0
+    }; // Eq (24)
+    MwpCwp {
+        weight_uncoal,
+        weight_coal,
+        mem_l_uncoal,
+        mem_l_coal,
+        mem_l,
+        departure_delay,
+        mwp_without_bw_full,
+        mwp_without_bw,
+        bw_per_warp_gbs,
+        mwp_peak_bw,
+        n,
+        n_pw,
+        mwp,
+        mwp_limit,
+        comp_cycles,
+        mem_cycles,
+        cwp_full,
+        cwp: cwp_val,
+        rep,
+        case,
+        exec_cycles_app,
+        npwb,
+        synch_cost,
+        exec_cycles,
+        cpi,
+    }
+}
+
+/// Eq (28) under the chosen form (erratum 6). Never below N (independence cannot reduce
+/// parallelism); when every request is independent the dependent count is taken as 1, so all
+/// `#Mem_req` requests of each warp overlap.
+pub fn npw(n: f64, mem_req: f64, ind_mem_req: f64, form: NpwForm) -> f64 {
+    if ind_mem_req <= 0.0 || mem_req <= 0.0 {
+        return n;
+    }
+    let dependent = (mem_req - ind_mem_req).max(1.0);
+    let v = match form {
+        NpwForm::TotalOverDependent => n * mem_req / dependent,
+        NpwForm::Literal => n * ind_mem_req / dependent,
+    };
+    v.max(n)
+}
+
+/// Eq (1) with Eq (2): the Figure 6 narrative form `Mem_cycles × N/MWP + Comp_p × MWP`
+/// (erratum 2: the final model uses `MWP − 1`, Eq 22).
+pub fn eq1_exec_cycles(mem_cycles: f64, comp_cycles: f64, mem_insts: f64, n: f64, mwp: f64) -> f64 {
+    mem_cycles * n / mwp + comp_cycles / mem_insts * mwp
+}
+
+/// Eq (3): the Figure 7 narrative form `Mem_p + Comp_cycles × N` (MWP > CWP).
+pub fn eq3_exec_cycles(mem_p: f64, comp_cycles: f64, n: f64) -> f64 {
+    mem_p + comp_cycles * n
+}
+
+/// Eq (4): the Figure 9 narrative form (MWP = N): `Mem + Comp + Comp_p × (MWP − 1)`.
+pub fn eq4_exec_cycles(mem_cycles: f64, comp_cycles: f64, mem_insts: f64, mwp: f64) -> f64 {
+    mem_cycles + comp_cycles + comp_cycles / mem_insts * (mwp - 1.0)
+}

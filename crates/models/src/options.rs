@@ -1,0 +1,106 @@
+//! Named options for every erratum of the document (digest §6.3) where the thesis contradicts
+//! itself or leaves a choice open. Each option's default is the decision documented in
+//! `docs/MODELS.md`; the alternatives stay selectable so the effect of a choice can be measured.
+
+use serde::{Deserialize, Serialize};
+
+/// Erratum 1: the latency of one coalesced warp request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum MemLCoal {
+    /// Thesis Eq (13): `Mem_L_Coal = Mem_LD + Departure_del_coal` (default).
+    #[default]
+    Thesis,
+    /// `Mem_L_Coal = Mem_LD`, as in third-party implementations of the ISCA'09 paper.
+    MemLdOnly,
+}
+
+/// Erratum 5: how many warps of a block pay the synchronisation departure delay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncWarps {
+    /// Thesis Eq (26): `NpWB = MIN(MWP, #Active_warps_per_block)` (default).
+    #[default]
+    NpWB,
+    /// `(MWP - 1)` as in third-party ISCA'09 implementations.
+    Mwp,
+}
+
+/// Erratum 6: the effective number of parallel warps with independent memory requests (Eq 28).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum NpwForm {
+    /// `N_pw = N × #Mem_req / (#Mem_req − #Ind_mem_req)`: the form that reproduces the thesis's
+    /// own "N = 4 → N_pw = 8" example (2 requests, 1 independent). Default.
+    #[default]
+    TotalOverDependent,
+    /// The printed Eq (28), `N × #Ind_mem_req / (#Mem_req − #Ind_mem_req)`.
+    Literal,
+}
+
+/// Erratum 8: which M_Factor column of Table 6 to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum MFactorSource {
+    /// Measured values: FPdiv 4.2, Intmul 4.3, Intdiv 30, modulo 35 (default).
+    #[default]
+    Experimental,
+    /// CUDA-manual throughput ratios: FPdiv 4, Intmul 4, Intdiv/modulo taken as 30 (the manual says
+    /// only "costly", so the experimental value is kept).
+    Manual,
+}
+
+/// Table 7 note: the register-file row omits `st_shared`, `lg2`, `ex2` and `fma`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RegFileRow {
+    /// Every instruction except branches, barriers, fences, exits and no-ops touches the register
+    /// file (default: the omissions read as slips, since all those instructions read registers).
+    #[default]
+    AllOperandInsts,
+    /// The Table 7 list literally: shared stores and the `lg2`/`ex2`/`fma` FP ops are left out.
+    Literal,
+}
+
+/// Erratum 3 / #Rep: how the number of block rounds per SM is counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RepRounding {
+    /// Eq (20) as printed: `#Blocks / (#Active_blocks_per_SM × #Active_SMs)`, a real number (default).
+    #[default]
+    Fractional,
+    /// Whole rounds: the busiest SM runs `ceil(...)` rounds (a partial last wave costs a full one).
+    Ceil,
+}
+
+/// Erratum 2 consequence: under the printed if/else-if order a kernel with `Comp_cycles >
+/// Mem_cycles` and MWP < N lands in Case 2, whose `Comp_p × (MWP − 1)` term ignores N, so the
+/// prediction can fall below the time N warps need just to issue (Fig 8 is the N = MWP instance).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum IssueFloor {
+    /// The printed formulas, unbounded (default: the thesis as written).
+    #[default]
+    Printed,
+    /// Never predict fewer cycles than `Comp_cycles × N × #Rep`, the issue time of the SM's warps.
+    Floor,
+}
+
+/// All erratum decisions of the Chapter II / III models in one place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ModelOptions {
+    /// Erratum 1.
+    pub mem_l_coal: MemLCoal,
+    /// Erratum 5.
+    pub sync_warps: SyncWarps,
+    /// Erratum 6.
+    pub npw: NpwForm,
+    /// Erratum 8.
+    pub m_factor: MFactorSource,
+    /// Table 7 register-file row.
+    pub reg_file: RegFileRow,
+    /// Eq (20) rounding.
+    pub rep: RepRounding,
+    /// Erratum 2 issue-time floor.
+    pub issue_floor: IssueFloor,
+}
