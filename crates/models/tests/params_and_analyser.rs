@@ -307,9 +307,9 @@ fn prediction_end_to_end_on_every_gpu() {
         assert!(pr.cycles > 0.0 && pr.cycles.is_finite(), "{n}");
         assert!(pr.cpi > 0.0);
         assert!(!pr.bottleneck.is_empty());
-        if d.power.is_some() {
+        if let Some(pw) = &d.power {
             let w = pr.power_w.unwrap();
-            assert!(w > d.power.as_ref().unwrap().idle_w, "{n}: {w}");
+            assert!(w > pw.idle_w, "{n}: {w}");
             let opt = pr.ipp_optimal_sms.unwrap();
             assert!(opt >= 1 && opt <= d.core.num_sms);
             assert_eq!(pr.ipp_sweep.len(), d.core.num_sms as usize);
