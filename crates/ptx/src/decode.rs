@@ -163,6 +163,7 @@ enum Class {
     Nc,
     CacheHint,
     Warp,
+    NaN,
 }
 
 /// Whether opcode `k` takes modifiers of class `c`.
@@ -211,7 +212,7 @@ fn accepts(k: OpKind, c: Class) -> bool {
         C::To => k == Cvta,
         C::Vec => matches!(k, Ld | Ldu | St | Tex | Tld4 | Suld | Sust | Atom | Red),
         C::MemOrder => matches!(k, Ld | St | Atom | Red | Fence),
-        C::Scope => matches!(k, Ld | St | Atom | Red | Fence | Membar),
+        C::Scope => matches!(k, Ld | St | Atom | Red | Fence | Membar | Bar | Barrier),
         C::Cmp => matches!(k, Setp | Set),
         C::BoolOp => matches!(k, Setp | Set),
         C::AtomOp => matches!(k, Atom | Red | Redux),
@@ -229,6 +230,7 @@ fn accepts(k: OpKind, c: Class) -> bool {
         C::Nc => k == Ld,
         C::CacheHint => matches!(k, Ld | Ldu | St | Prefetch | Prefetchu | Atom | Red),
         C::Warp => k == Bar,
+        C::NaN => matches!(k, Min | Max),
     }
 }
 
@@ -278,6 +280,7 @@ enum Mod {
     Ignore,
     CacheHint,
     Warp,
+    NaN,
 }
 
 impl Mod {
@@ -313,6 +316,7 @@ impl Mod {
             Mod::Nc => Class::Nc,
             Mod::Ignore | Mod::CacheHint => Class::CacheHint,
             Mod::Warp => Class::Warp,
+            Mod::NaN => Class::NaN,
         }
     }
 
@@ -378,6 +382,7 @@ impl Mod {
             Mod::Ignore => true,
             Mod::CacheHint => flag(&mut d.cache_hint),
             Mod::Warp => flag(&mut op.warp),
+            Mod::NaN => flag(&mut op.nan),
         }
     }
 }
@@ -545,6 +550,7 @@ fn classify(kind: OpKind, m: &str) -> Option<Mod> {
         "arrive" => Mod::Bar(BarMode::Arrive),
         "red" => Mod::Bar(BarMode::Red),
         "warp" => Mod::Warp,
+        "NaN" => Mod::NaN,
         "uni" => Mod::Uni,
         "aligned" => Mod::Aligned,
         "1d" => Mod::Geom(TexGeom::D1),
@@ -673,6 +679,8 @@ fn finish(d: &mut Decoded, n: usize) -> Result<(), (usize, String)> {
 pub(crate) fn operand_count(op: &Op) -> (usize, usize) {
     use OpKind::*;
     match op.kind {
+        // cvt.rn.f16x2.f32 d, a, b packs two conversions
+        Cvt if matches!(op.ty, Some(ScalarType::F16x2 | ScalarType::Bf16x2)) => (3, 3),
         Add | Sub | Mul | Div | Rem | Min | Max | And | Or | Xor | Shl | Shr | Addc | Subc
         | Mul24 | Copysign | Testp => match op.kind {
             Testp => (2, 2),

@@ -667,6 +667,9 @@ pub struct Op {
     pub scope: u8,
     /// `bar.warp.sync` (a warp-level barrier on a member mask; `bar` is then `Some(Sync)`).
     pub warp: bool,
+    /// `.NaN` on `min` / `max` (sm_80+): a NaN operand gives a canonical NaN result instead of
+    /// the other operand.
+    pub nan: bool,
 }
 
 impl Op {
@@ -704,6 +707,7 @@ impl Op {
             nc: false,
             scope: 1,
             warp: false,
+            nan: false,
         }
     }
 }

@@ -107,3 +107,178 @@ fn reduction_shared_and_shuffle() {
         .unwrap();
     assert_eq!(mv.op.kind, OpKind::Mov);
 }
+
+/// The instruction whose opcode text starts line `line` of `src` (1-based).
+fn at_line(f: &Function, line: u32) -> &Instruction {
+    f.insts
+        .iter()
+        .find(|i| i.loc.line == line)
+        .unwrap_or_else(|| panic!("no instruction on line {line}"))
+}
+
+#[test]
+fn calls_with_struct_return() {
+    let m = load("clang_misc.ptx");
+    let mk = m.function("_Z2mki").unwrap();
+    assert_eq!(
+        (mk.rets[0].align, mk.rets[0].array_len, mk.rets[0].ty),
+        (8, Some(16), ScalarType::B8)
+    );
+    let k = m.function("k_calls").unwrap();
+    let calls: Vec<_> = k
+        .insts
+        .iter()
+        .filter(|i| i.op.kind == OpKind::Call)
+        .collect();
+    assert_eq!(calls.len(), 2);
+    assert!(calls.iter().all(|c| c.op.uni));
+    assert_eq!(calls[0].operands[1], Operand::Symbol("_Z2mki".into()));
+    assert_eq!(calls[1].operands[1], Operand::Symbol("_Z6helperfi".into()));
+    // retval0 of both call scopes merged into one 16-byte, 8-aligned slot
+    let rv = k.vars.iter().find(|v| v.name == "retval0").unwrap();
+    assert_eq!((rv.size_bytes(), rv.align), (16, 8));
+    assert_eq!(
+        at_line(k, 87).operands[1],
+        Operand::Addr {
+            base: AddrBase::Symbol("retval0".into()),
+            offset: 8
+        }
+    );
+    let coef = m.globals.iter().find(|g| g.name == "coef").unwrap();
+    assert_eq!(
+        (coef.space, coef.linkage, coef.init.len()),
+        (StateSpace::Const, Linkage::Visible, 16)
+    );
+    assert_eq!(coef.init[3], InitItem::Int(63));
+}
+
+#[test]
+fn atomics_from_clang() {
+    let m = load("clang_misc.ptx");
+    let k = m.function("k_atoms").unwrap();
+    let atoms: Vec<(Option<AtomOp>, Option<StateSpace>, Option<ScalarType>)> = k
+        .insts
+        .iter()
+        .filter(|i| i.op.kind == OpKind::Atom)
+        .map(|i| (i.op.atom_op, i.op.space, i.op.ty))
+        .collect();
+    use AtomOp::*;
+    use ScalarType::*;
+    let g = Some(StateSpace::Global);
+    for want in [
+        (Some(Add), g, Some(U32)),
+        (Some(Min), g, Some(S32)),
+        (Some(Max), g, Some(S32)),
+        (Some(Or), g, Some(B32)),
+        (Some(And), g, Some(B32)),
+        (Some(Xor), g, Some(B32)),
+        (Some(Cas), g, Some(B32)),
+        (Some(Add), g, Some(F32)),
+        (Some(Add), g, Some(U64)),
+        (Some(Add), Some(StateSpace::Shared), Some(U32)),
+    ] {
+        assert!(atoms.contains(&want), "missing {want:?} in {atoms:?}");
+    }
+    let scopes: Vec<u8> = k
+        .insts
+        .iter()
+        .filter(|i| i.op.kind == OpKind::Membar)
+        .map(|i| i.op.scope)
+        .collect();
+    assert_eq!(scopes, vec![1, 0, 2]);
+}
+
+#[test]
+fn warp_level_sm80() {
+    let m = load("clang_warp_sm80.ptx");
+    let k = m.function("warp_ops").unwrap();
+    assert_eq!(at_line(k, 33).op.shfl, Some(ShflMode::Up));
+    assert_eq!(at_line(k, 45).op.vote, Some(VoteMode::Uni));
+    let w = at_line(k, 47);
+    assert!(w.op.warp && w.operands == vec![Operand::Imm(-1)]);
+    let mt = at_line(k, 48);
+    assert_eq!(
+        (mt.op.kind, mt.op.vote, mt.op.sync),
+        (OpKind::Match, Some(VoteMode::Any), true)
+    );
+    let rd = at_line(k, 50);
+    assert_eq!(
+        (rd.op.kind, rd.op.atom_op, rd.op.ty),
+        (OpKind::Redux, Some(AtomOp::Add), Some(ScalarType::S32))
+    );
+    let c = at_line(k, 65);
+    assert_eq!(
+        (c.op.ty, c.op.ty2, c.op.rounding),
+        (
+            Some(ScalarType::F16),
+            Some(ScalarType::F32),
+            Some(Rounding::Rn)
+        )
+    );
+    assert!(at_line(k, 68).op.nan);
+    let b = at_line(k, 73);
+    assert_eq!(
+        (b.op.kind, b.op.bar, b.operands.len()),
+        (OpKind::Barrier, Some(BarMode::Sync), 2)
+    );
+    // the loop has a back edge, and every branch reconverges inside the function or at its end
+    let cfg = Cfg::build(k);
+    assert!(cfg
+        .blocks
+        .iter()
+        .enumerate()
+        .any(|(b, blk)| blk.succs.iter().any(|&s| s as usize <= b)));
+    let rp = reconvergence_points(k);
+    assert_eq!(rp[k.insts.len() - 1], k.insts.len() as u32);
+}
+
+#[test]
+fn struct_initialisers_with_symbols() {
+    let m = load("clang_struct_ptrs.ptx");
+    let pp = m.globals.iter().find(|g| g.name == "pp").unwrap();
+    assert_eq!(
+        pp.init,
+        vec![
+            InitItem::Int(5),
+            InitItem::Symbol {
+                name: "tab".into(),
+                offset: 4,
+                generic: true
+            },
+            InitItem::Int(120),
+            InitItem::Symbol {
+                name: "ft".into(),
+                offset: 4,
+                generic: true
+            },
+        ]
+    );
+    let old = load("clang_struct_ptrs_sm35.ptx");
+    assert_eq!((old.version, old.target[0].as_str()), ((4, 2), "sm_35"));
+}
+
+#[test]
+fn ten_thousand_lines_parse_quickly() {
+    // Synthesise a ~10k-line kernel from the nvcc-style corpus body (release: ~3 ms; the bound
+    // here is loose for debug builds on a loaded CI machine).
+    let p = format!(
+        "{}/tests/corpus/nvcc_csv_opcodes.ptx",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let src = std::fs::read_to_string(&p).unwrap();
+    let (head, rest) = src.split_at(src.find("abs.s32").unwrap());
+    let (body, tail) = rest.split_at(rest.find("L_end:").unwrap());
+    let mut big = head.to_string();
+    let mut i = 0;
+    while big.lines().count() < 10_000 {
+        big.push_str(&body.replace("L_end", &format!("L_end{i}")));
+        big.push_str(&format!("L_end{i}:\n"));
+        i += 1;
+    }
+    big.push_str(tail);
+    let t0 = std::time::Instant::now();
+    let m = parse(&big, "big.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let dt = t0.elapsed();
+    assert!(m.function("k").unwrap().insts.len() > 8_000);
+    assert!(dt.as_millis() < 1_000, "10k lines took {dt:?}");
+}

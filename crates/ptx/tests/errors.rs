@@ -94,7 +94,18 @@ fn unknown_instruction_and_modifiers() {
         "atom",
         "needs an operation",
     );
-    body_err("  min.NaN.f32 %r1, %r2, %r3;", 8, ".NaN", "`.NaN`");
+    body_err(
+        "  min.xorsign.f32 %r1, %r2, %r3;",
+        8,
+        ".xorsign",
+        "`.xorsign`",
+    );
+    body_err(
+        "  add.NaN.f32 %r1, %r2, %r3;",
+        8,
+        ".NaN",
+        "not valid on `add`",
+    );
     body_err(
         "  cp.async.ca.shared.global [%r1], [%r2], 16;",
         8,

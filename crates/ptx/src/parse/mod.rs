@@ -69,6 +69,13 @@ impl<'a> Parser<'a> {
             None => self.err_eof(msg),
         }
     }
+    /// Error at `t` if known, else at the current position.
+    pub fn err_here_or(&self, t: Option<Tok>, msg: impl Into<String>) -> PtxError {
+        match t {
+            Some(t) => self.err_at(t, msg),
+            None => self.err_here(msg),
+        }
+    }
     pub fn err_eof(&self, msg: impl Into<String>) -> PtxError {
         let msg = format!("{} (unexpected end of input)", msg.into());
         match self.toks.last() {
@@ -102,12 +109,16 @@ impl<'a> Parser<'a> {
         }
     }
     pub fn expect_punct(&mut self, c: u8, ctx: &str) -> Result<Tok, PtxError> {
-        let what = format!("`{}` {ctx}", c as char);
-        let t = self.next(&what)?;
-        if t.kind == TokKind::Punct(c) {
-            Ok(t)
-        } else {
-            Err(self.err_at(t, format!("expected {what}, found {}", self.describe(t))))
+        match self.peek() {
+            Some(t) if t.kind == TokKind::Punct(c) => {
+                self.pos += 1;
+                Ok(t)
+            }
+            Some(t) => Err(self.err_at(
+                t,
+                format!("expected `{}` {ctx}, found {}", c as char, self.describe(t)),
+            )),
+            None => Err(self.err_eof(format!("expected `{}` {ctx}", c as char))),
         }
     }
     pub fn is_dot(&self, w: &str) -> bool {
@@ -134,12 +145,7 @@ impl<'a> Parser<'a> {
     pub fn expect_u32(&mut self, what: &str) -> Result<u32, PtxError> {
         let t = self.peek();
         let v = self.expect_uint(what)?;
-        u32::try_from(v).map_err(|_| {
-            self.err_at(
-                t.unwrap_or(self.toks[0]),
-                format!("{what} {v} is out of range"),
-            )
-        })
+        u32::try_from(v).map_err(|_| self.err_here_or(t, format!("{what} {v} is out of range")))
     }
     /// Skips every token on the line of `t` (directives without a terminating `;`, like `.loc`).
     pub fn skip_line(&mut self, line: u32) {
@@ -150,7 +156,10 @@ impl<'a> Parser<'a> {
     /// Skips to and past the next `;`.
     pub fn skip_to_semi(&mut self, what: &str) -> Result<(), PtxError> {
         loop {
-            let t = self.next(&format!("`;` ending {what}"))?;
+            let Some(t) = self.peek() else {
+                return Err(self.err_eof(format!("expected `;` ending {what}")));
+            };
+            self.pos += 1;
             if t.kind == TokKind::Punct(b';') {
                 return Ok(());
             }
@@ -158,10 +167,16 @@ impl<'a> Parser<'a> {
     }
     /// Skips a balanced `{ ... }` group (the opening brace is the next token).
     pub fn skip_braces(&mut self, what: &str) -> Result<(), PtxError> {
-        self.expect_punct(b'{', &format!("opening {what}"))?;
+        if !self.is_punct(b'{') {
+            return Err(self.err_here(format!("expected `{{` opening {what}")));
+        }
+        self.pos += 1;
         let mut depth = 1;
         while depth > 0 {
-            let t = self.next(&format!("`}}` closing {what}"))?;
+            let Some(t) = self.peek() else {
+                return Err(self.err_eof(format!("expected `}}` closing {what}")));
+            };
+            self.pos += 1;
             match t.kind {
                 TokKind::Punct(b'{') => depth += 1,
                 TokKind::Punct(b'}') => depth -= 1,

@@ -185,8 +185,7 @@ impl<'a> Parser<'a> {
         let minus = self.eat_punct(b'-');
         let t = self.peek();
         let v = self.expect_uint("a byte offset")?;
-        let v = i64::try_from(v)
-            .map_err(|_| self.err_at(t.unwrap_or(self.toks[0]), "offset out of range"))?;
+        let v = i64::try_from(v).map_err(|_| self.err_here_or(t, "offset out of range"))?;
         Ok(if minus { -v } else { v })
     }
 

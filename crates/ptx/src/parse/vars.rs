@@ -165,8 +165,11 @@ impl<'a> Parser<'a> {
             TokKind::Float(x) => InitItem::Float(if neg { -x } else { x }),
             TokKind::Ident if !neg => {
                 let text = self.text(t);
+                let mut offset = 0i64;
                 let (name, generic) = if text == "generic" && self.eat_punct(b'(') {
                     let (_, n) = self.expect_ident("a symbol inside generic(...)")?;
+                    // `generic(sym+4)` as well as `generic(sym)+4`
+                    offset += self.init_offset()?;
                     self.expect_punct(b')', "closing generic(...)")?;
                     (n, true)
                 } else {
@@ -175,15 +178,7 @@ impl<'a> Parser<'a> {
                 if name.starts_with('%') {
                     return Err(self.err_at(t, format!("register `{name}` in an initialiser")));
                 }
-                let mut offset = 0i64;
-                if self.is_punct(b'+') || self.is_punct(b'-') {
-                    let minus = self.eat_punct(b'-');
-                    if !minus {
-                        self.pos += 1;
-                    }
-                    let v = self.expect_uint("a byte offset")? as i64;
-                    offset = if minus { -v } else { v };
-                }
+                offset += self.init_offset()?;
                 InitItem::Symbol {
                     name: name.to_string(),
                     offset,
@@ -199,5 +194,20 @@ impl<'a> Parser<'a> {
         };
         out.push(item);
         Ok(())
+    }
+
+    /// An optional `+N` / `-N` after an initialiser symbol.
+    fn init_offset(&mut self) -> Result<i64, PtxError> {
+        if !(self.is_punct(b'+') || self.is_punct(b'-')) {
+            return Ok(0);
+        }
+        let minus = self.eat_punct(b'-');
+        if !minus {
+            self.pos += 1;
+        }
+        let t = self.peek();
+        let v = self.expect_uint("a byte offset")?;
+        let v = i64::try_from(v).map_err(|_| self.err_here_or(t, "byte offset out of range"))?;
+        Ok(if minus { -v } else { v })
     }
 }
