@@ -340,7 +340,9 @@ pub enum Operand {
     Vec(Vec<Operand>),
     /// The sink `_`.
     Sink,
-    /// A parenthesised list, used by `call (ret), f, (a, b)`.
+    /// A parenthesised list, used by `call (ret), f, (a, b)`; also the bracketed texture operand
+    /// of `tex`/`tld4`: `[tex, {x, y}]` is `List([Symbol(tex), Vec([x, y])])` and
+    /// `[tex, sampler, {x}]` is `List([Symbol(tex), Symbol(sampler), Vec([x])])`.
     List(Vec<Operand>),
 }
 
@@ -631,7 +633,8 @@ pub struct Op {
     pub cvta_to: bool,
     /// Vector width: 1, 2 or 4 (`.v2`, `.v4`; `.v8` for some loads).
     pub vec: u8,
-    /// `.volatile` / `.relaxed` / `.acquire` etc. on memory operations (only recorded).
+    /// `.volatile` / `.relaxed` / `.acquire` / `.release` / `.acq_rel` / `.sc` / `.mmio` on
+    /// memory operations and fences (only recorded; `.weak` leaves it false).
     pub volatile: bool,
     /// Comparison of `setp` / `set` / `slct`.
     pub cmp: Option<CmpOp>,
@@ -641,7 +644,7 @@ pub struct Op {
     pub atom_op: Option<AtomOp>,
     /// `shfl` mode.
     pub shfl: Option<ShflMode>,
-    /// `vote` mode.
+    /// `vote` mode; also the mode of `match` (`.any` / `.all`).
     pub vote: Option<VoteMode>,
     /// `bar` / `barrier` mode.
     pub bar: Option<BarMode>,
@@ -663,7 +666,8 @@ pub struct Op {
     pub shiftamt: bool,
     /// `.nc` (non-coherent, read-only data path) on `ld.global`.
     pub nc: bool,
-    /// `membar` / `fence` level: 0 = cta, 1 = gpu (gl), 2 = sys.
+    /// `membar` / `fence` level, or the scope of a memory operation or barrier: 0 = cta,
+    /// 1 = gpu (gl; also `.cluster`, treated as gpu), 2 = sys. 1 when absent.
     pub scope: u8,
     /// `bar.warp.sync` (a warp-level barrier on a member mask; `bar` is then `Some(Sync)`).
     pub warp: bool,
@@ -722,6 +726,12 @@ pub struct Guard {
 }
 
 /// One static instruction.
+///
+/// Shapes the parser guarantees: the operand count fits the opcode; `ld`/`ldu`/`atom` have an
+/// [`Operand::Addr`] at index 1 and `st`/`red`/`prefetch` at index 0; `bra` has exactly one
+/// [`Operand::Label`]; `call` is `[List(rets),] Symbol(f)|Reg(ptr) [, List(args)] [,
+/// Symbol(prototype)]`; `.L2::cache_hint` adds one trailing cache-policy operand to a memory
+/// instruction.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Instruction {
     /// Guard predicate, if any.
