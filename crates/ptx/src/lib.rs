@@ -1,5 +1,5 @@
 //! PTX front end: PTX text (ISA 6.0 to 8.x, as emitted by clang-16 and nvcc) to the typed module
-//! IR of [`ir`], plus control-flow analysis ([`cfg`]) used for SIMT reconvergence.
+//! IR of [`ir`], plus control-flow analysis ([`mod@cfg`]) used for SIMT reconvergence.
 //!
 //! [`parse`] accepts module directives (`.version`, `.target`, `.address_size`), module- and
 //! function-scope variables with initialisers, `.entry`/`.func` definitions and prototypes,
