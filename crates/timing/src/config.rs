@@ -1,0 +1,803 @@
+//! Configuration of the timing model: a tree of plain structs that mirrors the component tree
+//! (spec 000 §1.2 tables, §1.3 GPGPU-Sim defaults), loaded from TOML presets in `configs/`.
+//!
+//! * Presets are embedded in the binary ([`PRESETS`]) so the CLI works from any directory.
+//! * A preset may start with `inherits = "other"`: its tables are merged over the parent's.
+//! * Unknown keys are errors (`deny_unknown_fields`); [`GpuConfig::set`] overrides one field by
+//!   dotted path (`l1d.sets=8`), type-checked against the field's current value.
+//! * [`GpuConfig::validate`] checks cross-field constraints and policy names; every error names
+//!   the key ([`ConfigError`]).
+
+use serde::{Deserialize, Serialize};
+
+/// An error in a configuration: the dotted key (or file) it concerns and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("config key `{key}`: {reason}")]
+pub struct ConfigError {
+    /// Dotted path of the offending key, or the preset / file name for whole-file errors.
+    pub key: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl ConfigError {
+    fn new(key: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self {
+            key: key.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Built-in presets: (name, TOML text). `configs/<name>.toml` in the repository.
+pub const PRESETS: &[(&str, &str)] = &[
+    ("gtx480", include_str!("../../../configs/gtx480.toml")),
+    ("gtx480-cawa", include_str!("../../../configs/gtx480-cawa.toml")),
+    ("gtx480-ctrlc", include_str!("../../../configs/gtx480-ctrlc.toml")),
+];
+
+/// Clock frequencies of the four domains (spec 000 §1.3: 700/700/700/924 MHz).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Clocks {
+    /// SM clock, MHz.
+    pub core_mhz: f64,
+    /// Interconnect clock, MHz.
+    pub icnt_mhz: f64,
+    /// L2 clock, MHz.
+    pub l2_mhz: f64,
+    /// DRAM command clock, MHz.
+    pub dram_mhz: f64,
+}
+
+/// Per-class latencies or initiation intervals, in core cycles.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassCycles {
+    /// Integer add, logic, shift, compare, move.
+    pub int_alu: u32,
+    /// Integer multiply and multiply-add.
+    pub int_mul: u32,
+    /// Integer divide and remainder.
+    pub int_div: u32,
+    /// Single-precision add, multiply, fma, compare.
+    pub fp_alu: u32,
+    /// Single-precision divide.
+    pub fp_div: u32,
+    /// Double precision.
+    pub dp: u32,
+    /// Transcendentals (SFU).
+    pub sfu: u32,
+    /// Conversions.
+    pub conv: u32,
+    /// Branch resolution.
+    pub branch: u32,
+    /// Warp collectives (shfl, vote).
+    pub collective: u32,
+    /// Barriers, fences, no-ops, exits.
+    pub misc: u32,
+}
+
+/// The SIMT core (spec 000 §1.1, §8.1 item 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CoreConfig {
+    /// Number of SMs.
+    pub num_sms: u32,
+    /// Resident warps per SM (at most 64).
+    pub max_warps: u32,
+    /// Resident CTAs per SM.
+    pub max_ctas: u32,
+    /// 32-bit registers per SM.
+    pub registers: u32,
+    /// Shared memory per SM, bytes.
+    pub shared_bytes: u32,
+    /// Warp schedulers per SM; warp slot `w` belongs to scheduler `w % schedulers`.
+    pub schedulers: u32,
+    /// Warp scheduling policy, a name of [`crate::core::sched::SCHEDULERS`].
+    pub scheduler: String,
+    /// Active-pool size per scheduler of the `two_level` policy, warps.
+    pub two_level_active: u32,
+    /// Instruction-buffer entries per warp.
+    pub ibuffer_entries: u32,
+    /// Warps fetched per SM per core cycle.
+    pub fetch_per_cycle: u32,
+    /// Core cycles from fetch until an instruction can issue.
+    pub decode_latency: u32,
+    /// SP pipelines per SM.
+    pub sp_units: u32,
+    /// SFU pipelines per SM.
+    pub sfu_units: u32,
+    /// Double precision executes on the SFU instead of the SP units.
+    pub dp_on_sfu: bool,
+    /// Operand-collector units for SP-class instructions.
+    pub collectors_sp: u32,
+    /// Operand-collector units for SFU-class instructions.
+    pub collectors_sfu: u32,
+    /// Operand-collector units for memory instructions.
+    pub collectors_mem: u32,
+    /// Register-file banks (each serves one operand read per core cycle).
+    pub reg_banks: u32,
+    /// In-flight load instructions per SM (load trackers).
+    pub load_trackers: u32,
+    /// Dispatch-to-writeback latencies, core cycles.
+    pub latency: ClassCycles,
+    /// Initiation intervals, core cycles.
+    pub initiation: ClassCycles,
+}
+
+/// A set-associative cache (L1I, L1D, constant cache, L2 slice): spec 000 §8.1 item 3.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheConfig {
+    /// Sets.
+    pub sets: u32,
+    /// Ways per set (at most 64).
+    pub ways: u32,
+    /// Line size, bytes (power of two).
+    pub line_bytes: u32,
+    /// Sector size, bytes: the valid/dirty granularity (divides `line_bytes`, at most 8 sectors).
+    pub sector_bytes: u32,
+    /// Set-index function: `linear` (line address mod sets) or `hashed` (XOR-folded, power-of-two sets).
+    pub index: String,
+    /// Replacement policy, a name of [`crate::mem::replacement::REPLACEMENTS`].
+    pub replacement: String,
+    /// Insertion / bypass policy, a name of [`crate::mem::insertion::INSERTIONS`].
+    pub insertion: String,
+    /// `write_through` (update on hit, no allocate), `write_evict` (invalidate on hit, no
+    /// allocate) or `write_back` (allocate on write miss without fetching, write back dirty lines).
+    pub write_policy: String,
+    /// Miss-status holding registers (outstanding line misses).
+    pub mshr_entries: u32,
+    /// Requests merged into one MSHR entry.
+    pub mshr_merge: u32,
+    /// Miss-queue entries (requests waiting for the next level).
+    pub miss_queue: u32,
+    /// Hit latency, cycles of the owner's clock.
+    pub latency: u32,
+    /// Fixed miss penalty for caches without a path to L2 (the L1I), core cycles.
+    pub miss_latency: u32,
+}
+
+impl CacheConfig {
+    /// Total capacity in bytes.
+    pub fn capacity(&self) -> u64 {
+        self.sets as u64 * self.ways as u64 * self.line_bytes as u64
+    }
+}
+
+/// Shared memory (banked scratchpad).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedConfig {
+    /// Banks.
+    pub banks: u32,
+    /// Bank width, bytes.
+    pub bank_bytes: u32,
+    /// Latency of a conflict-free access, core cycles.
+    pub latency: u32,
+}
+
+/// Request and reply networks between SMs and L2 slices (spec 000 §8.1 item 4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IcntConfig {
+    /// Bytes per flit.
+    pub flit_bytes: u32,
+    /// Control bytes added to every packet.
+    pub header_bytes: u32,
+    /// Flits a port moves per interconnect cycle (each direction).
+    pub flits_per_cycle: u32,
+    /// Interconnect cycles from injection of the head flit to ejection.
+    pub latency: u32,
+    /// Packets a source can queue for injection.
+    pub input_buffer: u32,
+    /// Packets buffered at each destination (in flight plus arrived).
+    pub ejection_buffer: u32,
+}
+
+/// An L2 slice (memory sub-partition) and its queues (spec 000 §8.1 item 5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct L2Config {
+    /// Slices per DRAM channel.
+    pub slices_per_channel: u32,
+    /// L2 cycles from arrival at the slice to the tag access (GPGPU-Sim's ROP latency).
+    pub rop_latency: u32,
+    /// Requests in the ROP queue per slice.
+    pub input_queue: u32,
+    /// Replies waiting for the reply network per slice.
+    pub output_queue: u32,
+    /// Requests waiting to enter the DRAM controller per slice.
+    pub dram_queue: u32,
+    /// L2 cycles added to every DRAM access (GPGPU-Sim's `dram_latency`).
+    pub dram_latency: u32,
+    /// Geometry and policies of one slice.
+    pub cache: CacheConfig,
+}
+
+/// GDDR5 timing, DRAM command cycles.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DramTiming {
+    /// Column to column, different bank group.
+    pub t_ccd: u32,
+    /// Column to column, same bank group.
+    pub t_ccdl: u32,
+    /// Activate to activate, different banks.
+    pub t_rrd: u32,
+    /// Activate to column command.
+    pub t_rcd: u32,
+    /// Activate to precharge.
+    pub t_ras: u32,
+    /// Precharge to activate.
+    pub t_rp: u32,
+    /// Activate to activate, same bank.
+    pub t_rc: u32,
+    /// Read command to data (CAS latency).
+    pub t_cl: u32,
+    /// Write command to data.
+    pub t_wl: u32,
+    /// End of write data to read command.
+    pub t_wtr: u32,
+    /// End of write data to precharge (write recovery).
+    pub t_wr: u32,
+    /// Read to precharge.
+    pub t_rtp: u32,
+}
+
+/// DRAM channels and controllers (spec 000 §8.1 item 6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DramConfig {
+    /// Channels (one controller each).
+    pub channels: u32,
+    /// Request scheduler, a name of [`crate::dram::sched::DRAM_SCHEDULERS`].
+    pub scheduler: String,
+    /// Request-queue entries per controller.
+    pub queue_size: u32,
+    /// Completed requests waiting for the L2 per controller.
+    pub return_queue: u32,
+    /// Data-bus width, bytes per data beat.
+    pub bus_bytes: u32,
+    /// Data beats per column access.
+    pub burst_length: u32,
+    /// Data beats per command cycle (4 for GDDR5).
+    pub data_ratio: u32,
+    /// Banks per channel (power of two).
+    pub banks: u32,
+    /// Bank groups (power of two dividing `banks`; bank group = bank mod groups).
+    pub bank_groups: u32,
+    /// Bit above which the channel is `(addr >> channel_bit) mod channels`.
+    pub channel_bit: u32,
+    /// GPGPU-Sim-style mask of the channel-local address: 64 letters (dots ignored), MSB first;
+    /// `R` row, `B` bank, `C` column, `S` burst offset, `0` unused.
+    pub addr_map: String,
+    /// Timing parameters.
+    pub timing: DramTiming,
+}
+
+impl DramConfig {
+    /// Bytes moved by one column access (`bus_bytes * burst_length`).
+    pub fn burst_bytes(&self) -> u32 {
+        self.bus_bytes * self.burst_length
+    }
+    /// Command cycles the data bus is busy per column access.
+    pub fn burst_cycles(&self) -> u32 {
+        self.burst_length.div_ceil(self.data_ratio)
+    }
+}
+
+/// Simulation control.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimConfig {
+    /// Core cycles without any issue or memory progress before stopping with a deadlock diagnosis.
+    pub deadlock_cycles: u64,
+    /// Core cycles without any warp exit or CTA start before stopping with a livelock diagnosis.
+    pub watchdog_cycles: u64,
+    /// Jump over cycles in which no component can change state.
+    pub skip_idle: bool,
+}
+
+/// The whole GPU: the root of the configuration tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuConfig {
+    /// Preset name.
+    pub name: String,
+    /// One-line description.
+    #[serde(default)]
+    pub description: String,
+    /// Clock domains.
+    pub clocks: Clocks,
+    /// SIMT cores.
+    pub core: CoreConfig,
+    /// L1 instruction cache (per SM).
+    pub l1i: CacheConfig,
+    /// L1 data cache (per SM).
+    pub l1d: CacheConfig,
+    /// Constant cache (per SM).
+    pub const_cache: CacheConfig,
+    /// Shared memory (per SM).
+    pub shared: SharedConfig,
+    /// Interconnect.
+    pub icnt: IcntConfig,
+    /// L2 slices.
+    pub l2: L2Config,
+    /// DRAM.
+    pub dram: DramConfig,
+    /// Simulation control.
+    pub sim: SimConfig,
+}
+
+fn merge(base: &mut toml::Value, over: toml::Value) {
+    match (base, over) {
+        (toml::Value::Table(b), toml::Value::Table(o)) => {
+            for (k, v) in o {
+                match b.get_mut(&k) {
+                    Some(bv) if bv.is_table() && v.is_table() => merge(bv, v),
+                    _ => {
+                        b.insert(k, v);
+                    }
+                }
+            }
+        }
+        (b, o) => *b = o,
+    }
+}
+
+fn type_name(v: &toml::Value) -> &'static str {
+    match v {
+        toml::Value::String(_) => "string",
+        toml::Value::Integer(_) => "integer",
+        toml::Value::Float(_) => "float",
+        toml::Value::Boolean(_) => "boolean",
+        toml::Value::Datetime(_) => "datetime",
+        toml::Value::Array(_) => "array",
+        toml::Value::Table(_) => "table",
+    }
+}
+
+impl GpuConfig {
+    /// Names of the built-in presets.
+    pub fn preset_names() -> Vec<&'static str> {
+        PRESETS.iter().map(|p| p.0).collect()
+    }
+
+    /// Loads a built-in preset by name.
+    pub fn preset(name: &str) -> Result<GpuConfig, ConfigError> {
+        let v = Self::preset_value(name, 0)?;
+        Self::from_value(v, name)
+    }
+
+    fn preset_value(name: &str, depth: u32) -> Result<toml::Value, ConfigError> {
+        let Some((_, text)) = PRESETS.iter().find(|p| p.0 == name) else {
+            return Err(ConfigError::new(
+                "preset",
+                format!(
+                    "unknown preset `{name}` (known: {})",
+                    Self::preset_names().join(", ")
+                ),
+            ));
+        };
+        Self::text_value(text, &format!("configs/{name}.toml"), depth)
+    }
+
+    fn text_value(text: &str, file: &str, depth: u32) -> Result<toml::Value, ConfigError> {
+        let mut v: toml::Value = toml::from_str(text)
+            .map_err(|e| ConfigError::new(file, format!("malformed TOML: {e}")))?;
+        let parent = match v.as_table_mut().and_then(|t| t.remove("inherits")) {
+            None => return Ok(v),
+            Some(toml::Value::String(p)) => p,
+            Some(_) => return Err(ConfigError::new("inherits", "expected a preset name")),
+        };
+        if depth > 8 {
+            return Err(ConfigError::new("inherits", "inheritance chain too deep"));
+        }
+        let mut base = Self::preset_value(&parent, depth + 1)?;
+        merge(&mut base, v);
+        Ok(base)
+    }
+
+    /// Parses a TOML file's text (`file` names it in errors); `inherits = "preset"` is allowed.
+    pub fn from_toml(text: &str, file: &str) -> Result<GpuConfig, ConfigError> {
+        let v = Self::text_value(text, file, 0)?;
+        Self::from_value(v, file)
+    }
+
+    /// Loads a preset by name, or a TOML file if `name_or_path` ends in `.toml`.
+    pub fn load(name_or_path: &str) -> Result<GpuConfig, ConfigError> {
+        if name_or_path.ends_with(".toml") {
+            let text = std::fs::read_to_string(name_or_path)
+                .map_err(|e| ConfigError::new(name_or_path, format!("cannot read: {e}")))?;
+            Self::from_toml(&text, name_or_path)
+        } else {
+            Self::preset(name_or_path)
+        }
+    }
+
+    fn from_value(v: toml::Value, file: &str) -> Result<GpuConfig, ConfigError> {
+        let cfg: GpuConfig = v
+            .try_into()
+            .map_err(|e: toml::de::Error| ConfigError::new(file, e.message().to_string()))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// The configuration as TOML text.
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Every dotted key with its current value, sorted (for `warpforge config show`).
+    pub fn keys(&self) -> Vec<(String, String)> {
+        fn walk(prefix: &str, v: &toml::Value, out: &mut Vec<(String, String)>) {
+            if let toml::Value::Table(t) = v {
+                for (k, v) in t {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    walk(&key, v, out);
+                }
+            } else {
+                out.push((prefix.to_string(), v.to_string()));
+            }
+        }
+        let v = toml::Value::try_from(self).expect("config serialises");
+        let mut out = Vec::new();
+        walk("", &v, &mut out);
+        out.sort();
+        out
+    }
+
+    /// Overrides one field: `key` is a dotted path (`l1d.sets`), `value` is parsed as the field's
+    /// current type (integer, float, boolean or string). The result is re-validated.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
+        let mut root = toml::Value::try_from(&*self).expect("config serialises");
+        let mut cur = &mut root;
+        let parts: Vec<&str> = key.split('.').collect();
+        for (i, p) in parts.iter().enumerate() {
+            let here = parts[..i].join(".");
+            let t = match cur {
+                toml::Value::Table(t) => t,
+                _ => {
+                    return Err(ConfigError::new(
+                        key,
+                        format!("`{here}` is a value, not a table"),
+                    ))
+                }
+            };
+            if !t.contains_key(*p) {
+                let mut known: Vec<&String> = t.keys().collect();
+                known.sort();
+                let known: Vec<&str> = known.iter().map(|s| s.as_str()).collect();
+                return Err(ConfigError::new(
+                    key,
+                    format!("unknown key (known here: {})", known.join(", ")),
+                ));
+            }
+            cur = t.get_mut(*p).unwrap();
+        }
+        let new = match &*cur {
+            toml::Value::String(_) => toml::Value::String(value.to_string()),
+            toml::Value::Integer(_) => toml::Value::Integer(value.parse().map_err(|_| {
+                ConfigError::new(key, format!("expected an integer, got `{value}`"))
+            })?),
+            toml::Value::Float(_) => toml::Value::Float(value.parse().map_err(|_| {
+                ConfigError::new(key, format!("expected a number, got `{value}`"))
+            })?),
+            toml::Value::Boolean(_) => toml::Value::Boolean(value.parse().map_err(|_| {
+                ConfigError::new(key, format!("expected true or false, got `{value}`"))
+            })?),
+            other => {
+                return Err(ConfigError::new(
+                    key,
+                    format!("is a {}; only scalar fields can be set", type_name(other)),
+                ))
+            }
+        };
+        *cur = new;
+        let cfg: GpuConfig = root
+            .try_into()
+            .map_err(|e: toml::de::Error| ConfigError::new(key, e.message().to_string()))?;
+        cfg.validate()?;
+        *self = cfg;
+        Ok(())
+    }
+
+    /// Applies `key=value` overrides in order.
+    pub fn apply_overrides<S: AsRef<str>>(&mut self, sets: &[S]) -> Result<(), ConfigError> {
+        for s in sets {
+            let s = s.as_ref();
+            let Some((k, v)) = s.split_once('=') else {
+                return Err(ConfigError::new(s, "expected key=value"));
+            };
+            self.set(k.trim(), v.trim())?;
+        }
+        Ok(())
+    }
+
+    /// Checks ranges, cross-field constraints and policy names.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let pos = |k: &str, v: u64| {
+            if v == 0 {
+                Err(ConfigError::new(k, "must be positive"))
+            } else {
+                Ok(())
+            }
+        };
+        for (k, v) in [
+            ("clocks.core_mhz", self.clocks.core_mhz),
+            ("clocks.icnt_mhz", self.clocks.icnt_mhz),
+            ("clocks.l2_mhz", self.clocks.l2_mhz),
+            ("clocks.dram_mhz", self.clocks.dram_mhz),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(ConfigError::new(k, "must be a positive frequency in MHz"));
+            }
+        }
+        let c = &self.core;
+        pos("core.num_sms", c.num_sms as u64)?;
+        pos("core.max_warps", c.max_warps as u64)?;
+        if c.max_warps > 64 {
+            return Err(ConfigError::new("core.max_warps", "at most 64 warps per SM"));
+        }
+        pos("core.max_ctas", c.max_ctas as u64)?;
+        pos("core.schedulers", c.schedulers as u64)?;
+        pos("core.ibuffer_entries", c.ibuffer_entries as u64)?;
+        if c.ibuffer_entries > 8 {
+            return Err(ConfigError::new("core.ibuffer_entries", "at most 8"));
+        }
+        pos("core.fetch_per_cycle", c.fetch_per_cycle as u64)?;
+        pos("core.sp_units", c.sp_units as u64)?;
+        pos("core.sfu_units", c.sfu_units as u64)?;
+        pos("core.collectors_sp", c.collectors_sp as u64)?;
+        pos("core.collectors_sfu", c.collectors_sfu as u64)?;
+        pos("core.collectors_mem", c.collectors_mem as u64)?;
+        pos("core.reg_banks", c.reg_banks as u64)?;
+        if c.reg_banks > 64 {
+            return Err(ConfigError::new("core.reg_banks", "at most 64"));
+        }
+        pos("core.load_trackers", c.load_trackers as u64)?;
+        pos("core.two_level_active", c.two_level_active as u64)?;
+        if crate::core::sched::find(&c.scheduler).is_none() {
+            return Err(ConfigError::new(
+                "core.scheduler",
+                format!(
+                    "unknown scheduler `{}` (known: {})",
+                    c.scheduler,
+                    crate::core::sched::names().join(", ")
+                ),
+            ));
+        }
+        for (k, v) in [
+            ("core.initiation.int_alu", c.initiation.int_alu),
+            ("core.initiation.int_mul", c.initiation.int_mul),
+            ("core.initiation.int_div", c.initiation.int_div),
+            ("core.initiation.fp_alu", c.initiation.fp_alu),
+            ("core.initiation.fp_div", c.initiation.fp_div),
+            ("core.initiation.dp", c.initiation.dp),
+            ("core.initiation.sfu", c.initiation.sfu),
+            ("core.initiation.conv", c.initiation.conv),
+            ("core.initiation.branch", c.initiation.branch),
+            ("core.initiation.collective", c.initiation.collective),
+            ("core.initiation.misc", c.initiation.misc),
+        ] {
+            pos(k, v as u64)?;
+        }
+        for (p, cc) in [
+            ("l1i", &self.l1i),
+            ("l1d", &self.l1d),
+            ("const_cache", &self.const_cache),
+            ("l2.cache", &self.l2.cache),
+        ] {
+            validate_cache(p, cc)?;
+        }
+        pos("shared.banks", self.shared.banks as u64)?;
+        if self.shared.banks > 64 {
+            return Err(ConfigError::new("shared.banks", "at most 64"));
+        }
+        if !self.shared.bank_bytes.is_power_of_two() {
+            return Err(ConfigError::new("shared.bank_bytes", "must be a power of two"));
+        }
+        let i = &self.icnt;
+        pos("icnt.flit_bytes", i.flit_bytes as u64)?;
+        pos("icnt.flits_per_cycle", i.flits_per_cycle as u64)?;
+        pos("icnt.input_buffer", i.input_buffer as u64)?;
+        pos("icnt.ejection_buffer", i.ejection_buffer as u64)?;
+        pos("l2.slices_per_channel", self.l2.slices_per_channel as u64)?;
+        pos("l2.input_queue", self.l2.input_queue as u64)?;
+        pos("l2.output_queue", self.l2.output_queue as u64)?;
+        pos("l2.dram_queue", self.l2.dram_queue as u64)?;
+        let d = &self.dram;
+        pos("dram.channels", d.channels as u64)?;
+        pos("dram.queue_size", d.queue_size as u64)?;
+        pos("dram.return_queue", d.return_queue as u64)?;
+        pos("dram.bus_bytes", d.bus_bytes as u64)?;
+        pos("dram.burst_length", d.burst_length as u64)?;
+        pos("dram.data_ratio", d.data_ratio as u64)?;
+        if !d.banks.is_power_of_two() || d.banks > 64 {
+            return Err(ConfigError::new("dram.banks", "must be a power of two, at most 64"));
+        }
+        if !d.bank_groups.is_power_of_two() || d.bank_groups > d.banks {
+            return Err(ConfigError::new(
+                "dram.bank_groups",
+                "must be a power of two not above dram.banks",
+            ));
+        }
+        if d.channel_bit > 40 {
+            return Err(ConfigError::new("dram.channel_bit", "at most 40"));
+        }
+        crate::dram::addrmap::AddrMap::parse(d).map_err(|r| ConfigError::new("dram.addr_map", r))?;
+        if crate::dram::sched::find(&d.scheduler).is_none() {
+            return Err(ConfigError::new(
+                "dram.scheduler",
+                format!(
+                    "unknown DRAM scheduler `{}` (known: {})",
+                    d.scheduler,
+                    crate::dram::sched::names().join(", ")
+                ),
+            ));
+        }
+        pos("sim.deadlock_cycles", self.sim.deadlock_cycles)?;
+        pos("sim.watchdog_cycles", self.sim.watchdog_cycles)?;
+        Ok(())
+    }
+}
+
+fn validate_cache(p: &str, c: &CacheConfig) -> Result<(), ConfigError> {
+    let key = |f: &str| format!("{p}.{f}");
+    if c.sets == 0 {
+        return Err(ConfigError::new(key("sets"), "must be positive"));
+    }
+    if c.ways == 0 || c.ways > 64 {
+        return Err(ConfigError::new(key("ways"), "must be between 1 and 64"));
+    }
+    if !c.line_bytes.is_power_of_two() || c.line_bytes < 4 {
+        return Err(ConfigError::new(key("line_bytes"), "must be a power of two, at least 4"));
+    }
+    if !c.sector_bytes.is_power_of_two()
+        || c.sector_bytes > c.line_bytes
+        || c.line_bytes / c.sector_bytes > 8
+    {
+        return Err(ConfigError::new(
+            key("sector_bytes"),
+            "must be a power of two dividing line_bytes into at most 8 sectors",
+        ));
+    }
+    match c.index.as_str() {
+        "linear" => {}
+        "hashed" => {
+            if !c.sets.is_power_of_two() {
+                return Err(ConfigError::new(
+                    key("index"),
+                    "`hashed` needs a power-of-two number of sets",
+                ));
+            }
+        }
+        o => {
+            return Err(ConfigError::new(
+                key("index"),
+                format!("unknown index function `{o}` (known: linear, hashed)"),
+            ))
+        }
+    }
+    if crate::mem::replacement::find(&c.replacement).is_none() {
+        return Err(ConfigError::new(
+            key("replacement"),
+            format!(
+                "unknown replacement policy `{}` (known: {})",
+                c.replacement,
+                crate::mem::replacement::names().join(", ")
+            ),
+        ));
+    }
+    if crate::mem::insertion::find(&c.insertion).is_none() {
+        return Err(ConfigError::new(
+            key("insertion"),
+            format!(
+                "unknown insertion policy `{}` (known: {})",
+                c.insertion,
+                crate::mem::insertion::names().join(", ")
+            ),
+        ));
+    }
+    if crate::mem::cache::WritePolicy::parse(&c.write_policy).is_none() {
+        return Err(ConfigError::new(
+            key("write_policy"),
+            format!(
+                "unknown write policy `{}` (known: write_through, write_evict, write_back)",
+                c.write_policy
+            ),
+        ));
+    }
+    if c.mshr_entries == 0 || c.mshr_merge == 0 || c.miss_queue == 0 {
+        return Err(ConfigError::new(
+            key("mshr_entries"),
+            "mshr_entries, mshr_merge and miss_queue must be positive",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_load_and_match_the_tables() {
+        let g = GpuConfig::preset("gtx480").unwrap();
+        assert_eq!(g.core.num_sms, 15);
+        assert_eq!(g.core.max_warps, 48);
+        assert_eq!(g.core.max_ctas, 8);
+        assert_eq!(g.core.schedulers, 2);
+        assert_eq!(g.core.registers, 32768);
+        assert_eq!(g.l1d.capacity(), 16 * 1024);
+        assert_eq!((g.l1d.sets, g.l1d.ways), (32, 4));
+        assert_eq!(g.l1i.capacity(), 2 * 1024);
+        let l2_total = g.l2.cache.capacity() * (g.dram.channels * g.l2.slices_per_channel) as u64;
+        assert_eq!(l2_total, 768 * 1024);
+        assert_eq!(g.l2.rop_latency, 120);
+        assert_eq!(g.l2.rop_latency + g.l2.dram_latency, 220);
+        let c = GpuConfig::preset("gtx480-cawa").unwrap();
+        assert_eq!((c.l1d.sets, c.l1d.ways), (8, 16));
+        assert_eq!(c.l1d.capacity(), 16 * 1024);
+        assert_eq!(c.core.num_sms, 15);
+        let r = GpuConfig::preset("gtx480-ctrlc").unwrap();
+        assert_eq!(r.l2.slices_per_channel * r.dram.channels, 12);
+        assert_eq!(r.l2.cache.ways, 8);
+        let l2_total = r.l2.cache.capacity() * 12;
+        assert_eq!(l2_total, 768 * 1024);
+    }
+
+    #[test]
+    fn overrides_are_type_checked_and_named() {
+        let mut g = GpuConfig::preset("gtx480").unwrap();
+        g.set("l1d.sets", "64").unwrap();
+        assert_eq!(g.l1d.sets, 64);
+        g.set("core.scheduler", "lrr").unwrap();
+        assert_eq!(g.core.scheduler, "lrr");
+        g.set("clocks.dram_mhz", "1000").unwrap();
+        assert_eq!(g.clocks.dram_mhz, 1000.0);
+        let e = g.set("l1d.setz", "4").unwrap_err();
+        assert_eq!(e.key, "l1d.setz");
+        assert!(e.reason.contains("sets"), "{e}");
+        let e = g.set("l1d.sets", "many").unwrap_err();
+        assert!(e.reason.contains("integer"), "{e}");
+        let e = g.set("core.scheduler", "fastest").unwrap_err();
+        assert_eq!(e.key, "core.scheduler");
+        assert!(e.reason.contains("gto"), "{e}");
+        let e = g.set("l1d", "3").unwrap_err();
+        assert!(e.reason.contains("table"), "{e}");
+        let e = g.apply_overrides(&["l1d.sets"]).unwrap_err();
+        assert!(e.reason.contains("key=value"));
+        assert!(g.set("l1d.sets", "0").is_err());
+    }
+
+    #[test]
+    fn unknown_keys_in_files_are_errors() {
+        let e = GpuConfig::from_toml("inherits = \"gtx480\"\n[l1d]\nsetz = 3\n", "my.toml")
+            .unwrap_err();
+        assert_eq!(e.key, "my.toml");
+        assert!(e.reason.contains("setz"), "{e}");
+        let e = GpuConfig::from_toml("inherits = \"gtx9\"\n", "my.toml").unwrap_err();
+        assert!(e.reason.contains("gtx480"), "{e}");
+        let ok = GpuConfig::from_toml("inherits = \"gtx480\"\n[l1d]\nways = 8\n", "x.toml").unwrap();
+        assert_eq!(ok.l1d.ways, 8);
+        assert_eq!(ok.l1d.sets, 32);
+    }
+
+    #[test]
+    fn keys_roundtrip_through_set() {
+        let g = GpuConfig::preset("gtx480-ctrlc").unwrap();
+        let mut h = GpuConfig::preset("gtx480").unwrap();
+        for (k, v) in g.keys() {
+            let v = v.trim_matches('"').to_string();
+            h.set(&k, &v).unwrap();
+        }
+        assert_eq!(g, h);
+    }
+}

@@ -1,0 +1,36 @@
+//! Greedy-then-oldest (GPGPU-Sim `gto`, its GTX480 default): keep issuing from the warp issued
+//! last while it is ready; otherwise the ready warp dispatched earliest.
+
+use super::{SchedView, WarpScheduler};
+use crate::config::CoreConfig;
+
+struct Gto {
+    last: Option<usize>,
+}
+
+pub(super) fn new(_: &CoreConfig) -> Box<dyn WarpScheduler> {
+    Box::new(Gto { last: None })
+}
+
+impl WarpScheduler for Gto {
+    fn pick(&mut self, v: &SchedView<'_>) -> Option<usize> {
+        if let Some(l) = self.last {
+            if v.ready & (1 << l) != 0 {
+                return Some(l);
+            }
+        }
+        let mut m = v.ready;
+        let mut best: Option<usize> = None;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if best.is_none_or(|b| v.age[w] < v.age[b]) {
+                best = Some(w);
+            }
+        }
+        best
+    }
+    fn on_issue(&mut self, warp: usize) {
+        self.last = Some(warp);
+    }
+}

@@ -1,0 +1,143 @@
+//! Warp schedulers (spec 000 §1.1, §8.1 item 2): each SM has `core.schedulers` of them; warp slot
+//! `w` belongs to scheduler `w % schedulers`. Every cycle each scheduler sees a [`SchedView`] of
+//! its warps as bitsets and picks one ready warp to issue.
+//!
+//! Adding a policy: one file implementing [`WarpScheduler`] and one row in [`SCHEDULERS`]
+//! (2 edits); `core.scheduler = "name"` selects it, and `warpforge list` and bad-name errors read
+//! the table.
+
+mod gto;
+mod lrr;
+mod two_level;
+
+use crate::config::CoreConfig;
+
+/// Bitsets over the SM's warp slots that a scheduler decides from (bit `w` = warp slot `w`).
+#[derive(Debug, Clone, Copy)]
+pub struct SchedView<'a> {
+    /// Warps of this scheduler that hold a live warp.
+    pub valid: u64,
+    /// Warps that can issue this cycle (instruction decoded, no hazard, a unit free).
+    pub ready: u64,
+    /// Warps blocked on a long-latency (memory) result.
+    pub long_wait: u64,
+    /// Dispatch order of each warp slot (lower = older).
+    pub age: &'a [u64],
+}
+
+/// A warp scheduling policy.
+pub trait WarpScheduler: Send {
+    /// Picks the warp to issue among `view.ready` (or none).
+    fn pick(&mut self, view: &SchedView<'_>) -> Option<usize>;
+    /// The picked warp issued.
+    fn on_issue(&mut self, _warp: usize) {}
+}
+
+/// Constructor of a scheduler from the core configuration.
+pub type SchedCtor = fn(&CoreConfig) -> Box<dyn WarpScheduler>;
+
+/// The registry: (name, description, constructor).
+pub const SCHEDULERS: &[(&str, &str, SchedCtor)] = &[
+    ("lrr", "loose round robin over ready warps", lrr::new),
+    ("gto", "greedy-then-oldest: keep issuing the last warp, else the oldest ready", gto::new),
+    (
+        "two_level",
+        "two-level: round robin over an active pool; long-latency waiters move to the pending pool",
+        two_level::new,
+    ),
+];
+
+/// The constructor registered under `name`.
+pub fn find(name: &str) -> Option<SchedCtor> {
+    SCHEDULERS.iter().find(|s| s.0 == name).map(|s| s.2)
+}
+
+/// Registered names.
+pub fn names() -> Vec<&'static str> {
+    SCHEDULERS.iter().map(|s| s.0).collect()
+}
+
+/// Index of the first set bit of `mask` at or after `start` (wrapping around 64).
+pub(crate) fn next_from(mask: u64, start: usize) -> Option<usize> {
+    if mask == 0 {
+        return None;
+    }
+    let start = start % 64;
+    let hi = mask & (!0u64 << start);
+    Some(if hi != 0 {
+        hi.trailing_zeros() as usize
+    } else {
+        mask.trailing_zeros() as usize
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> CoreConfig {
+        crate::GpuConfig::preset("gtx480").unwrap().core
+    }
+
+    #[test]
+    fn lrr_rotates_over_ready_warps() {
+        let mut s = find("lrr").unwrap()(&cfg());
+        let age = [0u64; 64];
+        let v = SchedView { valid: 0b1111, ready: 0b1011, long_wait: 0, age: &age };
+        let mut order = vec![];
+        for _ in 0..6 {
+            let w = s.pick(&v).unwrap();
+            s.on_issue(w);
+            order.push(w);
+        }
+        assert_eq!(order, vec![0, 1, 3, 0, 1, 3]);
+    }
+
+    #[test]
+    fn gto_is_greedy_then_oldest() {
+        let mut s = find("gto").unwrap()(&cfg());
+        let age = [5u64, 1, 9, 3];
+        let v = SchedView { valid: 0b1111, ready: 0b1111, long_wait: 0, age: &age };
+        let w = s.pick(&v).unwrap();
+        assert_eq!(w, 1, "oldest first");
+        s.on_issue(w);
+        assert_eq!(s.pick(&v), Some(1), "greedy");
+        let v2 = SchedView { ready: 0b1101, ..v };
+        assert_eq!(s.pick(&v2), Some(3), "then oldest ready");
+    }
+
+    #[test]
+    fn two_level_keeps_a_bounded_active_pool() {
+        let mut c = cfg();
+        c.two_level_active = 2;
+        let mut s = find("two_level").unwrap()(&c);
+        let age = [0u64; 64];
+        // Four warps, all ready: only the first two (active pool) are picked.
+        let v = SchedView { valid: 0b1111, ready: 0b1111, long_wait: 0, age: &age };
+        let mut seen = 0u64;
+        for _ in 0..8 {
+            let w = s.pick(&v).unwrap();
+            s.on_issue(w);
+            seen |= 1 << w;
+        }
+        assert_eq!(seen, 0b0011);
+        // Warp 0 waits on memory: it is demoted and warp 2 becomes active.
+        let v = SchedView { valid: 0b1111, ready: 0b1110, long_wait: 0b0001, age: &age };
+        let mut seen = 0u64;
+        for _ in 0..8 {
+            let w = s.pick(&v).unwrap();
+            s.on_issue(w);
+            seen |= 1 << w;
+        }
+        assert_eq!(seen, 0b0110);
+    }
+
+    #[test]
+    fn registry_names_are_unique() {
+        let mut n = names();
+        n.sort();
+        n.dedup();
+        assert_eq!(n.len(), SCHEDULERS.len());
+        assert!(find("nope").is_none());
+    }
+}

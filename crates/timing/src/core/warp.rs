@@ -1,0 +1,141 @@
+//! Per-warp state: the instruction buffer, fetch blocks, barrier state and the scoreboard.
+
+use warpforge_core::DynInst;
+
+/// Registers tracked exactly by the scoreboard; higher numbers alias modulo this (a conservative
+/// false dependency, never a missed one).
+pub const SB_REGS: usize = 512;
+
+/// Pending-write scoreboard as a bitset (spec 000 §1.1: RAW and WAW hazards stall the warp).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Scoreboard([u64; SB_REGS / 64]);
+
+impl Scoreboard {
+    #[inline]
+    fn bit(r: u16) -> (usize, u64) {
+        let r = r as usize % SB_REGS;
+        (r / 64, 1u64 << (r % 64))
+    }
+    /// Marks `r` as awaiting a write.
+    #[inline]
+    pub fn reserve(&mut self, r: u16) {
+        let (i, b) = Self::bit(r);
+        self.0[i] |= b;
+    }
+    /// `r` was written.
+    #[inline]
+    pub fn release(&mut self, r: u16) {
+        let (i, b) = Self::bit(r);
+        self.0[i] &= !b;
+    }
+    /// Whether `r` awaits a write.
+    #[inline]
+    pub fn pending(&self, r: u16) -> bool {
+        let (i, b) = Self::bit(r);
+        self.0[i] & b != 0
+    }
+    /// Whether `inst` reads or writes a register awaiting a write (RAW or WAW); returns the first.
+    #[inline]
+    pub fn hazard(&self, inst: &DynInst) -> Option<u16> {
+        inst.srcs().iter().chain(inst.dsts()).copied().find(|&r| self.pending(r))
+    }
+    /// Whether nothing is pending.
+    pub fn is_clear(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+}
+
+/// Capacity of the instruction buffer array (config `core.ibuffer_entries` is at most this).
+pub const MAX_IBUF: usize = 8;
+
+/// One warp slot of an SM.
+#[derive(Clone)]
+pub struct Warp {
+    /// Holds a live warp.
+    pub live: bool,
+    /// CTA slot on the SM.
+    pub cta_slot: u8,
+    /// Linear CTA id in the grid.
+    pub cta: u32,
+    /// Warp index within its CTA.
+    pub warp_in_cta: u32,
+    /// Dispatch order (for GTO's "oldest").
+    pub age: u64,
+    /// Decoded instructions.
+    pub ibuf: [DynInst; MAX_IBUF],
+    /// Core cycle from which each entry may issue.
+    pub ready_at: [u64; MAX_IBUF],
+    /// Index of the oldest entry.
+    pub head: u8,
+    /// Entries held.
+    pub len: u8,
+    /// No more instructions will be fetched (exit fetched or the source said done).
+    pub fetch_done: bool,
+    /// A barrier was fetched; fetching resumes when it releases.
+    pub fetch_barrier: bool,
+    /// A branch was fetched; fetching resumes when it executes.
+    pub branch_pending: bool,
+    /// Issued a barrier and waits for its CTA.
+    pub at_barrier: bool,
+    /// Issued instructions not yet written back.
+    pub inflight: u32,
+    /// Loads in flight (for long-latency classification).
+    pub pending_loads: u32,
+    /// Pending register writes.
+    pub sb: Scoreboard,
+    /// PC of the last fetched instruction (diagnostics).
+    pub last_pc: u64,
+}
+
+impl Default for Warp {
+    fn default() -> Self {
+        Self {
+            live: false,
+            cta_slot: 0,
+            cta: 0,
+            warp_in_cta: 0,
+            age: 0,
+            ibuf: [DynInst::default(); MAX_IBUF],
+            ready_at: [0; MAX_IBUF],
+            head: 0,
+            len: 0,
+            fetch_done: false,
+            fetch_barrier: false,
+            branch_pending: false,
+            at_barrier: false,
+            inflight: 0,
+            pending_loads: 0,
+            sb: Scoreboard::default(),
+            last_pc: 0,
+        }
+    }
+}
+
+impl Warp {
+    /// Whether every instruction has issued and no more will come.
+    pub fn exited(&self) -> bool {
+        self.fetch_done && self.len == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scoreboard_detects_raw_and_waw() {
+        let mut sb = Scoreboard::default();
+        sb.reserve(5);
+        let mut i = DynInst { n_src: 2, src: [1, 5, 0, 0, 0, 0], ..Default::default() };
+        assert_eq!(sb.hazard(&i), Some(5));
+        i.src[1] = 2;
+        assert_eq!(sb.hazard(&i), None);
+        i.n_dst = 1;
+        i.dst[0] = 5;
+        assert_eq!(sb.hazard(&i), Some(5), "WAW");
+        sb.release(5);
+        assert!(sb.is_clear());
+        sb.reserve(600);
+        assert!(sb.pending(600) && sb.pending(600 - SB_REGS as u16), "aliases conservatively");
+    }
+}

@@ -1,0 +1,286 @@
+//! DRAM channels (spec 000 §8.1 item 6): one controller per channel with a bounded request
+//! queue, a pluggable scheduler ([`sched`]), per-bank row-buffer state with GDDR5 timing
+//! (tRCD, tRP, tRAS, tRC, tCL, tWL, tCCD/tCCDL with bank groups, tRRD, tWR, tWTR, tRTP), one
+//! command per command cycle, and a shared data bus. Cycles here are DRAM command cycles.
+//!
+//! Decisions: a request of `n` bursts needs `n` column commands (a 128 B line = 2 bursts of 64 B);
+//! the row-hit rate counts requests whose first column access needed no activate; read-to-write
+//! turnaround is `tCL + burst + 2 - tWL` cycles after a read command (GPGPU-Sim's rule);
+//! open-page policy (rows stay open until a conflicting request precharges them).
+
+pub mod addrmap;
+pub mod sched;
+
+use crate::config::DramConfig;
+use crate::stats::DramStats;
+use sched::{DramScheduler, Policy};
+use std::collections::VecDeque;
+
+/// A request queued at a controller.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DramReq {
+    /// Byte address (L2-line aligned).
+    pub addr: u64,
+    /// Data bytes.
+    pub bytes: u32,
+    /// Write (a dirty-line write-back) or read (a line fill).
+    pub write: bool,
+    /// Bank.
+    pub bank: u32,
+    /// Row.
+    pub row: u32,
+    /// L2 slice that asked.
+    pub slice: u16,
+    /// Column accesses still to issue.
+    pub bursts_left: u8,
+    /// Column accesses issued.
+    pub bursts_done: u8,
+    /// An activate was issued for this request.
+    pub activated: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Bank {
+    open: Option<u32>,
+    next_act: u64,
+    next_pre: u64,
+    next_col: u64,
+}
+
+/// One channel's controller, banks and data bus.
+pub struct Channel {
+    cfg: DramConfig,
+    queue: Vec<DramReq>,
+    pending: Vec<u16>,
+    banks: Vec<Bank>,
+    group_next_col: Vec<u64>,
+    next_act_any: u64,
+    next_rd: u64,
+    next_wr: u64,
+    bus_free: u64,
+    rr: u32,
+    returns: VecDeque<(u64, DramReq)>,
+    sched: Policy,
+    /// Counters.
+    pub stats: DramStats,
+}
+
+impl Channel {
+    /// A channel as configured (validated).
+    pub fn new(cfg: &DramConfig) -> Self {
+        Self {
+            cfg: cfg.clone(),
+            queue: Vec::with_capacity(cfg.queue_size as usize),
+            pending: vec![0; cfg.banks as usize],
+            banks: vec![Bank::default(); cfg.banks as usize],
+            group_next_col: vec![0; cfg.bank_groups as usize],
+            next_act_any: 0,
+            next_rd: 0,
+            next_wr: 0,
+            bus_free: 0,
+            rr: 0,
+            returns: VecDeque::with_capacity(cfg.return_queue as usize),
+            sched: Policy::new(&cfg.scheduler).expect("validated scheduler"),
+            stats: DramStats::default(),
+        }
+    }
+
+    /// Whether the request queue has room.
+    pub fn can_accept(&self) -> bool {
+        self.queue.len() < self.cfg.queue_size as usize
+    }
+
+    /// Queues a request (caller checked `can_accept`).
+    pub fn push(&mut self, mut r: DramReq) {
+        let bb = self.cfg.burst_bytes();
+        r.bursts_left = r.bytes.div_ceil(bb).max(1) as u8;
+        r.bursts_done = 0;
+        r.activated = false;
+        self.pending[r.bank as usize] += 1;
+        self.queue.push(r);
+    }
+
+    /// Whether any work is queued or returning.
+    pub fn busy(&self) -> bool {
+        !self.queue.is_empty() || !self.returns.is_empty()
+    }
+
+    /// The oldest completed read whose data has arrived by DRAM cycle `now`.
+    pub fn peek_return(&self, now: u64) -> Option<&DramReq> {
+        match self.returns.front() {
+            Some((t, r)) if *t <= now => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Removes the oldest completed read.
+    pub fn pop_return(&mut self) {
+        self.returns.pop_front();
+    }
+
+    /// One DRAM command cycle.
+    pub fn cycle(&mut self, now: u64) {
+        self.stats.cycles += 1;
+        if self.queue.is_empty() {
+            return;
+        }
+        let nb = self.cfg.banks;
+        for i in 0..nb {
+            let b = (self.rr + i) % nb;
+            if self.pending[b as usize] == 0 {
+                continue;
+            }
+            let open = self.banks[b as usize].open;
+            let Some(idx) = self.sched.pick(&self.queue, b, open) else { continue };
+            if self.try_issue(idx, now) {
+                self.rr = (b + 1) % nb;
+                return;
+            }
+        }
+    }
+
+    fn try_issue(&mut self, idx: usize, now: u64) -> bool {
+        let t = &self.cfg.timing;
+        let r = self.queue[idx];
+        let bi = r.bank as usize;
+        let g = bi % self.cfg.bank_groups as usize;
+        let bank = self.banks[bi];
+        let bc = self.cfg.burst_cycles() as u64;
+        match bank.open {
+            Some(row) if row == r.row => {
+                if now < bank.next_col || now < self.group_next_col[g] {
+                    return false;
+                }
+                let data_at = if r.write {
+                    if now < self.next_wr || now + (t.t_wl as u64) < self.bus_free {
+                        return false;
+                    }
+                    now + t.t_wl as u64
+                } else {
+                    if now < self.next_rd
+                        || now + (t.t_cl as u64) < self.bus_free
+                        || self.returns.len() >= self.cfg.return_queue as usize
+                    {
+                        return false;
+                    }
+                    now + t.t_cl as u64
+                };
+                let end = data_at + bc;
+                self.bus_free = end;
+                for (k, n) in self.group_next_col.iter_mut().enumerate() {
+                    let gap = if k == g { t.t_ccdl } else { t.t_ccd };
+                    *n = (*n).max(now + gap as u64);
+                }
+                let b = &mut self.banks[bi];
+                if r.write {
+                    self.next_rd = self.next_rd.max(end + t.t_wtr as u64);
+                    b.next_pre = b.next_pre.max(end + t.t_wr as u64);
+                } else {
+                    let turn = (t.t_cl as u64 + bc + 2).saturating_sub(t.t_wl as u64);
+                    self.next_wr = self.next_wr.max(now + turn);
+                    b.next_pre = b.next_pre.max(now + t.t_rtp as u64);
+                }
+                self.stats.busy_cycles += bc;
+                self.stats.bytes += self.cfg.burst_bytes() as u64;
+                let q = &mut self.queue[idx];
+                if q.bursts_done == 0 {
+                    if q.activated {
+                        self.stats.row_misses += 1;
+                    } else {
+                        self.stats.row_hits += 1;
+                    }
+                }
+                q.bursts_done += 1;
+                q.bursts_left -= 1;
+                if q.bursts_left == 0 {
+                    let done = self.queue.remove(idx);
+                    self.pending[bi] -= 1;
+                    if done.write {
+                        self.stats.writes += 1;
+                    } else {
+                        self.stats.reads += 1;
+                        self.returns.push_back((end, done));
+                    }
+                }
+                true
+            }
+            Some(_) => {
+                if now < bank.next_pre {
+                    return false;
+                }
+                let b = &mut self.banks[bi];
+                b.open = None;
+                b.next_act = b.next_act.max(now + t.t_rp as u64);
+                self.stats.precharges += 1;
+                true
+            }
+            None => {
+                if now < bank.next_act || now < self.next_act_any {
+                    return false;
+                }
+                let b = &mut self.banks[bi];
+                b.open = Some(r.row);
+                b.next_col = now + t.t_rcd as u64;
+                b.next_pre = now + t.t_ras as u64;
+                b.next_act = now + t.t_rc as u64;
+                self.next_act_any = now + t.t_rrd as u64;
+                self.queue[idx].activated = true;
+                self.stats.activates += 1;
+                true
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chan() -> Channel {
+        Channel::new(&crate::GpuConfig::preset("gtx480").unwrap().dram)
+    }
+
+    fn run(c: &mut Channel, until: u64) -> Vec<u64> {
+        let mut done = vec![];
+        for now in 0..until {
+            c.cycle(now);
+            while let Some(_) = c.peek_return(now) {
+                c.pop_return();
+                done.push(now);
+            }
+        }
+        done
+    }
+
+    #[test]
+    fn closed_row_read_latency_is_rcd_plus_cl_plus_bursts() {
+        let mut c = chan();
+        c.push(DramReq { bytes: 128, bank: 3, row: 9, ..Default::default() });
+        let done = run(&mut c, 200);
+        // ACT at 0, RD at 12 (tRCD) and 15 (tCCDL, same group), data ends 15 + 12 + 2 = 29.
+        assert_eq!(done, vec![29]);
+        assert_eq!(c.stats.row_misses, 1);
+        assert_eq!(c.stats.activates, 1);
+    }
+
+    #[test]
+    fn row_hits_stream_at_bus_rate_and_conflicts_pay_precharge() {
+        let mut c = chan();
+        for i in 0..8 {
+            c.push(DramReq { addr: i, bytes: 64, bank: (i % 4) as u32, row: 1, ..Default::default() });
+        }
+        run(&mut c, 400);
+        assert_eq!(c.stats.reads, 8);
+        assert_eq!(c.stats.activates, 4);
+        // Bus busy 16 cycles for 8 bursts of 2 cycles.
+        assert_eq!(c.stats.busy_cycles, 16);
+        let mut c = chan();
+        c.push(DramReq { bytes: 64, bank: 0, row: 1, ..Default::default() });
+        c.push(DramReq { bytes: 64, bank: 0, row: 2, ..Default::default() });
+        let done = run(&mut c, 400);
+        // Second: PRE at max(tRAS=28, RD+tRTP) = 28, ACT at 40 (tRC), RD at 52, data ends 66.
+        assert_eq!(done, vec![26, 66]);
+        assert_eq!(c.stats.row_misses, 2);
+        assert_eq!(c.stats.precharges, 1);
+    }
+}

@@ -1,0 +1,26 @@
+//! First-ready FCFS (Rixner et al.; GPGPU-Sim `-gpgpu_dram_scheduler 1`): per bank, the oldest
+//! request that hits the open row, otherwise the bank's oldest request.
+
+use super::{DramReq, DramScheduler};
+
+/// FR-FCFS.
+#[derive(Default)]
+pub struct FrFcfs;
+
+impl DramScheduler for FrFcfs {
+    fn pick(&mut self, q: &[DramReq], bank: u32, open: Option<u32>) -> Option<usize> {
+        let mut first = None;
+        for (i, r) in q.iter().enumerate() {
+            if r.bank != bank {
+                continue;
+            }
+            if Some(r.row) == open {
+                return Some(i);
+            }
+            if first.is_none() {
+                first = Some(i);
+            }
+        }
+        first
+    }
+}

@@ -1,0 +1,81 @@
+//! DRAM request schedulers (spec 000 §8.1 item 6): for a bank, which queued request to serve next.
+//! The controller asks every bank with pending requests in round-robin order and issues the first
+//! command whose timing allows.
+//!
+//! Adding a policy: one file implementing [`DramScheduler`], one row in the `policies!` call.
+
+mod fcfs;
+mod frfcfs;
+
+use super::DramReq;
+
+/// A DRAM scheduling policy.
+pub trait DramScheduler {
+    /// Index in `queue` (arrival order) of the request to serve at `bank`, whose open row is
+    /// `open_row`; `None` to leave the bank alone this cycle.
+    fn pick(&mut self, queue: &[DramReq], bank: u32, open_row: Option<u32>) -> Option<usize>;
+}
+
+macro_rules! policies {
+    ($($name:literal => $variant:ident($ty:path), $doc:literal;)*) => {
+        /// The registered policies, statically dispatched.
+        pub enum Policy { $( #[doc = $doc] $variant($ty), )* }
+        /// Registry: (name, description).
+        pub const DRAM_SCHEDULERS: &[(&str, &str)] = &[$(($name, $doc)),*];
+        impl Policy {
+            /// The policy `name`.
+            pub fn new(name: &str) -> Option<Policy> {
+                match name { $( $name => Some(Policy::$variant(<$ty>::default())), )* _ => None }
+            }
+        }
+        impl DramScheduler for Policy {
+            #[inline]
+            fn pick(&mut self, q: &[DramReq], bank: u32, row: Option<u32>) -> Option<usize> {
+                match self { $( Policy::$variant(p) => p.pick(q, bank, row), )* }
+            }
+        }
+    };
+}
+
+policies! {
+    "fcfs" => Fcfs(fcfs::Fcfs), "first come first served: only the oldest request is served";
+    "frfcfs" => FrFcfs(frfcfs::FrFcfs), "first-ready FCFS: oldest row hit of the bank, else its oldest request";
+}
+
+/// Whether `name` is registered.
+pub fn find(name: &str) -> Option<&'static str> {
+    DRAM_SCHEDULERS.iter().find(|r| r.0 == name).map(|r| r.0)
+}
+
+/// Registered names.
+pub fn names() -> Vec<&'static str> {
+    DRAM_SCHEDULERS.iter().map(|r| r.0).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q() -> Vec<DramReq> {
+        [(0u32, 5u32), (1, 7), (0, 9), (0, 5)]
+            .iter()
+            .map(|&(bank, row)| DramReq { bank, row, ..Default::default() })
+            .collect()
+    }
+
+    #[test]
+    fn frfcfs_prefers_row_hits() {
+        let mut p = Policy::new("frfcfs").unwrap();
+        assert_eq!(p.pick(&q(), 0, Some(9)), Some(2));
+        assert_eq!(p.pick(&q(), 0, Some(1)), Some(0));
+        assert_eq!(p.pick(&q(), 1, None), Some(1));
+        assert_eq!(p.pick(&q(), 3, None), None);
+    }
+
+    #[test]
+    fn fcfs_serves_only_the_oldest() {
+        let mut p = Policy::new("fcfs").unwrap();
+        assert_eq!(p.pick(&q(), 0, Some(9)), Some(0));
+        assert_eq!(p.pick(&q(), 1, None), None);
+    }
+}

@@ -1,0 +1,498 @@
+//! The whole GPU: SMs, request/reply networks, L2 slices and DRAM channels, stepped in four
+//! clock domains (spec 000 §1.3: core 700, interconnect 700, L2 700, DRAM 924 MHz) in the ratio
+//! of their frequencies, plus the [`TimingRunner`] that the host API drives.
+//!
+//! Each core cycle has three phases, which keeps the statistics identical for every thread
+//! count: (1) sequential, in SM order: CTA dispatch and fetch (the only calls into the
+//! [`WarpSource`], which executes instructions functionally); (2) parallel (rayon): every SM's
+//! pipeline and L1s, touching only SM-local state; (3) sequential: finished CTAs are released.
+//! The interconnect, L2 and DRAM domains are stepped sequentially in a fixed order.
+//!
+//! Idle skipping: when no SM has work in its pipeline and the memory system only waits on
+//! timed events, whole stretches of cycles are skipped (see [`Gpu::skip_idle`]).
+
+use crate::config::GpuConfig;
+use crate::core::sm::Sm;
+use crate::dram::addrmap::AddrMap;
+use crate::dram::Channel;
+use crate::mem::icnt::{Network, Sources};
+use crate::mem::l2::L2Slice;
+use crate::mem::req::MemReq;
+use crate::stats::{IcntStats, KernelStats, RunStats, Totals};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use warpforge_core::{KernelInfo, KernelRunner, SourceError, WarpSource};
+
+const CORE: usize = 0;
+const ICNT: usize = 1;
+const L2: usize = 2;
+const DRAM: usize = 3;
+
+/// A progress report, sent every few thousand core cycles.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    /// Kernel name.
+    pub kernel: String,
+    /// Core cycles of this kernel so far.
+    pub cycles: u64,
+    /// Warp instructions of this kernel so far.
+    pub warp_insts: u64,
+    /// CTAs finished.
+    pub ctas_done: u64,
+    /// CTAs in the grid.
+    pub ctas_total: u64,
+}
+
+struct SmPorts<'a>(&'a mut [Sm]);
+impl Sources for SmPorts<'_> {
+    fn head(&self, s: usize) -> Option<&MemReq> {
+        self.0[s].out_q.front()
+    }
+    fn pop(&mut self, s: usize) -> MemReq {
+        self.0[s].out_q.pop_front().expect("head")
+    }
+}
+
+struct SlicePorts<'a>(&'a mut [L2Slice]);
+impl Sources for SlicePorts<'_> {
+    fn head(&self, s: usize) -> Option<&MemReq> {
+        self.0[s].out_q.front()
+    }
+    fn pop(&mut self, s: usize) -> MemReq {
+        self.0[s].out_q.pop_front().expect("head")
+    }
+}
+
+/// The simulated GPU.
+pub struct Gpu {
+    cfg: GpuConfig,
+    sms: Vec<Sm>,
+    req_net: Network,
+    reply_net: Network,
+    slices: Vec<L2Slice>,
+    channels: Vec<Channel>,
+    spc: usize,
+    pool: Option<rayon::ThreadPool>,
+    chunk: usize,
+    period: [u64; 4],
+    next: [u64; 4],
+    cyc: [u64; 4],
+}
+
+fn period_fs(mhz: f64) -> u64 {
+    (1e9 / mhz).round() as u64
+}
+
+impl Gpu {
+    /// A GPU of `cfg` (validated) stepping its SMs on `threads` threads (1 = no thread pool).
+    pub fn new(cfg: GpuConfig, threads: usize) -> Self {
+        let spc = cfg.l2.slices_per_channel as usize;
+        let map = AddrMap::new(&cfg.dram, spc as u32).expect("validated address map");
+        let n_sm = cfg.core.num_sms as usize;
+        let n_slices = cfg.dram.channels as usize * spc;
+        let threads = threads.max(1);
+        let pool = (threads > 1).then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("thread pool")
+        });
+        Self {
+            sms: (0..n_sm).map(|i| Sm::new(i as u16, &cfg, map.clone())).collect(),
+            req_net: Network::new(&cfg.icnt, n_sm, n_slices, false),
+            reply_net: Network::new(&cfg.icnt, n_slices, n_sm, true),
+            slices: (0..n_slices)
+                .map(|i| L2Slice::new(i as u16, &cfg.l2, map.clone()))
+                .collect(),
+            channels: (0..cfg.dram.channels).map(|_| Channel::new(&cfg.dram)).collect(),
+            spc,
+            pool,
+            chunk: n_sm.div_ceil(threads).max(1),
+            period: [
+                period_fs(cfg.clocks.core_mhz),
+                period_fs(cfg.clocks.icnt_mhz),
+                period_fs(cfg.clocks.l2_mhz),
+                period_fs(cfg.clocks.dram_mhz),
+            ],
+            next: [0; 4],
+            cyc: [0; 4],
+            cfg,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &GpuConfig {
+        &self.cfg
+    }
+
+    /// Core cycles simulated so far (all kernels).
+    pub fn core_cycles(&self) -> u64 {
+        self.cyc[CORE]
+    }
+
+    /// Raw counters of every component, summed.
+    pub fn totals(&self) -> Totals {
+        let mut t = Totals { cycles: self.cyc[CORE], ..Default::default() };
+        for s in &self.sms {
+            t.core.add(&s.stats);
+            t.stalls.add(&s.stalls);
+            t.l1d.add(s.l1d_stats());
+            t.l1i.add(&s.l1i_stats);
+            t.const_cache.add(s.const_stats());
+        }
+        for s in &self.slices {
+            t.l2.add(&s.stats);
+        }
+        for c in &self.channels {
+            t.dram.add(&c.stats);
+        }
+        let (q, r) = (&self.req_net.stats, &self.reply_net.stats);
+        t.icnt = IcntStats {
+            req_packets: q.packets,
+            l1_to_l2_bytes: q.bytes,
+            req_flits: q.flits,
+            reply_packets: r.packets,
+            l2_to_l1_bytes: r.bytes,
+            reply_flits: r.flits,
+        };
+        t
+    }
+
+    fn dram_tick(&mut self) {
+        let now = self.cyc[DRAM];
+        for c in &mut self.channels {
+            c.cycle(now);
+        }
+    }
+
+    fn l2_tick(&mut self) {
+        let now = self.cyc[L2];
+        let dnow = self.cyc[DRAM];
+        for c in &mut self.channels {
+            while let Some(r) = c.peek_return(dnow) {
+                let (s, a) = (r.slice as usize, r.addr);
+                self.slices[s].dram_return(now, a);
+                c.pop_return();
+            }
+        }
+        for (i, s) in self.slices.iter_mut().enumerate() {
+            s.cycle(now);
+            if let Some(d) = s.to_dram.front() {
+                let ch = &mut self.channels[i / self.spc];
+                if ch.can_accept() {
+                    ch.push(*d);
+                    s.to_dram.pop_front();
+                }
+            }
+        }
+    }
+
+    fn icnt_tick(&mut self) {
+        let now = self.cyc[ICNT];
+        let l2now = self.cyc[L2];
+        self.req_net.cycle(now, &mut SmPorts(&mut self.sms));
+        for (d, s) in self.slices.iter_mut().enumerate() {
+            while self.req_net.peek(d, now).is_some() && s.can_accept() {
+                let r = self.req_net.pop(d);
+                s.accept(l2now, r);
+            }
+        }
+        self.reply_net.cycle(now, &mut SlicePorts(&mut self.slices));
+        for (d, s) in self.sms.iter_mut().enumerate() {
+            while self.reply_net.peek(d, now).is_some() && s.can_accept_reply() {
+                let r = self.reply_net.pop(d);
+                s.in_q.push_back(r);
+            }
+        }
+    }
+
+    fn memory_busy(&self) -> bool {
+        self.req_net.busy()
+            || self.reply_net.busy()
+            || self.slices.iter().any(|s| s.busy())
+            || self.channels.iter().any(|c| c.busy())
+    }
+
+    /// Whether skipping ahead is safe: no SM holds work or traffic and the memory system is
+    /// empty. Then nothing can happen until the next CTA is dispatched, so the clocks can jump.
+    fn skip_idle(&self) -> bool {
+        self.cfg.sim.skip_idle && !self.sms.iter().any(|s| s.busy()) && !self.memory_busy()
+    }
+
+    fn diagnosis(&self, what: &str, since: u64) -> String {
+        let mut s = format!(
+            "{what}: no progress for {since} core cycles at cycle {}; live warps:\n",
+            self.cyc[CORE]
+        );
+        let mut limit = 24;
+        for sm in &self.sms {
+            sm.diagnose(self.cyc[CORE], &mut s, &mut limit);
+        }
+        if limit == 0 {
+            s.push_str("  (more warps omitted)\n");
+        }
+        s
+    }
+
+    /// Simulates one launch to completion.
+    pub fn run_kernel(
+        &mut self,
+        src: &mut dyn WarpSource,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<(), RunError> {
+        let k: KernelInfo = src.kernel().clone();
+        let total = k.num_ctas();
+        if total == 0 {
+            return Ok(());
+        }
+        Sm::check_fits(&self.cfg, &k)
+            .map_err(|e| RunError::Source(SourceError::new(format!("kernel `{}`: {e}", k.name))))?;
+        for s in &mut self.sms {
+            s.start_kernel();
+        }
+        let start_cycle = self.cyc[CORE];
+        let start_insts = self.sms.iter().map(|s| s.stats.warp_insts).sum::<u64>();
+        let (mut next_cta, mut done) = (0u64, 0u64);
+        let mut last_progress = self.cyc[CORE];
+        let mut last_exit = self.cyc[CORE];
+        let n_sm = self.sms.len();
+        let mut cta_rr = 0usize;
+        loop {
+            let t = *self.next.iter().min().expect("four domains");
+            if self.next[DRAM] == t {
+                self.dram_tick();
+                self.cyc[DRAM] += 1;
+                self.next[DRAM] += self.period[DRAM];
+            }
+            if self.next[L2] == t {
+                self.l2_tick();
+                self.cyc[L2] += 1;
+                self.next[L2] += self.period[L2];
+            }
+            if self.next[ICNT] == t {
+                self.icnt_tick();
+                self.cyc[ICNT] += 1;
+                self.next[ICNT] += self.period[ICNT];
+            }
+            if self.next[CORE] != t {
+                continue;
+            }
+            let now = self.cyc[CORE];
+            // Phase 1: dispatch (one CTA per SM per cycle, round robin) and fetch, in SM order.
+            if next_cta < total {
+                for i in 0..n_sm {
+                    if next_cta >= total {
+                        break;
+                    }
+                    let s = (cta_rr + i) % n_sm;
+                    if self.sms[s].dispatch_cta(next_cta as u32, &k, src)? {
+                        next_cta += 1;
+                        last_progress = now;
+                        last_exit = now;
+                        cta_rr = (s + 1) % n_sm;
+                    }
+                }
+            }
+            for s in &mut self.sms {
+                s.fetch(now, src)?;
+            }
+            // Phase 2: pipelines in parallel.
+            match &self.pool {
+                Some(p) => {
+                    let sms = &mut self.sms;
+                    let chunk = self.chunk;
+                    p.install(|| {
+                        sms.par_iter_mut()
+                            .with_min_len(chunk)
+                            .for_each(|s| s.cycle(now))
+                    });
+                }
+                None => {
+                    for s in &mut self.sms {
+                        s.cycle(now);
+                    }
+                }
+            }
+            // Phase 3: release finished CTAs, in SM order.
+            for s in &mut self.sms {
+                if s.progressed {
+                    last_progress = now;
+                }
+                if s.exited_warp {
+                    last_exit = now;
+                }
+                for &c in &s.finished {
+                    src.finish_cta(c);
+                    done += 1;
+                }
+                s.finished.clear();
+            }
+            self.cyc[CORE] += 1;
+            self.next[CORE] += self.period[CORE];
+            if done == total {
+                break;
+            }
+            if self.memory_busy() {
+                last_progress = last_progress.max(now.saturating_sub(0));
+            }
+            let now = self.cyc[CORE];
+            if now - last_progress > self.cfg.sim.deadlock_cycles {
+                return Err(RunError::Stuck(self.diagnosis("deadlock", now - last_progress)));
+            }
+            if now - last_exit > self.cfg.sim.watchdog_cycles {
+                return Err(RunError::Stuck(self.diagnosis("livelock", now - last_exit)));
+            }
+            if now % 4096 == 0 {
+                if stop.load(Ordering::Relaxed) {
+                    return Err(RunError::Interrupted);
+                }
+                let insts = self.sms.iter().map(|s| s.stats.warp_insts).sum::<u64>();
+                progress(&Progress {
+                    kernel: k.name.clone(),
+                    cycles: now - start_cycle,
+                    warp_insts: insts - start_insts,
+                    ctas_done: done,
+                    ctas_total: total,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a launch stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The front end failed (functional fault, bad trace, kernel too large for an SM).
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    /// Deadlock or livelock, with a diagnosis naming SM, warp, PC and what it waits for.
+    #[error("{0}")]
+    Stuck(String),
+    /// The stop flag was raised (Ctrl-C).
+    #[error("interrupted")]
+    Interrupted,
+}
+
+type ProgressFn = Box<dyn FnMut(&Progress) + Send>;
+
+/// The [`KernelRunner`] of the timing model: owns a [`Gpu`] and collects per-kernel statistics.
+pub struct TimingRunner {
+    gpu: Gpu,
+    kernels: Vec<KernelStats>,
+    raw: Vec<Totals>,
+    check: String,
+    stop: Arc<AtomicBool>,
+    progress: Option<ProgressFn>,
+}
+
+impl TimingRunner {
+    /// A runner for `cfg` stepping SMs on `threads` threads (statistics do not depend on it).
+    pub fn new(cfg: GpuConfig, threads: usize) -> Self {
+        Self {
+            gpu: Gpu::new(cfg, threads),
+            kernels: Vec::new(),
+            raw: Vec::new(),
+            check: "none".into(),
+            stop: Arc::new(AtomicBool::new(false)),
+            progress: None,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &GpuConfig {
+        self.gpu.config()
+    }
+
+    /// Raising this flag stops the running launch at the next check (every 4096 core cycles);
+    /// the statistics so far are kept and the launch returns an "interrupted" error.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    /// Installs a progress callback.
+    pub fn set_progress(&mut self, f: impl FnMut(&Progress) + Send + 'static) {
+        self.progress = Some(Box::new(f));
+    }
+
+    /// Records the workload's output check (`passed`, `failed` or `none`) in the statistics.
+    pub fn set_check(&mut self, check: &str) {
+        self.check = check.to_string();
+        for k in &mut self.kernels {
+            k.check = check.to_string();
+        }
+    }
+
+    /// Per-launch statistics so far.
+    pub fn kernels(&self) -> &[KernelStats] {
+        &self.kernels
+    }
+
+    /// Every launch and the total.
+    pub fn stats(&self) -> RunStats {
+        let mut sum = Totals::default();
+        for r in &self.raw {
+            sum.add(r);
+        }
+        let c = self.gpu.config();
+        let mut total = KernelStats::from_totals(&sum, c.core.num_sms, c.core.max_warps);
+        total.kernel = "total".into();
+        total.check = self.check.clone();
+        total.interrupted = self.kernels.iter().any(|k| k.interrupted);
+        RunStats { config: c.name.clone(), kernels: self.kernels.clone(), total }
+    }
+
+    /// [`TimingRunner::stats`] as JSON.
+    pub fn stats_json(&self) -> serde_json::Value {
+        serde_json::to_value(self.stats()).expect("stats serialise")
+    }
+
+    /// A readable summary of every launch and the total.
+    pub fn summary(&self) -> String {
+        let s = self.stats();
+        let mut out = String::new();
+        for k in &s.kernels {
+            out.push_str(&k.summary());
+            out.push('\n');
+        }
+        if s.kernels.len() != 1 {
+            out.push_str(&s.total.summary());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+impl KernelRunner for TimingRunner {
+    fn run_kernel(&mut self, source: &mut dyn WarpSource) -> Result<(), SourceError> {
+        let before = self.gpu.totals();
+        let info = source.kernel().clone();
+        let mut noop = |_: &Progress| {};
+        let progress: &mut dyn FnMut(&Progress) = match &mut self.progress {
+            Some(f) => f.as_mut(),
+            None => &mut noop,
+        };
+        let r = self.gpu.run_kernel(source, &self.stop, progress);
+        let raw = self.gpu.totals().sub(&before);
+        let c = self.gpu.config();
+        let mut ks = KernelStats::from_totals(&raw, c.core.num_sms, c.core.max_warps);
+        ks.kernel = info.name.clone();
+        ks.grid = info.grid.to_string();
+        ks.block = info.block.to_string();
+        ks.check = self.check.clone();
+        ks.interrupted = matches!(r, Err(RunError::Interrupted));
+        self.kernels.push(ks);
+        self.raw.push(raw);
+        r.map_err(|e| match e {
+            RunError::Source(s) => s,
+            RunError::Stuck(d) => SourceError::new(format!("kernel `{}`: {d}", info.name)),
+            RunError::Interrupted => SourceError::new(format!("kernel `{}`: interrupted", info.name)),
+        })
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}

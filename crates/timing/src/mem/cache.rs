@@ -1,0 +1,442 @@
+//! A generic set-associative tag store with sector valid/dirty bits, line reservation at miss
+//! time, and pluggable replacement (spec 000 §8.1 item 3), plus an MSHR table with merging. The
+//! L1D, constant cache, L1I and L2 slices are all built from these two parts; the owner decides
+//! what to do on a miss (see `l1.rs`, `l2.rs`).
+
+use super::replacement::{Policy, Replacement};
+use crate::config::CacheConfig;
+
+/// Write handling of a cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WritePolicy {
+    /// Update the line on a hit, send the write on, never allocate.
+    WriteThrough,
+    /// Invalidate the line on a hit, send the write on, never allocate (GPGPU-Sim 3.x L1D global).
+    WriteEvict,
+    /// Keep writes in the cache (allocate on a write miss without fetching, dirty sectors
+    /// written back on eviction).
+    WriteBack,
+}
+
+impl WritePolicy {
+    /// Parses a config name.
+    pub fn parse(s: &str) -> Option<WritePolicy> {
+        Some(match s {
+            "write_through" => WritePolicy::WriteThrough,
+            "write_evict" => WritePolicy::WriteEvict,
+            "write_back" => WritePolicy::WriteBack,
+            _ => return None,
+        })
+    }
+}
+
+/// Result of a tag lookup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup {
+    /// Present with every requested sector valid.
+    Hit(usize),
+    /// Allocated and waiting for its fill (reserved).
+    Pending(usize),
+    /// Present, but some requested sectors are not valid.
+    SectorMiss(usize),
+    /// Absent.
+    Miss,
+}
+
+/// A line pushed out by an allocation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Evicted {
+    /// Its line address.
+    pub line: u64,
+    /// Dirty sectors (to be written back).
+    pub dirty: u8,
+    /// Whether it was hit after its fill.
+    pub reused: bool,
+}
+
+const INVALID: u64 = u64::MAX;
+const F_RESERVED: u8 = 1;
+const F_REUSED: u8 = 2;
+
+/// The tag store.
+pub struct Cache {
+    sets: usize,
+    ways: usize,
+    line_shift: u32,
+    sector_shift: u32,
+    set_bits: u32,
+    hashed: bool,
+    tags: Vec<u64>,
+    valid: Vec<u8>,
+    dirty: Vec<u8>,
+    flags: Vec<u8>,
+    repl: Policy,
+}
+
+impl Cache {
+    /// A cache of the configured geometry (the config has been validated).
+    pub fn new(c: &CacheConfig) -> Self {
+        let n = (c.sets * c.ways) as usize;
+        Self {
+            sets: c.sets as usize,
+            ways: c.ways as usize,
+            line_shift: c.line_bytes.trailing_zeros(),
+            sector_shift: c.sector_bytes.trailing_zeros(),
+            set_bits: c.sets.next_power_of_two().trailing_zeros(),
+            hashed: c.index == "hashed",
+            tags: vec![INVALID; n],
+            valid: vec![0; n],
+            dirty: vec![0; n],
+            flags: vec![0; n],
+            repl: Policy::new(&c.replacement, c.sets as usize, c.ways as usize)
+                .expect("validated replacement"),
+        }
+    }
+
+    /// Line address of a byte address.
+    #[inline]
+    pub fn line_of(&self, addr: u64) -> u64 {
+        addr >> self.line_shift
+    }
+
+    /// Line size in bytes.
+    pub fn line_bytes(&self) -> u64 {
+        1 << self.line_shift
+    }
+
+    /// Mask of every sector of a line.
+    pub fn full_mask(&self) -> u8 {
+        let n = 1u32 << (self.line_shift - self.sector_shift);
+        ((1u32 << n) - 1) as u8
+    }
+
+    /// Sectors of the line covered by `[addr, addr + bytes)` (clipped to the line).
+    pub fn sectors_of(&self, addr: u64, bytes: u32) -> u8 {
+        let off = addr & ((1 << self.line_shift) - 1);
+        let first = off >> self.sector_shift;
+        let end = (off + bytes.max(1) as u64 - 1).min((1 << self.line_shift) - 1);
+        let last = end >> self.sector_shift;
+        let mut m = 0u8;
+        for s in first..=last {
+            m |= 1 << s;
+        }
+        m
+    }
+
+    /// The set of a line address.
+    #[inline]
+    pub fn set_of(&self, line: u64) -> usize {
+        if self.hashed {
+            let b = self.set_bits;
+            let h = line ^ (line >> b) ^ (line >> (2 * b));
+            (h & (self.sets as u64 - 1)) as usize
+        } else {
+            (line % self.sets as u64) as usize
+        }
+    }
+
+    /// Looks `line` up for `sectors` without changing state.
+    #[inline]
+    pub fn lookup(&self, line: u64, sectors: u8) -> Lookup {
+        let set = self.set_of(line);
+        let base = set * self.ways;
+        for w in 0..self.ways {
+            if self.tags[base + w] == line {
+                let i = base + w;
+                if self.flags[i] & F_RESERVED != 0 && self.valid[i] & sectors != sectors {
+                    return Lookup::Pending(w);
+                }
+                if self.valid[i] & sectors == sectors {
+                    return Lookup::Hit(w);
+                }
+                return Lookup::SectorMiss(w);
+            }
+        }
+        Lookup::Miss
+    }
+
+    /// Records a hit on (`line`'s set, `way`) for replacement and reuse tracking.
+    #[inline]
+    pub fn touch(&mut self, line: u64, way: usize) {
+        let set = self.set_of(line);
+        self.flags[set * self.ways + way] |= F_REUSED;
+        self.repl.on_hit(set, way);
+    }
+
+    /// Whether a way of `line`'s set can be allocated (some way is not reserved).
+    pub fn can_allocate(&self, line: u64) -> bool {
+        let base = self.set_of(line) * self.ways;
+        (0..self.ways).any(|w| self.flags[base + w] & F_RESERVED == 0)
+    }
+
+    /// Allocates a way for `line` (invalid ways first, then the policy's victim among
+    /// non-reserved ways), optionally reserving it for a pending fill. Returns the way and the
+    /// evicted line, or `None` when every way is reserved (a reservation failure).
+    pub fn allocate(&mut self, line: u64, reserve: bool) -> Option<(usize, Option<Evicted>)> {
+        let set = self.set_of(line);
+        let base = set * self.ways;
+        let mut cand = 0u64;
+        let mut free = None;
+        for w in 0..self.ways {
+            let i = base + w;
+            if self.tags[i] == INVALID {
+                free = Some(w);
+                break;
+            }
+            if self.flags[i] & F_RESERVED == 0 {
+                cand |= 1 << w;
+            }
+        }
+        let (way, ev) = match free {
+            Some(w) => (w, None),
+            None => {
+                if cand == 0 {
+                    return None;
+                }
+                let w = self.repl.victim(set, cand);
+                let i = base + w;
+                let ev = Evicted {
+                    line: self.tags[i],
+                    dirty: self.dirty[i],
+                    reused: self.flags[i] & F_REUSED != 0,
+                };
+                (w, Some(ev))
+            }
+        };
+        let i = base + way;
+        self.tags[i] = line;
+        self.valid[i] = 0;
+        self.dirty[i] = 0;
+        self.flags[i] = if reserve { F_RESERVED } else { 0 };
+        self.repl.on_fill(set, way);
+        Some((way, ev))
+    }
+
+    /// Marks `line` (already allocated) as reserved for a pending fill.
+    pub fn reserve(&mut self, line: u64, way: usize) {
+        let i = self.set_of(line) * self.ways + way;
+        self.flags[i] |= F_RESERVED;
+    }
+
+    /// The fill of `line` arrived with `sectors`: valid, no longer reserved. Returns false if the
+    /// line is no longer allocated.
+    pub fn fill(&mut self, line: u64, sectors: u8) -> bool {
+        let base = self.set_of(line) * self.ways;
+        for w in 0..self.ways {
+            let i = base + w;
+            if self.tags[i] == line {
+                self.valid[i] |= sectors;
+                self.flags[i] &= !F_RESERVED;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Writes `sectors` of a present line (valid, and dirty if `dirty`).
+    pub fn write(&mut self, line: u64, way: usize, sectors: u8, dirty: bool) {
+        let i = self.set_of(line) * self.ways + way;
+        self.valid[i] |= sectors;
+        if dirty {
+            self.dirty[i] |= sectors;
+        }
+    }
+
+    /// Invalidates `line` if present and not reserved.
+    pub fn invalidate(&mut self, line: u64) {
+        let base = self.set_of(line) * self.ways;
+        for w in 0..self.ways {
+            let i = base + w;
+            if self.tags[i] == line && self.flags[i] & F_RESERVED == 0 {
+                self.tags[i] = INVALID;
+                self.valid[i] = 0;
+                self.dirty[i] = 0;
+                self.flags[i] = 0;
+            }
+        }
+    }
+
+    /// Invalidates every line that is not reserved (kernel-boundary L1 flush).
+    pub fn invalidate_all(&mut self) {
+        for i in 0..self.tags.len() {
+            if self.flags[i] & F_RESERVED == 0 {
+                self.tags[i] = INVALID;
+                self.valid[i] = 0;
+                self.dirty[i] = 0;
+                self.flags[i] = 0;
+            }
+        }
+    }
+}
+
+/// Miss-status holding registers: outstanding line misses with the requests merged into each.
+/// Waiters live in one flat preallocated array (`entries x merge`).
+pub struct Mshr<T: Copy> {
+    lines: Vec<u64>,
+    counts: Vec<u8>,
+    waiters: Vec<T>,
+    merge: usize,
+    used: usize,
+}
+
+impl<T: Copy + Default> Mshr<T> {
+    /// `entries` entries of up to `merge` waiters each.
+    pub fn new(entries: usize, merge: usize) -> Self {
+        Self {
+            lines: vec![INVALID; entries],
+            counts: vec![0; entries],
+            waiters: vec![T::default(); entries * merge],
+            merge: merge.min(255),
+            used: 0,
+        }
+    }
+
+    /// The entry tracking `line`.
+    #[inline]
+    pub fn find(&self, line: u64) -> Option<usize> {
+        if self.used == 0 {
+            return None;
+        }
+        self.lines.iter().position(|&l| l == line)
+    }
+
+    /// Whether a new entry can be allocated.
+    pub fn has_free(&self) -> bool {
+        self.used < self.lines.len()
+    }
+
+    /// Whether entry `e` can take another waiter.
+    pub fn can_merge(&self, e: usize) -> bool {
+        (self.counts[e] as usize) < self.merge
+    }
+
+    /// Outstanding entries.
+    pub fn used(&self) -> usize {
+        self.used
+    }
+
+    /// Opens an entry for `line` with its first waiter (caller checked `has_free`).
+    pub fn open(&mut self, line: u64, w: T) -> usize {
+        let e = self.lines.iter().position(|&l| l == INVALID).expect("free MSHR");
+        self.lines[e] = line;
+        self.counts[e] = 1;
+        self.waiters[e * self.merge] = w;
+        self.used += 1;
+        e
+    }
+
+    /// Adds a waiter to entry `e` (caller checked `can_merge`).
+    pub fn merge(&mut self, e: usize, w: T) {
+        let n = self.counts[e] as usize;
+        self.waiters[e * self.merge + n] = w;
+        self.counts[e] += 1;
+    }
+
+    /// Closes the entry of `line`, calling `f` on each waiter in arrival order.
+    pub fn close(&mut self, line: u64, mut f: impl FnMut(T)) -> bool {
+        let Some(e) = self.find(line) else { return false };
+        for i in 0..self.counts[e] as usize {
+            f(self.waiters[e * self.merge + i]);
+        }
+        self.lines[e] = INVALID;
+        self.counts[e] = 0;
+        self.used -= 1;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(sets: u32, ways: u32) -> CacheConfig {
+        let mut c = crate::GpuConfig::preset("gtx480").unwrap().l1d;
+        c.sets = sets;
+        c.ways = ways;
+        c.index = "linear".into();
+        c
+    }
+
+    #[test]
+    fn hit_after_fill_and_lru_eviction() {
+        let mut c = Cache::new(&cfg(2, 2));
+        let full = c.full_mask();
+        assert_eq!(full, 0b1111);
+        for line in [0u64, 2, 4] {
+            assert_eq!(c.lookup(line, full), Lookup::Miss);
+            let (_, ev) = c.allocate(line, true).unwrap();
+            assert_eq!(c.lookup(line, full), Lookup::Pending(c_way(&c, line)));
+            c.fill(line, full);
+            if line == 4 {
+                assert_eq!(ev.unwrap().line, 0, "LRU victim of set 0");
+            } else {
+                assert!(ev.is_none());
+            }
+        }
+        assert!(matches!(c.lookup(2, full), Lookup::Hit(_)));
+        assert_eq!(c.lookup(0, full), Lookup::Miss);
+    }
+
+    fn c_way(c: &Cache, line: u64) -> usize {
+        match c.lookup(line, 0xff) {
+            Lookup::Pending(w) | Lookup::Hit(w) | Lookup::SectorMiss(w) => w,
+            Lookup::Miss => usize::MAX,
+        }
+    }
+
+    #[test]
+    fn reserved_lines_are_never_victims() {
+        let mut c = Cache::new(&cfg(1, 2));
+        c.allocate(10, true).unwrap();
+        c.allocate(11, true).unwrap();
+        assert!(!c.can_allocate(12));
+        assert!(c.allocate(12, true).is_none(), "reservation failure");
+        c.fill(10, 0b1111);
+        let (_, ev) = c.allocate(12, false).unwrap();
+        assert_eq!(ev.unwrap().line, 10);
+    }
+
+    #[test]
+    fn sectors_and_dirty_writeback() {
+        let mut c = Cache::new(&cfg(4, 1));
+        assert_eq!(c.sectors_of(0x1020, 4), 0b0010);
+        assert_eq!(c.sectors_of(0x1000, 128), 0b1111);
+        assert_eq!(c.sectors_of(0x107c, 8), 0b1000, "clipped to the line");
+        let l = c.line_of(0x1000);
+        let (w, _) = c.allocate(l, false).unwrap();
+        c.write(l, w, 0b0010, true);
+        assert_eq!(c.lookup(l, 0b0010), Lookup::Hit(w));
+        assert_eq!(c.lookup(l, 0b0011), Lookup::SectorMiss(w));
+        let (_, ev) = c.allocate(l + 4, false).unwrap();
+        assert_eq!(ev.unwrap().dirty, 0b0010);
+    }
+
+    #[test]
+    fn hashed_index_spreads_strided_lines() {
+        let mut hc = cfg(32, 4);
+        hc.index = "hashed".into();
+        let h = Cache::new(&hc);
+        let l = Cache::new(&cfg(32, 4));
+        // Lines 32 apart all map to set 0 linearly but spread under the hash.
+        let lin: std::collections::BTreeSet<usize> = (0..32).map(|i| l.set_of(i * 32)).collect();
+        let hsh: std::collections::BTreeSet<usize> = (0..32).map(|i| h.set_of(i * 32)).collect();
+        assert_eq!(lin.len(), 1);
+        assert!(hsh.len() >= 16, "{}", hsh.len());
+    }
+
+    #[test]
+    fn mshr_merges_and_bounds() {
+        let mut m: Mshr<u32> = Mshr::new(2, 2);
+        let e = m.open(7, 1);
+        assert!(m.can_merge(e));
+        m.merge(e, 2);
+        assert!(!m.can_merge(e));
+        m.open(8, 3);
+        assert!(!m.has_free());
+        let mut got = vec![];
+        assert!(m.close(7, |w| got.push(w)));
+        assert_eq!(got, vec![1, 2]);
+        assert!(m.has_free());
+        assert!(m.find(7).is_none());
+    }
+}

@@ -1,0 +1,373 @@
+//! An SM-side cache unit (L1D or constant cache): tag store + MSHRs + miss queue + insertion
+//! (bypass) policy (spec 000 §8.1 item 3). One access per call; the caller (LD/ST unit) retries a
+//! refused access next cycle (a reservation-failure stall).
+//!
+//! Decisions: a read miss that allocates fetches the whole line; a bypassed read fetches only the
+//! span of its sectors and does not merge with other misses; a read that finds its line pending
+//! merges into the MSHR entry (counted as a miss); atomics always go to the L2 (the L1 copy, if
+//! any, is invalidated) and return to their waiter directly.
+
+use super::cache::{Cache, Lookup, Mshr, WritePolicy};
+use super::coalesce::Txn;
+use super::insertion::{Insertion, MissInfo, Policy};
+use super::req::{MemReq, ReqKind, ReqSrc};
+use crate::config::CacheConfig;
+use crate::dram::addrmap::AddrMap;
+use crate::stats::CacheStats;
+use std::collections::VecDeque;
+
+/// Kind of an access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessKind {
+    /// Load.
+    Load,
+    /// Store.
+    Store,
+    /// Atomic.
+    Atomic,
+}
+
+/// Outcome of an access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Data present: the waiter completes after the hit latency (stores: done).
+    Hit,
+    /// Sent on or merged: the waiter completes when the reply arrives (stores: done).
+    Miss,
+    /// Refused (no MSHR, merge slot, miss-queue slot or free way): retry later.
+    Fail,
+}
+
+/// The unit.
+pub struct L1 {
+    /// Tags.
+    pub cache: Cache,
+    mshr: Mshr<u32>,
+    /// Requests waiting for the interconnect.
+    pub miss_queue: VecDeque<MemReq>,
+    mq_cap: usize,
+    insertion: Policy,
+    write: WritePolicy,
+    src: ReqSrc,
+    sector_bytes: u64,
+    /// Hit latency, core cycles.
+    pub latency: u32,
+    /// Counters.
+    pub stats: CacheStats,
+}
+
+impl L1 {
+    /// A unit as configured, returning replies tagged `src`.
+    pub fn new(c: &CacheConfig, src: ReqSrc) -> Self {
+        Self {
+            cache: Cache::new(c),
+            mshr: Mshr::new(c.mshr_entries as usize, c.mshr_merge as usize),
+            miss_queue: VecDeque::with_capacity(c.miss_queue as usize),
+            mq_cap: c.miss_queue as usize,
+            insertion: Policy::new(&c.insertion).expect("validated insertion"),
+            write: WritePolicy::parse(&c.write_policy).expect("validated write policy"),
+            src,
+            sector_bytes: c.sector_bytes as u64,
+            latency: c.latency,
+            stats: CacheStats::default(),
+        }
+    }
+
+    fn mq_free(&self) -> usize {
+        self.mq_cap - self.miss_queue.len()
+    }
+
+    /// Whether misses are outstanding or queued.
+    pub fn busy(&self) -> bool {
+        self.mshr.used() > 0 || !self.miss_queue.is_empty()
+    }
+
+    fn req(&self, addr: u64, bytes: u32, kind: ReqKind, sm: u16, map: &AddrMap) -> MemReq {
+        MemReq {
+            addr,
+            bytes,
+            kind,
+            src: self.src,
+            bypass: false,
+            sm,
+            slice: map.slice(addr) as u16,
+            id: 0,
+        }
+    }
+
+    fn span(&self, t: &Txn) -> (u64, u32) {
+        let first = t.sectors.trailing_zeros() as u64;
+        let last = 7 - t.sectors.leading_zeros() as u64;
+        (
+            t.line_addr + first * self.sector_bytes,
+            ((last - first + 1) * self.sector_bytes) as u32,
+        )
+    }
+
+    /// One access for transaction `t` on behalf of `waiter` (a load tracker).
+    #[allow(clippy::too_many_arguments)]
+    pub fn access(
+        &mut self,
+        t: &Txn,
+        kind: AccessKind,
+        waiter: u32,
+        pc: u64,
+        warp: u32,
+        sm: u16,
+        map: &AddrMap,
+    ) -> Outcome {
+        let line = self.cache.line_of(t.line_addr);
+        match kind {
+            AccessKind::Load => self.load(t, line, waiter, pc, warp, sm, map),
+            AccessKind::Store => self.store(t, line, sm, map),
+            AccessKind::Atomic => {
+                if self.mq_free() == 0 {
+                    self.stats.reservation_fails += 1;
+                    return Outcome::Fail;
+                }
+                self.cache.invalidate(line);
+                let (a, b) = self.span(t);
+                let mut r = self.req(a, b, ReqKind::Atomic, sm, map);
+                r.bypass = true;
+                r.id = waiter;
+                self.miss_queue.push_back(r);
+                self.stats.accesses += 1;
+                self.stats.misses += 1;
+                Outcome::Miss
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn load(
+        &mut self,
+        t: &Txn,
+        line: u64,
+        waiter: u32,
+        pc: u64,
+        warp: u32,
+        sm: u16,
+        map: &AddrMap,
+    ) -> Outcome {
+        let la = line * self.cache.line_bytes();
+        match self.cache.lookup(line, t.sectors) {
+            Lookup::Hit(w) => {
+                self.cache.touch(line, w);
+                self.stats.accesses += 1;
+                self.stats.hits += 1;
+                Outcome::Hit
+            }
+            Lookup::Pending(_) => match self.mshr.find(line) {
+                Some(e) if self.mshr.can_merge(e) => {
+                    self.mshr.merge(e, waiter);
+                    self.stats.accesses += 1;
+                    self.stats.misses += 1;
+                    self.stats.merged += 1;
+                    Outcome::Miss
+                }
+                _ => {
+                    self.stats.reservation_fails += 1;
+                    Outcome::Fail
+                }
+            },
+            look @ (Lookup::SectorMiss(_) | Lookup::Miss) => {
+                let info = MissInfo { pc, line, warp };
+                if self.insertion.bypass(&info) {
+                    if self.mq_free() == 0 {
+                        self.stats.reservation_fails += 1;
+                        return Outcome::Fail;
+                    }
+                    let (a, b) = self.span(t);
+                    let mut r = self.req(a, b, ReqKind::Read, sm, map);
+                    r.bypass = true;
+                    r.id = waiter;
+                    self.miss_queue.push_back(r);
+                    self.stats.accesses += 1;
+                    self.stats.misses += 1;
+                    self.stats.bypassed += 1;
+                    return Outcome::Miss;
+                }
+                let need_mq = if self.write == WritePolicy::WriteBack { 2 } else { 1 };
+                let ok = self.mshr.has_free()
+                    && self.mq_free() >= need_mq
+                    && (matches!(look, Lookup::SectorMiss(_)) || self.cache.can_allocate(line));
+                if !ok {
+                    self.stats.reservation_fails += 1;
+                    return Outcome::Fail;
+                }
+                match look {
+                    Lookup::SectorMiss(w) => self.cache.reserve(line, w),
+                    _ => {
+                        let (_, ev) = self.cache.allocate(line, true).expect("checked");
+                        if let Some(ev) = ev {
+                            self.stats.evictions += 1;
+                            self.insertion.on_evict(ev.line, ev.reused);
+                            if ev.dirty != 0 {
+                                self.stats.writebacks += 1;
+                                let lb = self.cache.line_bytes();
+                                let r = self.req(ev.line * lb, lb as u32, ReqKind::Write, sm, map);
+                                self.miss_queue.push_back(r);
+                            }
+                        }
+                    }
+                }
+                self.mshr.open(line, waiter);
+                let r = self.req(la, self.cache.line_bytes() as u32, ReqKind::Read, sm, map);
+                self.miss_queue.push_back(r);
+                self.stats.accesses += 1;
+                self.stats.misses += 1;
+                Outcome::Miss
+            }
+        }
+    }
+
+    fn store(&mut self, t: &Txn, line: u64, sm: u16, map: &AddrMap) -> Outcome {
+        let look = self.cache.lookup(line, t.sectors);
+        let hit = matches!(look, Lookup::Hit(_));
+        if self.write == WritePolicy::WriteBack {
+            match look {
+                Lookup::Hit(w) | Lookup::SectorMiss(w) | Lookup::Pending(w) => {
+                    self.cache.write(line, w, t.sectors, true);
+                }
+                Lookup::Miss => {
+                    if self.mq_free() == 0 || !self.cache.can_allocate(line) {
+                        self.stats.reservation_fails += 1;
+                        return Outcome::Fail;
+                    }
+                    let (w, ev) = self.cache.allocate(line, false).expect("checked");
+                    if let Some(ev) = ev {
+                        self.stats.evictions += 1;
+                        if ev.dirty != 0 {
+                            self.stats.writebacks += 1;
+                            let lb = self.cache.line_bytes();
+                            let r = self.req(ev.line * lb, lb as u32, ReqKind::Write, sm, map);
+                            self.miss_queue.push_back(r);
+                        }
+                    }
+                    self.cache.write(line, w, t.sectors, true);
+                }
+            }
+        } else {
+            if self.mq_free() == 0 {
+                self.stats.reservation_fails += 1;
+                return Outcome::Fail;
+            }
+            match (self.write, look) {
+                (WritePolicy::WriteThrough, Lookup::Hit(w) | Lookup::SectorMiss(w)) => {
+                    self.cache.write(line, w, t.sectors, false)
+                }
+                (WritePolicy::WriteEvict, Lookup::Hit(_) | Lookup::SectorMiss(_)) => {
+                    self.cache.invalidate(line)
+                }
+                _ => {}
+            }
+            let (a, b) = self.span(t);
+            let r = self.req(a, b, ReqKind::Write, sm, map);
+            self.miss_queue.push_back(r);
+        }
+        self.stats.accesses += 1;
+        self.stats.writes += 1;
+        if hit {
+            self.stats.hits += 1;
+            Outcome::Hit
+        } else {
+            self.stats.misses += 1;
+            Outcome::Miss
+        }
+    }
+
+    /// A reply arrived: fills the line (unless bypassed) and calls `wake` for every waiter.
+    pub fn fill(&mut self, r: &MemReq, mut wake: impl FnMut(u32)) {
+        if r.bypass {
+            wake(r.id);
+            return;
+        }
+        let line = self.cache.line_of(r.addr);
+        let full = self.cache.full_mask();
+        self.cache.fill(line, full);
+        self.mshr.close(line, wake);
+    }
+
+    /// Kernel boundary: invalidates every line not awaiting a fill.
+    pub fn flush(&mut self) {
+        self.cache.invalidate_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (L1, AddrMap) {
+        let g = crate::GpuConfig::preset("gtx480").unwrap();
+        (L1::new(&g.l1d, ReqSrc::L1d), AddrMap::new(&g.dram, 1).unwrap())
+    }
+
+    fn txn(a: u64) -> Txn {
+        Txn { line_addr: a, sectors: 0b1111, lanes: !0 }
+    }
+
+    #[test]
+    fn miss_merge_fill_hit() {
+        let (mut l1, m) = setup();
+        assert_eq!(l1.access(&txn(0x1000), AccessKind::Load, 1, 0, 0, 0, &m), Outcome::Miss);
+        assert_eq!(l1.access(&txn(0x1000), AccessKind::Load, 2, 0, 0, 0, &m), Outcome::Miss);
+        assert_eq!(l1.miss_queue.len(), 1, "merged, one request");
+        assert_eq!(l1.stats.merged, 1);
+        let r = l1.miss_queue.pop_front().unwrap();
+        assert_eq!((r.addr, r.bytes, r.kind), (0x1000, 128, ReqKind::Read));
+        let mut woke = vec![];
+        l1.fill(&MemReq { kind: ReqKind::Reply, ..r }, |w| woke.push(w));
+        assert_eq!(woke, vec![1, 2]);
+        assert_eq!(l1.access(&txn(0x1000), AccessKind::Load, 3, 0, 0, 0, &m), Outcome::Hit);
+        assert_eq!((l1.stats.accesses, l1.stats.hits, l1.stats.misses), (3, 1, 2));
+    }
+
+    #[test]
+    fn mshr_and_miss_queue_limits_cause_reservation_failures() {
+        let (mut l1, m) = setup();
+        // Miss queue holds 8: the ninth distinct miss fails until the queue drains.
+        for i in 0..8 {
+            assert_eq!(l1.access(&txn(i * 4096), AccessKind::Load, 0, 0, 0, 0, &m), Outcome::Miss);
+        }
+        assert_eq!(l1.access(&txn(9 * 4096), AccessKind::Load, 0, 0, 0, 0, &m), Outcome::Fail);
+        assert_eq!(l1.stats.reservation_fails, 1);
+        l1.miss_queue.clear();
+        // Merge limit 8 per entry.
+        for w in 0..8 {
+            assert_eq!(l1.access(&txn(1 << 20), AccessKind::Load, w, 0, 0, 0, &m), Outcome::Miss);
+        }
+        assert_eq!(l1.access(&txn(1 << 20), AccessKind::Load, 9, 0, 0, 0, &m), Outcome::Fail);
+    }
+
+    #[test]
+    fn write_evict_invalidates_and_writes_through() {
+        let (mut l1, m) = setup();
+        l1.access(&txn(0x2000), AccessKind::Load, 0, 0, 0, 0, &m);
+        let r = l1.miss_queue.pop_front().unwrap();
+        l1.fill(&r, |_| {});
+        let st = Txn { line_addr: 0x2000, sectors: 0b0001, lanes: 1 };
+        assert_eq!(l1.access(&st, AccessKind::Store, 0, 0, 0, 0, &m), Outcome::Hit);
+        let w = l1.miss_queue.pop_front().unwrap();
+        assert_eq!((w.kind, w.addr, w.bytes), (ReqKind::Write, 0x2000, 32));
+        assert_eq!(l1.access(&txn(0x2000), AccessKind::Load, 0, 0, 0, 0, &m), Outcome::Miss);
+    }
+
+    #[test]
+    fn bypass_sends_only_the_sectors() {
+        let g = crate::GpuConfig::preset("gtx480").unwrap();
+        let mut c = g.l1d.clone();
+        c.insertion = "bypass_all".into();
+        let mut l1 = L1::new(&c, ReqSrc::L1d);
+        let m = AddrMap::new(&g.dram, 1).unwrap();
+        let t = Txn { line_addr: 0x3000, sectors: 0b0110, lanes: 3 };
+        assert_eq!(l1.access(&t, AccessKind::Load, 7, 0, 0, 0, &m), Outcome::Miss);
+        let r = l1.miss_queue.pop_front().unwrap();
+        assert!(r.bypass);
+        assert_eq!((r.addr, r.bytes, r.id), (0x3020, 64, 7));
+        let mut woke = vec![];
+        l1.fill(&r, |w| woke.push(w));
+        assert_eq!(woke, vec![7]);
+        assert_eq!(l1.access(&t, AccessKind::Load, 7, 0, 0, 0, &m), Outcome::Miss, "not allocated");
+    }
+}

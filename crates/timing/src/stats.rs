@@ -1,0 +1,380 @@
+//! Statistics: plain counter structs owned by the components (`#[derive(Default, Serialize)]`),
+//! summed and differenced by the framework, and the derived per-kernel report
+//! ([`KernelStats`]) with the JSON keys of the issue (spec 000 §8.2 metric definitions).
+
+use serde::Serialize;
+
+/// Declares a struct of `u64` counters with `add` and `sub` (for per-kernel differences).
+macro_rules! counters {
+    ($(#[$m:meta])* $name:ident { $($(#[$fm:meta])* $f:ident),* $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+        pub struct $name { $( $(#[$fm])* pub $f: u64, )* }
+        impl $name {
+            /// Adds `o` field by field.
+            pub fn add(&mut self, o: &Self) { $( self.$f += o.$f; )* }
+            /// `self - o` field by field (saturating).
+            pub fn sub(&self, o: &Self) -> Self { Self { $( $f: self.$f.saturating_sub(o.$f), )* } }
+        }
+    };
+}
+pub(crate) use counters;
+
+counters! {
+    /// Counters of one cache (L1D, constant cache, L1I, or an L2 slice).
+    CacheStats {
+        /// Accesses that completed (reads, writes, atomics; retries after reservation failures
+        /// are not counted again).
+        accesses,
+        /// Accesses that found their data.
+        hits,
+        /// Accesses that did not: new misses, merges into a pending miss, bypassed misses.
+        misses,
+        /// Misses merged into an outstanding MSHR entry.
+        merged,
+        /// Read misses sent on without allocating (bypass path).
+        bypassed,
+        /// Accesses refused for lack of an MSHR, merge slot, miss-queue slot or free way.
+        reservation_fails,
+        /// Write accesses (included in `accesses`).
+        writes,
+        /// Lines evicted.
+        evictions,
+        /// Dirty lines written back.
+        writebacks,
+    }
+}
+
+counters! {
+    /// Issue-stall cycles per reason, counted per scheduler per core cycle in which it issued
+    /// nothing. Each such cycle has exactly one reason: the one of the warp closest to issuing.
+    StallStats {
+        /// No live warp assigned to the scheduler.
+        idle,
+        /// Instruction buffer empty or instruction still decoding (fetch / I-cache).
+        fetch,
+        /// Waiting for a branch to resolve.
+        control,
+        /// Waiting at a barrier.
+        sync,
+        /// Scoreboard: a source or destination register awaits an ALU result.
+        data_hazard,
+        /// Scoreboard: a register awaits a memory load.
+        mem_data,
+        /// No free operand collector / execution unit for an ALU instruction.
+        structural,
+        /// LD/ST path busy (memory collectors full, unit busy, MSHR or miss-queue stalls).
+        ldst,
+    }
+}
+
+counters! {
+    /// Counters of one SM's pipeline.
+    CoreStats {
+        /// Warp instructions issued.
+        warp_insts,
+        /// Thread instructions issued (active lanes).
+        thread_insts,
+        /// Sum over core cycles of resident warps (for occupancy).
+        warp_cycles,
+        /// Core cycles in which the SM held at least one CTA.
+        active_cycles,
+        /// CTAs completed.
+        ctas,
+        /// Shared-memory accesses (warp instructions).
+        shared_accesses,
+        /// Extra cycles of shared-memory bank conflicts (degree - 1 per access).
+        shared_conflict_cycles,
+        /// Register-file bank-conflict cycles in the operand collector.
+        bank_conflicts,
+    }
+}
+
+counters! {
+    /// Counters of the interconnect, per direction.
+    IcntStats {
+        /// Packets from SMs to L2 slices.
+        req_packets,
+        /// Bytes from SMs to L2 slices (headers included).
+        l1_to_l2_bytes,
+        /// Flits from SMs to L2 slices.
+        req_flits,
+        /// Packets from L2 slices to SMs.
+        reply_packets,
+        /// Bytes from L2 slices to SMs.
+        l2_to_l1_bytes,
+        /// Flits from L2 slices to SMs.
+        reply_flits,
+    }
+}
+
+counters! {
+    /// Counters of one DRAM channel.
+    DramStats {
+        /// Read requests completed.
+        reads,
+        /// Write requests completed.
+        writes,
+        /// Requests whose first column access found their row open.
+        row_hits,
+        /// Requests that needed an activate.
+        row_misses,
+        /// Activate commands.
+        activates,
+        /// Precharge commands.
+        precharges,
+        /// DRAM cycles the data bus carried data.
+        busy_cycles,
+        /// DRAM cycles simulated.
+        cycles,
+        /// Bytes moved over the data bus.
+        bytes,
+    }
+}
+
+/// Cache figures of the report.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct CacheReport {
+    /// Accesses.
+    pub accesses: u64,
+    /// Hits.
+    pub hits: u64,
+    /// Misses (including merged and bypassed).
+    pub misses: u64,
+    /// hits / accesses (0 when there were none).
+    pub hit_rate: f64,
+    /// Misses per 1000 thread instructions (GPGPU-Sim convention, spec 000 §8.2).
+    pub mpki: f64,
+    /// Reservation failures (retried accesses).
+    pub reservation_fails: u64,
+    /// Bypassed read misses.
+    pub bypassed: u64,
+}
+
+impl CacheReport {
+    fn new(c: &CacheStats, thread_insts: u64) -> Self {
+        Self {
+            accesses: c.accesses,
+            hits: c.hits,
+            misses: c.misses,
+            hit_rate: ratio(c.hits, c.accesses),
+            mpki: ratio(c.misses * 1000, thread_insts),
+            reservation_fails: c.reservation_fails,
+            bypassed: c.bypassed,
+        }
+    }
+}
+
+/// DRAM figures of the report.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct DramReport {
+    /// Read requests.
+    pub reads: u64,
+    /// Write requests.
+    pub writes: u64,
+    /// Row-buffer hits / requests.
+    pub row_hit_rate: f64,
+    /// Data-bus busy cycles / DRAM cycles, averaged over channels (1.0 = peak bandwidth).
+    pub bandwidth_utilization: f64,
+    /// Bytes moved.
+    pub bytes: u64,
+}
+
+/// Interconnect figures of the report.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct IcntReport {
+    /// Bytes from L1s to L2 (requests, write data, headers).
+    pub l1_to_l2_bytes: u64,
+    /// Bytes from L2 to L1s (read data, headers).
+    pub l2_to_l1_bytes: u64,
+    /// Flits from L1s to L2.
+    pub l1_to_l2_flits: u64,
+    /// Flits from L2 to L1s.
+    pub l2_to_l1_flits: u64,
+}
+
+/// Raw counters of the whole GPU at one moment (sums over components).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    /// Core cycles.
+    pub cycles: u64,
+    /// SM pipelines.
+    pub core: CoreStats,
+    /// Issue stalls.
+    pub stalls: StallStats,
+    /// L1 data caches.
+    pub l1d: CacheStats,
+    /// L1 instruction caches.
+    pub l1i: CacheStats,
+    /// Constant caches.
+    pub const_cache: CacheStats,
+    /// L2 slices.
+    pub l2: CacheStats,
+    /// Interconnect.
+    pub icnt: IcntStats,
+    /// DRAM channels.
+    pub dram: DramStats,
+}
+
+impl Totals {
+    /// `self - o`.
+    pub fn sub(&self, o: &Totals) -> Totals {
+        Totals {
+            cycles: self.cycles - o.cycles,
+            core: self.core.sub(&o.core),
+            stalls: self.stalls.sub(&o.stalls),
+            l1d: self.l1d.sub(&o.l1d),
+            l1i: self.l1i.sub(&o.l1i),
+            const_cache: self.const_cache.sub(&o.const_cache),
+            l2: self.l2.sub(&o.l2),
+            icnt: self.icnt.sub(&o.icnt),
+            dram: self.dram.sub(&o.dram),
+        }
+    }
+    /// `self + o` (cycles add too: kernels run one after another).
+    pub fn add(&mut self, o: &Totals) {
+        self.cycles += o.cycles;
+        self.core.add(&o.core);
+        self.stalls.add(&o.stalls);
+        self.l1d.add(&o.l1d);
+        self.l1i.add(&o.l1i);
+        self.const_cache.add(&o.const_cache);
+        self.l2.add(&o.l2);
+        self.icnt.add(&o.icnt);
+        self.dram.add(&o.dram);
+    }
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// Statistics of one kernel launch (or of the whole run), as written to JSON.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct KernelStats {
+    /// Kernel name (`total` for the sum).
+    pub kernel: String,
+    /// Grid, e.g. `(64,1,1)` (empty for the total).
+    pub grid: String,
+    /// Block, e.g. `(256,1,1)`.
+    pub block: String,
+    /// Core cycles.
+    pub cycles: u64,
+    /// Warp instructions issued.
+    pub warp_insts: u64,
+    /// Thread instructions issued.
+    pub thread_insts: u64,
+    /// Thread instructions per core cycle (whole GPU).
+    pub ipc: f64,
+    /// Average resident warps / (SMs x max warps per SM).
+    pub occupancy: f64,
+    /// L1 data caches.
+    pub l1d: CacheReport,
+    /// L2.
+    pub l2: CacheReport,
+    /// DRAM.
+    pub dram: DramReport,
+    /// Interconnect.
+    pub icnt: IcntReport,
+    /// Issue-stall cycles per reason (per scheduler).
+    pub stalls: StallStats,
+    /// Output check of the workload: `passed`, `failed` or `none`.
+    pub check: String,
+    /// Whether the simulation was interrupted before the kernel finished.
+    pub interrupted: bool,
+    /// Raw counters (every component), for tools that want more than the summary.
+    pub raw: Totals,
+}
+
+impl KernelStats {
+    /// Derives the report from raw counters.
+    pub fn from_totals(t: &Totals, num_sms: u32, max_warps: u32) -> Self {
+        let th = t.core.thread_insts;
+        let busy = t.dram.busy_cycles;
+        Self {
+            kernel: String::new(),
+            grid: String::new(),
+            block: String::new(),
+            cycles: t.cycles,
+            warp_insts: t.core.warp_insts,
+            thread_insts: th,
+            ipc: ratio(th, t.cycles),
+            occupancy: ratio(
+                t.core.warp_cycles,
+                t.cycles * num_sms as u64 * max_warps as u64,
+            ),
+            l1d: CacheReport::new(&t.l1d, th),
+            l2: CacheReport::new(&t.l2, th),
+            dram: DramReport {
+                reads: t.dram.reads,
+                writes: t.dram.writes,
+                row_hit_rate: ratio(t.dram.row_hits, t.dram.row_hits + t.dram.row_misses),
+                bandwidth_utilization: ratio(busy, t.dram.cycles),
+                bytes: t.dram.bytes,
+            },
+            icnt: IcntReport {
+                l1_to_l2_bytes: t.icnt.l1_to_l2_bytes,
+                l2_to_l1_bytes: t.icnt.l2_to_l1_bytes,
+                l1_to_l2_flits: t.icnt.req_flits,
+                l2_to_l1_flits: t.icnt.reply_flits,
+            },
+            stalls: t.stalls,
+            check: "none".into(),
+            interrupted: false,
+            raw: *t,
+        }
+    }
+
+    /// A readable multi-line summary.
+    pub fn summary(&self) -> String {
+        let s = &self.stalls;
+        format!(
+            "{kernel} {grid}x{block}\n  cycles {cyc}  warp insts {wi}  thread insts {ti}  IPC {ipc:.2}  occupancy {occ:.1}%\n  L1D  {l1a} acc  hit {l1h:.1}%  MPKI {l1m:.2}   L2 {l2a} acc  hit {l2h:.1}%  MPKI {l2m:.2}\n  DRAM {dr} rd {dw} wr  row hits {rh:.1}%  bandwidth {bw:.1}%   icnt {up} B up {down} B down\n  stalls: idle {} fetch {} control {} sync {} data {} mem-data {} structural {} ldst {}\n  check: {check}{int}",
+            s.idle,
+            s.fetch,
+            s.control,
+            s.sync,
+            s.data_hazard,
+            s.mem_data,
+            s.structural,
+            s.ldst,
+            kernel = self.kernel,
+            grid = self.grid,
+            block = self.block,
+            cyc = self.cycles,
+            wi = self.warp_insts,
+            ti = self.thread_insts,
+            ipc = self.ipc,
+            occ = self.occupancy * 100.0,
+            l1a = self.l1d.accesses,
+            l1h = self.l1d.hit_rate * 100.0,
+            l1m = self.l1d.mpki,
+            l2a = self.l2.accesses,
+            l2h = self.l2.hit_rate * 100.0,
+            l2m = self.l2.mpki,
+            dr = self.dram.reads,
+            dw = self.dram.writes,
+            rh = self.dram.row_hit_rate * 100.0,
+            bw = self.dram.bandwidth_utilization * 100.0,
+            up = self.icnt.l1_to_l2_bytes,
+            down = self.icnt.l2_to_l1_bytes,
+            check = self.check,
+            int = if self.interrupted { " (interrupted)" } else { "" },
+        )
+    }
+}
+
+/// Statistics of a whole run: every kernel and the total.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct RunStats {
+    /// Configuration name.
+    pub config: String,
+    /// Per launch, in order.
+    pub kernels: Vec<KernelStats>,
+    /// Sum over launches.
+    pub total: KernelStats,
+}
