@@ -9,6 +9,7 @@
 
 pub mod approx;
 pub mod cvt;
+pub mod half;
 pub mod ieee;
 pub mod round;
 

@@ -218,6 +218,39 @@ proptest! {
     }
 
     #[test]
+    fn half_arithmetic_matches_reference(a in any::<u16>(), b in any::<u16>(), c in any::<u16>(), near in any::<bool>()) {
+        // `near`: b close to -a (cancellation)
+        let b = if near { (a ^ 0x8000).wrapping_add(b % 4) } else { b };
+        for (r, rr) in MODES {
+            let (ha, hb, hc) = (Half::from_bits(a as u128), Half::from_bits(b as u128), Half::from_bits(c as u128));
+            let check = |got: u16, want: Half, what: &str| -> Result<(), TestCaseError> {
+                if want.is_nan() {
+                    prop_assert!(Half::from_bits(got as u128).is_nan(), "{} {:#x} {:#x} {:#x} {:?}", what, a, b, c, r);
+                } else {
+                    prop_assert_eq!(got as u128, want.to_bits(), "{} {:#x} {:#x} {:#x} {:?}", what, a, b, c, r);
+                }
+                Ok(())
+            };
+            check(half::f16_add(a, b, r), ha.add_r(hb, rr).value, "f16 add")?;
+            check(half::f16_sub(a, b, r), ha.sub_r(hb, rr).value, "f16 sub")?;
+            check(half::f16_mul(a, b, r), ha.mul_r(hb, rr).value, "f16 mul")?;
+            check(half::f16_fma(a, b, c, r), ha.mul_add_r(hb, hc, rr).value, "f16 fma")?;
+            let (ba, bb, bc) = (BFloat::from_bits(a as u128), BFloat::from_bits(b as u128), BFloat::from_bits(c as u128));
+            let checkb = |got: u16, want: BFloat, what: &str| -> Result<(), TestCaseError> {
+                if want.is_nan() {
+                    prop_assert!(BFloat::from_bits(got as u128).is_nan(), "{} {:#x} {:#x} {:#x} {:?}", what, a, b, c, r);
+                } else {
+                    prop_assert_eq!(got as u128, want.to_bits(), "{} {:#x} {:#x} {:#x} {:?}", what, a, b, c, r);
+                }
+                Ok(())
+            };
+            checkb(half::bf16_add(a, b, r), ba.add_r(bb, rr).value, "bf16 add")?;
+            checkb(half::bf16_mul(a, b, r), ba.mul_r(bb, rr).value, "bf16 mul")?;
+            checkb(half::bf16_fma(a, b, c, r), ba.mul_add_r(bb, bc, rr).value, "bf16 fma")?;
+        }
+    }
+
+    #[test]
     fn int_to_float_matches_reference(v in any::<i64>(), shift in 0u32..64, unsigned in any::<bool>()) {
         let v = v >> shift;
         let (bits, src, iv) = if unsigned { (v as u64, ScalarType::U64, v as u64 as i128) } else { (v as u64, ScalarType::S64, v as i128) };
