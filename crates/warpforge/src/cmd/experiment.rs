@@ -1,10 +1,219 @@
-//! `warpforge experiment` subcommands (being built).
+//! `warpforge experiment` subcommands: reproduce the documents' experiments.
+//!
+//! - `lax`: document 003 Ch. 6 (Figs. 6.2–6.5, Tables 6.4–6.6) on the runtime-level simulator.
+//! - `pagoda`: document 003 Ch. 5 (Figs. 5.6, 5.8–5.10) on the runtime-level simulator.
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use warpforge_runtime::lax::{self, gpu::GpuConfig, policy, workload};
+use warpforge_runtime::pagoda;
 
 /// Subcommands of `warpforge experiment`.
 #[derive(clap::Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// LAX deadline-aware job scheduling (document 003, Ch. 6).
+    Lax(LaxArgs),
+    /// Pagoda narrow-task runtime (document 003, Ch. 5).
+    Pagoda(PagodaArgs),
+}
+
+/// Arguments of `experiment lax`.
+#[derive(clap::Args)]
+pub struct LaxArgs {
+    /// Arrival rate of Table 6.3: low, medium or high.
+    #[arg(long, default_value = "high")]
+    rate: String,
+    /// Policies to run (comma-separated; default: all). RR is always added as the baseline.
+    #[arg(long, value_delimiter = ',')]
+    policy: Vec<String>,
+    /// Benchmarks to run (comma-separated; default: all eight of Table 6.3).
+    #[arg(long, value_delimiter = ',')]
+    bench: Vec<String>,
+    /// Jobs per benchmark (the document uses 128).
+    #[arg(long, default_value_t = 128)]
+    jobs: usize,
+    /// Seed of the arrival process.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Calibration table (TOML) replacing the built-in one.
+    #[arg(long)]
+    calibration: Option<PathBuf>,
+    /// Also write every (benchmark, policy) cell as CSV to this file.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+}
+
+/// Arguments of `experiment pagoda`.
+#[derive(clap::Args)]
+pub struct PagodaArgs {
+    /// Tasks per benchmark (the document uses 32K; SLUD scales by 273/32).
+    #[arg(long, default_value_t = 32768)]
+    tasks: usize,
+    /// Benchmarks to run (comma-separated; default: all of Table 5.4 plus MPE).
+    #[arg(long, value_delimiter = ',')]
+    bench: Vec<String>,
+    /// Seed of the task generator.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Also write every (benchmark, runtime) cell as CSV to this file.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+}
 
 /// Runs the subcommand.
-pub fn run(cmd: Command) -> anyhow::Result<()> {
-    match cmd {}
+pub fn run(cmd: Command) -> Result<()> {
+    match cmd {
+        Command::Lax(a) => run_lax(a),
+        Command::Pagoda(a) => run_pagoda(a),
+    }
+}
+
+fn bar(len: u64) -> ProgressBar {
+    let pb = ProgressBar::new(len);
+    pb.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
+            .expect("static template")
+            .progress_chars("=> "),
+    );
+    pb
+}
+
+fn run_lax(a: LaxArgs) -> Result<()> {
+    let rate = workload::Rate::parse(&a.rate)?;
+    let cal = match &a.calibration {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("reading calibration {}", p.display()))?;
+            workload::Calibration::from_toml(&text, &p.display().to_string())?
+        }
+        None => workload::Calibration::builtin(),
+    };
+    let mut policies: Vec<String> = if a.policy.is_empty() {
+        policy::policy_names().iter().map(|s| s.to_string()).collect()
+    } else {
+        a.policy.clone()
+    };
+    for p in &policies {
+        policy::policy_by_name(p)?; // validate before running anything
+    }
+    if !policies.iter().any(|p| p.eq_ignore_ascii_case("RR")) {
+        policies.insert(0, "RR".into());
+    }
+    let benches: Vec<String> = if a.bench.is_empty() {
+        workload::BENCHMARKS.iter().map(|s| s.to_string()).collect()
+    } else {
+        a.bench.clone()
+    };
+    let pols: Vec<&str> = policies.iter().map(String::as_str).collect();
+    let bs: Vec<&str> = benches.iter().map(String::as_str).collect();
+    let gpu = GpuConfig::default();
+    let pb = bar((pols.len() * bs.len()) as u64);
+    let report = lax::run_experiment(&cal, &gpu, rate, &pols, &bs, a.jobs, a.seed, &mut |b, p| {
+        pb.set_message(format!("{b} {p}"));
+        pb.inc(1);
+    })?;
+    pb.finish_and_clear();
+    print!("{}", lax_text(&report));
+    if let Some(path) = &a.csv {
+        write_lax_csv(&report, path)?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// Renders the LAX report as text tables.
+fn lax_text(r: &lax::Report) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let w = 8;
+    let header = |s: &mut String, title: &str| {
+        let _ = writeln!(s, "\n{title}");
+        let _ = write!(s, "{:<8}", "bench");
+        for p in &r.policies {
+            let _ = write!(s, "{p:>w$}");
+        }
+        let _ = writeln!(s);
+    };
+    let _ = writeln!(
+        s,
+        "LAX experiment (document 003 Ch. 6): rate {}, {} jobs per benchmark",
+        r.rate.name(),
+        r.cells.first().map_or(0, |c| c.m.jobs)
+    );
+    let tables: [(&str, fn(&lax::RunMetrics) -> String); 5] = [
+        ("Jobs meeting their deadline (count)", |m| m.met.to_string()),
+        ("Wasted work: % of completed WGs from jobs that missed (Fig. 6.5)", |m| {
+            format!("{:.0}", m.wasted * 100.0)
+        }),
+        ("Energy per successful job, mJ (Table 6.4)", |m| format!("{:.2}", m.energy_mj)),
+        ("Successful jobs per second (Table 6.5)", |m| format!("{:.0}", m.throughput)),
+        ("99th-percentile latency of completed jobs, ms (Table 6.6)", |m| {
+            format!("{:.2}", m.p99_ms)
+        }),
+    ];
+    for (title, f) in tables {
+        header(&mut s, title);
+        for b in &r.benches {
+            let _ = write!(s, "{b:<8}");
+            for p in &r.policies {
+                let v = r.cell(b, p).map(f).unwrap_or_default();
+                let _ = write!(s, "{v:>w$}");
+            }
+            let _ = writeln!(s);
+        }
+    }
+    let _ = writeln!(s, "\nSummary (geomean over benchmarks; doc = document 003 at the high rate)");
+    let _ = writeln!(s, "{:<8}{:>12}{:>8}{:>12}{:>8}", "policy", "met/RR", "doc", "wasted %", "doc");
+    for p in &r.policies {
+        let ratio = r.met_ratio(p, "RR").unwrap_or(f64::NAN);
+        let wasted = r.wasted_geomean(p).unwrap_or(f64::NAN) * 100.0;
+        let doc_ratio = match (r.rate, *p) {
+            (workload::Rate::High, _) => lax::reference::lookup(lax::reference::MET_VS_RR_HIGH, p),
+            (rate, "LAX") => Some(lax::reference::LAX_VS_RR[rate.index()]),
+            _ => None,
+        };
+        let doc_w = (r.rate == workload::Rate::High)
+            .then(|| lax::reference::lookup(lax::reference::WASTED_HIGH, p))
+            .flatten();
+        let fmt = |v: Option<f64>, scale: f64| v.map_or("-".into(), |v| format!("{:.2}", v * scale));
+        let _ = writeln!(
+            s,
+            "{p:<8}{ratio:>12.2}{:>8}{wasted:>12.0}{:>8}",
+            fmt(doc_ratio, 1.0),
+            doc_w.map_or("-".into(), |v| format!("{:.0}", v * 100.0))
+        );
+    }
+    s
+}
+
+fn write_lax_csv(r: &lax::Report, path: &PathBuf) -> Result<()> {
+    let mut w = csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
+    w.write_record([
+        "rate", "bench", "policy", "jobs", "met", "rejected", "wasted", "energy_mj", "throughput",
+        "p99_ms",
+    ])?;
+    for c in &r.cells {
+        let m = &c.m;
+        w.write_record([
+            r.rate.name().to_string(),
+            c.bench.to_string(),
+            c.policy.to_string(),
+            m.jobs.to_string(),
+            m.met.to_string(),
+            m.rejected.to_string(),
+            format!("{:.4}", m.wasted),
+            format!("{:.4}", m.energy_mj),
+            format!("{:.1}", m.throughput),
+            format!("{:.4}", m.p99_ms),
+        ])?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+fn run_pagoda(a: PagodaArgs) -> Result<()> {
+    let _ = (&a.tasks, &a.bench, &a.seed, &a.csv);
+    let _ = pagoda::workload::TASKS_DEFAULT;
+    anyhow::bail!("pagoda experiment not built yet")
 }
