@@ -451,10 +451,22 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                     f.maxnreg = Some(self.expect_u32("a register count")?);
                 }
-                (TokKind::Dot, ".maxnctapersm") => {
+                (TokKind::Dot, ".maxnctapersm" | ".maxclusterrank") => {
                     self.pos += 1;
-                    self.expect_u32("a CTA count")?;
+                    self.expect_u32("a count")?;
                 }
+                (TokKind::Dot, ".reqnctapercluster") => {
+                    // cluster shape (sm_90): accepted, not modelled
+                    self.pos += 1;
+                    self.expect_u32("a cluster dimension")?;
+                    for _ in 0..2 {
+                        if !self.eat_punct(b',') {
+                            break;
+                        }
+                        self.expect_u32("a cluster dimension")?;
+                    }
+                }
+                (TokKind::Dot, ".explicitcluster") => self.pos += 1,
                 (TokKind::Dot, ".pragma") => {
                     self.pos += 1;
                     self.skip_to_semi(".pragma")?;

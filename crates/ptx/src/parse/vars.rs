@@ -58,6 +58,22 @@ impl<'a> Parser<'a> {
                 align = Some(a);
             } else if matches!(w, "v2" | "v4" | "v8") {
                 vec = w[1..].parse().unwrap_or(1);
+            } else if w == "attribute" {
+                // `.attribute(.managed)` / `.attribute(.unified(...))`: recorded nowhere, the
+                // simulator has one address space for host-visible memory.
+                self.expect_punct(b'(', "after `.attribute`")?;
+                let mut depth = 1;
+                while depth > 0 {
+                    let t = self.next("`)` closing `.attribute(`")?;
+                    match t.kind {
+                        TokKind::Punct(b'(') => depth += 1,
+                        TokKind::Punct(b')') => depth -= 1,
+                        TokKind::Punct(b';') => {
+                            return Err(self.err_at(t, "unclosed `.attribute(`"))
+                        }
+                        _ => {}
+                    }
+                }
             } else {
                 return Err(self.err_at(
                     t,
