@@ -222,3 +222,22 @@ proptest! {
         prop_assert_eq!(c.ipdom(), brute_ipdom(&c));
     }
 }
+
+#[test]
+fn inner_scopes_shadow_only_what_they_declare() {
+    // outer %r0..%r7 (from the helper) and %rd0..%rd3; the inner scope redeclares %r<2> only
+    let f = kernel("{\n.reg .b32 %r<2>;\nmov.u32 %r1, 1;\nmov.u32 %r5, 2;\n}\nmov.u32 %r1, 3;");
+    let name = |i: usize| match &f.insts[i].operands[0] {
+        Operand::Reg(r) => (r.0, f.regs[r.0 as usize].name.clone()),
+        o => panic!("{o:?}"),
+    };
+    let (inner_r1, n1) = name(0);
+    let (outer_r5, n5) = name(1);
+    let (outer_r1, n1b) = name(2);
+    assert_eq!(
+        (n1.as_str(), n5.as_str(), n1b.as_str()),
+        ("%r1", "%r5", "%r1")
+    );
+    assert_ne!(inner_r1, outer_r1, "inner %r1 is a new register");
+    assert!(outer_r5 < inner_r1 && outer_r1 < inner_r1);
+}

@@ -12,19 +12,15 @@ use crate::ir::*;
 use crate::lexer::{Tok, TokKind};
 
 /// Scoped register table. `%r<N>` ranges are stored as one entry (prefix, base, count) so large
-/// declarations cost no hashing per register.
+/// declarations cost no hashing per register. Each name keeps a stack of declarations, innermost
+/// last, so an inner `{ }` scope shadows an outer one only for the names it declares.
 #[derive(Default)]
 pub(crate) struct Regs<'a> {
-    exact: HashMap<&'a str, (u32, u32)>,
-    ranges: HashMap<&'a str, (u32, u32, u32)>,
-    undo: Vec<Undo<'a>>,
+    exact: HashMap<&'a str, Vec<(u32, u32)>>,
+    ranges: HashMap<&'a str, Vec<(u32, u32, u32)>>,
+    undo: Vec<(bool, &'a str)>,
     marks: Vec<usize>,
     depth: u32,
-}
-
-enum Undo<'a> {
-    Exact(&'a str, Option<(u32, u32)>),
-    Range(&'a str, Option<(u32, u32, u32)>),
 }
 
 impl<'a> Regs<'a> {
@@ -35,59 +31,64 @@ impl<'a> Regs<'a> {
     fn pop(&mut self) {
         let m = self.marks.pop().unwrap_or(0);
         while self.undo.len() > m {
-            match self.undo.pop() {
-                Some(Undo::Exact(k, old)) => match old {
-                    Some(v) => {
-                        self.exact.insert(k, v);
-                    }
-                    None => {
-                        self.exact.remove(k);
-                    }
-                },
-                Some(Undo::Range(k, old)) => match old {
-                    Some(v) => {
-                        self.ranges.insert(k, v);
-                    }
-                    None => {
-                        self.ranges.remove(k);
-                    }
-                },
-                None => break,
+            let Some((is_range, k)) = self.undo.pop() else {
+                break;
+            };
+            if is_range {
+                if let Some(v) = self.ranges.get_mut(k) {
+                    v.pop();
+                }
+            } else if let Some(v) = self.exact.get_mut(k) {
+                v.pop();
             }
         }
         self.depth = self.depth.saturating_sub(1);
     }
     /// Declares `name`; false if already declared in the same scope.
     fn add_exact(&mut self, name: &'a str, id: u32) -> bool {
-        let old = self.exact.insert(name, (id, self.depth));
-        self.undo.push(Undo::Exact(name, old));
-        !matches!(old, Some((_, d)) if d == self.depth)
+        let v = self.exact.entry(name).or_default();
+        let dup = matches!(v.last(), Some(&(_, d)) if d == self.depth);
+        v.push((id, self.depth));
+        self.undo.push((false, name));
+        !dup
     }
     fn add_range(&mut self, prefix: &'a str, base: u32, count: u32) -> bool {
-        let old = self.ranges.insert(prefix, (base, count, self.depth));
-        self.undo.push(Undo::Range(prefix, old));
-        !matches!(old, Some((_, _, d)) if d == self.depth)
+        let v = self.ranges.entry(prefix).or_default();
+        let dup = matches!(v.last(), Some(&(_, _, d)) if d == self.depth);
+        v.push((base, count, self.depth));
+        self.undo.push((true, prefix));
+        !dup
     }
-    /// Looks a register name up (exact declarations shadow ranges).
+    /// Looks a register name up: the innermost declaration that covers it.
     pub(crate) fn get(&self, name: &str) -> Option<u32> {
-        if let Some(&(id, _)) = self.exact.get(name) {
-            return Some(id);
+        let exact = self.exact.get(name).and_then(|v| v.last().copied());
+        let range = (|| {
+            let digits = name
+                .bytes()
+                .rev()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+            if digits == 0 || digits == name.len() {
+                return None;
+            }
+            let (prefix, num) = name.split_at(name.len() - digits);
+            if num.len() > 1 && num.starts_with('0') {
+                return None;
+            }
+            let n: u32 = num.parse().ok()?;
+            self.ranges
+                .get(prefix)?
+                .iter()
+                .rev()
+                .find(|&&(_, count, _)| n < count)
+                .map(|&(base, _, d)| (base + n, d))
+        })();
+        match (exact, range) {
+            (Some((id, de)), Some((rid, dr))) => Some(if dr > de { rid } else { id }),
+            (Some((id, _)), None) => Some(id),
+            (None, Some((rid, _))) => Some(rid),
+            (None, None) => None,
         }
-        let digits = name
-            .bytes()
-            .rev()
-            .take_while(|c| c.is_ascii_digit())
-            .count();
-        if digits == 0 || digits == name.len() {
-            return None;
-        }
-        let (prefix, num) = name.split_at(name.len() - digits);
-        if num.len() > 1 && num.starts_with('0') {
-            return None;
-        }
-        let n: u32 = num.parse().ok()?;
-        let &(base, count, _) = self.ranges.get(prefix)?;
-        (n < count).then_some(base + n)
     }
 }
 
