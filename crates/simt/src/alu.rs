@@ -499,7 +499,7 @@ pub fn cvt_int(a: u64, dst: ScalarType, src: ScalarType, sat: bool) -> u64 {
     // Destination registers hold the value sign-extended for signed types; the executor masks
     // it to the register width.
     if dst.is_signed() {
-        v as i64 as u64
+        sext(v as u64, dn) as u64
     } else {
         trunc(v as u64, dn)
     }

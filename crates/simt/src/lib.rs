@@ -17,6 +17,7 @@
 
 pub mod alu;
 pub mod arith;
+pub mod bench;
 pub mod exec;
 pub mod memory;
 pub mod npy;

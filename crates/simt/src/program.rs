@@ -1187,10 +1187,10 @@ fn decode_inst(ctx: &Ctx, inst: &warpforge_ptx::Instruction, base: u32) -> Resul
                         }) => n.clone(),
                         _ => return Err("tex: expected [texref, {coords}]".into()),
                     };
-                    let c = match l.get(1) {
-                        Some(Operand::Vec(c)) => c.clone(),
-                        Some(o) => vec![o.clone()],
-                        None => Vec::new(),
+                    let c = match l.last() {
+                        Some(Operand::Vec(c)) if l.len() > 1 => c.clone(),
+                        Some(o) if l.len() > 1 => vec![o.clone()],
+                        _ => Vec::new(),
                     };
                     (n, c)
                 }

@@ -294,33 +294,7 @@ fn func_call_with_divergent_call_site() {
             x
         };
         assert_eq!(out[i], want, "input {x}");
-    }
-    // `fout` needs `cvt.rn.f32.s32`, checked in `func_call_float_result`.
-    let _ = fout;
-}
-
-/// The float half of the `.func` test: `scale((float)v, 0.5f)` needs an exact
-/// `cvt.rn.f32.s32`, which `arith::cvt` provides once its placeholder is replaced.
-#[test]
-#[ignore = "arith::cvt is still a placeholder (owned by the arith engineer)"]
-fn func_call_float_result() {
-    let mut dev = Device::new();
-    let m = load(&mut dev, "funccall");
-    let n = 64u32;
-    let v: Vec<i32> = (0..n as i32).map(|i| i * 3 - 90).collect();
-    let dv = dev.alloc_copy(&v).unwrap();
-    let dout = dev.malloc(4 * n as u64).unwrap();
-    let dfout = dev.malloc(4 * n as u64).unwrap();
-    dev.launch(
-        m,
-        "call_poly",
-        cfg(1, 64),
-        &[p(dv), p(dout), p(dfout), KernelArg::U32(n)],
-    )
-    .unwrap();
-    let fout: Vec<f32> = dev.read(dfout, n as usize).unwrap();
-    for i in 0..n as usize {
-        assert_eq!(fout[i], v[i] as f32 * 0.5 + 1.0, "input {}", v[i]);
+        assert_eq!(fout[i], x as f32 * 0.5 + 1.0, "input {x}");
     }
 }
 

@@ -1,0 +1,194 @@
+//! Bad input and functional faults produce clear errors naming the place.
+
+mod common;
+use common::{module, try_run};
+use warpforge_core::Dim3;
+use warpforge_simt::{Device, KernelArg, LaunchConfig, SimtError};
+
+fn cfg(grid: u32, block: u32, shared: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid: Dim3::x(grid),
+        block: Dim3::x(block),
+        shared_bytes: shared,
+    }
+}
+
+#[test]
+fn malformed_ptx_names_file_line_and_column() {
+    let mut dev = Device::new();
+    let text = module("", "  add.s32 %r1, %r2;\n  frobnicate.u32 %r1, %r2;");
+    let e = dev.load_ptx(&text, "bad.ptx").unwrap_err();
+    assert!(matches!(e, SimtError::Parse(_)));
+    let msg = e.to_string();
+    assert!(msg.starts_with("bad.ptx:"), "{msg}");
+    let parts: Vec<&str> = msg.splitn(4, ':').collect();
+    assert!(
+        parts[1].parse::<u32>().is_ok() && parts[2].parse::<u32>().is_ok(),
+        "{msg}"
+    );
+}
+
+#[test]
+fn launch_validation() {
+    let mut dev = Device::new();
+    let m = dev.load_ptx(&module("", ""), "k.ptx").unwrap();
+    let out = dev.malloc(1 << 16).unwrap();
+    let args = [KernelArg::Ptr(out), KernelArg::Ptr(out)];
+    let e = dev
+        .launch(m, "nope", cfg(1, 32, 0), &args)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("no kernel `nope`") && e.contains("available kernels: t"),
+        "{e}"
+    );
+    let e = dev
+        .launch(m, "t", cfg(1, 32, 0), &args[..1])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("takes 2 arguments, 1 given"), "{e}");
+    let e = dev
+        .launch(
+            m,
+            "t",
+            cfg(1, 32, 0),
+            &[KernelArg::Ptr(out), KernelArg::U32(1)],
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("argument 1") && e.contains("8 bytes") && e.contains("u32"),
+        "{e}"
+    );
+    let e = dev
+        .launch(m, "t", cfg(1, 2048, 0), &args)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("2048 threads"), "{e}");
+    let e = dev
+        .launch(m, "t", cfg(1, 32, 1 << 20), &args)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("shared memory"), "{e}");
+    let e = dev
+        .launch(m, "t", cfg(0, 32, 0), &args)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("empty launch"), "{e}");
+    // A valid launch still works after the rejected ones.
+    dev.launch(m, "t", cfg(1, 32, 0), &args).unwrap();
+}
+
+#[test]
+fn out_of_bounds_access_names_kernel_cta_thread_pc_and_line() {
+    // Thread 37 of CTA 1 reads far past the end of `out`.
+    let body = r#"
+  setp.eq.u32 %p1, %r63, 101;
+  @!%p1 bra OK;
+  ld.global.u32 %r1, [%rd63+1000000];
+OK:
+"#;
+    let e = try_run("", body, 2, 64, &[])
+        .err()
+        .expect("faults")
+        .to_string();
+    assert!(e.contains("kernel `t`"), "{e}");
+    assert!(e.contains("CTA (1,0,0)"), "{e}");
+    assert!(
+        e.contains("thread (37,0,0)") && e.contains("warp 1, lane 5"),
+        "{e}"
+    );
+    assert!(e.contains("pc 0x"), "{e}");
+    assert!(e.contains("outside every allocation"), "{e}");
+    // The PTX line of the load: the template has 22 lines before the body.
+    let line = module("", body)
+        .lines()
+        .position(|l| l.contains("ld.global.u32 %r1"))
+        .unwrap()
+        + 1;
+    assert!(e.starts_with(&format!("corpus.ptx:{line}:")), "{e}");
+
+    // Shared memory out of range.
+    let e = try_run(
+        ".shared .align 4 .b32 s[4];",
+        "  ld.shared.u32 %r1, [s+16];",
+        1,
+        1,
+        &[],
+    )
+    .err()
+    .expect("faults")
+    .to_string();
+    assert!(
+        e.contains("beyond the CTA's 16 bytes of shared memory"),
+        "{e}"
+    );
+    // Host copies are checked too.
+    let mut dev = Device::new();
+    let p = dev.malloc(16).unwrap();
+    assert!(dev.copy_htod(p, &[0u32; 5]).is_err());
+    assert!(dev.read::<u8>(p.offset(16), 1).is_err());
+}
+
+#[test]
+fn deadlocks_are_reported() {
+    // Warp 1 exits; warp 0 waits for 64 threads at barrier 1: can never complete.
+    let body = r#"
+  setp.ge.u32 %p1, %r60, 32;
+  @%p1 bra END;
+  bar.sync 1, 64;
+END:
+"#;
+    let e = try_run("", body, 1, 64, &[])
+        .err()
+        .expect("deadlocks")
+        .to_string();
+    assert!(
+        e.contains("deadlock") && e.contains("kernel `t`") && e.contains("CTA (0,0,0)"),
+        "{e}"
+    );
+    assert!(
+        e.contains("barrier 1") && e.contains("32 of 64 threads"),
+        "{e}"
+    );
+
+    // A barrier reached by only part of a warp (divergent bar.sync).
+    let body = r#"
+  setp.lt.u32 %p1, %r60, 16;
+  @%p1 bra SKIP;
+  bar.sync 0;
+SKIP:
+"#;
+    let e = try_run("", body, 1, 32, &[])
+        .err()
+        .expect("deadlocks")
+        .to_string();
+    assert!(e.contains("deadlock: divergent barrier"), "{e}");
+    assert!(e.contains("pc 0x"), "{e}");
+
+    // Exited warps are not waited for by a barrier without a count.
+    let body = r#"
+  setp.ge.u32 %p1, %r60, 32;
+  @%p1 bra END;
+  bar.sync 0;
+  st.global.u32 [%rd63], 9;
+END:
+"#;
+    let r = try_run("", body, 1, 64, &[]).unwrap();
+    assert_eq!(r.out[0][0], 9);
+}
+
+#[test]
+fn trap_and_unsupported_instructions() {
+    let e = try_run("", "  trap;", 1, 1, &[]).err().unwrap().to_string();
+    assert!(
+        e.contains("trap executed") && e.contains("kernel `t`"),
+        "{e}"
+    );
+    let mut dev = Device::new();
+    let text = module("", "  brx.idx %r1, TBL;\nTBL:");
+    if let Err(e) = dev.load_ptx(&text, "brx.ptx") {
+        let msg = e.to_string();
+        assert!(msg.starts_with("brx.ptx:"), "{msg}");
+    }
+}

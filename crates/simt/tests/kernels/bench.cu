@@ -1,0 +1,20 @@
+// Kernels of `warpforge bench --what functional`: one compute-bound, one memory-bound.
+#include "wf.cuh"
+
+// Compute-bound: a long dependent chain of integer and float arithmetic per thread.
+WF_GLOBAL void bench_compute(float *out, unsigned iters) {
+  unsigned i = gtid_x();
+  float a = (float)(i & 255) * 0.001f, b = 1.0001f;
+  unsigned h = i * 2654435761u;
+  for (unsigned k = 0; k < iters; k++) {
+    a = a * b + 0.5f;
+    h = (h ^ (h >> 13)) * 0x5bd1e995u + k;
+    b = b - 0.00001f;
+  }
+  out[i] = a + (float)(h & 1023);
+}
+
+// Memory-bound: grid-stride streaming triad over three arrays.
+WF_GLOBAL void bench_stream(const float *x, const float *y, float *z, float s, unsigned n) {
+  for (unsigned i = gtid_x(); i < n; i += ntid_x() * nctaid_x()) z[i] = x[i] + s * y[i];
+}
