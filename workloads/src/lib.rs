@@ -25,12 +25,17 @@ impl std::str::FromStr for Size {
             "tiny" => Ok(Size::Tiny),
             "small" => Ok(Size::Small),
             "paper" => Ok(Size::Paper),
-            _ => Err(format!("unknown size `{s}` (expected tiny, small or paper)")),
+            _ => Err(format!(
+                "unknown size `{s}` (expected tiny, small or paper)"
+            )),
         }
     }
 }
 
 impl Size {
+    /// Every size, smallest first.
+    pub const ALL: [Size; 3] = [Size::Tiny, Size::Small, Size::Paper];
+
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -86,12 +91,17 @@ pub trait Workload: Sync {
     /// Runs the workload at `size` on `dev` (functional or timing, whichever `dev` is set up for)
     /// and checks the result.
     fn run(&self, dev: &mut Device, size: Size) -> Result<Check, WorkloadError>;
+    /// The input at `size` in words, e.g. "65536 nodes, avg degree 6" (for `warpforge list`).
+    fn input(&self, _size: Size) -> String {
+        String::new()
+    }
 }
 
 pub mod cawa;
 pub mod common;
 pub mod ctrlc;
 pub mod micro;
+pub mod profile;
 
 /// Every registered workload, in `warpforge list` order: the CAWA / latency-characterisation set,
 /// the Ctrl-C set, then the timing micro-benchmarks.

@@ -1,1 +1,0 @@
-//! Helpers shared by the host drivers: seeded input generation, output comparison.
