@@ -246,6 +246,19 @@ fn module_errors() {
         ".global",
         "declared twice",
     );
+    let f = ".func (.param .b32 r) g(.param .b32 a)\n{\nret;\n}\n";
+    whole_err(
+        &format!("{HEAD}{f}.entry k()\n{{\n.param .b32 p;\ncall.uni g, (p);\n}}\n"),
+        11,
+        "call",
+        "passes 1 argument(s) and 0 return value(s); `g` declares 1 and 1",
+    );
+    whole_err(
+        &format!("{HEAD}.global .u32 v;\n.entry k()\n{{\ncall.uni v, ();\n}}\n"),
+        7,
+        "call",
+        "`v` is not a function",
+    );
     whole_err_at("", 1, 1, "empty input");
     whole_err_at(
         "// only a comment\n  .target sm_70\n",

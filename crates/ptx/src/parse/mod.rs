@@ -388,7 +388,46 @@ impl<'a> Parser<'a> {
                 return Err(self.err_loc(p.loc, format!("undefined symbol `{}`", p.name)));
             }
         }
+        self.check_calls(&m)?;
         Ok(m)
+    }
+
+    /// Every direct `call` names a function and passes as many arguments and return values as
+    /// the callee declares.
+    fn check_calls(&self, m: &Module) -> Result<(), PtxError> {
+        for f in &m.functions {
+            for inst in f.insts.iter().filter(|i| i.op.kind == OpKind::Call) {
+                let ops = &inst.operands;
+                let (nrets, fpos) = match ops.first() {
+                    Some(Operand::List(r)) => (r.len(), 1),
+                    _ => (0, 0),
+                };
+                let Some(Operand::Symbol(name)) = ops.get(fpos) else {
+                    continue;
+                };
+                let nargs = match ops.get(fpos + 1) {
+                    Some(Operand::List(a)) => a.len(),
+                    _ => 0,
+                };
+                let Some(callee) = m.function(name) else {
+                    return Err(self.err_loc(
+                        inst.loc,
+                        format!("`call` target `{name}` is not a function"),
+                    ));
+                };
+                if callee.params.len() != nargs || callee.rets.len() != nrets {
+                    return Err(self.err_loc(
+                        inst.loc,
+                        format!(
+                            "`call {name}` passes {nargs} argument(s) and {nrets} return value(s); `{name}` declares {} and {}",
+                            callee.params.len(),
+                            callee.rets.len()
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Function header after `.entry`/`.func`; returns the function and the module-scope symbols
