@@ -54,7 +54,8 @@ pub struct EnergySavings {
 }
 
 /// Picks the highest GIPS/W point (ties: fewer SMs) and computes the §3.3.3 savings against the
-/// last point (all SMs). `points` must be ordered by active SMs, all SMs last.
+/// last point (all usable SMs). `points` must be ordered by active SMs, the full configuration
+/// last; the power-gating projection spreads the last point's power evenly over its SMs.
 pub fn savings(points: &[SweepPoint]) -> Option<EnergySavings> {
     let all = points.last()?;
     let best = points.iter().fold(None::<&SweepPoint>, |b, p| match b {

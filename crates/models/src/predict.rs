@@ -94,7 +94,7 @@ pub fn bottleneck(m: &MwpCwp) -> String {
             "compute-bound: MWP {:.2} > CWP {:.2}, computation hides the memory latency",
             m.mwp, m.cwp
         ),
-        Case::MemoryBound => match m.mwp_limit {
+        Case::MemoryBound if m.cwp >= m.mwp => match m.mwp_limit {
             MwpLimit::PeakBandwidth => format!(
                 "memory-bound by DRAM bandwidth: MWP_peak_BW = {:.2} < N = {:.0}",
                 m.mwp_peak_bw, m.n
@@ -110,6 +110,10 @@ pub fn bottleneck(m: &MwpCwp) -> String {
                 m.n, m.cwp, m.mwp
             ),
         },
+        Case::MemoryBound => format!(
+            "computation-dominated: Comp_cycles {:.0} > Mem_cycles {:.0} per warp selects Case 2 (MWP {:.2}, CWP {:.2})",
+            m.comp_cycles, m.mem_cycles, m.mwp, m.cwp
+        ),
     }
 }
 
@@ -300,7 +304,14 @@ pub fn predict(
     let mut sweep = Vec::new();
     if dev.power.is_some() && dev.kind == DeviceKind::Gpu && !profiles.is_empty() {
         let total_insts: f64 = profiles.iter().map(|p| p.warp_insts as f64).sum();
-        for s in 1..=dev.core.num_sms {
+        // SMs beyond the largest grid would sit idle: the sweep stops where every launch is spread.
+        let max_blocks = prepared
+            .iter()
+            .map(|l| l.occ_limit_blocks)
+            .max()
+            .unwrap_or(1);
+        let top = (dev.core.num_sms as u64).min(max_blocks.max(1)) as u32;
+        for s in 1..=top {
             let (mut t, mut e, mut er) = (0.0, 0.0, 0.0);
             for (p, l) in profiles.iter().zip(&prepared) {
                 let (occ, m) = evaluate_at(dev, l, s, opts, &p.kernel)?;

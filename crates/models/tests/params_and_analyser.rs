@@ -312,7 +312,7 @@ fn prediction_end_to_end_on_every_gpu() {
             assert!(w > pw.idle_w, "{n}: {w}");
             let opt = pr.ipp_optimal_sms.unwrap();
             assert!(opt >= 1 && opt <= d.core.num_sms);
-            assert_eq!(pr.ipp_sweep.len(), d.core.num_sms as usize);
+            assert_eq!(pr.ipp_sweep.len(), d.core.num_sms.min(64) as usize);
         } else {
             assert!(pr.power_w.is_none());
         }

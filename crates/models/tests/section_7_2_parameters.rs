@@ -172,12 +172,11 @@ fn cpi_approaches_issue_rate_at_peak() {
         active_blocks_per_sm: 3.0,
         active_sms: 16.0,
     };
-    let printed = evaluate(
-        &d.timing(),
-        &coal_kernel(5000.0),
-        &place,
-        &ModelOptions::default(),
-    );
+    let po = ModelOptions {
+        issue_floor: IssueFloor::Printed,
+        ..Default::default()
+    };
+    let printed = evaluate(&d.timing(), &coal_kernel(5000.0), &place, &po);
     assert_eq!(printed.case, Case::MemoryBound);
     assert!(printed.cpi < 2.0, "cpi {}", printed.cpi);
     let o = ModelOptions {
