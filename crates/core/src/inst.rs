@@ -56,7 +56,10 @@ pub enum OpClass {
 impl OpClass {
     /// Whether the instruction goes to the LD/ST unit.
     pub const fn is_memory(self) -> bool {
-        matches!(self, OpClass::Load | OpClass::Store | OpClass::Atomic | OpClass::Tex)
+        matches!(
+            self,
+            OpClass::Load | OpClass::Store | OpClass::Atomic | OpClass::Tex
+        )
     }
 }
 

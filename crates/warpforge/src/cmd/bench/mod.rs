@@ -21,7 +21,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut report = serde_json::Map::new();
     let all = args.what == "all";
     if !all && !["functional", "timing", "trace"].contains(&args.what.as_str()) {
-        anyhow::bail!("unknown --what `{}` (expected functional, timing, trace or all)", args.what);
+        anyhow::bail!(
+            "unknown --what `{}` (expected functional, timing, trace or all)",
+            args.what
+        );
     }
     if all || args.what == "functional" {
         report.insert("functional".into(), functional::run()?);
