@@ -61,3 +61,32 @@ WF_DEVICE float fminf(float a, float b) { return __nvvm_fmin_f(a, b); }
 WF_DEVICE float fmaxf(float a, float b) { return __nvvm_fmax_f(a, b); }
 WF_DEVICE int min(int a, int b) { return a < b ? a : b; }
 WF_DEVICE int max(int a, int b) { return a > b ? a : b; }
+
+// ---- Mars-style map-reduce group/reduce steps (used by the Ctrl-C set: pvr, wc, str) ----
+// Records are (key, value) pairs with keys in [0, n_keys). Grouping is a counting sort: a key
+// histogram (atomics), an exclusive scan of it (host), then a scatter that claims slots with
+// atomics. Values within a group end up in an arbitrary order, so reductions must be
+// order-independent (integer sums, minima).
+
+/// Thread i counts record i's key: key_count[keys[i]]++.
+WF_DEVICE void wf_mr_hist(const unsigned *keys, int n, unsigned *key_count) {
+  unsigned i = gtid_x();
+  if (i < (unsigned)n) atomicAdd(&key_count[keys[i]], 1u);
+}
+/// Thread i moves record i's value into its key's group; `fill` starts as the group offsets.
+WF_DEVICE void wf_mr_scatter(const unsigned *keys, const unsigned *vals, int n, unsigned *fill,
+                             unsigned *grouped) {
+  unsigned i = gtid_x();
+  if (i >= (unsigned)n) return;
+  unsigned slot = atomicAdd(&fill[keys[i]], 1u);
+  grouped[slot] = vals[i];
+}
+/// Thread k sums the values of group k.
+WF_DEVICE void wf_mr_reduce_sum(const unsigned *start, const unsigned *count,
+                                const unsigned *grouped, int n_keys, unsigned *out) {
+  unsigned k = gtid_x();
+  if (k >= (unsigned)n_keys) return;
+  unsigned s = 0, b = start[k], e = b + count[k];
+  for (unsigned i = b; i < e; ++i) s += grouped[i];
+  out[k] = s;
+}
