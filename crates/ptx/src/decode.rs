@@ -612,6 +612,7 @@ fn finish(d: &mut Decoded, n: usize) -> Result<(), (usize, String)> {
             | Prefetch
             | Prefetchu
             | Txq
+            | Isspacep
     );
     if typed {
         need(op.ty.is_some(), "a type modifier (e.g. `.b32`)")?;

@@ -327,6 +327,16 @@ fn integer_arithmetic_modifiers() {
         (Some(ScalarType::U32), Some(ScalarType::S32))
     );
     assert_eq!(x.inst("popc.b64").op.ty, Some(ScalarType::B64));
+    let sp = x.inst("isspacep.global");
+    assert_eq!(
+        (sp.op.space, sp.op.ty, sp.operands.len()),
+        (Some(StateSpace::Global), None, 2)
+    );
+    let pk = x.inst("cvt.rn.f16x2.f32");
+    assert_eq!(
+        (pk.op.ty, pk.op.ty2, pk.operands.len()),
+        (Some(ScalarType::F16x2), Some(ScalarType::F32), 3)
+    );
 }
 
 #[test]
