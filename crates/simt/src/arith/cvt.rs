@@ -232,7 +232,7 @@ fn flush_sub32(x: f64) -> f64 {
     }
 }
 
-/// See [`super::cvt`].
+/// See [`super::cvt()`]: converts `bits` of type `src` to `dst` (semantics in the module docs).
 pub fn cvt(
     bits: u64,
     dst: ScalarType,
