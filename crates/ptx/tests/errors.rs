@@ -170,6 +170,18 @@ fn operand_errors() {
     body_err("  tbl: .branchtargets L1;", 8, ".branch", "not supported");
     body_err("  .reg .b32 %r<3;", 8, ";", "expected `>`");
     body_err("  bar.warp.sync;", 8, "bar", "takes 1 operands, found 0");
+    body_err(
+        "  setp.eq.s32 %r1, %r2, %r3;",
+        8,
+        "setp",
+        "operand 1 of `setp` must be a `.pred` register",
+    );
+    body_err(
+        "  selp.b32 %r1, %r2, %r3, %r4;",
+        8,
+        "selp",
+        "operand 4 of `selp` must be a `.pred` register",
+    );
 }
 
 #[test]

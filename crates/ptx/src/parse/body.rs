@@ -440,7 +440,7 @@ impl<'a> Parser<'a> {
             };
             return Err(self.err_at(ot, format!("`{oname}` takes {want} operands, found {cnt}")));
         }
-        self.check_shapes(&op, &operands, ot, oname)?;
+        self.check_shapes(f, &op, &operands, ot, oname)?;
         f.insts.push(Instruction {
             guard,
             op,
@@ -451,7 +451,38 @@ impl<'a> Parser<'a> {
     }
 
     /// Operand-shape checks consumers rely on (addresses where memory is accessed, targets).
-    fn check_shapes(&self, op: &Op, ops: &[Operand], ot: Tok, oname: &str) -> Result<(), PtxError> {
+    fn check_shapes(
+        &self,
+        f: &Function,
+        op: &Op,
+        ops: &[Operand],
+        ot: Tok,
+        oname: &str,
+    ) -> Result<(), PtxError> {
+        // Predicate positions hold `.pred` registers: setp's destination(s), selp's selector.
+        let is_pred = |r: &RegId| {
+            f.regs
+                .get(r.0 as usize)
+                .is_some_and(|i| i.ty == ScalarType::Pred)
+        };
+        let pred_ok = |o: &Operand| match o {
+            Operand::Reg(r) | Operand::NotReg(r) => is_pred(r),
+            Operand::PredPair(a, b) => is_pred(a) && is_pred(b),
+            _ => false,
+        };
+        let pred_at = match op.kind {
+            OpKind::Setp => Some(0),
+            OpKind::Selp => Some(3),
+            _ => None,
+        };
+        if let Some(i) = pred_at {
+            if !ops.get(i).is_some_and(pred_ok) {
+                return Err(self.err_at(
+                    ot,
+                    format!("operand {} of `{oname}` must be a `.pred` register", i + 1),
+                ));
+            }
+        }
         use OpKind::*;
         let addr_at = match op.kind {
             Ld | Ldu | Atom | Red if true => match op.kind {
