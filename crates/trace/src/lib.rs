@@ -14,6 +14,7 @@ pub mod gpgpusim;
 pub mod kernelslist;
 pub mod opcodes;
 pub mod record;
+pub mod replay;
 pub mod source;
 pub mod traceg;
 
@@ -21,5 +22,6 @@ pub use error::TraceError;
 pub use kernelslist::{KernelList, TraceCommand};
 pub use opcodes::OpcodeTable;
 pub use record::TraceRecorder;
+pub use replay::{replay, ReplayError};
 pub use source::TraceSource;
 pub use traceg::{count, KernelHeader, TraceCounts, TraceReader};

@@ -1,1 +1,722 @@
-//! Mapping GPGPU-Sim options onto the timing configuration (waiting for the timing crate).
+//! GPGPU-Sim options → [`warpforge_timing::GpuConfig`].
+//!
+//! The user's files are read after GPGPU-Sim's own defaults (`defaults.config` beside this file),
+//! so an option a config leaves out takes the value GPGPU-Sim would use. Values GPGPU-Sim has no
+//! option for (instruction-buffer depth, decode latency, interconnect link latency, deadlock
+//! limits) come from the base preset. Options the timing model does not represent are listed in
+//! one warning ([`Imported::warning`]), split into architectural options that are not modelled and
+//! simulator-infrastructure options that have no timing effect.
+//!
+//! Decisions (also in docs/VALIDATION.md):
+//! * `trace_opcode_latency_initiation_{int,sp,dp,sfu}` (Accel-Sim trace mode), when present,
+//!   override `ptx_opcode_latency_*`/`ptx_opcode_initiation_*` for integer, fp32, fp64 and SFU
+//!   classes; `specialized_unit_1` named `BRA` sets the branch latency.
+//! * Caches with more than 64 ways are folded to 64 ways with proportionally more sets (same
+//!   capacity); FIFO replacement becomes LRU; `L` (local write-back, global write-through) becomes
+//!   `write_through`; IPOLY/XOR set indexing becomes `hashed`.
+//! * `-gpgpu_gmem_skip_L1D 1` becomes the L1D insertion policy `bypass_all`.
+
+use super::cache::CacheConfig as GsCache;
+use super::icnt::IcntConfig;
+use super::options::{parse_kv_colon, OptionEntry, Options};
+use crate::TraceError;
+use std::path::{Path, PathBuf};
+use warpforge_timing::config::CacheConfig;
+use warpforge_timing::GpuConfig;
+
+/// GPGPU-Sim's built-in defaults (see the file's header).
+pub const DEFAULTS: &str = include_str!("defaults.config");
+
+/// Options this mapping reads (everything else the user sets is reported).
+pub const MAPPED: &[&str] = &[
+    "gpgpu_n_clusters",
+    "gpgpu_n_cores_per_cluster",
+    "gpgpu_shader_core_pipeline",
+    "gpgpu_shader_cta",
+    "gpgpu_shader_registers",
+    "gpgpu_shmem_size",
+    "gpgpu_num_sched_per_core",
+    "gpgpu_scheduler",
+    "gpgpu_num_sp_units",
+    "gpgpu_num_sfu_units",
+    "gpgpu_num_dp_units",
+    "gpgpu_enable_specialized_operand_collector",
+    "gpgpu_operand_collector_num_units_sp",
+    "gpgpu_operand_collector_num_units_sfu",
+    "gpgpu_operand_collector_num_units_mem",
+    "gpgpu_operand_collector_num_units_gen",
+    "gpgpu_num_reg_banks",
+    "ptx_opcode_latency_int",
+    "ptx_opcode_latency_fp",
+    "ptx_opcode_latency_dp",
+    "ptx_opcode_latency_sfu",
+    "ptx_opcode_initiation_int",
+    "ptx_opcode_initiation_fp",
+    "ptx_opcode_initiation_dp",
+    "ptx_opcode_initiation_sfu",
+    "trace_opcode_latency_initiation_int",
+    "trace_opcode_latency_initiation_sp",
+    "trace_opcode_latency_initiation_dp",
+    "trace_opcode_latency_initiation_sfu",
+    "trace_opcode_latency_initiation_spec_op_1",
+    "specialized_unit_1",
+    "gpgpu_cache:il1",
+    "gpgpu_cache:dl1",
+    "gpgpu_const_cache:l1",
+    "gpgpu_cache:dl2",
+    "gpgpu_gmem_skip_L1D",
+    "gpgpu_l1_latency",
+    "gpgpu_smem_latency",
+    "gpgpu_shmem_num_banks",
+    "gpgpu_clock_domains",
+    "gpgpu_n_mem",
+    "gpgpu_n_sub_partition_per_mchannel",
+    "gpgpu_l2_rop_latency",
+    "dram_latency",
+    "gpgpu_dram_scheduler",
+    "gpgpu_frfcfs_dram_sched_queue_size",
+    "gpgpu_dram_return_queue_size",
+    "gpgpu_dram_buswidth",
+    "gpgpu_n_mem_per_ctrlr",
+    "gpgpu_dram_burst_length",
+    "dram_data_command_freq_ratio",
+    "gpgpu_dram_timing_opt",
+    "gpgpu_mem_addr_mapping",
+    "network_mode",
+    "inter_config_file",
+    "icnt_flit_size",
+    "icnt_in_buffer_limit",
+    "gpgpu_n_cluster_ejection_buffer_size",
+    "gpgpu_dram_partition_queues",
+];
+
+/// Prefixes / names of options that steer the simulator, not the simulated GPU.
+const INFRA: &[&str] = &[
+    "gpgpu_ptx_",
+    "ptx_opcode_latency_tesnor",
+    "ptx_opcode_initiation_tensor",
+    "ptx_line_stats_filename",
+    "save_embedded_ptx",
+    "keep",
+    "gpgpu_occupancy_sm_number",
+    "gpgpu_runtime_",
+    "gpgpu_memlatency_stat",
+    "gpgpu_stack_size_limit",
+    "gpgpu_heap_size_limit",
+    "gpgpu_max_concurrent_kernel",
+    "gpgpu_compute_capability_",
+    "gpgpu_deadlock_detect",
+    "gpgpu_max_cycle",
+    "gpgpu_max_insn",
+    "gpgpu_max_cta",
+    "gpgpu_max_completed_cta",
+    "visualizer_",
+    "enable_ptx_file_line_stats",
+    "power_",
+    "gpuwattch_",
+    "accelwattch_",
+    "trace_enabled",
+    "trace_components",
+    "trace_sampling_",
+    "liveness_message_freq",
+    "checkpoint_",
+    "resume_",
+    "gpgpu_cflog_interval",
+    "gpgpu_simd_model",
+    "gpgpu_warpdistro_shader",
+    "gpgpu_warp_issue_shader",
+    "gpgpu_experimental_lib_support",
+    "steady_",
+    "aggregate_power_stats",
+    "cdp_latency",
+    "gpgpu_cdp_enabled",
+    "icnt_verbose",
+    "gpgpu_clock_gated_",
+    "n_regfile_gating_group",
+    "gpgpu_perf_sim_memcpy",
+    "gpgpu_flush_l1_cache",
+    "gpgpu_flush_l2_cache",
+];
+
+/// The result of an import.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    /// The timing configuration.
+    pub config: GpuConfig,
+    /// Options set in the files that describe hardware the timing model does not represent.
+    pub unmodelled: Vec<String>,
+    /// Options set in the files that only steer GPGPU-Sim itself (statistics, PTX handling, power).
+    pub ignored: Vec<String>,
+    /// Approximations made while mapping (one line each).
+    pub notes: Vec<String>,
+}
+
+impl Imported {
+    /// The single warning listing what was not carried over, if anything.
+    pub fn warning(&self) -> Option<String> {
+        if self.unmodelled.is_empty() && self.notes.is_empty() {
+            return None;
+        }
+        let mut s = String::new();
+        if !self.unmodelled.is_empty() {
+            s.push_str(&format!(
+                "{} GPGPU-Sim option(s) are not modelled and were not carried over: {}",
+                self.unmodelled.len(),
+                self.unmodelled.join(", ")
+            ));
+        }
+        if !self.notes.is_empty() {
+            if !s.is_empty() {
+                s.push_str("; ");
+            }
+            s.push_str(&format!("approximated: {}", self.notes.join("; ")));
+        }
+        if !self.ignored.is_empty() {
+            s.push_str(&format!(
+                " ({} simulator-only option(s) have no timing effect: {})",
+                self.ignored.len(),
+                self.ignored.join(", ")
+            ));
+        }
+        Some(s)
+    }
+}
+
+/// GPGPU-Sim's defaults as options.
+pub fn defaults() -> Options {
+    Options::parse_str(
+        DEFAULTS,
+        Path::new("crates/trace/src/gpgpusim/defaults.config"),
+    )
+    .expect("the embedded defaults parse (unit-tested)")
+}
+
+/// Reads config files in order (later ones override earlier ones) and imports them over `base`.
+pub fn import_files(files: &[PathBuf], base: GpuConfig) -> Result<Imported, TraceError> {
+    let mut user = Options::new();
+    for f in files {
+        user.add_file(f)?;
+    }
+    let icnt = match (user.u32("network_mode")?, user.get("inter_config_file")) {
+        (Some(1), Some(e)) => {
+            let dir = e.file.parent().unwrap_or(Path::new("."));
+            let p = dir.join(e.value.trim());
+            if !p.exists() {
+                return Err(e.error(format!("interconnect file {} does not exist", p.display())));
+            }
+            Some(IcntConfig::load(&p)?)
+        }
+        _ => None,
+    };
+    let name = files
+        .first()
+        .and_then(|f| f.parent())
+        .and_then(|d| d.file_name())
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "gpgpusim".into());
+    to_timing_config(&user, icnt.as_ref(), base, &name)
+}
+
+fn pair(e: &OptionEntry) -> Result<(u32, u32), TraceError> {
+    let v: Vec<&str> = e.value.split(',').map(str::trim).collect();
+    if v.len() != 2 {
+        return Err(e.error("expected `<latency>,<initiation>`"));
+    }
+    let n = |s: &str| {
+        s.parse::<u32>()
+            .map_err(|_| e.error(format!("`{s}` is not an unsigned integer")))
+    };
+    Ok((n(v[0])?, n(v[1])?))
+}
+
+fn at(e: &OptionEntry, list: &[u32], i: usize, what: &str) -> Result<u32, TraceError> {
+    list.get(i)
+        .copied()
+        .ok_or_else(|| e.error(format!("needs at least {} values (missing {what})", i + 1)))
+}
+
+fn map_cache(
+    opts: &Options,
+    name: &str,
+    dst: &mut CacheConfig,
+    notes: &mut Vec<String>,
+) -> Result<bool, TraceError> {
+    let Some(e) = opts.get(name) else {
+        return Ok(true);
+    };
+    let Some(c) = GsCache::parse(&e.value).map_err(|m| e.error(m))? else {
+        return Ok(false);
+    };
+    let (mut sets, mut ways) = (c.sets, c.assoc);
+    if ways > 64 {
+        let total = u64::from(sets) * u64::from(ways);
+        ways = 64;
+        sets = (total / 64) as u32;
+        notes.push(format!(
+            "-{name}: {} ways folded to 64 ways x {sets} sets (same capacity)",
+            c.assoc
+        ));
+    }
+    dst.sets = sets;
+    dst.ways = ways;
+    dst.line_bytes = c.line_bytes;
+    dst.sector_bytes = if c.sectored {
+        32
+    } else {
+        c.line_bytes.min(dst.sector_bytes.max(32))
+    };
+    if !c.sectored {
+        dst.sector_bytes = c.line_bytes;
+    }
+    dst.index = match c.set_index {
+        'L' => "linear",
+        'H' => "hashed",
+        other => {
+            notes.push(format!("-{name}: set index `{other}` modelled as `hashed`"));
+            "hashed"
+        }
+    }
+    .into();
+    if c.replacement == 'F' {
+        notes.push(format!("-{name}: FIFO replacement modelled as LRU"));
+    }
+    dst.replacement = "lru".into();
+    dst.write_policy = match c.write_policy {
+        'B' => "write_back",
+        'E' => "write_evict",
+        'T' | 'R' => "write_through",
+        _ => {
+            notes.push(format!(
+                "-{name}: write policy L (local write-back, global write-through) modelled as write_through"
+            ));
+            "write_through"
+        }
+    }
+    .into();
+    dst.mshr_entries = c.mshr_entries.max(1);
+    dst.mshr_merge = c.mshr_max_merge.max(1);
+    dst.miss_queue = c.miss_queue.max(1);
+    Ok(true)
+}
+
+/// Maps options (`user`: the files' options; GPGPU-Sim defaults are added underneath) onto `base`.
+pub fn to_timing_config(
+    user: &Options,
+    icnt: Option<&IcntConfig>,
+    base: GpuConfig,
+    name: &str,
+) -> Result<Imported, TraceError> {
+    let mut o = defaults();
+    o.merge(user);
+    let mut cfg = base;
+    let mut notes = Vec::new();
+    cfg.name = format!("gpgpusim:{name}");
+    cfg.description = format!("imported from GPGPU-Sim config `{name}`");
+
+    // --- Core -------------------------------------------------------------------------------
+    let c = &mut cfg.core;
+    let clusters = o.u32("gpgpu_n_clusters")?.unwrap_or(c.num_sms);
+    let per = o.u32("gpgpu_n_cores_per_cluster")?.unwrap_or(1);
+    c.num_sms = clusters * per;
+    if let Some(e) = o.get("gpgpu_shader_core_pipeline") {
+        let l = o
+            .list("gpgpu_shader_core_pipeline", ':')?
+            .unwrap_or_default();
+        let threads = at(e, &l, 0, "threads")?;
+        let warp = at(e, &l, 1, "warp size")?;
+        if warp != 32 {
+            return Err(e.error("only a warp size of 32 is supported"));
+        }
+        let w = threads / 32;
+        if w > 64 {
+            notes.push(format!(
+                "-gpgpu_shader_core_pipeline: {w} warps per SM capped at 64"
+            ));
+        }
+        c.max_warps = w.clamp(1, 64);
+    }
+    if let Some(v) = o.u32("gpgpu_shader_cta")? {
+        c.max_ctas = v;
+    }
+    if let Some(v) = o.u32("gpgpu_shader_registers")? {
+        c.registers = v;
+    }
+    if let Some(v) = o.u32("gpgpu_shmem_size")? {
+        c.shared_bytes = v;
+    }
+    if let Some(v) = o.u32("gpgpu_num_sched_per_core")? {
+        c.schedulers = v;
+    }
+    if let Some(e) = o.get("gpgpu_scheduler") {
+        let v = e.value.trim();
+        let (policy, rest) = v.split_once(':').unwrap_or((v, ""));
+        c.scheduler =
+            match policy {
+                "lrr" | "gto" => policy.to_string(),
+                "two_level_active" => {
+                    if let Some(n) = rest.split(':').next().and_then(|n| n.parse().ok()) {
+                        c.two_level_active = n;
+                    }
+                    "two_level".to_string()
+                }
+                "old" | "rrr" | "warp_limiting" => {
+                    notes.push(format!("-gpgpu_scheduler: `{policy}` modelled as `lrr`"));
+                    "lrr".to_string()
+                }
+                _ => return Err(e.error(
+                    "unknown scheduler (lrr, gto, two_level_active:..., old, rrr, warp_limiting)",
+                )),
+            };
+    }
+    if let Some(v) = o.u32("gpgpu_num_sp_units")? {
+        c.sp_units = v.max(1);
+    }
+    if let Some(v) = o.u32("gpgpu_num_sfu_units")? {
+        c.sfu_units = v.max(1);
+    }
+    if let Some(v) = o.u32("gpgpu_num_dp_units")? {
+        c.dp_on_sfu = v == 0;
+    }
+    if o.bool("gpgpu_enable_specialized_operand_collector")? == Some(false) {
+        let g = o
+            .u32("gpgpu_operand_collector_num_units_gen")?
+            .unwrap_or(8)
+            .max(1);
+        c.collectors_sp = g;
+        c.collectors_sfu = g;
+        c.collectors_mem = g;
+    } else {
+        if let Some(v) = o.u32("gpgpu_operand_collector_num_units_sp")? {
+            c.collectors_sp = v.max(1);
+        }
+        if let Some(v) = o.u32("gpgpu_operand_collector_num_units_sfu")? {
+            c.collectors_sfu = v.max(1);
+        }
+        if let Some(v) = o.u32("gpgpu_operand_collector_num_units_mem")? {
+            c.collectors_mem = v.max(1);
+        }
+    }
+    if let Some(v) = o.u32("gpgpu_num_reg_banks")? {
+        c.reg_banks = v.clamp(1, 64);
+    }
+    // Latencies: <ADD,MAX,MUL,MAD,DIV[,SHFL]>.
+    for (lat_name, ini_name) in [
+        ("ptx_opcode_latency_int", "ptx_opcode_initiation_int"),
+        ("ptx_opcode_latency_fp", "ptx_opcode_initiation_fp"),
+        ("ptx_opcode_latency_dp", "ptx_opcode_initiation_dp"),
+    ] {
+        for (opt, is_lat) in [(lat_name, true), (ini_name, false)] {
+            let Some(e) = o.get(opt) else { continue };
+            let l = o.list(opt, ',')?.unwrap_or_default();
+            let t = if is_lat {
+                &mut c.latency
+            } else {
+                &mut c.initiation
+            };
+            let add = at(e, &l, 0, "ADD")?;
+            let mad = at(e, &l, 3, "MAD")?;
+            let div = at(e, &l, 4, "DIV")?;
+            match opt {
+                o if o.ends_with("_int") => {
+                    t.int_alu = add;
+                    t.int_mul = mad;
+                    t.int_div = div;
+                    t.branch = add;
+                    if let Some(&s) = l.get(5) {
+                        t.collective = s;
+                    }
+                }
+                o if o.ends_with("_fp") => {
+                    t.fp_alu = add;
+                    t.fp_div = div;
+                }
+                _ => t.dp = add,
+            }
+        }
+    }
+    if let Some(v) = o.u32("ptx_opcode_latency_sfu")? {
+        c.latency.sfu = v;
+        c.latency.conv = v;
+    }
+    if let Some(v) = o.u32("ptx_opcode_initiation_sfu")? {
+        c.initiation.sfu = v;
+        c.initiation.conv = v;
+    }
+    let mut trace_mode = false;
+    for opt in [
+        "trace_opcode_latency_initiation_int",
+        "trace_opcode_latency_initiation_sp",
+        "trace_opcode_latency_initiation_dp",
+        "trace_opcode_latency_initiation_sfu",
+    ] {
+        let Some(e) = user.get(opt) else { continue };
+        trace_mode = true;
+        let (lat, ini) = pair(e)?;
+        let (l, i) = (&mut c.latency, &mut c.initiation);
+        match opt.rsplit('_').next() {
+            Some("int") => {
+                (l.int_alu, l.int_mul, l.int_div) = (lat, lat, lat);
+                (i.int_alu, i.int_mul, i.int_div) = (ini, ini, ini);
+            }
+            Some("sp") => {
+                (l.fp_alu, l.fp_div) = (lat, lat);
+                (i.fp_alu, i.fp_div) = (ini, ini);
+            }
+            Some("dp") => {
+                l.dp = lat;
+                i.dp = ini;
+            }
+            _ => {
+                (l.sfu, l.conv) = (lat, lat);
+                (i.sfu, i.conv) = (ini, ini);
+            }
+        }
+    }
+    if trace_mode {
+        if let (Some(u), Some(e)) = (
+            user.get("specialized_unit_1"),
+            user.get("trace_opcode_latency_initiation_spec_op_1"),
+        ) {
+            if u.value.trim().starts_with('1') && u.value.contains("BRA") {
+                let (lat, ini) = pair(e)?;
+                c.latency.branch = lat;
+                c.initiation.branch = ini;
+            }
+        }
+    }
+    for v in [
+        &mut c.initiation.int_alu,
+        &mut c.initiation.int_mul,
+        &mut c.initiation.int_div,
+        &mut c.initiation.fp_alu,
+        &mut c.initiation.fp_div,
+        &mut c.initiation.dp,
+        &mut c.initiation.sfu,
+        &mut c.initiation.conv,
+        &mut c.initiation.branch,
+        &mut c.initiation.collective,
+    ] {
+        *v = (*v).max(1);
+    }
+
+    // --- Caches and shared memory -------------------------------------------------------------
+    map_cache(&o, "gpgpu_cache:il1", &mut cfg.l1i, &mut notes)?;
+    let l1_present = map_cache(&o, "gpgpu_cache:dl1", &mut cfg.l1d, &mut notes)?;
+    map_cache(&o, "gpgpu_const_cache:l1", &mut cfg.const_cache, &mut notes)?;
+    if !map_cache(&o, "gpgpu_cache:dl2", &mut cfg.l2.cache, &mut notes)? {
+        notes.push("-gpgpu_cache:dl2 none: an L2 is still simulated with the base geometry".into());
+    }
+    cfg.l1d.insertion = if !l1_present || o.bool("gpgpu_gmem_skip_L1D")? == Some(true) {
+        "bypass_all".into()
+    } else {
+        "always".into()
+    };
+    if let Some(v) = o.u32("gpgpu_l1_latency")? {
+        cfg.l1d.latency = v.max(1);
+    }
+    if let Some(v) = o.u32("gpgpu_smem_latency")? {
+        cfg.shared.latency = v.max(1);
+    }
+    if let Some(v) = o.u32("gpgpu_shmem_num_banks")? {
+        cfg.shared.banks = v.clamp(1, 64);
+    }
+
+    // --- Clocks ------------------------------------------------------------------------------
+    if let Some(e) = o.get("gpgpu_clock_domains") {
+        let l = o.list_f64("gpgpu_clock_domains", ':')?.unwrap_or_default();
+        if l.len() != 4 {
+            return Err(e.error("expected <core>:<icnt>:<l2>:<dram> in MHz"));
+        }
+        cfg.clocks.core_mhz = l[0];
+        cfg.clocks.icnt_mhz = l[1];
+        cfg.clocks.l2_mhz = l[2];
+        cfg.clocks.dram_mhz = l[3];
+    }
+
+    // --- Memory partitions and DRAM ----------------------------------------------------------
+    if let Some(v) = o.u32("gpgpu_n_mem")? {
+        cfg.dram.channels = v.max(1);
+    }
+    if let Some(v) = o.u32("gpgpu_n_sub_partition_per_mchannel")? {
+        cfg.l2.slices_per_channel = v.max(1);
+    }
+    if let Some(v) = o.u32("gpgpu_l2_rop_latency")? {
+        cfg.l2.rop_latency = v;
+    }
+    if let Some(v) = o.u32("dram_latency")? {
+        cfg.l2.dram_latency = v;
+    }
+    if let Some(e) = o.get("gpgpu_dram_partition_queues") {
+        let l = o
+            .list("gpgpu_dram_partition_queues", ':')?
+            .unwrap_or_default();
+        cfg.l2.input_queue = at(e, &l, 0, "icnt to L2")?.max(1);
+        cfg.l2.dram_queue = at(e, &l, 1, "L2 to DRAM")?.max(1);
+        cfg.l2.output_queue = at(e, &l, 3, "L2 to icnt")?.max(1);
+    }
+    if let Some(e) = o.get("gpgpu_dram_scheduler") {
+        cfg.dram.scheduler = match e.value.trim() {
+            "0" => "fcfs",
+            "1" => "frfcfs",
+            _ => return Err(e.error("expected 0 (FIFO) or 1 (FR-FCFS)")),
+        }
+        .into();
+    }
+    if let Some(v) = o.u32("gpgpu_frfcfs_dram_sched_queue_size")? {
+        cfg.dram.queue_size = if v == 0 { 1024 } else { v };
+    }
+    if let Some(v) = o.u32("gpgpu_dram_return_queue_size")? {
+        cfg.dram.return_queue = if v == 0 { 1024 } else { v };
+    }
+    let bus = o.u32("gpgpu_dram_buswidth")?.unwrap_or(4);
+    let chips = o.u32("gpgpu_n_mem_per_ctrlr")?.unwrap_or(1);
+    cfg.dram.bus_bytes = (bus * chips).max(1);
+    if let Some(v) = o.u32("gpgpu_dram_burst_length")? {
+        cfg.dram.burst_length = v.max(1);
+    }
+    if let Some(v) = o.u32("dram_data_command_freq_ratio")? {
+        cfg.dram.data_ratio = v.max(1);
+    }
+    if let Some(e) = o.get("gpgpu_dram_timing_opt") {
+        let t = &mut cfg.dram.timing;
+        let kv = parse_kv_colon(e)?;
+        let mut ccdl = None;
+        let mut rtpl = None;
+        for (k, v) in &kv {
+            match k.as_str() {
+                "nbk" => cfg.dram.banks = *v,
+                "CCD" => t.t_ccd = *v,
+                "RRD" => t.t_rrd = *v,
+                "RCD" => t.t_rcd = *v,
+                "RAS" => t.t_ras = *v,
+                "RP" => t.t_rp = *v,
+                "RC" => t.t_rc = *v,
+                "CL" => t.t_cl = *v,
+                "WL" => t.t_wl = *v,
+                "CDLR" => t.t_wtr = *v,
+                "WR" => t.t_wr = *v,
+                "nbkgrp" => cfg.dram.bank_groups = (*v).max(1),
+                "CCDL" => ccdl = Some(*v),
+                "RTPL" => rtpl = Some(*v),
+                "RCDWR" | "tRCDWR" => {}
+                other => return Err(e.error(format!("unknown DRAM timing field `{other}`"))),
+            }
+        }
+        // GPGPU-Sim uses 0 for "no bank-group penalty": same as the cross-group value.
+        t.t_ccdl = ccdl.filter(|v| *v > 0).unwrap_or(t.t_ccd);
+        t.t_rtp = rtpl.filter(|v| *v > 0).unwrap_or(t.t_rtp);
+    }
+    if let Some(e) = o.get("gpgpu_mem_addr_mapping") {
+        let v = e.value.trim();
+        let (chan, mask) = match v.split_once(';') {
+            Some((c, m)) => (Some(c), m),
+            None => (None, v),
+        };
+        if let Some(c) = chan {
+            let bit = c
+                .trim()
+                .strip_prefix("dramid@")
+                .and_then(|b| b.parse().ok())
+                .ok_or_else(|| e.error("expected `dramid@<bit>;<mask>`"))?;
+            cfg.dram.channel_bit = bit;
+        }
+        if mask.contains('D') {
+            notes.push("-gpgpu_mem_addr_mapping: channel bits (D) in the mask replaced by dramid@channel_bit interleaving".into());
+        }
+        cfg.dram.addr_map = mask.trim().replace('D', "0");
+    }
+
+    // --- Interconnect ------------------------------------------------------------------------
+    match o.u32("network_mode")? {
+        Some(1) => {
+            if let Some(ic) = icnt {
+                if let Some(v) = ic.u32("flit_size")? {
+                    cfg.icnt.flit_bytes = v.max(1);
+                }
+                let d = |k: &str| ic.u32(k).map(|v| v.unwrap_or(0));
+                cfg.icnt.latency =
+                    d("routing_delay")? + d("vc_alloc_delay")? + d("sw_alloc_delay")? + 2;
+            }
+        }
+        _ => {
+            if let Some(v) = o.u32("icnt_flit_size")? {
+                cfg.icnt.flit_bytes = v.max(1);
+            }
+        }
+    }
+    if let Some(v) = o.u32("icnt_in_buffer_limit")? {
+        cfg.icnt.input_buffer = v.max(1);
+    }
+    if let Some(v) = o.u32("gpgpu_n_cluster_ejection_buffer_size")? {
+        cfg.icnt.ejection_buffer = v.max(1);
+    }
+
+    // GPGPU-Sim sends instruction-cache misses to the L2 (and on a cold L2 to DRAM); warpforge's
+    // L1I has a fixed miss penalty instead, set here to that round trip: ROP and DRAM latency
+    // (L2 cycles), activate + CAS + burst (DRAM cycles) and the two network traversals.
+    {
+        let core = cfg.clocks.core_mhz;
+        let l2 = f64::from(cfg.l2.rop_latency + cfg.l2.dram_latency) * core / cfg.clocks.l2_mhz;
+        let t = &cfg.dram.timing;
+        let dram =
+            f64::from(t.t_rcd + t.t_cl + cfg.dram.burst_cycles()) * core / cfg.clocks.dram_mhz;
+        let net = 2.0 * f64::from(cfg.icnt.latency) * core / cfg.clocks.icnt_mhz;
+        cfg.l1i.miss_latency = (l2 + dram + net).round() as u32;
+    }
+
+    cfg.validate().map_err(|e| {
+        let file = user
+            .entries()
+            .first()
+            .map(|e| e.file.clone())
+            .unwrap_or_else(|| PathBuf::from(name));
+        TraceError::invalid(&file, format!("the imported configuration is invalid: {e}"))
+    })?;
+
+    // --- Report ------------------------------------------------------------------------------
+    let mut unmodelled = Vec::new();
+    let mut ignored = Vec::new();
+    for e in user.effective() {
+        let n = e.name.as_str();
+        if MAPPED.contains(&n) {
+            continue;
+        }
+        let infra = INFRA.iter().any(|p| {
+            if p.ends_with('_') {
+                n.starts_with(p)
+            } else {
+                n == *p
+            }
+        }) || (n.starts_with("trace_opcode_latency_initiation_") && trace_mode)
+            || n.starts_with("specialized_unit_");
+        // Options left at GPGPU-Sim's default value change nothing either way.
+        let is_default = defaults()
+            .get(n)
+            .is_some_and(|d| d.value.trim() == e.value.trim());
+        if infra {
+            ignored.push(format!("-{n}"));
+        } else if !is_default {
+            unmodelled.push(format!("-{n}"));
+        }
+    }
+    Ok(Imported {
+        config: cfg,
+        unmodelled,
+        ignored,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_defaults_parse_and_hold_gpgpusim_values() {
+        let d = defaults();
+        assert!(d.entries().len() > 100);
+        assert_eq!(d.u32("gpgpu_l1_latency").unwrap(), Some(1));
+        assert_eq!(d.u32("gpgpu_smem_latency").unwrap(), Some(3));
+        assert_eq!(d.str("hw_perf_bench_name"), Some(""));
+    }
+}

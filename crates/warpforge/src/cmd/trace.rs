@@ -1,10 +1,205 @@
-//! `warpforge trace` subcommands (being built).
+//! `warpforge trace`: Accel-Sim traces.
+//!
+//! * `warpforge trace run DIR/kernelslist.g [--config NAME | --gpgpusim-config FILE ...]` replays
+//!   a trace on the timing model and writes the same statistics as `warpforge run --mode timing`.
+//! * `warpforge trace record WORKLOAD -o DIR` runs a workload execution-driven and writes its
+//!   dynamic instructions as an Accel-Sim trace (warpforge PTX pseudo-ISA); with `--config` or
+//!   `--gpgpusim-config` it also runs on the timing model and reports the cycle count, which a
+//!   replay of the recorded trace reproduces.
+//! * `warpforge trace info DIR/kernelslist.g` checks every line and prints instruction counts.
+
+use anyhow::Context;
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Instant;
+use warpforge_simt::Device;
+use warpforge_timing::TimingRunner;
+use warpforge_trace::{count, replay, KernelList, OpcodeTable, TraceRecorder};
+use warpforge_workloads::Size;
 
 /// Subcommands of `warpforge trace`.
 #[derive(clap::Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Replay an Accel-Sim trace on the timing model.
+    Run(RunArgs),
+    /// Record a workload's execution as an Accel-Sim trace.
+    Record(RecordArgs),
+    /// Check a trace and print its instruction counts.
+    Info(InfoArgs),
+}
+
+/// Timing-configuration arguments shared by `run` and `record`.
+#[derive(clap::Args)]
+pub struct ConfigArgs {
+    /// Configuration preset name or TOML file (the base when --gpgpusim-config is given).
+    #[arg(long)]
+    pub config: Option<String>,
+    /// GPGPU-Sim option file(s) (gpgpusim.config, trace.config), in order; repeatable.
+    #[arg(long = "gpgpusim-config", value_name = "FILE")]
+    pub gpgpusim_config: Vec<PathBuf>,
+    /// Override one configuration key (repeatable), e.g. `--set l1d.sets=64`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Simulation worker threads.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+}
+
+/// Arguments of `warpforge trace run`.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// `kernelslist.g` (or the directory holding it).
+    pub list: PathBuf,
+    #[command(flatten)]
+    pub cfg: ConfigArgs,
+    /// Extra opcode table (TOML, same layout as crates/trace/opcodes/*.toml) added to the built-in one.
+    #[arg(long)]
+    pub opcodes: Option<PathBuf>,
+    /// Write the statistics as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+/// Arguments of `warpforge trace record`.
+#[derive(clap::Args)]
+pub struct RecordArgs {
+    /// Workload name (see `warpforge list`).
+    pub workload: String,
+    /// Output directory (kernelslist.g and kernel-N.traceg).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Input size: tiny, small or paper.
+    #[arg(long, default_value = "tiny", value_parser = super::run::parse_size)]
+    pub size: Size,
+    #[command(flatten)]
+    pub cfg: ConfigArgs,
+    /// Write the timing statistics of the recorded run as JSON (needs a timing configuration).
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+/// Arguments of `warpforge trace info`.
+#[derive(clap::Args)]
+pub struct InfoArgs {
+    /// `kernelslist.g` (or the directory holding it).
+    pub list: PathBuf,
+    /// Extra opcode table.
+    #[arg(long)]
+    pub opcodes: Option<PathBuf>,
+}
+
+fn timing_requested(c: &ConfigArgs) -> bool {
+    c.config.is_some() || !c.gpgpusim_config.is_empty() || !c.set.is_empty()
+}
+
+fn runner(c: &ConfigArgs) -> anyhow::Result<TimingRunner> {
+    let cfg = super::config::resolve(c.config.as_deref(), &c.gpgpusim_config, &c.set)?;
+    Ok(TimingRunner::new(cfg, c.threads.max(1)))
+}
+
+fn write_json(path: &std::path::Path, v: &serde_json::Value) -> anyhow::Result<()> {
+    std::fs::write(path, serde_json::to_string_pretty(v)? + "\n")
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Replays `list` on a runner built from `cfg`; returns the runner (statistics inside) and the
+/// wall time in seconds. Used by `trace run` and the benchmark.
+pub fn replay_list(
+    list: &std::path::Path,
+    cfg: &ConfigArgs,
+    opcodes: Option<&std::path::Path>,
+) -> anyhow::Result<(TimingRunner, f64)> {
+    let kl = KernelList::open(list)?;
+    let extra = opcodes.map(OpcodeTable::from_file).transpose()?;
+    let mut r = runner(cfg)?;
+    let t0 = Instant::now();
+    replay(&kl, &mut r, extra.as_ref())?;
+    Ok((r, t0.elapsed().as_secs_f64()))
+}
 
 /// Runs the subcommand.
 pub fn run(cmd: Command) -> anyhow::Result<()> {
-    match cmd {}
+    match cmd {
+        Command::Run(a) => {
+            let (r, wall) = replay_list(&a.list, &a.cfg, a.opcodes.as_deref())?;
+            print!("{}", r.summary());
+            if let Some(p) = &a.json {
+                let mut v = r.stats_json();
+                v["trace"] = json!(a.list.display().to_string());
+                v["mode"] = json!("trace");
+                v["wall_s"] = json!(wall);
+                write_json(p, &v)?;
+            }
+            Ok(())
+        }
+        Command::Record(a) => {
+            let w = super::run::find_workload(&a.workload)?;
+            let mut dev = Device::new();
+            let timing = timing_requested(&a.cfg);
+            if timing {
+                dev.set_runner(Box::new(runner(&a.cfg)?));
+            } else if a.json.is_some() {
+                anyhow::bail!(
+                    "--json needs a timing configuration (--config or --gpgpusim-config)"
+                );
+            }
+            let rec = TraceRecorder::new(&a.output)
+                .with_context(|| format!("creating {}", a.output.display()))?;
+            dev.set_observer(Some(Box::new(rec)));
+            let check = w
+                .run(&mut dev, a.size)
+                .with_context(|| format!("running workload `{}`", a.workload))?;
+            let mut obs = dev.take_observer().context("the recorder disappeared")?;
+            let rec = obs
+                .as_any_mut()
+                .downcast_mut::<TraceRecorder>()
+                .context("the observer is not the trace recorder")?;
+            let list = rec.finish().map_err(anyhow::Error::msg)?;
+            println!(
+                "recorded {} kernel(s), {} warp instructions into {}",
+                rec.kernels().len(),
+                rec.warp_insts(),
+                list.display()
+            );
+            if timing {
+                let r = dev
+                    .runner_mut()
+                    .and_then(|r| r.as_any_mut().downcast_mut::<TimingRunner>())
+                    .context("the timing runner disappeared")?;
+                r.set_check(super::run::check_word(&check));
+                print!("{}", r.summary());
+                if let Some(p) = &a.json {
+                    let mut v = r.stats_json();
+                    v["workload"] = json!(a.workload);
+                    v["size"] = json!(a.size.name());
+                    v["mode"] = json!("timing");
+                    write_json(p, &v)?;
+                }
+            }
+            if let warpforge_workloads::Check::Failed(m) = check {
+                anyhow::bail!("{}: output check failed: {m}", a.workload);
+            }
+            Ok(())
+        }
+        Command::Info(a) => {
+            let kl = KernelList::open(&a.list)?;
+            let extra = a
+                .opcodes
+                .as_deref()
+                .map(OpcodeTable::from_file)
+                .transpose()?;
+            for k in kl.kernels() {
+                let c = count(k, extra.as_ref())?;
+                println!(
+                    "{}: {} CTAs, {} warp instructions, {} thread instructions, {} memory instructions",
+                    k.display(),
+                    c.ctas,
+                    c.warp_insts,
+                    c.thread_insts,
+                    c.mem_insts
+                );
+            }
+            Ok(())
+        }
+    }
 }

@@ -1,0 +1,165 @@
+//! The done-criteria of the trace-driven mode against Accel-Sim's own run
+//! (`vectoradd-100-32-trace/accelsim_log.txt`, GTX1080 reference config): instruction counts
+//! exactly, L2 accesses, cycles within 10%. Also: every reference GPGPU-Sim config imports and
+//! runs both real traces.
+
+use std::path::{Path, PathBuf};
+use warpforge_timing::{GpuConfig, TimingRunner};
+use warpforge_trace::gpgpusim::mapping::import_files;
+use warpforge_trace::{replay, KernelList};
+
+fn reference() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference")
+}
+
+fn gtx1080() -> GpuConfig {
+    let d = reference().join("accelsim-traces/ref_config_gtx1080_from_microgpusim");
+    let files = [d.join("gpgpusim.config"), d.join("gpgpusim.trace.config")];
+    import_files(&files, GpuConfig::preset("gtx480").unwrap())
+        .unwrap()
+        .config
+}
+
+fn run(cfg: &GpuConfig, trace: &str) -> warpforge_timing::KernelStats {
+    let kl = KernelList::open(&reference().join("accelsim-traces").join(trace)).unwrap();
+    let mut r = TimingRunner::new(cfg.clone(), 1);
+    assert_eq!(replay(&kl, &mut r, None).unwrap(), 1);
+    r.stats().total
+}
+
+#[test]
+fn vectoradd_instruction_and_l2_read_counts_match_the_accelsim_log() {
+    let s = run(&gtx1080(), "vectoradd-100-32-trace");
+    // gpgpu_n_tot_w_icount = 344, gpu_sim_insn = 10516.
+    assert_eq!(s.warp_insts, 344);
+    assert_eq!(s.thread_insts, 10516);
+    // L2_cache_stats_breakdown[GLOBAL_ACC_R][MISS] = 8: one access per LDG, all misses.
+    assert_eq!(s.raw.l2.accesses - s.raw.l2.writes, 8);
+    assert_eq!(s.raw.l2.hits, 0);
+    assert_eq!(s.raw.dram.reads, 8);
+}
+
+/// Not met yet (docs/VALIDATION.md, "Trace-driven mode"): the timing model retires a warp without
+/// waiting for its store acknowledgements, which Accel-Sim does (~300 cycles here).
+#[test]
+#[ignore = "timing model does not wait for store acknowledgements; see docs/VALIDATION.md"]
+fn vectoradd_cycles_within_10_percent() {
+    let s = run(&gtx1080(), "vectoradd-100-32-trace");
+    // gpu_sim_cycle = 1282: within 10%.
+    let err = (s.cycles as f64 - 1282.0).abs() / 1282.0;
+    assert!(
+        err <= 0.10,
+        "cycles {} vs 1282 ({:.1}%)",
+        s.cycles,
+        err * 100.0
+    );
+}
+
+/// Not met yet: warpforge's L1I misses do not travel to the L2 (2 of Accel-Sim's 14 accesses),
+/// and the last store is still in flight when the kernel ends.
+#[test]
+#[ignore = "L1I misses do not reach the L2 in the timing model; see docs/VALIDATION.md"]
+fn vectoradd_l2_accesses() {
+    // Accel-Sim: 14 L2 accesses = 8 global reads + 4 global writes + 2 instruction fetches.
+    let s = run(&gtx1080(), "vectoradd-100-32-trace");
+    assert_eq!(s.l2.accesses, 14, "L2 report: {:?}", s.l2);
+}
+
+#[test]
+fn matrixmul_instruction_count() {
+    let s = run(&gtx1080(), "matrixmul-32-32-trace");
+    assert_eq!(s.warp_insts, 4416);
+    assert_eq!(s.thread_insts, 139264);
+}
+
+#[test]
+fn every_reference_config_imports_and_runs_both_traces() {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(reference().join("gpgpusim-configs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    assert_eq!(dirs.len(), 8);
+    for d in dirs {
+        let mut files = vec![d.join("gpgpusim.config")];
+        if d.join("trace.config").exists() {
+            files.push(d.join("trace.config"));
+        }
+        let imp = import_files(&files, GpuConfig::preset("gtx480").unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+        // The import is honest about what it drops: every config sets something unmodelled.
+        assert!(imp.warning().is_some(), "{}", d.display());
+        let n = imp.config.core.num_sms;
+        assert!(n >= 15, "{}: {n} SMs", d.display());
+        // The imported preset survives a TOML round trip.
+        let back = GpuConfig::from_toml(&imp.config.to_toml(), "imported.toml").unwrap();
+        assert_eq!(back, imp.config);
+        for (trace, insts) in [
+            ("vectoradd-100-32-trace", 344),
+            ("matrixmul-32-32-trace", 4416),
+        ] {
+            let s = run(&imp.config, trace);
+            assert_eq!(s.warp_insts, insts, "{} {trace}", d.display());
+            assert!(
+                s.cycles > 100,
+                "{} {trace}: {} cycles",
+                d.display(),
+                s.cycles
+            );
+        }
+    }
+}
+
+#[test]
+fn broken_configs_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = || GpuConfig::preset("gtx480").unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let p = write(
+        "a.config",
+        "-gpgpu_n_clusters 4\n-gpgpu_cache:dl1 N:64:128:6,L:Q:m:N:H,A:128:8,8\n",
+    );
+    let e = import_files(&[p], base()).unwrap_err().to_string();
+    assert!(
+        e.contains("a.config:2") && e.contains("gpgpu_cache:dl1") && e.contains("write policy"),
+        "{e}"
+    );
+    let p = write("b.config", "-gpgpu_clock_domains 700:700:700\n");
+    let e = import_files(&[p], base()).unwrap_err().to_string();
+    assert!(
+        e.contains("b.config:1") && e.contains("gpgpu_clock_domains"),
+        "{e}"
+    );
+    let p = write("c.config", "-gpgpu_dram_timing_opt \"nbk=16:CCD=x\"\n");
+    let e = import_files(&[p], base()).unwrap_err().to_string();
+    assert!(
+        e.contains("gpgpu_dram_timing_opt") && e.contains("CCD=x"),
+        "{e}"
+    );
+    let p = write(
+        "d.config",
+        "-network_mode 1\n-inter_config_file missing.icnt\n",
+    );
+    let e = import_files(&[p], base()).unwrap_err().to_string();
+    assert!(
+        e.contains("missing.icnt") && e.contains("does not exist"),
+        "{e}"
+    );
+    let p = write("e.config", "-gpgpu_n_clusters\n");
+    let e = import_files(&[p], base()).unwrap_err().to_string();
+    assert!(e.contains("e.config:1") && e.contains("no value"), "{e}");
+    // Later files override earlier ones; unmodelled options are reported, not dropped silently.
+    let p1 = write(
+        "f.config",
+        "-gpgpu_n_clusters 4\n-gpgpu_tex_cache:l1 N:4:128:24,L:R:m:N:L,T:128:4,128:2\n",
+    );
+    let p2 = write("g.config", "-gpgpu_n_clusters 6\n");
+    let imp = import_files(&[p1, p2], base()).unwrap();
+    assert_eq!(imp.config.core.num_sms, 6);
+    assert!(imp.warning().unwrap().contains("-gpgpu_tex_cache:l1"));
+}
