@@ -32,8 +32,14 @@ impl ConfigError {
 /// Built-in presets: (name, TOML text). `configs/<name>.toml` in the repository.
 pub const PRESETS: &[(&str, &str)] = &[
     ("gtx480", include_str!("../../../configs/gtx480.toml")),
-    ("gtx480-cawa", include_str!("../../../configs/gtx480-cawa.toml")),
-    ("gtx480-ctrlc", include_str!("../../../configs/gtx480-ctrlc.toml")),
+    (
+        "gtx480-cawa",
+        include_str!("../../../configs/gtx480-cawa.toml"),
+    ),
+    (
+        "gtx480-ctrlc",
+        include_str!("../../../configs/gtx480-ctrlc.toml"),
+    ),
 ];
 
 /// Clock frequencies of the four domains (spec 000 §1.3: 700/700/700/924 MHz).
@@ -481,24 +487,25 @@ impl GpuConfig {
             }
             cur = t.get_mut(*p).unwrap();
         }
-        let new = match &*cur {
-            toml::Value::String(_) => toml::Value::String(value.to_string()),
-            toml::Value::Integer(_) => toml::Value::Integer(value.parse().map_err(|_| {
-                ConfigError::new(key, format!("expected an integer, got `{value}`"))
-            })?),
-            toml::Value::Float(_) => toml::Value::Float(value.parse().map_err(|_| {
-                ConfigError::new(key, format!("expected a number, got `{value}`"))
-            })?),
-            toml::Value::Boolean(_) => toml::Value::Boolean(value.parse().map_err(|_| {
-                ConfigError::new(key, format!("expected true or false, got `{value}`"))
-            })?),
-            other => {
-                return Err(ConfigError::new(
-                    key,
-                    format!("is a {}; only scalar fields can be set", type_name(other)),
-                ))
-            }
-        };
+        let new =
+            match &*cur {
+                toml::Value::String(_) => toml::Value::String(value.to_string()),
+                toml::Value::Integer(_) => toml::Value::Integer(value.parse().map_err(|_| {
+                    ConfigError::new(key, format!("expected an integer, got `{value}`"))
+                })?),
+                toml::Value::Float(_) => toml::Value::Float(value.parse().map_err(|_| {
+                    ConfigError::new(key, format!("expected a number, got `{value}`"))
+                })?),
+                toml::Value::Boolean(_) => toml::Value::Boolean(value.parse().map_err(|_| {
+                    ConfigError::new(key, format!("expected true or false, got `{value}`"))
+                })?),
+                other => {
+                    return Err(ConfigError::new(
+                        key,
+                        format!("is a {}; only scalar fields can be set", type_name(other)),
+                    ))
+                }
+            };
         *cur = new;
         let cfg: GpuConfig = root
             .try_into()
@@ -543,7 +550,10 @@ impl GpuConfig {
         pos("core.num_sms", c.num_sms as u64)?;
         pos("core.max_warps", c.max_warps as u64)?;
         if c.max_warps > 64 {
-            return Err(ConfigError::new("core.max_warps", "at most 64 warps per SM"));
+            return Err(ConfigError::new(
+                "core.max_warps",
+                "at most 64 warps per SM",
+            ));
         }
         pos("core.max_ctas", c.max_ctas as u64)?;
         pos("core.schedulers", c.schedulers as u64)?;
@@ -601,7 +611,10 @@ impl GpuConfig {
             return Err(ConfigError::new("shared.banks", "at most 64"));
         }
         if !self.shared.bank_bytes.is_power_of_two() {
-            return Err(ConfigError::new("shared.bank_bytes", "must be a power of two"));
+            return Err(ConfigError::new(
+                "shared.bank_bytes",
+                "must be a power of two",
+            ));
         }
         let i = &self.icnt;
         pos("icnt.flit_bytes", i.flit_bytes as u64)?;
@@ -620,7 +633,10 @@ impl GpuConfig {
         pos("dram.burst_length", d.burst_length as u64)?;
         pos("dram.data_ratio", d.data_ratio as u64)?;
         if !d.banks.is_power_of_two() || d.banks > 64 {
-            return Err(ConfigError::new("dram.banks", "must be a power of two, at most 64"));
+            return Err(ConfigError::new(
+                "dram.banks",
+                "must be a power of two, at most 64",
+            ));
         }
         if !d.bank_groups.is_power_of_two() || d.bank_groups > d.banks {
             return Err(ConfigError::new(
@@ -631,7 +647,8 @@ impl GpuConfig {
         if d.channel_bit > 40 {
             return Err(ConfigError::new("dram.channel_bit", "at most 40"));
         }
-        crate::dram::addrmap::AddrMap::parse(d).map_err(|r| ConfigError::new("dram.addr_map", r))?;
+        crate::dram::addrmap::AddrMap::parse(d)
+            .map_err(|r| ConfigError::new("dram.addr_map", r))?;
         if crate::dram::sched::find(&d.scheduler).is_none() {
             return Err(ConfigError::new(
                 "dram.scheduler",
@@ -657,7 +674,10 @@ fn validate_cache(p: &str, c: &CacheConfig) -> Result<(), ConfigError> {
         return Err(ConfigError::new(key("ways"), "must be between 1 and 64"));
     }
     if !c.line_bytes.is_power_of_two() || c.line_bytes < 4 {
-        return Err(ConfigError::new(key("line_bytes"), "must be a power of two, at least 4"));
+        return Err(ConfigError::new(
+            key("line_bytes"),
+            "must be a power of two, at least 4",
+        ));
     }
     if !c.sector_bytes.is_power_of_two()
         || c.sector_bytes > c.line_bytes
@@ -785,7 +805,8 @@ mod tests {
         assert!(e.reason.contains("setz"), "{e}");
         let e = GpuConfig::from_toml("inherits = \"gtx9\"\n", "my.toml").unwrap_err();
         assert!(e.reason.contains("gtx480"), "{e}");
-        let ok = GpuConfig::from_toml("inherits = \"gtx480\"\n[l1d]\nways = 8\n", "x.toml").unwrap();
+        let ok =
+            GpuConfig::from_toml("inherits = \"gtx480\"\n[l1d]\nways = 8\n", "x.toml").unwrap();
         assert_eq!(ok.l1d.ways, 8);
         assert_eq!(ok.l1d.sets, 32);
     }

@@ -8,8 +8,9 @@
 //! pipeline and L1s, touching only SM-local state; (3) sequential: finished CTAs are released.
 //! The interconnect, L2 and DRAM domains are stepped sequentially in a fixed order.
 //!
-//! Idle skipping: when no SM has work in its pipeline and the memory system only waits on
-//! timed events, whole stretches of cycles are skipped (see [`Gpu::skip_idle`]).
+//! Idle work is cheap rather than skipped wholesale: an SM with nothing in flight returns at
+//! once, an idle DRAM channel only counts its cycle, and the networks return when no source has
+//! a packet.
 
 use crate::config::GpuConfig;
 use crate::core::sm::Sm;
@@ -99,13 +100,17 @@ impl Gpu {
                 .expect("thread pool")
         });
         Self {
-            sms: (0..n_sm).map(|i| Sm::new(i as u16, &cfg, map.clone())).collect(),
+            sms: (0..n_sm)
+                .map(|i| Sm::new(i as u16, &cfg, map.clone()))
+                .collect(),
             req_net: Network::new(&cfg.icnt, n_sm, n_slices, false),
             reply_net: Network::new(&cfg.icnt, n_slices, n_sm, true),
             slices: (0..n_slices)
                 .map(|i| L2Slice::new(i as u16, &cfg.l2, map.clone()))
                 .collect(),
-            channels: (0..cfg.dram.channels).map(|_| Channel::new(&cfg.dram)).collect(),
+            channels: (0..cfg.dram.channels)
+                .map(|_| Channel::new(&cfg.dram))
+                .collect(),
             spc,
             pool,
             chunk: n_sm.div_ceil(threads).max(1),
@@ -133,7 +138,10 @@ impl Gpu {
 
     /// Raw counters of every component, summed.
     pub fn totals(&self) -> Totals {
-        let mut t = Totals { cycles: self.cyc[CORE], ..Default::default() };
+        let mut t = Totals {
+            cycles: self.cyc[CORE],
+            ..Default::default()
+        };
         for s in &self.sms {
             t.core.add(&s.stats);
             t.stalls.add(&s.stalls);
@@ -180,7 +188,7 @@ impl Gpu {
             s.cycle(now);
             if let Some(d) = s.to_dram.front() {
                 let ch = &mut self.channels[i / self.spc];
-                if ch.can_accept() {
+                if ch.can_accept(d.write) {
                     ch.push(*d);
                     s.to_dram.pop_front();
                 }
@@ -212,12 +220,6 @@ impl Gpu {
             || self.reply_net.busy()
             || self.slices.iter().any(|s| s.busy())
             || self.channels.iter().any(|c| c.busy())
-    }
-
-    /// Whether skipping ahead is safe: no SM holds work or traffic and the memory system is
-    /// empty. Then nothing can happen until the next CTA is dispatched, so the clocks can jump.
-    fn skip_idle(&self) -> bool {
-        self.cfg.sim.skip_idle && !self.sms.iter().any(|s| s.busy()) && !self.memory_busy()
     }
 
     fn diagnosis(&self, what: &str, since: u64) -> String {
@@ -335,16 +337,18 @@ impl Gpu {
                 break;
             }
             if self.memory_busy() {
-                last_progress = last_progress.max(now.saturating_sub(0));
+                last_progress = now;
             }
             let now = self.cyc[CORE];
             if now - last_progress > self.cfg.sim.deadlock_cycles {
-                return Err(RunError::Stuck(self.diagnosis("deadlock", now - last_progress)));
+                return Err(RunError::Stuck(
+                    self.diagnosis("deadlock", now - last_progress),
+                ));
             }
             if now - last_exit > self.cfg.sim.watchdog_cycles {
                 return Err(RunError::Stuck(self.diagnosis("livelock", now - last_exit)));
             }
-            if now % 4096 == 0 {
+            if now.is_multiple_of(4096) {
                 if stop.load(Ordering::Relaxed) {
                     return Err(RunError::Interrupted);
                 }
@@ -441,7 +445,11 @@ impl TimingRunner {
         total.kernel = "total".into();
         total.check = self.check.clone();
         total.interrupted = self.kernels.iter().any(|k| k.interrupted);
-        RunStats { config: c.name.clone(), kernels: self.kernels.clone(), total }
+        RunStats {
+            config: c.name.clone(),
+            kernels: self.kernels.clone(),
+            total,
+        }
     }
 
     /// [`TimingRunner::stats`] as JSON.
@@ -488,7 +496,9 @@ impl KernelRunner for TimingRunner {
         r.map_err(|e| match e {
             RunError::Source(s) => s,
             RunError::Stuck(d) => SourceError::new(format!("kernel `{}`: {d}", info.name)),
-            RunError::Interrupted => SourceError::new(format!("kernel `{}`: interrupted", info.name)),
+            RunError::Interrupted => {
+                SourceError::new(format!("kernel `{}`: interrupted", info.name))
+            }
         })
     }
 

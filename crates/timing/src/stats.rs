@@ -333,7 +333,7 @@ impl KernelStats {
     pub fn summary(&self) -> String {
         let s = &self.stalls;
         format!(
-            "{kernel} {grid}x{block}\n  cycles {cyc}  warp insts {wi}  thread insts {ti}  IPC {ipc:.2}  occupancy {occ:.1}%\n  L1D  {l1a} acc  hit {l1h:.1}%  MPKI {l1m:.2}   L2 {l2a} acc  hit {l2h:.1}%  MPKI {l2m:.2}\n  DRAM {dr} rd {dw} wr  row hits {rh:.1}%  bandwidth {bw:.1}%   icnt {up} B up {down} B down\n  stalls: idle {} fetch {} control {} sync {} data {} mem-data {} structural {} ldst {}\n  check: {check}{int}",
+            "{kernel}{shape}\n  cycles {cyc}  warp insts {wi}  thread insts {ti}  IPC {ipc:.2}  occupancy {occ:.1}%\n  L1D  {l1a} acc  hit {l1h:.1}%  MPKI {l1m:.2}   L2 {l2a} acc  hit {l2h:.1}%  MPKI {l2m:.2}\n  DRAM {dr} rd {dw} wr  row hits {rh:.1}%  bandwidth {bw:.1}%   icnt {up} B up {down} B down\n  stalls: idle {} fetch {} control {} sync {} data {} mem-data {} structural {} ldst {}\n  check: {check}{int}",
             s.idle,
             s.fetch,
             s.control,
@@ -343,8 +343,11 @@ impl KernelStats {
             s.structural,
             s.ldst,
             kernel = self.kernel,
-            grid = self.grid,
-            block = self.block,
+            shape = if self.grid.is_empty() {
+                String::new()
+            } else {
+                format!(" {}x{}", self.grid, self.block)
+            },
             cyc = self.cycles,
             wi = self.warp_insts,
             ti = self.thread_insts,

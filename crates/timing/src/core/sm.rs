@@ -21,12 +21,19 @@ use crate::mem::shared::conflict_degree;
 use crate::stats::{CacheStats, CoreStats, StallStats};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
-use warpforge_core::{DynInst, KernelInfo, MemSpace, OpClass, SourceError, WarpSource, WarpStep, MAX_DST, WARP_SIZE};
+use warpforge_core::{
+    DynInst, KernelInfo, MemSpace, OpClass, SourceError, WarpSource, WarpStep, MAX_DST, WARP_SIZE,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Ev {
     /// ALU result (or branch resolution) of `warp` written back.
-    Writeback { warp: u8, regs: [u16; MAX_DST], n: u8, branch: bool },
+    Writeback {
+        warp: u8,
+        regs: [u16; MAX_DST],
+        n: u8,
+        branch: bool,
+    },
     /// One transaction of a load tracker completed.
     Tracker(u32),
 }
@@ -100,7 +107,6 @@ pub struct Sm {
     id: u16,
     // configuration
     max_warps: usize,
-    max_ctas: usize,
     regs_total: u32,
     smem_total: u32,
     n_sched: usize,
@@ -181,11 +187,17 @@ impl Sm {
             c.collectors_sfu as usize,
             c.collectors_mem as usize,
         );
-        let cu = Cu { busy: false, warp: 0, seq: 0, reads: 0, banks: [0; 8], inst: DynInst::default() };
+        let cu = Cu {
+            busy: false,
+            warp: 0,
+            seq: 0,
+            reads: 0,
+            banks: [0; 8],
+            inst: DynInst::default(),
+        };
         Self {
             id,
             max_warps: c.max_warps as usize,
-            max_ctas: c.max_ctas as usize,
             regs_total: c.registers,
             smem_total: c.shared_bytes,
             n_sched,
@@ -301,13 +313,22 @@ impl Sm {
         let (w, r, s) = Self::cta_resources(k);
         let c = &cfg.core;
         if w > c.max_warps {
-            return Err(format!("a CTA of {} warps exceeds core.max_warps = {}", w, c.max_warps));
+            return Err(format!(
+                "a CTA of {} warps exceeds core.max_warps = {}",
+                w, c.max_warps
+            ));
         }
         if r > c.registers {
-            return Err(format!("a CTA needs {r} registers, core.registers = {}", c.registers));
+            return Err(format!(
+                "a CTA needs {r} registers, core.registers = {}",
+                c.registers
+            ));
         }
         if s > c.shared_bytes {
-            return Err(format!("a CTA needs {s} B of shared memory, core.shared_bytes = {}", c.shared_bytes));
+            return Err(format!(
+                "a CTA needs {s} B of shared memory, core.shared_bytes = {}",
+                c.shared_bytes
+            ));
         }
         Ok(())
     }
@@ -321,8 +342,13 @@ impl Sm {
     ) -> Result<bool, SourceError> {
         let (w, r, s) = Self::cta_resources(k);
         let free_warps = self.max_warps as u32 - self.used_warps.count_ones();
-        let Some(slot) = self.ctas.iter().position(|c| !c.active) else { return Ok(false) };
-        if w > free_warps || self.regs_used + r > self.regs_total || self.smem_used + s > self.smem_total {
+        let Some(slot) = self.ctas.iter().position(|c| !c.active) else {
+            return Ok(false);
+        };
+        if w > free_warps
+            || self.regs_used + r > self.regs_total
+            || self.smem_used + s > self.smem_total
+        {
             return Ok(false);
         }
         let n = src.start_cta(cta, self.id as u32)?;
@@ -352,7 +378,15 @@ impl Sm {
         self.used_warps |= mask;
         self.regs_used += r;
         self.smem_used += s;
-        self.ctas[slot] = CtaSlot { active: true, cta, warps: mask, live: placed, arrived: 0, regs: r, smem: s };
+        self.ctas[slot] = CtaSlot {
+            active: true,
+            cta,
+            warps: mask,
+            live: placed,
+            arrived: 0,
+            regs: r,
+            smem: s,
+        };
         Ok(true)
     }
 
@@ -372,7 +406,12 @@ impl Sm {
                 m &= m - 1;
                 let w = (k + self.fetch_rr) % 64;
                 let wp = &self.warps[w];
-                if wp.live && wp.len == 0 && !wp.fetch_done && !wp.fetch_barrier && !wp.branch_pending {
+                if wp.live
+                    && wp.len == 0
+                    && !wp.fetch_done
+                    && !wp.fetch_barrier
+                    && !wp.branch_pending
+                {
                     pick = Some(w);
                     break;
                 }
@@ -384,7 +423,12 @@ impl Sm {
         Ok(())
     }
 
-    fn fetch_warp(&mut self, w: usize, now: u64, src: &mut dyn WarpSource) -> Result<(), SourceError> {
+    fn fetch_warp(
+        &mut self,
+        w: usize,
+        now: u64,
+        src: &mut dyn WarpSource,
+    ) -> Result<(), SourceError> {
         let mut ready = now + self.decode;
         let cap = self.ibuf_cap;
         loop {
@@ -537,7 +581,12 @@ impl Sm {
             }
             self.events.pop();
             match ev {
-                Ev::Writeback { warp, regs, n, branch } => {
+                Ev::Writeback {
+                    warp,
+                    regs,
+                    n,
+                    branch,
+                } => {
                     let wp = &mut self.warps[warp as usize];
                     for &r in &regs[..n as usize] {
                         wp.sb.release(r);
@@ -674,7 +723,15 @@ impl Sm {
                         Unit::Sp => self.sp_free[ui] = now + ii,
                         _ => self.sfu_free[ui] = now + ii,
                     }
-                    self.push_ev(now + lat.max(1), Ev::Writeback { warp, regs, n, branch });
+                    self.push_ev(
+                        now + lat.max(1),
+                        Ev::Writeback {
+                            warp,
+                            regs,
+                            n,
+                            branch,
+                        },
+                    );
                 }
                 self.cus[ci].busy = false;
             }
@@ -718,7 +775,15 @@ impl Sm {
                 let wp = &mut self.warps[warp as usize];
                 wp.pending_loads = wp.pending_loads.saturating_sub(1);
             }
-            self.push_ev(now + 1, Ev::Writeback { warp, regs, n: n_dst, branch: false });
+            self.push_ev(
+                now + 1,
+                Ev::Writeback {
+                    warp,
+                    regs,
+                    n: n_dst,
+                    branch: false,
+                },
+            );
             return true;
         };
         let kind = if mem.is_atomic {
@@ -729,8 +794,15 @@ impl Sm {
             AccessKind::Load
         };
         let tracker = if n_dst > 0 && kind != AccessKind::Store {
-            let Some(t) = self.free_trackers.pop() else { return false };
-            self.trackers[t as usize] = Tracker { warp, n: n_dst, regs, pending: 1 };
+            let Some(t) = self.free_trackers.pop() else {
+                return false;
+            };
+            self.trackers[t as usize] = Tracker {
+                warp,
+                n: n_dst,
+                regs,
+                pending: 1,
+            };
             t
         } else {
             u32::MAX
@@ -752,12 +824,22 @@ impl Sm {
                 let n = distinct_chunks(&mem, active, self.const_line, &mut self.chunks);
                 src = ReqSrc::Const;
                 for i in 0..n {
-                    self.ldst.txns[i] = Txn { line_addr: self.chunks[i], sectors: 1, lanes: 0 };
+                    self.ldst.txns[i] = Txn {
+                        line_addr: self.chunks[i],
+                        sectors: 1,
+                        lanes: 0,
+                    };
                 }
                 ntx = n;
             }
             _ => {
-                ntx = coalesce(&mem, active, self.l1d_line, self.l1d_sector, &mut self.ldst.txns);
+                ntx = coalesce(
+                    &mem,
+                    active,
+                    self.l1d_line,
+                    self.l1d_sector,
+                    &mut self.ldst.txns,
+                );
             }
         }
         if tracker != u32::MAX {
@@ -794,9 +876,11 @@ impl Sm {
                 let r = if !wp.live {
                     continue;
                 } else if wp.at_barrier {
+                    long_wait |= 1 << w;
                     Why::Sync
                 } else if wp.len == 0 {
                     if wp.fetch_done {
+                        long_wait |= 1 << w;
                         Why::Sync
                     } else if wp.branch_pending {
                         Why::Control
@@ -829,8 +913,17 @@ impl Sm {
                 };
                 why = why.min(r);
             }
-            let view = SchedView { valid: mask, ready, long_wait, age: &self.ages };
-            let pick = if ready != 0 { self.scheds[s].pick(&view) } else { None };
+            let view = SchedView {
+                valid: mask,
+                ready,
+                long_wait,
+                age: &self.ages,
+            };
+            let pick = if ready != 0 {
+                self.scheds[s].pick(&view)
+            } else {
+                None
+            };
             match pick {
                 Some(w) if ready & (1 << w) != 0 => {
                     self.scheds[s].on_issue(w);
@@ -881,7 +974,9 @@ impl Sm {
         };
         free[k] -= 1;
         let (lo, hi) = self.cu_range[k];
-        let ci = (lo..hi).find(|&i| !self.cus[i].busy).expect("free collector");
+        let ci = (lo..hi)
+            .find(|&i| !self.cus[i].busy)
+            .expect("free collector");
         let wp = &mut self.warps[w];
         for &r in inst.dsts() {
             wp.sb.reserve(r);
@@ -958,13 +1053,19 @@ impl Sm {
             } else {
                 let inst = &wp.ibuf[wp.head as usize];
                 match wp.sb.hazard(inst) {
-                    Some(r) if wp.pending_loads > 0 => format!("register r{r} (a memory load in flight)"),
+                    Some(r) if wp.pending_loads > 0 => {
+                        format!("register r{r} (a memory load in flight)")
+                    }
                     Some(r) => format!("register r{r} (an ALU result)"),
                     None if wp.ready_at[wp.head as usize] > now => "decode".to_string(),
                     None => format!("a free {:?} unit", self.unit_of(inst.class)),
                 }
             };
-            let pc = if wp.len > 0 { wp.ibuf[wp.head as usize].pc } else { wp.last_pc };
+            let pc = if wp.len > 0 {
+                wp.ibuf[wp.head as usize].pc
+            } else {
+                wp.last_pc
+            };
             let _ = writeln!(
                 out,
                 "  SM {} warp slot {} (CTA {}, warp {}): pc {:#x}, waits for {}",

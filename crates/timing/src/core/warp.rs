@@ -37,7 +37,11 @@ impl Scoreboard {
     /// Whether `inst` reads or writes a register awaiting a write (RAW or WAW); returns the first.
     #[inline]
     pub fn hazard(&self, inst: &DynInst) -> Option<u16> {
-        inst.srcs().iter().chain(inst.dsts()).copied().find(|&r| self.pending(r))
+        inst.srcs()
+            .iter()
+            .chain(inst.dsts())
+            .copied()
+            .find(|&r| self.pending(r))
     }
     /// Whether nothing is pending.
     pub fn is_clear(&self) -> bool {
@@ -126,7 +130,11 @@ mod tests {
     fn scoreboard_detects_raw_and_waw() {
         let mut sb = Scoreboard::default();
         sb.reserve(5);
-        let mut i = DynInst { n_src: 2, src: [1, 5, 0, 0, 0, 0], ..Default::default() };
+        let mut i = DynInst {
+            n_src: 2,
+            src: [1, 5, 0, 0, 0, 0],
+            ..Default::default()
+        };
         assert_eq!(sb.hazard(&i), Some(5));
         i.src[1] = 2;
         assert_eq!(sb.hazard(&i), None);
@@ -136,6 +144,9 @@ mod tests {
         sb.release(5);
         assert!(sb.is_clear());
         sb.reserve(600);
-        assert!(sb.pending(600) && sb.pending(600 - SB_REGS as u16), "aliases conservatively");
+        assert!(
+            sb.pending(600) && sb.pending(600 - SB_REGS as u16),
+            "aliases conservatively"
+        );
     }
 }

@@ -44,7 +44,10 @@ impl AddrMap {
     pub fn new(d: &DramConfig, slices_per_channel: u32) -> Result<AddrMap, String> {
         let letters: Vec<char> = d.addr_map.chars().filter(|c| *c != '.').collect();
         if letters.len() != 64 {
-            return Err(format!("expected 64 mask letters (dots ignored), got {}", letters.len()));
+            return Err(format!(
+                "expected 64 mask letters (dots ignored), got {}",
+                letters.len()
+            ));
         }
         let (mut row, mut bank, mut col) = (vec![], vec![], vec![]);
         for (i, c) in letters.iter().enumerate() {
@@ -54,7 +57,11 @@ impl AddrMap {
                 'B' => bank.push(bit),
                 'C' => col.push(bit),
                 'S' | '0' => {}
-                o => return Err(format!("unknown mask letter `{o}` (expected R, B, C, S, 0)")),
+                o => {
+                    return Err(format!(
+                        "unknown mask letter `{o}` (expected R, B, C, S, 0)"
+                    ))
+                }
             }
         }
         row.reverse();
@@ -193,7 +200,11 @@ mod tests {
             let m = map(spc);
             for i in 0..5000u64 {
                 let a = i * 128 + (i % 3) * 32;
-                assert_eq!(m.global_of(m.slice(a), m.slice_local(a)), a, "spc {spc} addr {a:#x}");
+                assert_eq!(
+                    m.global_of(m.slice(a), m.slice_local(a)),
+                    a,
+                    "spc {spc} addr {a:#x}"
+                );
             }
         }
     }

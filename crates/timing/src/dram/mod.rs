@@ -6,7 +6,11 @@
 //! Decisions: a request of `n` bursts needs `n` column commands (a 128 B line = 2 bursts of 64 B);
 //! the row-hit rate counts requests whose first column access needed no activate; read-to-write
 //! turnaround is `tCL + burst + 2 - tWL` cycles after a read command (GPGPU-Sim's rule);
-//! open-page policy (rows stay open until a conflicting request precharges them).
+//! open-page policy (rows stay open until a conflicting request precharges them); reads and
+//! writes wait in separate queues of `queue_size` entries each, and the controller serves reads
+//! until the write queue is 3/4 full (or no read waits), then drains writes down to 1/4 full
+//! (write batching, as GPGPU-Sim's separate write queue option: it avoids a bus turnaround and a
+//! row conflict per write).
 
 pub mod addrmap;
 pub mod sched;
@@ -51,7 +55,10 @@ struct Bank {
 pub struct Channel {
     cfg: DramConfig,
     queue: Vec<DramReq>,
+    wqueue: Vec<DramReq>,
+    draining: bool,
     pending: Vec<u16>,
+    wpending: Vec<u16>,
     banks: Vec<Bank>,
     group_next_col: Vec<u64>,
     next_act_any: u64,
@@ -71,7 +78,10 @@ impl Channel {
         Self {
             cfg: cfg.clone(),
             queue: Vec::with_capacity(cfg.queue_size as usize),
+            wqueue: Vec::with_capacity(cfg.queue_size as usize),
+            draining: false,
             pending: vec![0; cfg.banks as usize],
+            wpending: vec![0; cfg.banks as usize],
             banks: vec![Bank::default(); cfg.banks as usize],
             group_next_col: vec![0; cfg.bank_groups as usize],
             next_act_any: 0,
@@ -85,9 +95,10 @@ impl Channel {
         }
     }
 
-    /// Whether the request queue has room.
-    pub fn can_accept(&self) -> bool {
-        self.queue.len() < self.cfg.queue_size as usize
+    /// Whether the read (or write) queue has room.
+    pub fn can_accept(&self, write: bool) -> bool {
+        let q = if write { &self.wqueue } else { &self.queue };
+        q.len() < self.cfg.queue_size as usize
     }
 
     /// Queues a request (caller checked `can_accept`).
@@ -96,13 +107,18 @@ impl Channel {
         r.bursts_left = r.bytes.div_ceil(bb).max(1) as u8;
         r.bursts_done = 0;
         r.activated = false;
-        self.pending[r.bank as usize] += 1;
-        self.queue.push(r);
+        if r.write {
+            self.wpending[r.bank as usize] += 1;
+            self.wqueue.push(r);
+        } else {
+            self.pending[r.bank as usize] += 1;
+            self.queue.push(r);
+        }
     }
 
     /// Whether any work is queued or returning.
     pub fn busy(&self) -> bool {
-        !self.queue.is_empty() || !self.returns.is_empty()
+        !self.queue.is_empty() || !self.wqueue.is_empty() || !self.returns.is_empty()
     }
 
     /// The oldest completed read whose data has arrived by DRAM cycle `now`.
@@ -121,27 +137,42 @@ impl Channel {
     /// One DRAM command cycle.
     pub fn cycle(&mut self, now: u64) {
         self.stats.cycles += 1;
-        if self.queue.is_empty() {
+        if self.queue.is_empty() && self.wqueue.is_empty() {
             return;
         }
+        let cap = self.cfg.queue_size as usize;
+        if self.wqueue.len() * 4 >= cap * 3 {
+            self.draining = true;
+        } else if self.wqueue.len() * 4 <= cap {
+            self.draining = false;
+        }
+        let write = self.queue.is_empty() || (self.draining && !self.wqueue.is_empty());
         let nb = self.cfg.banks;
         for i in 0..nb {
             let b = (self.rr + i) % nb;
-            if self.pending[b as usize] == 0 {
+            let pend = if write { &self.wpending } else { &self.pending };
+            if pend[b as usize] == 0 {
                 continue;
             }
             let open = self.banks[b as usize].open;
-            let Some(idx) = self.sched.pick(&self.queue, b, open) else { continue };
-            if self.try_issue(idx, now) {
+            let q = if write { &self.wqueue } else { &self.queue };
+            let Some(idx) = self.sched.pick(q, b, open) else {
+                continue;
+            };
+            if self.try_issue(idx, write, now) {
                 self.rr = (b + 1) % nb;
                 return;
             }
         }
     }
 
-    fn try_issue(&mut self, idx: usize, now: u64) -> bool {
+    fn try_issue(&mut self, idx: usize, write: bool, now: u64) -> bool {
         let t = &self.cfg.timing;
-        let r = self.queue[idx];
+        let r = if write {
+            self.wqueue[idx]
+        } else {
+            self.queue[idx]
+        };
         let bi = r.bank as usize;
         let g = bi % self.cfg.bank_groups as usize;
         let bank = self.banks[bi];
@@ -182,7 +213,11 @@ impl Channel {
                 }
                 self.stats.busy_cycles += bc;
                 self.stats.bytes += self.cfg.burst_bytes() as u64;
-                let q = &mut self.queue[idx];
+                let q = if write {
+                    &mut self.wqueue[idx]
+                } else {
+                    &mut self.queue[idx]
+                };
                 if q.bursts_done == 0 {
                     if q.activated {
                         self.stats.row_misses += 1;
@@ -193,8 +228,13 @@ impl Channel {
                 q.bursts_done += 1;
                 q.bursts_left -= 1;
                 if q.bursts_left == 0 {
-                    let done = self.queue.remove(idx);
-                    self.pending[bi] -= 1;
+                    let done = if write {
+                        self.wpending[bi] -= 1;
+                        self.wqueue.remove(idx)
+                    } else {
+                        self.pending[bi] -= 1;
+                        self.queue.remove(idx)
+                    };
                     if done.write {
                         self.stats.writes += 1;
                     } else {
@@ -224,7 +264,11 @@ impl Channel {
                 b.next_pre = now + t.t_ras as u64;
                 b.next_act = now + t.t_rc as u64;
                 self.next_act_any = now + t.t_rrd as u64;
-                self.queue[idx].activated = true;
+                if write {
+                    self.wqueue[idx].activated = true;
+                } else {
+                    self.queue[idx].activated = true;
+                }
                 self.stats.activates += 1;
                 true
             }
@@ -244,7 +288,7 @@ mod tests {
         let mut done = vec![];
         for now in 0..until {
             c.cycle(now);
-            while let Some(_) = c.peek_return(now) {
+            while c.peek_return(now).is_some() {
                 c.pop_return();
                 done.push(now);
             }
@@ -255,7 +299,12 @@ mod tests {
     #[test]
     fn closed_row_read_latency_is_rcd_plus_cl_plus_bursts() {
         let mut c = chan();
-        c.push(DramReq { bytes: 128, bank: 3, row: 9, ..Default::default() });
+        c.push(DramReq {
+            bytes: 128,
+            bank: 3,
+            row: 9,
+            ..Default::default()
+        });
         let done = run(&mut c, 200);
         // ACT at 0, RD at 12 (tRCD) and 15 (tCCDL, same group), data ends 15 + 12 + 2 = 29.
         assert_eq!(done, vec![29]);
@@ -267,7 +316,13 @@ mod tests {
     fn row_hits_stream_at_bus_rate_and_conflicts_pay_precharge() {
         let mut c = chan();
         for i in 0..8 {
-            c.push(DramReq { addr: i, bytes: 64, bank: (i % 4) as u32, row: 1, ..Default::default() });
+            c.push(DramReq {
+                addr: i,
+                bytes: 64,
+                bank: (i % 4) as u32,
+                row: 1,
+                ..Default::default()
+            });
         }
         run(&mut c, 400);
         assert_eq!(c.stats.reads, 8);
@@ -275,8 +330,18 @@ mod tests {
         // Bus busy 16 cycles for 8 bursts of 2 cycles.
         assert_eq!(c.stats.busy_cycles, 16);
         let mut c = chan();
-        c.push(DramReq { bytes: 64, bank: 0, row: 1, ..Default::default() });
-        c.push(DramReq { bytes: 64, bank: 0, row: 2, ..Default::default() });
+        c.push(DramReq {
+            bytes: 64,
+            bank: 0,
+            row: 1,
+            ..Default::default()
+        });
+        c.push(DramReq {
+            bytes: 64,
+            bank: 0,
+            row: 2,
+            ..Default::default()
+        });
         let done = run(&mut c, 400);
         // Second: PRE at max(tRAS=28, RD+tRTP) = 28, ACT at 40 (tRC), RD at 52, data ends 66.
         assert_eq!(done, vec![26, 66]);

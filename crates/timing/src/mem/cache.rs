@@ -317,7 +317,11 @@ impl<T: Copy + Default> Mshr<T> {
 
     /// Opens an entry for `line` with its first waiter (caller checked `has_free`).
     pub fn open(&mut self, line: u64, w: T) -> usize {
-        let e = self.lines.iter().position(|&l| l == INVALID).expect("free MSHR");
+        let e = self
+            .lines
+            .iter()
+            .position(|&l| l == INVALID)
+            .expect("free MSHR");
         self.lines[e] = line;
         self.counts[e] = 1;
         self.waiters[e * self.merge] = w;
@@ -334,7 +338,9 @@ impl<T: Copy + Default> Mshr<T> {
 
     /// Closes the entry of `line`, calling `f` on each waiter in arrival order.
     pub fn close(&mut self, line: u64, mut f: impl FnMut(T)) -> bool {
-        let Some(e) = self.find(line) else { return false };
+        let Some(e) = self.find(line) else {
+            return false;
+        };
         for i in 0..self.counts[e] as usize {
             f(self.waiters[e * self.merge + i]);
         }

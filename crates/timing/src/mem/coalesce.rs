@@ -49,7 +49,11 @@ pub fn coalesce(
                     t.lanes |= 1 << lane;
                 }
                 None if n < MAX_TXNS => {
-                    out[n] = Txn { line_addr: la, sectors: sec, lanes: 1 << lane };
+                    out[n] = Txn {
+                        line_addr: la,
+                        sectors: sec,
+                        lanes: 1 << lane,
+                    };
                     n += 1;
                 }
                 None => {}
@@ -62,7 +66,12 @@ pub fn coalesce(
 
 /// Distinct `unit`-byte aligned chunks touched by the active lanes (constant-cache accesses are
 /// serialised per distinct line); returns the count written to `out`.
-pub fn distinct_chunks(mem: &MemAccess, active: u32, unit: u64, out: &mut [u64; WARP_SIZE]) -> usize {
+pub fn distinct_chunks(
+    mem: &MemAccess,
+    active: u32,
+    unit: u64,
+    out: &mut [u64; WARP_SIZE],
+) -> usize {
     let mut n = 0;
     let mut m = active;
     while m != 0 {
@@ -82,7 +91,10 @@ mod tests {
     use super::*;
 
     fn access(f: impl Fn(usize) -> u64, bytes: u8) -> MemAccess {
-        let mut m = MemAccess { bytes_per_lane: bytes, ..Default::default() };
+        let mut m = MemAccess {
+            bytes_per_lane: bytes,
+            ..Default::default()
+        };
         for (i, a) in m.addrs.iter_mut().enumerate() {
             *a = f(i);
         }
@@ -94,9 +106,22 @@ mod tests {
         let mut out = [Txn::default(); MAX_TXNS];
         let n = coalesce(&access(|i| 0x1000 + 4 * i as u64, 4), !0, 128, 32, &mut out);
         assert_eq!(n, 1);
-        assert_eq!(out[0], Txn { line_addr: 0x1000, sectors: 0b1111, lanes: !0 });
+        assert_eq!(
+            out[0],
+            Txn {
+                line_addr: 0x1000,
+                sectors: 0b1111,
+                lanes: !0
+            }
+        );
         // Half the lanes active: two sectors.
-        let n = coalesce(&access(|i| 0x1000 + 4 * i as u64, 4), 0xffff, 128, 32, &mut out);
+        let n = coalesce(
+            &access(|i| 0x1000 + 4 * i as u64, 4),
+            0xffff,
+            128,
+            32,
+            &mut out,
+        );
         assert_eq!((n, out[0].sectors), (1, 0b0011));
     }
 
@@ -116,6 +141,9 @@ mod tests {
     fn broadcast_is_one_chunk() {
         let mut out = [0u64; WARP_SIZE];
         assert_eq!(distinct_chunks(&access(|_| 64, 4), !0, 64, &mut out), 1);
-        assert_eq!(distinct_chunks(&access(|i| 64 * (i as u64 % 3), 4), !0, 64, &mut out), 3);
+        assert_eq!(
+            distinct_chunks(&access(|i| 64 * (i as u64 % 3), 4), !0, 64, &mut out),
+            3
+        );
     }
 }

@@ -167,7 +167,16 @@ mod tests {
     }
 
     fn req(kind: ReqKind, bytes: u32, slice: u16) -> MemReq {
-        MemReq { addr: 0, bytes, kind, src: ReqSrc::L1d, bypass: false, sm: 0, slice, id: 0 }
+        MemReq {
+            addr: 0,
+            bytes,
+            kind,
+            src: ReqSrc::L1d,
+            bypass: false,
+            sm: 0,
+            slice,
+            id: 0,
+        }
     }
 
     fn cfg() -> IcntConfig {
@@ -176,7 +185,9 @@ mod tests {
 
     #[test]
     fn latency_serialisation_and_byte_counts() {
-        let mut n = Network::new(&cfg(), 2, 2, false);
+        let mut c = cfg();
+        c.flits_per_cycle = 1;
+        let mut n = Network::new(&c, 2, 2, false);
         // A 128 B write = 136 B = 4 flits of 40 B; a read = 1 flit.
         let mut q = Q(vec![
             VecDeque::from(vec![req(ReqKind::Write, 128, 0), req(ReqKind::Read, 0, 0)]),

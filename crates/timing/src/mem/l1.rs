@@ -187,7 +187,11 @@ impl L1 {
                     self.stats.bypassed += 1;
                     return Outcome::Miss;
                 }
-                let need_mq = if self.write == WritePolicy::WriteBack { 2 } else { 1 };
+                let need_mq = if self.write == WritePolicy::WriteBack {
+                    2
+                } else {
+                    1
+                };
                 let ok = self.mshr.has_free()
                     && self.mq_free() >= need_mq
                     && (matches!(look, Lookup::SectorMiss(_)) || self.cache.can_allocate(line));
@@ -300,27 +304,52 @@ mod tests {
 
     fn setup() -> (L1, AddrMap) {
         let g = crate::GpuConfig::preset("gtx480").unwrap();
-        (L1::new(&g.l1d, ReqSrc::L1d), AddrMap::new(&g.dram, 1).unwrap())
+        (
+            L1::new(&g.l1d, ReqSrc::L1d),
+            AddrMap::new(&g.dram, 1).unwrap(),
+        )
     }
 
     fn txn(a: u64) -> Txn {
-        Txn { line_addr: a, sectors: 0b1111, lanes: !0 }
+        Txn {
+            line_addr: a,
+            sectors: 0b1111,
+            lanes: !0,
+        }
     }
 
     #[test]
     fn miss_merge_fill_hit() {
         let (mut l1, m) = setup();
-        assert_eq!(l1.access(&txn(0x1000), AccessKind::Load, 1, 0, 0, 0, &m), Outcome::Miss);
-        assert_eq!(l1.access(&txn(0x1000), AccessKind::Load, 2, 0, 0, 0, &m), Outcome::Miss);
+        assert_eq!(
+            l1.access(&txn(0x1000), AccessKind::Load, 1, 0, 0, 0, &m),
+            Outcome::Miss
+        );
+        assert_eq!(
+            l1.access(&txn(0x1000), AccessKind::Load, 2, 0, 0, 0, &m),
+            Outcome::Miss
+        );
         assert_eq!(l1.miss_queue.len(), 1, "merged, one request");
         assert_eq!(l1.stats.merged, 1);
         let r = l1.miss_queue.pop_front().unwrap();
         assert_eq!((r.addr, r.bytes, r.kind), (0x1000, 128, ReqKind::Read));
         let mut woke = vec![];
-        l1.fill(&MemReq { kind: ReqKind::Reply, ..r }, |w| woke.push(w));
+        l1.fill(
+            &MemReq {
+                kind: ReqKind::Reply,
+                ..r
+            },
+            |w| woke.push(w),
+        );
         assert_eq!(woke, vec![1, 2]);
-        assert_eq!(l1.access(&txn(0x1000), AccessKind::Load, 3, 0, 0, 0, &m), Outcome::Hit);
-        assert_eq!((l1.stats.accesses, l1.stats.hits, l1.stats.misses), (3, 1, 2));
+        assert_eq!(
+            l1.access(&txn(0x1000), AccessKind::Load, 3, 0, 0, 0, &m),
+            Outcome::Hit
+        );
+        assert_eq!(
+            (l1.stats.accesses, l1.stats.hits, l1.stats.misses),
+            (3, 1, 2)
+        );
     }
 
     #[test]
@@ -328,16 +357,28 @@ mod tests {
         let (mut l1, m) = setup();
         // Miss queue holds 8: the ninth distinct miss fails until the queue drains.
         for i in 0..8 {
-            assert_eq!(l1.access(&txn(i * 4096), AccessKind::Load, 0, 0, 0, 0, &m), Outcome::Miss);
+            assert_eq!(
+                l1.access(&txn(i * 4096), AccessKind::Load, 0, 0, 0, 0, &m),
+                Outcome::Miss
+            );
         }
-        assert_eq!(l1.access(&txn(9 * 4096), AccessKind::Load, 0, 0, 0, 0, &m), Outcome::Fail);
+        assert_eq!(
+            l1.access(&txn(9 * 4096), AccessKind::Load, 0, 0, 0, 0, &m),
+            Outcome::Fail
+        );
         assert_eq!(l1.stats.reservation_fails, 1);
         l1.miss_queue.clear();
         // Merge limit 8 per entry.
         for w in 0..8 {
-            assert_eq!(l1.access(&txn(1 << 20), AccessKind::Load, w, 0, 0, 0, &m), Outcome::Miss);
+            assert_eq!(
+                l1.access(&txn(1 << 20), AccessKind::Load, w, 0, 0, 0, &m),
+                Outcome::Miss
+            );
         }
-        assert_eq!(l1.access(&txn(1 << 20), AccessKind::Load, 9, 0, 0, 0, &m), Outcome::Fail);
+        assert_eq!(
+            l1.access(&txn(1 << 20), AccessKind::Load, 9, 0, 0, 0, &m),
+            Outcome::Fail
+        );
     }
 
     #[test]
@@ -346,11 +387,21 @@ mod tests {
         l1.access(&txn(0x2000), AccessKind::Load, 0, 0, 0, 0, &m);
         let r = l1.miss_queue.pop_front().unwrap();
         l1.fill(&r, |_| {});
-        let st = Txn { line_addr: 0x2000, sectors: 0b0001, lanes: 1 };
-        assert_eq!(l1.access(&st, AccessKind::Store, 0, 0, 0, 0, &m), Outcome::Hit);
+        let st = Txn {
+            line_addr: 0x2000,
+            sectors: 0b0001,
+            lanes: 1,
+        };
+        assert_eq!(
+            l1.access(&st, AccessKind::Store, 0, 0, 0, 0, &m),
+            Outcome::Hit
+        );
         let w = l1.miss_queue.pop_front().unwrap();
         assert_eq!((w.kind, w.addr, w.bytes), (ReqKind::Write, 0x2000, 32));
-        assert_eq!(l1.access(&txn(0x2000), AccessKind::Load, 0, 0, 0, 0, &m), Outcome::Miss);
+        assert_eq!(
+            l1.access(&txn(0x2000), AccessKind::Load, 0, 0, 0, 0, &m),
+            Outcome::Miss
+        );
     }
 
     #[test]
@@ -360,14 +411,25 @@ mod tests {
         c.insertion = "bypass_all".into();
         let mut l1 = L1::new(&c, ReqSrc::L1d);
         let m = AddrMap::new(&g.dram, 1).unwrap();
-        let t = Txn { line_addr: 0x3000, sectors: 0b0110, lanes: 3 };
-        assert_eq!(l1.access(&t, AccessKind::Load, 7, 0, 0, 0, &m), Outcome::Miss);
+        let t = Txn {
+            line_addr: 0x3000,
+            sectors: 0b0110,
+            lanes: 3,
+        };
+        assert_eq!(
+            l1.access(&t, AccessKind::Load, 7, 0, 0, 0, &m),
+            Outcome::Miss
+        );
         let r = l1.miss_queue.pop_front().unwrap();
         assert!(r.bypass);
         assert_eq!((r.addr, r.bytes, r.id), (0x3020, 64, 7));
         let mut woke = vec![];
         l1.fill(&r, |w| woke.push(w));
         assert_eq!(woke, vec![7]);
-        assert_eq!(l1.access(&t, AccessKind::Load, 7, 0, 0, 0, &m), Outcome::Miss, "not allocated");
+        assert_eq!(
+            l1.access(&t, AccessKind::Load, 7, 0, 0, 0, &m),
+            Outcome::Miss,
+            "not allocated"
+        );
     }
 }

@@ -119,7 +119,10 @@ impl L2Slice {
     }
 
     fn reply(r: &MemReq) -> MemReq {
-        MemReq { kind: ReqKind::Reply, ..*r }
+        MemReq {
+            kind: ReqKind::Reply,
+            ..*r
+        }
     }
 
     /// One L2 cycle.
@@ -133,7 +136,9 @@ impl L2Slice {
     }
 
     fn fill_step(&mut self, now: u64) {
-        let Some(&(t, addr)) = self.fills.front() else { return };
+        let Some(&(t, addr)) = self.fills.front() else {
+            return;
+        };
         if t > now || self.out_q.len() + self.merge_cap > self.out_cap {
             return;
         }
@@ -172,7 +177,8 @@ impl L2Slice {
 
     /// Inverse of `slice_local` for a line of this slice (used for write-backs).
     fn global_of(&self, local_line: u64) -> u64 {
-        self.map.global_of(self.id as u32, local_line * self.cache.line_bytes())
+        self.map
+            .global_of(self.id as u32, local_line * self.cache.line_bytes())
     }
 
     /// Processes request `r`; false if it must wait.

@@ -39,7 +39,10 @@ mod tests {
     use super::*;
 
     fn access(f: impl Fn(usize) -> u64) -> MemAccess {
-        let mut m = MemAccess { bytes_per_lane: 4, ..Default::default() };
+        let mut m = MemAccess {
+            bytes_per_lane: 4,
+            ..Default::default()
+        };
         for (i, a) in m.addrs.iter_mut().enumerate() {
             *a = f(i);
         }
@@ -50,8 +53,15 @@ mod tests {
     fn strides_give_the_textbook_degrees() {
         assert_eq!(conflict_degree(&access(|i| 4 * i as u64), !0, 32, 4), 1);
         assert_eq!(conflict_degree(&access(|i| 8 * i as u64), !0, 32, 4), 2);
-        assert_eq!(conflict_degree(&access(|i| 4 * 32 * i as u64), !0, 32, 4), 32);
+        assert_eq!(
+            conflict_degree(&access(|i| 4 * 32 * i as u64), !0, 32, 4),
+            32
+        );
         assert_eq!(conflict_degree(&access(|_| 4), !0, 32, 4), 1, "broadcast");
-        assert_eq!(conflict_degree(&access(|i| 4 * 33 * i as u64), !0, 32, 4), 1, "odd stride");
+        assert_eq!(
+            conflict_degree(&access(|i| 4 * 33 * i as u64), !0, 32, 4),
+            1,
+            "odd stride"
+        );
     }
 }

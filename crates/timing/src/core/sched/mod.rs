@@ -19,7 +19,8 @@ pub struct SchedView<'a> {
     pub valid: u64,
     /// Warps that can issue this cycle (instruction decoded, no hazard, a unit free).
     pub ready: u64,
-    /// Warps blocked on a long-latency (memory) result.
+    /// Warps in a long wait: blocked on a memory result, at a barrier, or finished and waiting
+    /// for their CTA.
     pub long_wait: u64,
     /// Dispatch order of each warp slot (lower = older).
     pub age: &'a [u64],
@@ -39,7 +40,11 @@ pub type SchedCtor = fn(&CoreConfig) -> Box<dyn WarpScheduler>;
 /// The registry: (name, description, constructor).
 pub const SCHEDULERS: &[(&str, &str, SchedCtor)] = &[
     ("lrr", "loose round robin over ready warps", lrr::new),
-    ("gto", "greedy-then-oldest: keep issuing the last warp, else the oldest ready", gto::new),
+    (
+        "gto",
+        "greedy-then-oldest: keep issuing the last warp, else the oldest ready",
+        gto::new,
+    ),
     (
         "two_level",
         "two-level: round robin over an active pool; long-latency waiters move to the pending pool",
@@ -83,7 +88,12 @@ mod tests {
     fn lrr_rotates_over_ready_warps() {
         let mut s = find("lrr").unwrap()(&cfg());
         let age = [0u64; 64];
-        let v = SchedView { valid: 0b1111, ready: 0b1011, long_wait: 0, age: &age };
+        let v = SchedView {
+            valid: 0b1111,
+            ready: 0b1011,
+            long_wait: 0,
+            age: &age,
+        };
         let mut order = vec![];
         for _ in 0..6 {
             let w = s.pick(&v).unwrap();
@@ -97,7 +107,12 @@ mod tests {
     fn gto_is_greedy_then_oldest() {
         let mut s = find("gto").unwrap()(&cfg());
         let age = [5u64, 1, 9, 3];
-        let v = SchedView { valid: 0b1111, ready: 0b1111, long_wait: 0, age: &age };
+        let v = SchedView {
+            valid: 0b1111,
+            ready: 0b1111,
+            long_wait: 0,
+            age: &age,
+        };
         let w = s.pick(&v).unwrap();
         assert_eq!(w, 1, "oldest first");
         s.on_issue(w);
@@ -113,7 +128,12 @@ mod tests {
         let mut s = find("two_level").unwrap()(&c);
         let age = [0u64; 64];
         // Four warps, all ready: only the first two (active pool) are picked.
-        let v = SchedView { valid: 0b1111, ready: 0b1111, long_wait: 0, age: &age };
+        let v = SchedView {
+            valid: 0b1111,
+            ready: 0b1111,
+            long_wait: 0,
+            age: &age,
+        };
         let mut seen = 0u64;
         for _ in 0..8 {
             let w = s.pick(&v).unwrap();
@@ -122,7 +142,12 @@ mod tests {
         }
         assert_eq!(seen, 0b0011);
         // Warp 0 waits on memory: it is demoted and warp 2 becomes active.
-        let v = SchedView { valid: 0b1111, ready: 0b1110, long_wait: 0b0001, age: &age };
+        let v = SchedView {
+            valid: 0b1111,
+            ready: 0b1110,
+            long_wait: 0b0001,
+            age: &age,
+        };
         let mut seen = 0u64;
         for _ in 0..8 {
             let w = s.pick(&v).unwrap();

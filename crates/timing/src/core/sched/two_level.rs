@@ -1,7 +1,8 @@
 //! Two-level scheduling (GPGPU-Sim `two_level_active:N`, Narasiman et al.): an active pool of at
 //! most `core.two_level_active` warps is scheduled round robin; an active warp that waits on a
 //! long-latency (memory) result moves to the tail of the pending pool, and pending warps fill
-//! the active pool in FIFO order.
+//! the active pool in FIFO order. Warps at a barrier or finished count as long waiters too
+//! (otherwise an active pool full of warps at a barrier starves the warps it waits for).
 
 use super::{next_from, SchedView, WarpScheduler};
 use crate::config::CoreConfig;

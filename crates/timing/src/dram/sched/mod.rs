@@ -59,7 +59,11 @@ mod tests {
     fn q() -> Vec<DramReq> {
         [(0u32, 5u32), (1, 7), (0, 9), (0, 5)]
             .iter()
-            .map(|&(bank, row)| DramReq { bank, row, ..Default::default() })
+            .map(|&(bank, row)| DramReq {
+                bank,
+                row,
+                ..Default::default()
+            })
             .collect()
     }
 

@@ -12,7 +12,11 @@ pub struct Lru {
 impl Lru {
     /// LRU over `sets x ways` lines.
     pub fn new(sets: usize, ways: usize) -> Self {
-        Self { ways, stamp: vec![0; sets * ways], clock: 0 }
+        Self {
+            ways,
+            stamp: vec![0; sets * ways],
+            clock: 0,
+        }
     }
     fn touch(&mut self, set: usize, way: usize) {
         self.clock += 1;

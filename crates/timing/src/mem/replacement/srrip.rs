@@ -15,7 +15,10 @@ pub struct Srrip {
 impl Srrip {
     /// SRRIP over `sets x ways` lines.
     pub fn new(sets: usize, ways: usize) -> Self {
-        Self { ways, rrpv: vec![MAX; sets * ways] }
+        Self {
+            ways,
+            rrpv: vec![MAX; sets * ways],
+        }
     }
 }
 
