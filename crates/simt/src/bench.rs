@@ -45,7 +45,7 @@ pub fn measure(scale: u32, reps: u32) -> Result<Vec<Figure>, SimtError> {
         block: Dim3::x(256),
         shared_bytes: 0,
     };
-    let args = [KernelArg::Ptr(out), KernelArg::U32(64)];
+    let args = [KernelArg::Ptr(out), KernelArg::U32(256)];
     figs.push(time(
         &mut dev,
         m,

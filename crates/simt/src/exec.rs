@@ -23,7 +23,7 @@ use warpforge_ptx::{AtomOp, BarMode, ScalarType, ShflMode, VoteMode};
 use crate::alu::{self, bits, sext, trunc};
 use crate::memory::{flat_load, flat_store, resolve_generic, window_base, Fault, GlobalMem};
 use crate::program::{
-    sp, CallVal, DInst, KernelCode, Space, Src, FPARAM_TAG, K, PC_STRIDE, RPC_EXIT,
+    sp, CallVal, DInst, Fast, KernelCode, Space, Src, FPARAM_TAG, K, PC_STRIDE, RPC_EXIT,
 };
 
 /// Texture element format of a binding.
@@ -594,12 +594,13 @@ pub fn step<const TRACE: bool>(
     } else {
         let g = &w.regs[inst.guard as usize];
         let mut a = 0u32;
-        lanes(mask, |l| {
-            if (g[l] & 1 != 0) != inst.guard_neg {
-                a |= 1 << l;
-            }
-        });
-        a
+        for (l, v) in g.iter().enumerate() {
+            a |= ((*v & 1) as u32) << l;
+        }
+        if inst.guard_neg {
+            a = !a;
+        }
+        a & mask
     };
     w.thread_insts += active.count_ones() as u64;
     if inst.reads_clock {
@@ -642,10 +643,22 @@ pub fn step<const TRACE: bool>(
             match s {
                 Src::R(r) => {
                     let r = r as usize;
-                    lanes(active, |l| w.regs[d][l] = w.regs[r][l] & m);
+                    if active == FULL {
+                        let v = w.regs[r];
+                        let dst = &mut w.regs[d];
+                        for l in 0..WARP_SIZE {
+                            dst[l] = v[l] & m;
+                        }
+                    } else {
+                        lanes(active, |l| w.regs[d][l] = w.regs[r][l] & m);
+                    }
                 }
                 _ => lanes(active, |l| w.regs[d][l] = rd(&w.regs, s, l) & m),
             }
+            advance(w);
+        }
+        K::Alu if inst.fast != Fast::None => {
+            fast_alu(inst, &mut w.regs, active);
             advance(w);
         }
         K::Alu => {
@@ -1323,4 +1336,137 @@ fn exec_carry(code: &KernelCode, inst: &DInst, w: &mut Warp, active: u32) {
             w.regs[cc][l] = cout as u64;
         }
     });
+}
+
+/// All 32 lanes of a source operand.
+#[inline(always)]
+fn fetch(regs: &[[u64; WARP_SIZE]], s: Src) -> [u64; WARP_SIZE] {
+    match s {
+        Src::R(r) => regs[r as usize],
+        Src::N(r) => {
+            let mut v = regs[r as usize];
+            v.iter_mut().for_each(|x| *x = (*x & 1) ^ 1);
+            v
+        }
+        Src::I(v) => [v; WARP_SIZE],
+    }
+}
+
+/// Writes `out` (masked by `m`) to the active lanes of slot `d`.
+#[inline(always)]
+fn commit(regs: &mut [[u64; WARP_SIZE]], d: usize, m: u64, out: &[u64; WARP_SIZE], active: u32) {
+    let dst = &mut regs[d];
+    if active == FULL {
+        for l in 0..WARP_SIZE {
+            dst[l] = out[l] & m;
+        }
+    } else {
+        lanes(active, |l| dst[l] = out[l] & m);
+    }
+}
+
+#[inline(always)]
+fn map2(
+    a: &[u64; WARP_SIZE],
+    b: &[u64; WARP_SIZE],
+    f: impl Fn(u64, u64) -> u64,
+) -> [u64; WARP_SIZE] {
+    let mut o = [0u64; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        o[l] = f(a[l], b[l]);
+    }
+    o
+}
+
+#[inline(always)]
+fn map3(
+    a: &[u64; WARP_SIZE],
+    b: &[u64; WARP_SIZE],
+    c: &[u64; WARP_SIZE],
+    f: impl Fn(u64, u64, u64) -> u64,
+) -> [u64; WARP_SIZE] {
+    let mut o = [0u64; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        o[l] = f(a[l], b[l], c[l]);
+    }
+    o
+}
+
+/// Executes a [`Fast`] ALU instruction: all lanes computed, active lanes committed.
+fn fast_alu(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32) {
+    use crate::arith;
+    let a = fetch(regs, inst.s[0]);
+    let b = if inst.ns > 1 {
+        fetch(regs, inst.s[1])
+    } else {
+        [0; WARP_SIZE]
+    };
+    let f32v = |v: u64| f32::from_bits(v as u32);
+    let rn = warpforge_ptx::Rounding::Rn;
+    let out = match inst.fast {
+        Fast::Add => map2(&a, &b, |x, y| x.wrapping_add(y)),
+        Fast::Sub => map2(&a, &b, |x, y| x.wrapping_sub(y)),
+        Fast::MulLo => map2(&a, &b, |x, y| x.wrapping_mul(y)),
+        Fast::MadLo => {
+            let c = fetch(regs, inst.s[2]);
+            map3(&a, &b, &c, |x, y, z| x.wrapping_mul(y).wrapping_add(z))
+        }
+        Fast::MulWideU32 => map2(&a, &b, |x, y| (x & 0xffff_ffff) * (y & 0xffff_ffff)),
+        Fast::MulWideS32 => map2(&a, &b, |x, y| {
+            ((x as i32 as i64) * (y as i32 as i64)) as u64
+        }),
+        Fast::And => map2(&a, &b, |x, y| x & y),
+        Fast::Or => map2(&a, &b, |x, y| x | y),
+        Fast::Xor => map2(&a, &b, |x, y| x ^ y),
+        Fast::Shl32 => map2(
+            &a,
+            &b,
+            |x, y| if (y as u32) >= 32 { 0 } else { x << (y as u32) },
+        ),
+        Fast::Shl64 => map2(
+            &a,
+            &b,
+            |x, y| if (y as u32) >= 64 { 0 } else { x << (y as u32) },
+        ),
+        Fast::ShrU32 => map2(&a, &b, |x, y| {
+            if (y as u32) >= 32 {
+                0
+            } else {
+                (x & 0xffff_ffff) >> (y as u32)
+            }
+        }),
+        Fast::ShrU64 => map2(
+            &a,
+            &b,
+            |x, y| if (y as u32) >= 64 { 0 } else { x >> (y as u32) },
+        ),
+        Fast::ShrS32 => map2(&a, &b, |x, y| {
+            ((x as i32) >> (y as u32).min(31)) as u32 as u64
+        }),
+        Fast::ShrS64 => map2(&a, &b, |x, y| ((x as i64) >> (y as u32).min(63)) as u64),
+        Fast::Selp => {
+            let c = fetch(regs, inst.s[2]);
+            map3(&a, &b, &c, |x, y, p| if p & 1 != 0 { x } else { y })
+        }
+        Fast::MinS32 => map2(&a, &b, |x, y| (x as i32).min(y as i32) as u32 as u64),
+        Fast::MaxS32 => map2(&a, &b, |x, y| (x as i32).max(y as i32) as u32 as u64),
+        Fast::MinU32 => map2(&a, &b, |x, y| (x as u32).min(y as u32) as u64),
+        Fast::MaxU32 => map2(&a, &b, |x, y| (x as u32).max(y as u32) as u64),
+        Fast::CvtU64U32 => map2(&a, &b, |x, _| x & 0xffff_ffff),
+        Fast::CvtS64S32 => map2(&a, &b, |x, _| x as i32 as i64 as u64),
+        Fast::AddF32 => map2(&a, &b, |x, y| {
+            arith::f32_add(f32v(x), f32v(y), rn).to_bits() as u64
+        }),
+        Fast::MulF32 => map2(&a, &b, |x, y| {
+            arith::f32_mul(f32v(x), f32v(y), rn).to_bits() as u64
+        }),
+        Fast::FmaF32 => {
+            let c = fetch(regs, inst.s[2]);
+            map3(&a, &b, &c, |x, y, z| {
+                arith::f32_fma(f32v(x), f32v(y), f32v(z), rn).to_bits() as u64
+            })
+        }
+        Fast::None => unreachable!("fast_alu without a fast path"),
+    };
+    commit(regs, inst.d[0] as usize, inst.fmask, &out, active);
 }

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use warpforge_core::{MemSpace, OpClass, MAX_DST, MAX_SRC};
 use warpforge_ptx::{
     AddrBase, AtomOp, BarMode, Function, InitItem, Module, MulMode, Op, OpKind, Operand, RegId,
-    ScalarType, SpecialReg, StateSpace, Variable,
+    Rounding, ScalarType, SpecialReg, StateSpace, Variable,
 };
 
 use crate::memory::{window_base, GlobalMem};
@@ -127,6 +127,83 @@ impl Space {
     }
 }
 
+/// Fast paths for the most frequent ALU operations: each runs as a branch-free loop over all 32
+/// lanes (results of inactive lanes are discarded), instead of the general per-lane evaluator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Fast {
+    /// No fast path: use [`crate::alu::eval`].
+    None,
+    Add,
+    Sub,
+    MulLo,
+    MadLo,
+    MulWideU32,
+    MulWideS32,
+    And,
+    Or,
+    Xor,
+    Shl32,
+    Shl64,
+    ShrU32,
+    ShrU64,
+    ShrS32,
+    ShrS64,
+    Selp,
+    MinS32,
+    MaxS32,
+    MinU32,
+    MaxU32,
+    CvtU64U32,
+    CvtS64S32,
+    AddF32,
+    MulF32,
+    FmaF32,
+}
+
+/// The fast path of `op`, if any.
+pub fn fast_of(op: &Op) -> Fast {
+    use OpKind::*;
+    use ScalarType::*;
+    let Some(t) = op.ty else { return Fast::None };
+    let int = !t.is_float() && t != Pred && t.size() >= 4;
+    let plain = !op.sat && !op.cc && !op.ftz;
+    match op.kind {
+        Add if int && plain => Fast::Add,
+        Sub if int && plain => Fast::Sub,
+        Mul if int && plain && matches!(op.mul_mode, None | Some(MulMode::Lo)) => Fast::MulLo,
+        Mad if int && plain && matches!(op.mul_mode, None | Some(MulMode::Lo)) => Fast::MadLo,
+        Mul if plain && op.mul_mode == Some(MulMode::Wide) && t == U32 => Fast::MulWideU32,
+        Mul if plain && op.mul_mode == Some(MulMode::Wide) && t == S32 => Fast::MulWideS32,
+        And if int => Fast::And,
+        Or if int => Fast::Or,
+        Xor if int => Fast::Xor,
+        Shl if t.size() == 4 => Fast::Shl32,
+        Shl if t.size() == 8 => Fast::Shl64,
+        Shr if t.size() == 4 && t.is_signed() => Fast::ShrS32,
+        Shr if t.size() == 8 && t.is_signed() => Fast::ShrS64,
+        Shr if t.size() == 4 => Fast::ShrU32,
+        Shr if t.size() == 8 => Fast::ShrU64,
+        Selp => Fast::Selp,
+        Min if t == S32 => Fast::MinS32,
+        Max if t == S32 => Fast::MaxS32,
+        Min if t == U32 => Fast::MinU32,
+        Max if t == U32 => Fast::MaxU32,
+        Cvt if t == U64 && op.ty2 == Some(U32) && !op.sat => Fast::CvtU64U32,
+        Cvt if t == S64 && op.ty2 == Some(S32) && !op.sat => Fast::CvtS64S32,
+        Add if t == F32 && plain && matches!(op.rounding, None | Some(Rounding::Rn)) => {
+            Fast::AddF32
+        }
+        Mul if t == F32 && plain && matches!(op.rounding, None | Some(Rounding::Rn)) => {
+            Fast::MulF32
+        }
+        Fma | Mad if t == F32 && plain && matches!(op.rounding, None | Some(Rounding::Rn)) => {
+            Fast::FmaF32
+        }
+        _ => Fast::None,
+    }
+}
+
 /// Dispatch kind of a decoded instruction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum K {
@@ -213,6 +290,10 @@ pub struct DInst {
     pub call: Option<Box<CallSite>>,
     /// Texture reference name for `tex`.
     pub tex: Option<Box<str>>,
+    /// Fast path of common ALU operations (see [`Fast`]).
+    pub fast: Fast,
+    /// Result mask of the fast path: destination register width and operation width combined.
+    pub fmask: u64,
     /// Timing-model template.
     pub tmpl: Template,
     /// PTX source line.
@@ -916,6 +997,8 @@ fn decode_inst(ctx: &Ctx, inst: &warpforge_ptx::Instruction, base: u32) -> Resul
         reads_clock: false,
         call: None,
         tex: None,
+        fast: Fast::None,
+        fmask: u64::MAX,
         tmpl: Template {
             class: class_of(inst),
             ..Default::default()
@@ -1365,6 +1448,14 @@ fn decode_inst(ctx: &Ctx, inst: &warpforge_ptx::Instruction, base: u32) -> Resul
         _ => {
             decode_alu(ctx, &mut d, ops, src_ty)?;
             check_alu_types(&op)?;
+            d.fast = fast_of(&op);
+            if let Some(t) = op.ty {
+                let w = match d.fast {
+                    Fast::MulWideU32 | Fast::MulWideS32 | Fast::CvtU64U32 | Fast::CvtS64S32 => 64,
+                    _ => t.size() * 8,
+                };
+                d.fmask = d.dmask[0] & if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+            }
         }
     }
     // Registers for the timing template.
