@@ -90,7 +90,10 @@ fn run_lax(a: LaxArgs) -> Result<()> {
         None => workload::Calibration::builtin(),
     };
     let mut policies: Vec<String> = if a.policy.is_empty() {
-        policy::policy_names().iter().map(|s| s.to_string()).collect()
+        policy::policy_names()
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
     } else {
         a.policy.clone()
     };
@@ -143,14 +146,20 @@ fn lax_text(r: &lax::Report) -> String {
     );
     let tables: [(&str, fn(&lax::RunMetrics) -> String); 5] = [
         ("Jobs meeting their deadline (count)", |m| m.met.to_string()),
-        ("Wasted work: % of completed WGs from jobs that missed (Fig. 6.5)", |m| {
-            format!("{:.0}", m.wasted * 100.0)
+        (
+            "Wasted work: % of completed WGs from jobs that missed (Fig. 6.5)",
+            |m| format!("{:.0}", m.wasted * 100.0),
+        ),
+        ("Energy per successful job, mJ (Table 6.4)", |m| {
+            format!("{:.2}", m.energy_mj)
         }),
-        ("Energy per successful job, mJ (Table 6.4)", |m| format!("{:.2}", m.energy_mj)),
-        ("Successful jobs per second (Table 6.5)", |m| format!("{:.0}", m.throughput)),
-        ("99th-percentile latency of completed jobs, ms (Table 6.6)", |m| {
-            format!("{:.2}", m.p99_ms)
+        ("Successful jobs per second (Table 6.5)", |m| {
+            format!("{:.0}", m.throughput)
         }),
+        (
+            "99th-percentile latency of completed jobs, ms (Table 6.6)",
+            |m| format!("{:.2}", m.p99_ms),
+        ),
     ];
     for (title, f) in tables {
         header(&mut s, title);
@@ -163,8 +172,15 @@ fn lax_text(r: &lax::Report) -> String {
             let _ = writeln!(s);
         }
     }
-    let _ = writeln!(s, "\nSummary (geomean over benchmarks; doc = document 003 at the high rate)");
-    let _ = writeln!(s, "{:<8}{:>12}{:>8}{:>12}{:>8}", "policy", "met/RR", "doc", "wasted %", "doc");
+    let _ = writeln!(
+        s,
+        "\nSummary (geomean over benchmarks; doc = document 003 at the high rate)"
+    );
+    let _ = writeln!(
+        s,
+        "{:<8}{:>12}{:>8}{:>12}{:>8}",
+        "policy", "met/RR", "doc", "wasted %", "doc"
+    );
     for p in &r.policies {
         let ratio = r.met_ratio(p, "RR").unwrap_or(f64::NAN);
         let wasted = r.wasted_geomean(p).unwrap_or(f64::NAN) * 100.0;
@@ -176,7 +192,8 @@ fn lax_text(r: &lax::Report) -> String {
         let doc_w = (r.rate == workload::Rate::High)
             .then(|| lax::reference::lookup(lax::reference::WASTED_HIGH, p))
             .flatten();
-        let fmt = |v: Option<f64>, scale: f64| v.map_or("-".into(), |v| format!("{:.2}", v * scale));
+        let fmt =
+            |v: Option<f64>, scale: f64| v.map_or("-".into(), |v| format!("{:.2}", v * scale));
         let _ = writeln!(
             s,
             "{p:<8}{ratio:>12.2}{:>8}{wasted:>12.0}{:>8}",
@@ -188,9 +205,18 @@ fn lax_text(r: &lax::Report) -> String {
 }
 
 fn write_lax_csv(r: &lax::Report, path: &PathBuf) -> Result<()> {
-    let mut w = csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut w =
+        csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
     w.write_record([
-        "rate", "bench", "policy", "jobs", "met", "rejected", "wasted", "energy_mj", "throughput",
+        "rate",
+        "bench",
+        "policy",
+        "jobs",
+        "met",
+        "rejected",
+        "wasted",
+        "energy_mj",
+        "throughput",
         "p99_ms",
     ])?;
     for c in &r.cells {
@@ -213,7 +239,139 @@ fn write_lax_csv(r: &lax::Report, path: &PathBuf) -> Result<()> {
 }
 
 fn run_pagoda(a: PagodaArgs) -> Result<()> {
-    let _ = (&a.tasks, &a.bench, &a.seed, &a.csv);
-    let _ = pagoda::workload::TASKS_DEFAULT;
-    anyhow::bail!("pagoda experiment not built yet")
+    use pagoda::{geomean_speedup, master::PagodaConfig, workload, RUNTIMES};
+    let c = PagodaConfig::default();
+    let benches: Vec<String> = if a.bench.is_empty() {
+        workload::BENCH_NAMES
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        a.bench.clone()
+    };
+    let bs: Vec<&str> = benches.iter().map(String::as_str).collect();
+    let all: Vec<&str> = RUNTIMES.iter().map(|r| r.0).collect();
+    // (title, threads per task (0 = irregular), copies included)
+    let settings: [(&str, u32, bool); 3] = [
+        (
+            "Fig. 5.6: overall, 128 threads/task, copies included",
+            128,
+            true,
+        ),
+        (
+            "Fig. 5.8/5.9: irregular tasks (32-256 threads, random sizes), compute only",
+            0,
+            false,
+        ),
+        (
+            "Fig. 5.10: lock-step overhead, 128 threads/task, compute only",
+            128,
+            false,
+        ),
+    ];
+    let pb = bar((settings.len() * bs.len() * all.len()) as u64);
+    let mut out = String::new();
+    let mut rows: Vec<(String, pagoda::Cell)> = Vec::new();
+    use std::fmt::Write;
+    for (title, threads, copies) in settings {
+        let cells = pagoda::run_experiment(
+            &c,
+            &bs,
+            &all,
+            a.tasks,
+            threads,
+            copies,
+            a.seed,
+            &mut |b, r| {
+                pb.set_message(format!("{b} {r}"));
+                pb.inc(1);
+            },
+        )?;
+        let _ = writeln!(out, "\n{title}: makespan (ms) and Pagoda's speed-up");
+        let _ = write!(out, "{:<6}", "bench");
+        for (r, _) in RUNTIMES {
+            let _ = write!(out, "{r:>14}");
+        }
+        let _ = writeln!(out);
+        let mut seen: Vec<&str> = Vec::new();
+        for cell in &cells {
+            if !seen.contains(&cell.bench.as_str()) {
+                seen.push(&cell.bench);
+            }
+        }
+        for b in &seen {
+            let _ = write!(out, "{b:<6}");
+            for (r, _) in RUNTIMES {
+                let v = cells
+                    .iter()
+                    .find(|x| x.bench == *b && x.runtime == *r)
+                    .map_or("-".to_string(), |x| {
+                        let sp = pagoda::speedup(&cells, b, "Pagoda", r).unwrap_or(f64::NAN);
+                        format!("{:.1} ({sp:.2}x)", x.stats.makespan as f64 / 1e6)
+                    });
+                let _ = write!(out, "{v:>14}");
+            }
+            let _ = writeln!(out);
+        }
+        let _ = write!(out, "{:<6}", "geo");
+        for (r, _) in RUNTIMES {
+            let _ = write!(
+                out,
+                "{:>14}",
+                format!("{:.2}x", geomean_speedup(&cells, "Pagoda", r))
+            );
+        }
+        let _ = writeln!(out);
+        if threads == 0 {
+            let lat = |r: &str| {
+                lax::geomean(
+                    cells
+                        .iter()
+                        .filter(|x| x.runtime == r)
+                        .map(|x| x.stats.mean_latency.max(1.0)),
+                )
+            };
+            let _ = writeln!(
+                out,
+                "mean task latency: Fusion is {:.0}% longer than Pagoda (geomean; document: 40-440%)",
+                (lat("Fusion") / lat("Pagoda") - 1.0) * 100.0
+            );
+        }
+        rows.extend(cells.into_iter().map(|x| (title.to_string(), x)));
+    }
+    pb.finish_and_clear();
+    println!(
+        "Pagoda experiment (document 003 Ch. 5): {} tasks per benchmark (SLUD x 273/32)",
+        a.tasks
+    );
+    print!("{out}");
+    println!("\nDocument: Pagoda over HyperQ 1.76x, GeMTC 1.44x, 20-core CPU 5.52x (Fig. 5.6); over HyperQ 1.8x and");
+    println!("static fusion 1.79x on irregular tasks (Fig. 5.8); Pagoda-batch 29% slower than Pagoda (Fig. 5.10).");
+    if let Some(path) = &a.csv {
+        let mut w =
+            csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
+        w.write_record([
+            "setting",
+            "bench",
+            "runtime",
+            "makespan_ms",
+            "mean_latency_us",
+            "tasks",
+            "warps_per_sm",
+        ])?;
+        for (t, x) in &rows {
+            w.write_record([
+                t.clone(),
+                x.bench.clone(),
+                x.runtime.to_string(),
+                format!("{:.4}", x.stats.makespan as f64 / 1e6),
+                format!("{:.2}", x.stats.mean_latency / 1e3),
+                x.stats.tasks.to_string(),
+                format!("{:.2}", x.stats.mean_warps_per_sm),
+            ])?;
+        }
+        w.flush()?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
 }
