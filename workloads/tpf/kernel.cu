@@ -1,12 +1,12 @@
 // Two-point angular correlation (Parboil tpacf style): histogram of the angular separations of
 // point pairs, binned by a binary search over decreasing cos(angle) bin edges. One thread per
-// point of set A; the points of set B stream through shared memory in 256-point tiles; each
+// point of set A; the points of set B stream through shared memory in 128-point tiles; each
 // CTA keeps a shared histogram updated with integer atomics and writes it out at the end.
 // grid.y selects the set pair (random set number); self-correlation counts only pairs j > i,
 // so in DD and RR launches lanes drop out progressively (divergence, imbalance).
 #include "wf.cuh"
 
-#define TILE 256
+#define TILE 128
 #define NB 20
 
 WF_GLOBAL void tpf_hist(const float *a, const float *b, int n, int a_stride, int b_stride,

@@ -21,7 +21,7 @@ const BS: usize = 16;
 pub struct Lud;
 
 fn order(size: Size) -> usize {
-    by_size(size, 32, 256, 2048)
+    by_size(size, 32, 224, 2048)
 }
 
 fn reference(a: &[f32], n: usize) -> Vec<f32> {

@@ -17,7 +17,7 @@ use crate::common::{by_size, load, rng, shape};
 use crate::{Check, Size, Workload, WorkloadError, WorkloadInfo};
 
 const PTX: &str = include_str!("../../tpf/kernel.ptx");
-const TILE: usize = 256;
+const TILE: usize = 128;
 const NB: usize = 20;
 
 /// The TPACF workload.
@@ -25,7 +25,7 @@ pub struct Tpf;
 
 fn dims(size: Size) -> (usize, usize) {
     // (points per set, random sets)
-    by_size(size, (64, 1), (384, 2), (487, 100))
+    by_size(size, (64, 1), (288, 2), (487, 100))
 }
 
 /// Decreasing bin edges in cos(angle): edge 0 is 1, then 1..10^4 arcmin log-spaced.
