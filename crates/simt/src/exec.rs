@@ -744,6 +744,13 @@ pub fn step<const TRACE: bool>(
             });
             advance(w);
         }
+        K::Ld | K::St
+            if inst.space == Space::Global
+                && active != 0
+                && global_fast::<TRACE>(env.gmem, inst, &mut w.regs, active, out) =>
+        {
+            advance(w);
+        }
         K::Ld | K::St => {
             let is_st = inst.k == K::St;
             let t = inst.op.ty.unwrap_or(ScalarType::B32);
@@ -1469,4 +1476,69 @@ fn fast_alu(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32) {
         Fast::None => unreachable!("fast_alu without a fast path"),
     };
     commit(regs, inst.d[0] as usize, inst.fmask, &out, active);
+}
+
+/// Global loads and stores whose lanes all fall in the allocation of the first active lane:
+/// one allocation lookup per instruction. Returns `false` (having changed nothing) when some lane
+/// is elsewhere, so the general path handles it and reports faults.
+#[inline]
+fn global_fast<const TRACE: bool>(
+    gmem: &mut GlobalMem,
+    inst: &DInst,
+    regs: &mut [[u64; WARP_SIZE]],
+    active: u32,
+    out: &mut DynInst,
+) -> bool {
+    let is_st = inst.k == K::St;
+    let nel = if is_st {
+        inst.ns as usize - 1
+    } else {
+        inst.nd as usize
+    };
+    let eb = inst.elem_bytes as u64;
+    let span = eb * nel as u64;
+    let base_src = fetch(regs, inst.s[0]);
+    let off = inst.addr_off as u64;
+    let first = active.trailing_zeros() as usize;
+    let a0 = base_src[first].wrapping_add(off);
+    let Some((lo, data)) = gmem.alloc_at(a0) else {
+        return false;
+    };
+    let hi = lo + data.len() as u64;
+    let mut ok = true;
+    lanes(active, |l| {
+        let a = base_src[l].wrapping_add(off);
+        ok &= a >= lo && a.wrapping_add(span) <= hi && a.wrapping_add(span) >= a;
+    });
+    if !ok {
+        return false;
+    }
+    if is_st {
+        for j in 0..nel {
+            let v = fetch(regs, inst.s[1 + j]);
+            lanes(active, |l| {
+                let o = (base_src[l].wrapping_add(off) - lo) as usize + j * eb as usize;
+                crate::memory::store_le(&mut data[o..], eb as u32, v[l]);
+            });
+        }
+    } else {
+        let t = inst.op.ty.unwrap_or(ScalarType::B32);
+        let mut vals = [[0u64; WARP_SIZE]; 4];
+        for (j, vj) in vals.iter_mut().enumerate().take(nel) {
+            lanes(active, |l| {
+                let o = (base_src[l].wrapping_add(off) - lo) as usize + j * eb as usize;
+                vj[l] = load_ext(crate::memory::load_le(&data[o..], eb as u32), t) & inst.dmask[j];
+            });
+        }
+        for (j, vj) in vals.iter().enumerate().take(nel) {
+            let d = &mut regs[inst.d[j] as usize];
+            lanes(active, |l| d[l] = vj[l]);
+        }
+    }
+    if TRACE {
+        if let Some(mem) = out.mem.as_mut() {
+            lanes(active, |l| mem.addrs[l] = base_src[l].wrapping_add(off));
+        }
+    }
+    true
 }

@@ -152,6 +152,14 @@ impl GlobalMem {
         Err(Fault { addr, size })
     }
 
+    /// The allocation holding byte `addr`: its base address and its bytes.
+    #[inline]
+    pub fn alloc_at(&mut self, addr: u64) -> Option<(u64, &mut [u8])> {
+        let i = self.find(addr, 1).ok()?;
+        let a = &mut self.allocs[i];
+        Some((a.base, &mut a.data[..]))
+    }
+
     /// Mutable bytes `[addr, addr+len)`, which must lie in one allocation.
     #[inline]
     pub fn slice_mut(&mut self, addr: u64, len: u64) -> Result<&mut [u8], Fault> {
