@@ -1,0 +1,107 @@
+//! The micro-benchmark workloads (`workloads/src/micro`), compiled from CUDA and executed by the
+//! functional front end, measure on the `gtx480` preset what its configuration says.
+
+use warpforge_simt::Device;
+use warpforge_timing::{GpuConfig, KernelStats, TimingRunner};
+use warpforge_workloads::micro;
+use warpforge_workloads::{find, Check, Size};
+
+fn cfg() -> GpuConfig {
+    GpuConfig::preset("gtx480").unwrap()
+}
+
+fn run(name: &str, size: Size, cfg: GpuConfig, threads: usize) -> Vec<KernelStats> {
+    let w = find(name).unwrap();
+    let mut dev = Device::new();
+    dev.set_runner(Box::new(TimingRunner::new(cfg, threads)));
+    let check = w.run(&mut dev, size).unwrap();
+    assert_eq!(check, Check::Passed, "{name}");
+    let mut r = dev.take_runner().unwrap();
+    let t = r.as_any_mut().downcast_mut::<TimingRunner>().unwrap();
+    t.kernels().to_vec()
+}
+
+fn latency(name: &str, first: usize) -> f64 {
+    let k = run(name, Size::Tiny, cfg(), 1);
+    let n = micro::chase_hops(Size::Tiny) as f64;
+    (k[first + 1].cycles - k[first].cycles) as f64 / n
+}
+
+#[test]
+fn pointer_chases_measure_the_preset_latencies() {
+    let c = cfg();
+    let l1 = latency("micro_lat_l1", 1);
+    let l2 = latency("micro_lat_l2", 1);
+    let dram = latency("micro_lat_dram", 0);
+    eprintln!("load-to-use latency: L1 {l1:.1}, L2 {l2:.1}, DRAM {dram:.1} core cycles");
+    let (el1, el2) = (c.l1d.latency as f64, c.l2.rop_latency as f64);
+    let edram = (c.l2.rop_latency + c.l2.dram_latency) as f64;
+    assert!(l1 >= el1 && l1 <= 1.15 * el1, "L1 {l1} vs {el1}");
+    assert!(l2 >= el2 && l2 <= 1.15 * el2, "L2 {l2} vs {el2}");
+    assert!(
+        dram >= edram && dram <= 1.15 * edram,
+        "DRAM {dram} vs {edram}"
+    );
+}
+
+#[test]
+fn copy_reaches_80_percent_of_peak_dram_bandwidth() {
+    let c = cfg();
+    let k = &run("micro_copy", Size::Tiny, c.clone(), 1)[0];
+    let d = &c.dram;
+    let peak = d.channels as f64 * d.burst_bytes() as f64 / d.burst_cycles() as f64
+        * c.clocks.dram_mhz
+        / c.clocks.core_mhz;
+    let bytes = 2.0 * 4.0 * micro::copy_len(Size::Tiny) as f64;
+    let achieved = bytes / k.cycles as f64 / peak;
+    eprintln!(
+        "copy: {:.3} of peak ({} cycles, DRAM bus busy {:.3}, row hits {:.3})",
+        achieved, k.cycles, k.dram.bandwidth_utilization, k.dram.row_hit_rate
+    );
+    assert!(achieved >= 0.8, "copy reached {achieved:.3} of peak");
+}
+
+#[test]
+fn alu_kernel_reaches_the_issue_limit() {
+    let c = cfg();
+    let k = &run("micro_alu", Size::Tiny, c.clone(), 1)[0];
+    let limit = (c.core.num_sms * c.core.schedulers) as f64;
+    let ipc = k.warp_insts as f64 / k.cycles as f64;
+    eprintln!("alu: {ipc:.2} warp instructions per cycle of {limit} ({} cycles, occupancy {:.2}, stalls {:?}, bank conflicts {})", k.cycles, k.occupancy, k.stalls, k.raw.core.bank_conflicts);
+    assert!(
+        ipc >= 0.95 * limit,
+        "warp IPC {ipc:.2} vs issue limit {limit}"
+    );
+}
+
+#[test]
+fn stride_32_shared_reads_are_32_way_conflicts() {
+    let k = run("micro_smem", Size::Tiny, cfg(), 1);
+    let (ctas, block) = micro::SMEM_SHAPE;
+    let warps = (ctas * block / 32) as u64;
+    let reads = warps * micro::smem_iters(Size::Tiny) as u64;
+    assert_eq!(
+        k[0].raw.core.shared_conflict_cycles, 0,
+        "stride 1 is conflict free"
+    );
+    assert_eq!(
+        k[1].raw.core.shared_conflict_cycles,
+        31 * reads,
+        "31 extra cycles per read"
+    );
+    assert!(
+        k[1].cycles > 8 * k[0].cycles / 2,
+        "{} vs {}",
+        k[1].cycles,
+        k[0].cycles
+    );
+}
+
+#[test]
+fn every_micro_workload_is_identical_on_one_and_two_threads() {
+    for w in ["micro_lat_l2", "micro_smem", "micro_copy"] {
+        let a = run(w, Size::Tiny, cfg(), 1);
+        let b = run(w, Size::Tiny, cfg(), 2);
+        assert_eq!(a, b, "{w}");
+    }
+}
