@@ -89,6 +89,22 @@ pub struct KernelProfile {
     pub units: UnitCounts,
     /// Active lanes summed over all warp instructions (thread instructions).
     pub thread_insts: u64,
+    /// Dependence-distance histogram of computation instructions (see
+    /// [`crate::mwp_cwp::DEP_BUCKETS`]); producers that are memory instructions are not counted
+    /// (their wait is memory time).
+    pub dep_hist: [u64; crate::mwp_cwp::DEP_BUCKETS],
+    /// Global/local 128-byte line accesses (one per distinct line per request).
+    pub line_accesses: u64,
+    /// Of those, lines already touched earlier in the run (first-touch L2 model).
+    pub line_reuses: u64,
+    /// Distinct lines this launch touched.
+    pub footprint_lines: u64,
+    /// L2 capacity assumed by the hit estimate, bytes (0 = no estimate).
+    pub l2_bytes: u64,
+    /// Global/local load line accesses looked up in the L1 model.
+    pub l1_accesses: u64,
+    /// Of those, hits in the L1 model.
+    pub l1_hits: u64,
 }
 
 impl KernelProfile {
@@ -124,9 +140,32 @@ impl KernelProfile {
                 1.0
             },
             ind_mem_req: self.per_warp(self.ind_mem_req as f64),
+            dep_hist: self.dep_hist.map(|c| c as f64),
+            l2_hit_rate: self.l2_hit_rate(),
+            l1_hit_rate: if self.l1_accesses > 0 {
+                self.l1_hits as f64 / self.l1_accesses as f64
+            } else {
+                0.0
+            },
             threads_per_block: self.threads_per_block,
             blocks: self.blocks,
         }
+    }
+
+    /// First-touch L2 hit estimate: a line access hits when the line was touched before in the
+    /// run, scaled down by `capacity / footprint` when this launch's footprint exceeds the L2.
+    pub fn l2_hit_rate(&self) -> f64 {
+        if self.line_accesses == 0 || self.l2_bytes == 0 {
+            return 0.0;
+        }
+        let raw = self.line_reuses as f64 / self.line_accesses as f64;
+        let foot = (self.footprint_lines * 128) as f64;
+        let fit = if foot > self.l2_bytes as f64 {
+            self.l2_bytes as f64 / foot
+        } else {
+            1.0
+        };
+        raw * fit
     }
 
     /// Per-warp unit counts (`DAC_per_th`, Eq 41).
@@ -173,13 +212,76 @@ impl KernelProfile {
     }
 }
 
-/// Per-warp dependence tracking state (§2.6.3).
+/// Geometry of the L1 model (per SM, LRU, 128-byte lines, linear set index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct L1Geometry {
+    /// SMs (CTA `c` is assumed to run on SM `c mod sms`).
+    pub sms: u32,
+    /// Sets per SM.
+    pub sets: u32,
+    /// Ways per set.
+    pub ways: u32,
+}
+
+/// A per-SM LRU L1 used to estimate hit rates: loads allocate, stores invalidate (write-evict).
+#[derive(Debug, Clone)]
+struct L1Model {
+    g: L1Geometry,
+    /// `sms × sets × ways` line tags (u64::MAX = empty), most recent first within a set.
+    tags: Vec<u64>,
+}
+
+impl L1Model {
+    fn new(g: L1Geometry) -> Self {
+        let n = (g.sms * g.sets * g.ways) as usize;
+        Self {
+            g,
+            tags: vec![u64::MAX; n],
+        }
+    }
+
+    fn set(&mut self, sm: u32, line: u64) -> &mut [u64] {
+        let set = (line % self.g.sets as u64) as u32;
+        let base = ((sm * self.g.sets + set) * self.g.ways) as usize;
+        &mut self.tags[base..base + self.g.ways as usize]
+    }
+
+    /// Looks `line` up; a load allocates (LRU), a store invalidates. Returns hit.
+    fn access(&mut self, sm: u32, line: u64, store: bool) -> bool {
+        let set = self.set(sm, line);
+        match set.iter().position(|&t| t == line) {
+            Some(i) => {
+                if store {
+                    set[i..].rotate_left(1);
+                    let last = set.len() - 1;
+                    set[last] = u64::MAX;
+                } else {
+                    set[..=i].rotate_right(1);
+                }
+                true
+            }
+            None => {
+                if !store {
+                    set.rotate_right(1);
+                    set[0] = line;
+                }
+                false
+            }
+        }
+    }
+}
+
+/// Per-warp dependence tracking state (§2.6.3 and the dependence-distance histogram).
 #[derive(Debug, Clone, Default)]
 struct WarpDeps {
     /// Destination registers of loads not yet read.
     pending: Vec<u16>,
     /// Loads in the current group.
     group: u32,
+    /// Instructions this warp executed.
+    count: u32,
+    /// Per register: `(index << 1 | from_memory) + 1` of its last writer, 0 = never written.
+    writes: Vec<u32>,
 }
 
 /// Counts transactions of one warp access under `rules`; returns `(transactions,
@@ -249,6 +351,10 @@ pub struct Analyser {
     warps_per_cta: u32,
     deps: Vec<WarpDeps>,
     profiles: Vec<KernelProfile>,
+    l2_bytes: u64,
+    l1: Option<L1Model>,
+    lines_seen: std::collections::HashSet<u64>,
+    launch_lines: std::collections::HashSet<u64>,
 }
 
 impl Analyser {
@@ -262,7 +368,25 @@ impl Analyser {
             warps_per_cta: 1,
             deps: Vec::new(),
             profiles: Vec::new(),
+            l2_bytes: 0,
+            l1: None,
+            lines_seen: Default::default(),
+            launch_lines: Default::default(),
         }
+    }
+
+    /// Enables the per-SM L1 hit estimate with geometry `g`.
+    pub fn with_l1(mut self, g: Option<L1Geometry>) -> Self {
+        self.l1 = g
+            .filter(|g| g.sms > 0 && g.sets > 0 && g.ways > 0)
+            .map(L1Model::new);
+        self
+    }
+
+    /// Enables the first-touch L2 hit estimate for an L2 of `bytes` (0 disables it).
+    pub fn with_l2(mut self, bytes: u64) -> Self {
+        self.l2_bytes = bytes;
+        self
     }
 
     /// Profiles of the finished launches, in launch order.
@@ -330,8 +454,10 @@ impl InstObserver for Analyser {
             regs_per_thread: k.regs_per_thread,
             shared_bytes: k.shared_bytes,
             warps,
+            l2_bytes: self.l2_bytes,
             ..Default::default()
         });
+        self.launch_lines.clear();
     }
 
     fn on_inst(&mut self, cta: u32, warp: u32, inst: &DynInst) {
@@ -351,6 +477,42 @@ impl InstObserver for Analyser {
             _ => {}
         }
         let slot = cta as usize * self.warps_per_cta as usize + warp as usize;
+        let is_mem = inst.class.is_memory();
+        // Dependence distance to the nearest computation producer (memory producers are memory
+        // time, not issue time).
+        if let Some(d) = self.deps.get_mut(slot) {
+            let idx = d.count;
+            d.count += 1;
+            if !is_mem {
+                let mut nearest = 0u32;
+                for &r in inst.srcs() {
+                    if let Some(&w) = d.writes.get(r as usize) {
+                        if w != 0 && (w - 1) & 1 == 0 {
+                            let dist = idx - ((w - 1) >> 1);
+                            if nearest == 0 || dist < nearest {
+                                nearest = dist;
+                            }
+                        }
+                    }
+                }
+                let bucket = if (1..crate::mwp_cwp::DEP_BUCKETS as u32).contains(&nearest) {
+                    nearest as usize
+                } else {
+                    0
+                };
+                p.dep_hist[bucket] += 1;
+            }
+            for &r in inst.dsts() {
+                let r = r as usize;
+                if d.writes.len() <= r {
+                    d.writes.resize(r + 1, 0);
+                }
+                d.writes[r] = ((idx << 1) | is_mem as u32) + 1;
+            }
+            if inst.warp_exits {
+                d.writes = Vec::new();
+            }
+        }
         // Dependence tracking: a consumer of a pending load closes the group.
         if let Some(d) = self.deps.get_mut(slot) {
             if !d.pending.is_empty() && inst.srcs().iter().any(|r| d.pending.contains(r)) {
@@ -371,6 +533,41 @@ impl InstObserver for Analyser {
             p.comp_insts += 1;
         } else if global_like {
             let (t, min, seg) = transactions(inst, rules);
+            if self.l2_bytes > 0 || self.l1.is_some() {
+                if let Some(m) = inst.mem.as_ref() {
+                    let mut lines = [u64::MAX; 32];
+                    let mut nl = 0usize;
+                    for l in 0..32 {
+                        if inst.active_mask & (1 << l) != 0 {
+                            let line = m.addrs[l] / 128;
+                            if !lines[..nl].contains(&line) {
+                                lines[nl] = line;
+                                nl += 1;
+                            }
+                        }
+                    }
+                    let store = inst.class == OpClass::Store || inst.class == OpClass::Atomic;
+                    let mut l1_hits = 0usize;
+                    if let Some(l1) = self.l1.as_mut() {
+                        let sm = cta % l1.g.sms;
+                        for &line in &lines[..nl] {
+                            let hit = l1.access(sm, line, store);
+                            if !store {
+                                p.l1_accesses += 1;
+                                l1_hits += hit as usize;
+                            }
+                        }
+                        p.l1_hits += l1_hits as u64;
+                    }
+                    for &line in &lines[..nl] {
+                        p.line_accesses += 1;
+                        if !self.lines_seen.insert(line) {
+                            p.line_reuses += 1;
+                        }
+                        self.launch_lines.insert(line);
+                    }
+                }
+            }
             p.transactions += t as u64;
             p.transaction_bytes += t as u64 * seg as u64;
             p.units.add(Unit::L2, t as f64);
@@ -396,6 +593,7 @@ impl InstObserver for Analyser {
 
     fn on_launch_end(&mut self, _k: &KernelInfo) {
         if let Some(mut p) = self.current.take() {
+            p.footprint_lines = self.launch_lines.len() as u64;
             for d in self.deps.iter().filter(|d| d.group > 0) {
                 p.load_groups += 1;
                 p.grouped_loads += d.group as u64;

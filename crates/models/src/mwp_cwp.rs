@@ -6,7 +6,9 @@
 //! MWP (16–17, 5–7, with N_pw from 28–29), serialised cycles (18–19, 30), CWP (8–9), #Rep (20), the
 //! three cases (21–23, identical to 58–60), synchronisation (25–27) and CPI (24).
 
-use crate::options::{IssueFloor, MemLCoal, ModelOptions, NpwForm, RepRounding, SyncWarps};
+use crate::options::{
+    CacheMix, DepIssue, IssueFloor, MemLCoal, ModelOptions, NpwForm, RepRounding, SyncWarps,
+};
 use serde::{Deserialize, Serialize};
 
 /// Memory-system and issue parameters of one device (Tables 2 and 5).
@@ -24,6 +26,48 @@ pub struct MemoryTiming {
     pub bandwidth_gbs: f64,
     /// `#Issue_cycles`: cycles to issue one warp instruction (4 on G80/GT200: 32 threads / 8 SPs).
     pub issue_cycles: f64,
+    /// Extension (Chapter V Eq 70 applied to Chapter II): latency between dependent computation
+    /// instructions of one warp, SM cycles; 0 = not modelled (the thesis's Chapter II).
+    #[serde(default)]
+    pub dep_latency: f64,
+    /// Extension (Chapter V §4.3 "mixed latency"): round trip of a request that hits in the L2,
+    /// SM cycles; 0 = no cache (the thesis's Chapter II).
+    #[serde(default)]
+    pub l2_latency: f64,
+    /// Extension: miss-status holding registers per SM (outstanding lines); 0 = unlimited (the
+    /// thesis). Bounds MWP by `MSHRs / transactions per request`.
+    #[serde(default)]
+    pub mshr_per_sm: f64,
+    /// Extension: round trip of an L1 hit, cycles; 0 = no L1.
+    #[serde(default)]
+    pub l1_latency: f64,
+}
+
+/// Buckets of the dependence-distance histogram: bucket `d` (1..=16) counts computation
+/// instructions whose nearest computation producer is `d` instructions earlier in the same warp;
+/// bucket 0 counts instructions with no such producer within 16 instructions.
+pub const DEP_BUCKETS: usize = 17;
+
+/// Effective SM cycles per warp instruction with N warps interleaved (extension, see
+/// [`MemoryTiming::dep_latency`]): each instruction at distance `d` from its producer cannot issue
+/// sooner than `dep_latency / d` after the previous one of its warp, and N warps overlap those
+/// waits: `Σ_d frac_d × max(Issue_cycles, dep_latency / (d × N))`. Equals `Issue_cycles` when the
+/// latency is 0 or N is large (the thesis's assumption).
+pub fn effective_issue_cycles(
+    issue: f64,
+    dep_latency: f64,
+    hist: &[f64; DEP_BUCKETS],
+    n: f64,
+) -> f64 {
+    let total: f64 = hist.iter().sum();
+    if dep_latency <= 0.0 || total <= 0.0 || n <= 0.0 {
+        return issue;
+    }
+    let mut acc = hist[0] * issue;
+    for (d, &c) in hist.iter().enumerate().skip(1) {
+        acc += c * issue.max(dep_latency / (d as f64 * n));
+    }
+    acc / total
 }
 
 /// Per-kernel inputs of the model (Table 1), per thread unless stated.
@@ -48,6 +92,16 @@ pub struct KernelInputs {
     /// `#Ind_mem_req`: memory requests per thread that do not depend on an earlier request of the
     /// same thread (§2.6.3); 0 = assume all dependent (the model's default).
     pub ind_mem_req: f64,
+    /// Dependence-distance histogram of the computation instructions (extension; all zero = not
+    /// measured, the thesis's assumption of peak issue).
+    #[serde(default)]
+    pub dep_hist: [f64; DEP_BUCKETS],
+    /// Fraction of memory transactions that hit in the L2 (extension; 0 = all go to DRAM).
+    #[serde(default)]
+    pub l2_hit_rate: f64,
+    /// Fraction of load lines that hit in the L1 (extension; 0 = no L1).
+    #[serde(default)]
+    pub l1_hit_rate: f64,
     /// `#Threads_per_block`.
     pub threads_per_block: u32,
     /// `#Blocks` in the grid.
@@ -121,6 +175,8 @@ pub enum MwpLimit {
     Warps,
     /// `N_pw` (Eq 28) above N: independent requests of few warps.
     IndependentRequests,
+    /// Extension: the SM's miss-status holding registers (`MSHRs / transactions per request`).
+    Mshr,
 }
 
 /// Inputs of the case selection and the execution-time equations (21)–(23): the quantities the
@@ -143,6 +199,9 @@ pub struct CaseInputs {
     pub mem_l: f64,
     /// `#Rep` (Eq 20).
     pub rep: f64,
+    /// MWP was raised above N by independent requests (N_pw, Eq 29): the memory-overlap formula
+    /// (Eq 22) applies (erratum 6 decision).
+    pub mwp_from_npw: bool,
 }
 
 /// CWP of Eqs (8)–(9): `(full, clamped, clamped_by_n)`.
@@ -163,6 +222,13 @@ pub fn exec_cycles(c: &CaseInputs) -> (Case, f64, f64) {
         return (Case::PureCompute, cwp, c.comp_cycles * c.n * c.rep);
     }
     let comp_p = c.comp_cycles / c.mem_insts; // Eq (2)
+    if c.mwp_from_npw {
+        // Erratum 6: N_pw > N means the warps' independent requests overlap; the printed order
+        // would fall to Case 3 (one memory period for the whole kernel), which erases every
+        // dependent chain, so the memory-overlap formula Eq (22) is used.
+        let cyc = (c.mem_cycles * c.n / c.mwp + comp_p * (c.mwp - 1.0)) * c.rep;
+        return (Case::MemoryBound, cwp, cyc);
+    }
     if c.mwp_is_n && cwp_is_n {
         // Eq (21)/(58)
         let cyc = (c.mem_cycles + c.comp_cycles + comp_p * (c.mwp - 1.0)) * c.rep;
@@ -248,16 +314,35 @@ pub fn evaluate(
         (0.0, 0.0)
     };
     let uncoal_per_mw = k.uncoal_per_mw.max(1.0);
-    let mem_l_uncoal = mem.mem_ld + (uncoal_per_mw - 1.0) * mem.departure_del_uncoal; // Eq (12)
+    // Extension: Mem_LD as the L2/DRAM mix of Chapter V §4.3 when the device gives an L2 latency.
+    let (mem_ld, dram_frac, l1_miss) = if mem.l2_latency > 0.0 && opts.cache == CacheMix::L2Mix {
+        let h = k.l2_hit_rate.clamp(0.0, 1.0);
+        let below = h * mem.l2_latency + (1.0 - h) * mem.mem_ld;
+        let h1 = if mem.l1_latency > 0.0 {
+            k.l1_hit_rate.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        (
+            h1 * mem.l1_latency + (1.0 - h1) * below,
+            (1.0 - h1) * (1.0 - h),
+            1.0 - h1,
+        )
+    } else {
+        (mem.mem_ld, 1.0, 1.0)
+    };
+    let mem_l_uncoal = mem_ld + (uncoal_per_mw - 1.0) * mem.departure_del_uncoal; // Eq (12)
     let mem_l_coal = match opts.mem_l_coal {
-        MemLCoal::Thesis => mem.mem_ld + mem.departure_del_coal, // Eq (13)
-        MemLCoal::MemLdOnly => mem.mem_ld,
+        MemLCoal::Thesis => mem_ld + mem.departure_del_coal, // Eq (13)
+        MemLCoal::MemLdOnly => mem_ld,
     };
     let (mem_l, departure_delay) = if mem_insts > 0.0 {
         (
             mem_l_uncoal * weight_uncoal + mem_l_coal * weight_coal, // Eq (14)
-            mem.departure_del_uncoal * uncoal_per_mw * weight_uncoal
-                + mem.departure_del_coal * weight_coal, // Eq (15)
+            // Eq (15); with the L1 mix only the missing lines leave the SM.
+            (mem.departure_del_uncoal * uncoal_per_mw * weight_uncoal
+                + mem.departure_del_coal * weight_coal)
+                * l1_miss.max(0.05),
         )
     } else {
         (mem_l_coal, mem.departure_del_coal)
@@ -265,7 +350,8 @@ pub fn evaluate(
     let n = place.active_blocks_per_sm * k.warps_per_block();
     let mwp_without_bw_full = mem_l / departure_delay; // Eq (16)
     let mwp_without_bw = mwp_without_bw_full.min(n); // Eq (17)
-    let bw_per_warp_gbs = mem.freq_ghz * k.load_bytes_per_warp / mem_l; // Eq (7)
+                                                     // Eq (7); with the L2 mix only the DRAM share of the bytes uses DRAM bandwidth (kept ≥ 1%).
+    let bw_per_warp_gbs = mem.freq_ghz * k.load_bytes_per_warp * dram_frac.max(0.01) / mem_l;
     let mwp_peak_bw = mem.bandwidth_gbs / (bw_per_warp_gbs * place.active_sms); // Eq (6)
     let n_pw = npw(n, mem_insts, k.ind_mem_req, opts.npw);
     // Eq (5), or Eq (29) when independent requests raise the warp term above N (erratum 6: the
@@ -277,6 +363,15 @@ pub fn evaluate(
         mwp = mwp_peak_bw;
         mwp_limit = MwpLimit::PeakBandwidth;
     }
+    if mem.mshr_per_sm > 0.0 && mem_insts > 0.0 {
+        // Extension: each outstanding transaction holds an MSHR entry.
+        let per_req = (uncoal_per_mw * weight_uncoal + weight_coal) * l1_miss.max(0.05);
+        let mwp_mshr = (mem.mshr_per_sm / per_req).max(1.0);
+        if mwp_mshr < mwp {
+            mwp = mwp_mshr;
+            mwp_limit = MwpLimit::Mshr;
+        }
+    }
     if warp_term <= mwp {
         mwp = warp_term;
         mwp_limit = if warp_term > n {
@@ -285,7 +380,13 @@ pub fn evaluate(
             MwpLimit::Warps
         };
     }
-    let comp_cycles = mem.issue_cycles * k.m_factor.max(1.0) * total; // Eq (18)/(30)
+    let issue = match opts.dep {
+        DepIssue::Chapter5 => {
+            effective_issue_cycles(mem.issue_cycles, mem.dep_latency, &k.dep_hist, n)
+        }
+        DepIssue::Off => mem.issue_cycles,
+    };
+    let comp_cycles = issue * k.m_factor.max(1.0) * total; // Eq (18)/(30)
     let mem_cycles = mem_l_uncoal * k.uncoal_mem_insts + mem_l_coal * k.coal_mem_insts; // Eq (19)
     let rep_frac = k.blocks as f64 / (place.active_blocks_per_sm * place.active_sms); // Eq (20)
     let rep = match opts.rep {
@@ -296,6 +397,7 @@ pub fn evaluate(
         n,
         mwp,
         mwp_is_n: mwp_limit == MwpLimit::Warps,
+        mwp_from_npw: mwp_limit == MwpLimit::IndependentRequests,
         comp_cycles,
         mem_cycles,
         mem_insts,

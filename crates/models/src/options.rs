@@ -88,6 +88,33 @@ pub enum IssueFloor {
     Floor,
 }
 
+/// Extension beyond Chapter II: per-warp dependence latency (Chapter V's `DEP_Effect`, Eq 70,
+/// applied to the Chapter II issue rate). Only active when the device gives `core.dep_latency`
+/// and the analyser measured a dependence histogram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum DepIssue {
+    /// Issue cycles as printed (Eq 18): every warp issues at the peak rate.
+    Off,
+    /// `Issue_cycles` becomes `Σ_d frac_d × max(Issue_cycles, Lat / (d × N))` (default).
+    #[default]
+    Chapter5,
+}
+
+/// Extension beyond Chapter II: a cache-hit mix for `Mem_LD` (Chapter V §4.3 "mixed latency";
+/// digest §6.1 lists the L1/L2/DRAM fractions as inputs). Only active when the device gives
+/// `memory.l2_latency` (no document device does: Chapter II has no caches).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheMix {
+    /// Every transaction goes to DRAM (Chapter II).
+    Off,
+    /// `Mem_LD = h × L2_latency + (1 − h) × Mem_LD`, and only the missing share of the bytes
+    /// counts against DRAM bandwidth (default).
+    #[default]
+    L2Mix,
+}
+
 /// All erratum decisions of the Chapter II / III models in one place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct ModelOptions {
@@ -105,4 +132,8 @@ pub struct ModelOptions {
     pub rep: RepRounding,
     /// Erratum 2 issue-time floor.
     pub issue_floor: IssueFloor,
+    /// Extension: dependence latency.
+    pub dep: DepIssue,
+    /// Extension: L2 hit mix.
+    pub cache: CacheMix,
 }

@@ -47,6 +47,10 @@ pub struct CoreParams {
     pub freq_ghz: f64,
     /// Cycles to issue one warp instruction (4 on G80/GT200).
     pub issue_cycles: f64,
+    /// Latency between dependent computation instructions of one warp, cycles (extension; absent
+    /// for the document's devices, whose Chapter II model assumes peak issue).
+    #[serde(default)]
+    pub dep_latency: f64,
     /// Per-SM occupancy limits.
     #[serde(flatten)]
     pub limits: SmLimits,
@@ -66,6 +70,24 @@ pub struct MemoryParams {
     pub departure_del_uncoal: f64,
     /// Coalescing rules of the compute capability.
     pub coalescing: Coalescing,
+    /// Round trip of an L2 hit, cycles (extension; absent = no cache, as in Chapter II).
+    #[serde(default)]
+    pub l2_latency: f64,
+    /// L2 capacity in bytes (for the analyser's first-touch hit estimate; 0 = no L2).
+    #[serde(default)]
+    pub l2_bytes: u64,
+    /// Miss-status holding registers per SM (extension; 0 = unlimited, as in the thesis).
+    #[serde(default)]
+    pub mshr_per_sm: u32,
+    /// L1 hit round trip, cycles (extension; 0 = no L1 model).
+    #[serde(default)]
+    pub l1_latency: f64,
+    /// L1 sets per SM (extension, 128-byte lines).
+    #[serde(default)]
+    pub l1_sets: u32,
+    /// L1 ways (extension).
+    #[serde(default)]
+    pub l1_ways: u32,
 }
 
 /// Chapter V device inputs (Table 14).
@@ -123,7 +145,21 @@ impl DeviceParams {
             freq_ghz: self.core.freq_ghz,
             bandwidth_gbs: self.memory.bandwidth_gbs,
             issue_cycles: self.core.issue_cycles,
+            dep_latency: self.core.dep_latency,
+            l2_latency: self.memory.l2_latency,
+            mshr_per_sm: self.memory.mshr_per_sm as f64,
+            l1_latency: self.memory.l1_latency,
         }
+    }
+
+    /// L1 geometry for the analyser's hit estimate, where the device gives one.
+    pub fn l1_geometry(&self) -> Option<crate::analyser::L1Geometry> {
+        (self.memory.l1_latency > 0.0 && self.memory.l1_sets > 0 && self.memory.l1_ways > 0)
+            .then_some(crate::analyser::L1Geometry {
+                sms: self.core.num_sms,
+                sets: self.memory.l1_sets,
+                ways: self.memory.l1_ways,
+            })
     }
 
     /// Parses and validates a parameter file; `file` names it in errors.
@@ -201,5 +237,18 @@ pub fn builtin(name: &str) -> Result<DeviceParams, ModelError> {
             name: name.to_string(),
             available: names().join(", "),
         }),
+    }
+}
+
+/// A built-in set by name, or a parameter file when `name_or_path` ends in `.toml`.
+pub fn load(name_or_path: &str) -> Result<DeviceParams, ModelError> {
+    if name_or_path.ends_with(".toml") {
+        let text = std::fs::read_to_string(name_or_path).map_err(|e| ModelError::Params {
+            file: name_or_path.to_string(),
+            message: e.to_string(),
+        })?;
+        DeviceParams::from_toml(&text, name_or_path)
+    } else {
+        builtin(name_or_path)
     }
 }

@@ -273,3 +273,21 @@ impl PowerParams {
         }
     }
 }
+
+/// Power from simulation (item 6 of the models issue): the same model fed by a timing run's
+/// activity counters instead of a predicted time. `totals` are whole-kernel per-unit access
+/// counts (warp instructions, as the analyser or the timing model's counters give them),
+/// `cycles` the simulated kernel cycles in the SM clock, `active_sms` the SMs that ran CTAs.
+/// Access rates follow Eq (40) with `DAC × Warps_per_SM = totals / active_sms`.
+pub fn from_activity(
+    p: &PowerParams,
+    totals: &UnitCounts,
+    cycles: f64,
+    active_sms: f64,
+    num_sms: f64,
+    issue_cycles: f64,
+) -> PowerBreakdown {
+    let per_sm = totals.scaled(1.0 / active_sms.max(1.0));
+    let ar = access_rates(&per_sm, 1.0, cycles, issue_cycles);
+    p.evaluate(&ar, active_sms, num_sms)
+}

@@ -105,6 +105,11 @@ pub fn bottleneck(m: &MwpCwp) -> String {
                 m.departure_delay,
                 if m.weight_uncoal > 0.0 { "; uncoalesced accesses make it worse" } else { "" }
             ),
+            MwpLimit::Mshr => format!(
+                "memory-bound by outstanding-miss slots (MSHRs): MWP = {:.2}{}",
+                m.mwp,
+                if m.weight_uncoal > 0.0 { "; uncoalesced requests hold many entries each" } else { "" }
+            ),
             MwpLimit::Warps | MwpLimit::IndependentRequests => format!(
                 "memory-bound: only N = {:.1} warps overlap memory (CWP {:.2} ≥ MWP {:.2})",
                 m.n, m.cwp, m.mwp

@@ -19,6 +19,7 @@ fn scenario(n: f64, mwp: f64, comp: f64, mem: f64, mem_insts: f64, mem_p: f64) -
         mem_insts,
         mem_l: mem_p,
         rep: 1.0,
+        mwp_from_npw: false,
     })
 }
 

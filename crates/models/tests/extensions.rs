@@ -1,0 +1,206 @@
+//! The extensions beyond Chapter II used for the timing-model parameter set (`gtx480`): the
+//! dependent-issue latency, the L2 hit mix, the MSHR bound, the L1 estimate, the N_pw overlap
+//! case, and power from simulated activity. Each is off for the document's devices.
+
+use warpforge_core::{Dim3, DynInst, InstObserver, KernelInfo, MemAccess, MemSpace, OpClass};
+use warpforge_models::analyser::{Analyser, L1Geometry};
+use warpforge_models::mwp_cwp::{
+    effective_issue_cycles, evaluate, KernelInputs, MwpLimit, Placement, DEP_BUCKETS,
+};
+use warpforge_models::options::{CacheMix, DepIssue, MFactorSource, ModelOptions, RegFileRow};
+use warpforge_models::params::{builtin, Coalescing};
+use warpforge_models::power::{from_activity, Unit, UnitCounts};
+
+fn close(a: f64, b: f64, tol: f64) {
+    assert!((a - b).abs() <= tol, "{a} vs {b} (tol {tol})");
+}
+
+#[test]
+fn effective_issue_reduces_to_thesis_with_many_warps() {
+    let mut h = [0.0; DEP_BUCKETS];
+    h[1] = 1.0; // every instruction depends on the previous one
+    close(effective_issue_cycles(0.5, 10.0, &h, 1.0), 10.0, 1e-12); // a lone warp waits the latency
+    close(effective_issue_cycles(0.5, 10.0, &h, 4.0), 2.5, 1e-12);
+    close(effective_issue_cycles(0.5, 10.0, &h, 48.0), 0.5, 1e-12); // enough warps: peak issue
+    close(effective_issue_cycles(4.0, 0.0, &h, 1.0), 4.0, 0.0); // no latency given: the thesis
+    let mut far = [0.0; DEP_BUCKETS];
+    far[0] = 1.0; // independent instructions issue at the peak
+    close(effective_issue_cycles(0.5, 10.0, &far, 1.0), 0.5, 0.0);
+}
+
+fn kernel() -> KernelInputs {
+    let mut k = KernelInputs {
+        comp_insts: 20.0,
+        coal_mem_insts: 2.0,
+        uncoal_mem_insts: 2.0,
+        uncoal_per_mw: 8.0,
+        load_bytes_per_warp: 128.0,
+        m_factor: 1.0,
+        threads_per_block: 256,
+        blocks: 120,
+        l2_hit_rate: 0.5,
+        ..Default::default()
+    };
+    k.dep_hist[1] = 10.0;
+    k.dep_hist[0] = 10.0;
+    k
+}
+
+#[test]
+fn extensions_only_act_with_device_parameters() {
+    let place = Placement {
+        active_blocks_per_sm: 2.0,
+        active_sms: 15.0,
+    };
+    // GTX280 has no dep latency / L2: the options change nothing.
+    let d = builtin("gtx280").unwrap();
+    let on = evaluate(&d.timing(), &kernel(), &place, &ModelOptions::default());
+    let off = ModelOptions {
+        dep: DepIssue::Off,
+        cache: CacheMix::Off,
+        ..Default::default()
+    };
+    assert_eq!(on, evaluate(&d.timing(), &kernel(), &place, &off));
+    // GTX480 has both: the L2 mix lowers Mem_LD to the hit/miss average.
+    let g = builtin("gtx480").unwrap();
+    let t = g.timing();
+    let m = evaluate(&t, &kernel(), &place, &ModelOptions::default());
+    close(
+        m.mem_l_coal,
+        0.5 * t.l2_latency + 0.5 * t.mem_ld + t.departure_del_coal,
+        1e-9,
+    );
+    let m_off = evaluate(&t, &kernel(), &place, &off);
+    close(m_off.mem_l_coal, t.mem_ld + t.departure_del_coal, 1e-9);
+    // N = 16 warps, half the instructions at distance 1: issue = (0.5 + max(0.5, 10/16)) / 2.
+    close(m.comp_cycles, (0.5 + 0.625) / 2.0 * 24.0, 1e-9);
+    // Only the missing half of the bytes uses DRAM bandwidth.
+    close(m.bw_per_warp_gbs, t.freq_ghz * 128.0 * 0.5 / m.mem_l, 1e-12);
+}
+
+#[test]
+fn mshr_bound_limits_uncoalesced_mwp() {
+    let g = builtin("gtx480").unwrap();
+    let mut t = g.timing();
+    t.mshr_per_sm = 32.0;
+    let mut k = kernel();
+    k.coal_mem_insts = 0.0;
+    k.uncoal_per_mw = 16.0;
+    let place = Placement {
+        active_blocks_per_sm: 6.0,
+        active_sms: 15.0,
+    };
+    let m = evaluate(&t, &k, &place, &ModelOptions::default());
+    assert_eq!(m.mwp_limit, MwpLimit::Mshr);
+    close(m.mwp, 2.0, 1e-12);
+}
+
+#[test]
+fn independent_requests_use_the_overlap_formula() {
+    let d = builtin("fx5600").unwrap();
+    let k = KernelInputs {
+        comp_insts: 4.0,
+        coal_mem_insts: 40.0,
+        ind_mem_req: 20.0,
+        load_bytes_per_warp: 128.0,
+        m_factor: 1.0,
+        uncoal_per_mw: 1.0,
+        threads_per_block: 64,
+        blocks: 32,
+        ..Default::default()
+    };
+    let place = Placement {
+        active_blocks_per_sm: 2.0,
+        active_sms: 16.0,
+    };
+    let dep = KernelInputs {
+        ind_mem_req: 0.0,
+        ..k
+    };
+    let a = evaluate(&d.timing(), &k, &place, &ModelOptions::default());
+    let b = evaluate(&d.timing(), &dep, &place, &ModelOptions::default());
+    assert_eq!(a.mwp_limit, MwpLimit::IndependentRequests);
+    // INDEP is faster than DEP with few warps, but far from one memory period per kernel.
+    assert!(a.exec_cycles < b.exec_cycles);
+    assert!(
+        a.exec_cycles > 0.4 * b.exec_cycles,
+        "{} vs {}",
+        a.exec_cycles,
+        b.exec_cycles
+    );
+}
+
+fn ld(addr: u64, store: bool) -> DynInst {
+    let mut m = MemAccess {
+        space: MemSpace::Global,
+        bytes_per_lane: 4,
+        is_store: store,
+        ..Default::default()
+    };
+    for l in 0..32 {
+        m.addrs[l] = addr + 4 * l as u64;
+    }
+    DynInst {
+        class: if store { OpClass::Store } else { OpClass::Load },
+        active_mask: u32::MAX,
+        mem: Some(m),
+        n_dst: (!store) as u8,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn l1_estimate_hits_reuse_and_evicts_on_store() {
+    let g = L1Geometry {
+        sms: 2,
+        sets: 1,
+        ways: 2,
+    };
+    let mut a = Analyser::new(
+        Coalescing::Lines128,
+        MFactorSource::Experimental,
+        RegFileRow::AllOperandInsts,
+    )
+    .with_l1(Some(g))
+    .with_l2(1 << 20);
+    let k = KernelInfo {
+        name: "k".into(),
+        grid: Dim3 { x: 2, y: 1, z: 1 },
+        block: Dim3 { x: 32, y: 1, z: 1 },
+        ..Default::default()
+    };
+    a.on_launch(&k);
+    a.on_inst(0, 0, &ld(0, false)); // miss
+    a.on_inst(0, 0, &ld(0, false)); // hit
+    a.on_inst(1, 0, &ld(0, false)); // other SM: miss
+    a.on_inst(0, 0, &ld(128, false)); // miss, set now {128, 0}
+    a.on_inst(0, 0, &ld(256, false)); // miss, evicts 0 (LRU)
+    a.on_inst(0, 0, &ld(0, false)); // miss
+    a.on_inst(0, 0, &ld(0, true)); // store: write-evict
+    a.on_inst(0, 0, &ld(0, false)); // miss after the eviction
+    a.on_launch_end(&k);
+    let p = a.take_profiles().pop().unwrap();
+    assert_eq!(p.l1_accesses, 7);
+    assert_eq!(p.l1_hits, 1);
+    // First-touch L2: lines 0, 128, 256 are new once each; 5 of 8 line accesses are reuses.
+    assert_eq!(p.line_accesses, 8);
+    assert_eq!(p.line_reuses, 5);
+    close(p.l2_hit_rate(), 5.0 / 8.0, 1e-12);
+}
+
+#[test]
+fn power_from_activity_matches_prediction_path() {
+    // 30 SMs each issuing one FP + one REG + one FDS access every 4 cycles: the 137.4 W kernel.
+    let d = builtin("gtx280").unwrap();
+    let p = d.power.as_ref().unwrap();
+    let cycles = 4000.0;
+    let mut totals = UnitCounts::default();
+    for u in [Unit::Fp, Unit::Reg, Unit::Fds] {
+        totals.add(u, 30.0 * cycles / 4.0);
+    }
+    let b = from_activity(p, &totals, cycles, 30.0, 30.0, 4.0);
+    close(b.total_w, 137.4, 0.05);
+    // Half the activity: rates 0.5 through the special-linear transform.
+    let b = from_activity(p, &totals.scaled(0.5), cycles, 30.0, 30.0, 4.0);
+    close(b.sm_component_w, 1.0 * 0.90676 + 0.813, 1e-4);
+}
