@@ -390,6 +390,7 @@ pub struct TimingRunner {
     check: String,
     stop: Arc<AtomicBool>,
     progress: Option<ProgressFn>,
+    sim_seconds: f64,
 }
 
 impl TimingRunner {
@@ -402,6 +403,7 @@ impl TimingRunner {
             check: "none".into(),
             stop: Arc::new(AtomicBool::new(false)),
             progress: None,
+            sim_seconds: 0.0,
         }
     }
 
@@ -427,6 +429,12 @@ impl TimingRunner {
         for k in &mut self.kernels {
             k.check = check.to_string();
         }
+    }
+
+    /// Wall-clock seconds spent inside [`KernelRunner::run_kernel`] (simulation including the
+    /// functional execution of the front end, excluding the host program).
+    pub fn sim_seconds(&self) -> f64 {
+        self.sim_seconds
     }
 
     /// Per-launch statistics so far.
@@ -482,7 +490,9 @@ impl KernelRunner for TimingRunner {
             Some(f) => f.as_mut(),
             None => &mut noop,
         };
+        let t0 = std::time::Instant::now();
         let r = self.gpu.run_kernel(source, &self.stop, progress);
+        self.sim_seconds += t0.elapsed().as_secs_f64();
         let raw = self.gpu.totals().sub(&before);
         let c = self.gpu.config();
         let mut ks = KernelStats::from_totals(&raw, c.core.num_sms, c.core.max_warps);
