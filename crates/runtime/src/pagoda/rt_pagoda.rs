@@ -245,7 +245,8 @@ impl Sim<'_> {
                 }
                 let m = self.table.copy_back();
                 self.send(th, self.c.dma_setup + 2 * US, m);
-                let retry = self.copy.free_at().max(now + 2 * US);
+                // poll: the next attempt once the copy-back has landed, at most every `poll`
+                let retry = self.copy.free_at().max(now + self.c.poll);
                 self.q.push(retry, Ev::Host);
             }
         }

@@ -125,6 +125,9 @@ fn run_lax(a: LaxArgs) -> Result<()> {
     Ok(())
 }
 
+/// Formats one metric of a cell.
+type MetricFmt = fn(&lax::RunMetrics) -> String;
+
 /// Renders the LAX report as text tables.
 fn lax_text(r: &lax::Report) -> String {
     use std::fmt::Write;
@@ -144,7 +147,7 @@ fn lax_text(r: &lax::Report) -> String {
         r.rate.name(),
         r.cells.first().map_or(0, |c| c.m.jobs)
     );
-    let tables: [(&str, fn(&lax::RunMetrics) -> String); 5] = [
+    let tables: [(&str, MetricFmt); 5] = [
         ("Jobs meeting their deadline (count)", |m| m.met.to_string()),
         (
             "Wasted work: % of completed WGs from jobs that missed (Fig. 6.5)",
@@ -250,6 +253,9 @@ fn run_pagoda(a: PagodaArgs) -> Result<()> {
         a.bench.clone()
     };
     let bs: Vec<&str> = benches.iter().map(String::as_str).collect();
+    for b in &bs {
+        workload::generate(b, 1, 128, 0, None)?; // reject bad names before any work
+    }
     let all: Vec<&str> = RUNTIMES.iter().map(|r| r.0).collect();
     // (title, threads per task (0 = irregular), copies included)
     let settings: [(&str, u32, bool); 3] = [
