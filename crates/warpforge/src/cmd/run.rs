@@ -47,6 +47,10 @@ pub struct Args {
     /// Timing mode: configuration preset name or TOML file.
     #[arg(long)]
     pub config: Option<String>,
+    /// Timing mode: GPGPU-Sim option file(s) (gpgpusim.config, trace.config), imported over
+    /// `--config` (default gtx480); repeatable, later files override earlier ones.
+    #[arg(long = "gpgpusim-config", value_name = "FILE")]
+    pub gpgpusim_config: Vec<PathBuf>,
     /// Timing mode: override one configuration key (repeatable), e.g. `--set gpu.l1d.sets=64`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
@@ -81,8 +85,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let w = find_workload(&args.workload)?;
     match args.mode {
         Mode::Functional => {
-            if args.config.is_some() || !args.set.is_empty() || args.threads.is_some() {
-                bail!("--config, --set and --threads apply to --mode timing only");
+            if args.config.is_some()
+                || !args.set.is_empty()
+                || args.threads.is_some()
+                || !args.gpgpusim_config.is_empty()
+            {
+                bail!(
+                    "--config, --gpgpusim-config, --set and --threads apply to --mode timing only"
+                );
             }
             run_functional(w, args.size, args.json.as_deref())
         }
@@ -142,16 +152,6 @@ fn run_functional(
     Ok(())
 }
 
-/// Builds the timing configuration from `--config` (default `gtx480`) and `--set` overrides.
-pub fn timing_config(
-    config: Option<&str>,
-    sets: &[String],
-) -> anyhow::Result<warpforge_timing::GpuConfig> {
-    let mut cfg = warpforge_timing::GpuConfig::load(config.unwrap_or("gtx480"))?;
-    cfg.apply_overrides(sets)?;
-    Ok(cfg)
-}
-
 /// Runs workload `w` at `size` on a fresh timing runner; returns the runner (with statistics,
 /// also when the run failed or was interrupted), the check and the wall time.
 pub fn simulate(
@@ -203,7 +203,7 @@ pub fn simulate(
 
 fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
     let name = w.info().name;
-    let cfg = timing_config(args.config.as_deref(), &args.set)?;
+    let cfg = super::config::resolve(args.config.as_deref(), &args.gpgpusim_config, &args.set)?;
     let threads = args.threads.unwrap_or(1).max(1);
     let sms = cfg.core.num_sms as f64;
     let cfg_name = cfg.name.clone();

@@ -123,11 +123,26 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
         Command::Run(a) => {
             let (r, wall) = replay_list(&a.list, &a.cfg, a.opcodes.as_deref())?;
             print!("{}", r.summary());
+            let stats = r.stats();
+            let sm_cycles_per_s =
+                stats.total.cycles as f64 * f64::from(r.config().core.num_sms) / wall.max(1e-9);
+            println!(
+                "{} on {}, {} thread(s): {wall:.2} s, {sm_cycles_per_s:.0} SM-cycles/s",
+                a.list.display(),
+                stats.config,
+                a.cfg.threads
+            );
             if let Some(p) = &a.json {
-                let mut v = r.stats_json();
-                v["trace"] = json!(a.list.display().to_string());
-                v["mode"] = json!("trace");
-                v["wall_s"] = json!(wall);
+                // The layout of `warpforge run --mode timing --json`, with `trace` for `workload`.
+                let v = json!({
+                    "trace": a.list.display().to_string(),
+                    "mode": "trace",
+                    "config": stats.config,
+                    "threads": a.cfg.threads,
+                    "wall_s": wall,
+                    "sm_cycles_per_s": sm_cycles_per_s,
+                    "stats": r.stats_json(),
+                });
                 write_json(p, &v)?;
             }
             Ok(())
@@ -169,10 +184,14 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
                 r.set_check(super::run::check_word(&check));
                 print!("{}", r.summary());
                 if let Some(p) = &a.json {
-                    let mut v = r.stats_json();
-                    v["workload"] = json!(a.workload);
-                    v["size"] = json!(a.size.name());
-                    v["mode"] = json!("timing");
+                    let v = json!({
+                        "workload": a.workload,
+                        "size": a.size.name(),
+                        "mode": "timing",
+                        "config": r.config().name,
+                        "threads": a.cfg.threads,
+                        "stats": r.stats_json(),
+                    });
                     write_json(p, &v)?;
                 }
             }
