@@ -212,8 +212,11 @@ pub struct Characterizer {
     lines: u64,
     shared_accesses: u64,
     footprint: HashSet<u64>,
-    kernels: BTreeMap<String, KernelAcc>,
-    current: Option<String>,
+    /// Per-kernel accumulators, indexed by `kernel_index`.
+    kernels: Vec<KernelAcc>,
+    kernel_index: BTreeMap<String, usize>,
+    /// Index of the running launch's kernel (no string lookup per instruction).
+    current: Option<usize>,
     /// Scratch for one request's sector numbers (no allocation per instruction).
     scratch: Vec<u64>,
 }
@@ -233,7 +236,8 @@ impl Characterizer {
         let mut kernels = BTreeMap::new();
         let (mut bar_total, mut warps_total) = (0u64, 0u64);
         let mut launches = 0;
-        for (name, k) in &self.kernels {
+        for (name, &idx) in &self.kernel_index {
+            let k = &self.kernels[idx];
             bar_total += k.barrier_insts;
             warps_total += k.warps;
             launches += k.launches;
@@ -310,7 +314,16 @@ impl Characterizer {
 
 impl InstObserver for Characterizer {
     fn on_launch(&mut self, k: &KernelInfo) {
-        let acc = self.kernels.entry(k.name.clone()).or_default();
+        let idx = match self.kernel_index.get(&k.name) {
+            Some(&i) => i,
+            None => {
+                self.kernels.push(KernelAcc::default());
+                self.kernel_index
+                    .insert(k.name.clone(), self.kernels.len() - 1);
+                self.kernels.len() - 1
+            }
+        };
+        let acc = &mut self.kernels[idx];
         acc.launches += 1;
         acc.regs = acc.regs.max(k.regs_per_thread);
         acc.shared = acc.shared.max(k.shared_bytes);
@@ -330,7 +343,7 @@ impl InstObserver for Characterizer {
                 count: 1,
             }),
         }
-        self.current = Some(k.name.clone());
+        self.current = Some(idx);
     }
 
     fn on_inst(&mut self, _cta: u32, _warp: u32, inst: &DynInst) {
@@ -338,13 +351,11 @@ impl InstObserver for Characterizer {
         self.warp_insts += 1;
         self.thread_insts += lanes;
         self.mix.add(inst);
-        if let Some(name) = &self.current {
-            if let Some(acc) = self.kernels.get_mut(name) {
-                acc.warp_insts += 1;
-                acc.thread_insts += lanes;
-                if inst.class == OpClass::Barrier {
-                    acc.barrier_insts += 1;
-                }
+        if let Some(acc) = self.current.and_then(|i| self.kernels.get_mut(i)) {
+            acc.warp_insts += 1;
+            acc.thread_insts += lanes;
+            if inst.class == OpClass::Barrier {
+                acc.barrier_insts += 1;
             }
         }
         if let Some(mem) = &inst.mem {
