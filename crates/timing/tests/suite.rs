@@ -1,0 +1,41 @@
+//! Every workload of the suite runs in timing mode at `tiny` size with its output check passing,
+//! and its statistics are identical whether the SMs are stepped on one thread or two.
+
+use warpforge_simt::Device;
+use warpforge_timing::{GpuConfig, KernelStats, TimingRunner};
+use warpforge_workloads::{registry, Check, Size};
+
+fn run(w: &dyn warpforge_workloads::Workload, threads: usize) -> Vec<KernelStats> {
+    let name = w.info().name;
+    let mut dev = Device::new();
+    dev.set_runner(Box::new(TimingRunner::new(
+        GpuConfig::preset("gtx480").unwrap(),
+        threads,
+    )));
+    let check = w
+        .run(&mut dev, Size::Tiny)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(check, Check::Passed, "{name}: output check in timing mode");
+    let mut r = dev.take_runner().unwrap();
+    let t = r.as_any_mut().downcast_mut::<TimingRunner>().unwrap();
+    t.kernels().to_vec()
+}
+
+#[test]
+fn every_workload_passes_and_is_identical_on_one_and_two_threads() {
+    let mut n = 0;
+    for w in registry() {
+        let a = run(w, 1);
+        let b = run(w, 2);
+        assert!(!a.is_empty(), "{}: no launch simulated", w.info().name);
+        assert!(a.iter().all(|k| k.cycles > 0 && k.warp_insts > 0));
+        assert_eq!(
+            a,
+            b,
+            "{}: statistics differ between 1 and 2 threads",
+            w.info().name
+        );
+        n += 1;
+    }
+    assert!(n >= 6);
+}
