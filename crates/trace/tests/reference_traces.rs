@@ -200,3 +200,43 @@ fn xz_compressed_trace_reads_the_same() {
     let c = count(&k, None).unwrap();
     assert_eq!((c.warp_insts, c.thread_insts), (344, 10516));
 }
+
+#[test]
+fn version5_lineinfo_list_all_addresses_and_immediates() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("kernel-1.traceg");
+    let text = "-kernel name = k\n-kernel id = 1\n-grid dim = (2,1,1)\n-block dim = (64,1,1)\n\
+        -shmem = 0\n-nregs = 16\n-binary version = 86\n-cuda stream id = 0\n\
+        -shmem base_addr = 0x00007f0000000000\n-local mem base_addr = 0x00007f0002000000\n\
+        -nvbit version = 1.5.5\n-accelsim tracer version = 5\n-enable lineinfo = 1\n\n\
+        #traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] [mem_addresses]\n\n\
+        #BEGIN_TB\n\nthread block = 1,0,0\n\nwarp = 1\ninsts = 3\n\
+        12 0010 00000005 1 R2 LDG.E.64.SYS 1 UR4 8 0 0x7f1000000010 0x7f1000000400 \n\
+        13 0020 80000001 0 LD.E 2 R2 P1 4 2 0x7f0000000100 -16 7\n\
+        14 0030 ffffffff 0 EXIT 0 0 \n\
+        warp = 0\ninsts = 1\n15 0030 ffffffff 0 EXIT 0 0 \n#END_TB\n";
+    std::fs::write(&p, text).unwrap();
+    let mut src = TraceSource::open(&p, None, None).unwrap();
+    assert_eq!(src.header().tracer_version, 5);
+    let w = drain(&mut src, 1);
+    assert_eq!(w.len(), 2);
+    let ldg = w[1][0];
+    let m = ldg.mem.unwrap();
+    assert_eq!(
+        (m.bytes_per_lane, m.addrs[0], m.addrs[2]),
+        (8, 0x7f1000000010, 0x7f1000000400)
+    );
+    assert_eq!(ldg.srcs(), &[0xE004]);
+    // Generic LD in the shared window; mode 2 with a trailing immediate (7).
+    let ld = w[1][1];
+    let m = ld.mem.unwrap();
+    assert_eq!(m.space, MemSpace::Shared);
+    assert_eq!(
+        (m.addrs[0], m.addrs[31]),
+        (0x7f0000000100, 0x7f0000000100 - 16)
+    );
+    assert_eq!(ld.srcs(), &[2, 0xF001]);
+    assert!(w[1][2].warp_exits && w[0][0].warp_exits);
+    // Thread block 0 is not in the file.
+    assert!(src.start_cta(0, 0).is_err());
+}
