@@ -1,0 +1,200 @@
+//! `warpforge ptx check` and `warpforge ptx run` end to end.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use warpforge_simt::npy;
+
+fn kernels(name: &str) -> String {
+    format!(
+        "{}/../simt/tests/kernels/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn wf() -> Command {
+    Command::cargo_bin("warpforge").unwrap()
+}
+
+#[test]
+fn check_summarises_or_reports_position() {
+    wf().args(["ptx", "check", &kernels("reduce.ptx")])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "ok: 2 kernels (reduce_sum, reduce_dyn)",
+        ));
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.ptx");
+    std::fs::write(&bad, ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\n  frob.u32 %r1;\n}\n").unwrap();
+    wf().args(["ptx", "check", bad.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("error: ").and(predicate::str::contains("bad.ptx:6:3:")));
+    wf().args(["ptx", "check", "/nonexistent.ptx"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn run_writes_npy_outputs_matching_a_cpu_computation() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.npy");
+    wf().args([
+        "ptx",
+        "run",
+        &kernels("vecadd.ptx"),
+        "--kernel",
+        "saxpy_i32",
+    ])
+    .args(["--grid", "4", "--block", "128", "--arg", "s32:-3"])
+    .args([
+        "--arg",
+        "buf:x:s32:500:range",
+        "--arg",
+        "buf:y:s32:500:rand:7",
+        "--arg",
+        "u32:500",
+    ])
+    .args(["--out", &format!("y={}", out.display()), "--launches", "2"])
+    .assert()
+    .success()
+    .stdout(predicate::str::contains("2 launches"));
+    let a = npy::read(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(a.dtype, npy::Dtype::I32);
+    assert_eq!(a.shape, vec![500]);
+    // Feed the first output back in as an input file: y' = -3 x + y after two launches.
+    let first: Vec<i32> = a
+        .data
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let out2 = dir.path().join("y2.npy");
+    wf().args([
+        "ptx",
+        "run",
+        &kernels("vecadd.ptx"),
+        "--kernel",
+        "saxpy_i32",
+    ])
+    .args(["--grid", "4", "--block", "128", "--arg", "s32:2"])
+    .args(["--arg", "buf:x:s32:500:range"])
+    .args([
+        "--arg",
+        &format!("buf:y:s32:500:file:{}", out.display()),
+        "--arg",
+        "u32:500",
+    ])
+    .args(["--out", &format!("y={}", out2.display())])
+    .assert()
+    .success();
+    let b = npy::read(&std::fs::read(&out2).unwrap()).unwrap();
+    let second: Vec<i32> = b
+        .data
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for i in 0..500 {
+        assert_eq!(second[i], first[i].wrapping_add(2 * i as i32));
+    }
+}
+
+#[test]
+fn bad_inputs_exit_2_without_output_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.npy");
+    let outs = format!("c={}", out.display());
+    let base = |extra: &[&str]| {
+        let mut c = wf();
+        c.args([
+            "ptx",
+            "run",
+            &kernels("vecadd.ptx"),
+            "--kernel",
+            "vecadd_f32",
+            "--grid",
+            "1",
+        ])
+        .args(["--block", "64"])
+        .args(extra);
+        c
+    };
+    // Out-of-bounds access: the buffers are too small for n = 1000.
+    base(&[
+        "--arg",
+        "buf:a:f32:10:range",
+        "--arg",
+        "buf:b:f32:10:range",
+        "--arg",
+        "buf:c:f32:10:zeros",
+    ])
+    .args(["--arg", "u32:1000", "--out", &outs])
+    .assert()
+    .code(2)
+    .stderr(
+        predicate::str::contains("outside every allocation")
+            .and(predicate::str::contains("vecadd_f32")),
+    );
+    assert!(!out.exists(), "no output after a failed run");
+    // Wrong argument count, unknown kernel, bad scalar, bad buffer spec, unknown --out name.
+    base(&["--arg", "u32:1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("takes 4 arguments"));
+    base(&["--arg", "u32:x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("u32:x"));
+    base(&["--arg", "buf:a:f33:4:zeros"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown element type"));
+    base(&["--arg", "buf:a:f32:4:ones"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown INIT"));
+    base(&["--arg", "buf:a:f32:4:zeros", "--out", "zz=/tmp/x.npy"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no buffer named `zz`"));
+    wf().args([
+        "ptx",
+        "run",
+        &kernels("vecadd.ptx"),
+        "--kernel",
+        "nope",
+        "--grid",
+        "1",
+        "--block",
+        "1",
+    ])
+    .assert()
+    .code(2)
+    .stderr(predicate::str::contains(
+        "available kernels: saxpy_i32, vecadd_f32",
+    ));
+    wf().args([
+        "ptx",
+        "run",
+        &kernels("vecadd.ptx"),
+        "--kernel",
+        "vecadd_f32",
+        "--grid",
+        "1,0",
+        "--block",
+        "1",
+    ])
+    .assert()
+    .code(2);
+    // A .npy input whose dtype or length does not match.
+    let f = dir.path().join("in.npy");
+    std::fs::write(&f, npy::write(npy::Dtype::F64, &[0u8; 32])).unwrap();
+    base(&["--arg", &format!("buf:a:f32:4:file:{}", f.display())])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("does not match"));
+    base(&["--arg", &format!("buf:a:f64:5:file:{}", f.display())])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("4 elements"));
+    assert!(!out.exists());
+}
