@@ -115,6 +115,10 @@ pub fn bottleneck(m: &MwpCwp) -> String {
                 m.n, m.cwp, m.mwp
             ),
         },
+        Case::MemoryBound if m.mwp_limit == MwpLimit::IndependentRequests => format!(
+            "memory-bound: independent requests let {:.1} warp-requests overlap (N_pw) with only N = {:.1} warps; memory time is Mem_cycles × N / MWP",
+            m.mwp, m.n
+        ),
         Case::MemoryBound => format!(
             "computation-dominated: Comp_cycles {:.0} > Mem_cycles {:.0} per warp selects Case 2 (MWP {:.2}, CWP {:.2})",
             m.comp_cycles, m.mem_cycles, m.mwp, m.cwp

@@ -23,7 +23,8 @@ use warpforge_models::analyser::{Analyser, KernelProfile};
 use warpforge_models::mwp_cwp::KernelInputs;
 use warpforge_models::occupancy::Occupancy;
 use warpforge_models::options::{
-    IssueFloor, MFactorSource, MemLCoal, ModelOptions, NpwForm, RepRounding, SyncWarps,
+    CacheMix, DepIssue, IssueFloor, MFactorSource, MemLCoal, ModelOptions, NpwForm, RepRounding,
+    SyncWarps,
 };
 use warpforge_models::params::{self, DeviceParams};
 use warpforge_models::predict::{predict, Prediction};
@@ -98,7 +99,8 @@ pub struct Args {
     /// Input size: tiny, small or paper.
     #[arg(long, default_value = "small", value_parser = parse_size)]
     pub size: Size,
-    /// Device parameter set (8800gtx, fx5600, 8800gt, gtx280, gtx580, e5645, gtx480).
+    /// Device parameter set (8800gtx, fx5600, 8800gt, gtx280, gtx580, e5645, gtx480) or a
+    /// parameter file (`*.toml`, same schema as `crates/models/params/`).
     #[arg(long)]
     pub gpu: String,
     /// Write the prediction(s) as JSON to this file.
@@ -126,6 +128,17 @@ pub struct Args {
     /// `printed` applies the case formulas unbounded.
     #[arg(long, value_enum, default_value = "floor")]
     pub issue_floor: IssueFloorArg,
+    /// Extension off: ignore the dependent-instruction latency (devices with `core.dep_latency`).
+    #[arg(long)]
+    pub no_dep: bool,
+    /// Extension off: ignore the L2 hit mix (devices with `memory.l2_latency`).
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Also simulate the workload on the timing model with this configuration preset (e.g.
+    /// `gtx480`) and report, per kernel launch, simulated cycles next to the prediction and the
+    /// power and energy the power model gives from the simulation's activity counters.
+    #[arg(long, value_name = "CONFIG")]
+    pub simulate: Option<String>,
 }
 
 impl Args {
@@ -155,6 +168,16 @@ impl Args {
             issue_floor: match self.issue_floor {
                 IssueFloorArg::Floor => IssueFloor::Floor,
                 IssueFloorArg::Printed => IssueFloor::Printed,
+            },
+            dep: if self.no_dep {
+                DepIssue::Off
+            } else {
+                DepIssue::Chapter5
+            },
+            cache: if self.no_cache {
+                CacheMix::Off
+            } else {
+                CacheMix::L2Mix
             },
         }
     }
@@ -205,6 +228,10 @@ pub struct Record {
     check: String,
     analyser_s: f64,
     model_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    simulated: Option<Vec<SimulatedLaunch>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sim_wall_s: Option<f64>,
 }
 
 /// Runs `w` functionally with the analyser for `dev`'s coalescing rules.
@@ -216,11 +243,11 @@ pub fn analyse(
 ) -> anyhow::Result<(Vec<KernelProfile>, Check, f64)> {
     let name = w.info().name;
     let mut device = Device::new();
-    device.set_observer(Some(Box::new(Analyser::new(
-        dev.memory.coalescing,
-        opts.m_factor,
-        opts.reg_file,
-    ))));
+    device.set_observer(Some(Box::new(
+        Analyser::new(dev.memory.coalescing, opts.m_factor, opts.reg_file)
+            .with_l2(dev.memory.l2_bytes)
+            .with_l1(dev.l1_geometry()),
+    )));
     let t0 = Instant::now();
     let check = w
         .run(&mut device, size)
@@ -312,6 +339,8 @@ pub fn predict_workload(
         },
         analyser_s,
         model_s,
+        simulated: None,
+        sim_wall_s: None,
     };
     Ok((rec, p))
 }
@@ -411,9 +440,99 @@ fn truncate(s: &str, n: usize) -> String {
     }
 }
 
+/// Power of one simulated launch from its activity counters (item 6): instruction-side unit
+/// counts come from the analyser (installed as the observer of the timing run), memory-side ones
+/// from the timing model's counters (L1 and L2 accesses; global-memory accesses scaled by the
+/// simulated DRAM share of L2 traffic).
+#[derive(Debug, Clone, Serialize)]
+pub struct SimulatedLaunch {
+    /// Kernel name.
+    pub kernel: String,
+    /// Simulated cycles.
+    pub sim_cycles: u64,
+    /// Predicted cycles of the same launch.
+    pub predicted_cycles: f64,
+    /// GPU power from the activity counters, W (`None` without power parameters).
+    pub power_w: Option<f64>,
+    /// Energy, J.
+    pub energy_j: Option<f64>,
+}
+
+fn simulate_power(
+    w: &dyn Workload,
+    size: Size,
+    dev: &DeviceParams,
+    opts: &ModelOptions,
+    config: &str,
+    pred: &Prediction,
+) -> anyhow::Result<(Vec<SimulatedLaunch>, f64)> {
+    use warpforge_models::power::{from_activity, Unit};
+    use warpforge_timing::TimingRunner;
+    let cfg = super::config::resolve(Some(config), &[], &[])?;
+    let mut device = Device::new();
+    device.set_runner(Box::new(TimingRunner::new(cfg, 1)));
+    device.set_observer(Some(Box::new(Analyser::new(
+        dev.memory.coalescing,
+        opts.m_factor,
+        opts.reg_file,
+    ))));
+    let t0 = Instant::now();
+    w.run(&mut device, size)
+        .with_context(|| format!("simulating `{}` on {config}", w.info().name))?;
+    let wall = t0.elapsed().as_secs_f64();
+    let profiles = device
+        .observer_mut()
+        .and_then(|o| {
+            o.as_any_mut()
+                .downcast_mut::<Analyser>()
+                .map(|a| a.take_profiles())
+        })
+        .context("the instruction analyser was removed during the run")?;
+    let mut boxed = device
+        .take_runner()
+        .context("the timing runner was removed")?;
+    let stats = boxed
+        .as_any_mut()
+        .downcast_mut::<TimingRunner>()
+        .context("not a timing runner")?
+        .stats();
+    let freq_hz = dev.core.freq_ghz * 1e9;
+    let mut out = Vec::new();
+    for (i, (p, k)) in profiles.iter().zip(&stats.kernels).enumerate() {
+        let active = (dev.core.num_sms as u64).min(p.blocks.max(1)) as f64;
+        let mut totals = p.units;
+        let l2 = k.l2.accesses as f64;
+        let dram = (k.dram.reads + k.dram.writes) as f64;
+        totals.0[Unit::L1.index()] = k.l1d.accesses as f64;
+        totals.0[Unit::L2.index()] = l2;
+        let dram_share = if l2 > 0.0 { (dram / l2).min(1.0) } else { 0.0 };
+        totals.0[Unit::GlobalMem.index()] *= dram_share;
+        totals.0[Unit::LocalMem.index()] *= dram_share;
+        let pb = dev.power.as_ref().map(|pw| {
+            from_activity(
+                pw,
+                &totals,
+                k.cycles as f64,
+                active,
+                dev.core.num_sms as f64,
+                dev.core.issue_cycles,
+            )
+        });
+        let t = k.cycles as f64 / freq_hz;
+        out.push(SimulatedLaunch {
+            kernel: k.kernel.clone(),
+            sim_cycles: k.cycles,
+            predicted_cycles: pred.launches.get(i).map_or(0.0, |l| l.model.exec_cycles),
+            power_w: pb.as_ref().map(|b| b.total_w),
+            energy_j: pb.as_ref().map(|b| b.total_w * t),
+        });
+    }
+    Ok((out, wall))
+}
+
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let dev = params::builtin(&args.gpu)?;
+    let dev = params::load(&args.gpu)?;
     let opts = args.options();
     let workloads: Vec<&'static dyn Workload> = if args.all {
         registry()
@@ -440,6 +559,34 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     );
                 } else {
                     print_one(&rec, &dev, &p, args.launches);
+                }
+                let mut rec = rec;
+                if let Some(cfg) = &args.simulate {
+                    let (sims, wall) = simulate_power(w, args.size, &dev, &opts, cfg, &p)?;
+                    let sim_cycles: u64 = sims.iter().map(|s| s.sim_cycles).sum();
+                    let energy: Option<f64> = sims.iter().map(|s| s.energy_j).sum();
+                    println!(
+                        "  simulated on {cfg}: {sim_cycles} cycles in {wall:.2} s (prediction/simulation {:.2}; model {:.0}x faster){}",
+                        rec.cycles / sim_cycles.max(1) as f64,
+                        wall / rec.model_s.max(1e-9),
+                        energy.map_or(String::new(), |e| format!(
+                            ", energy from activity counters {e:.4} J ({:.1} W average)",
+                            e / (sim_cycles as f64 / (dev.core.freq_ghz * 1e9)).max(1e-12)
+                        ))
+                    );
+                    if args.launches {
+                        for s in &sims {
+                            println!(
+                                "    {:<24} sim {:>10} pred {:>12.0} power {}",
+                                truncate(&s.kernel, 24),
+                                s.sim_cycles,
+                                s.predicted_cycles,
+                                s.power_w.map_or("-".into(), |w| format!("{w:.1} W"))
+                            );
+                        }
+                    }
+                    rec.simulated = Some(sims);
+                    rec.sim_wall_s = Some(wall);
                 }
                 records.push(rec);
             }
