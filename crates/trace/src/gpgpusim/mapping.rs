@@ -260,14 +260,16 @@ fn map_cache(
     dst.sets = sets;
     dst.ways = ways;
     dst.line_bytes = c.line_bytes;
+    // `S` caches keep 32-byte sectors. For `N` caches the base preset's sector size stays (it is
+    // also the coalescer's request granularity, 32 bytes in GPGPU-Sim's memory partition) when it
+    // divides the line; otherwise the whole line is one sector.
     dst.sector_bytes = if c.sectored {
         32
+    } else if dst.sector_bytes <= c.line_bytes && c.line_bytes % dst.sector_bytes == 0 {
+        dst.sector_bytes
     } else {
-        c.line_bytes.min(dst.sector_bytes.max(32))
+        c.line_bytes
     };
-    if !c.sectored {
-        dst.sector_bytes = c.line_bytes;
-    }
     dst.index = match c.set_index {
         'L' => "linear",
         'H' => "hashed",
