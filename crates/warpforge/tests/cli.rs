@@ -1,0 +1,1036 @@
+//! End-to-end tests of every `warpforge` subcommand on tiny inputs: the happy paths with their
+//! JSON outputs checked field by field (presence, type, and cross-command consistency), thread-count
+//! determinism of the timing model, and the bad-input matrix (a clear message naming the file, line
+//! or key, exit status 2, no panic, no partial output file).
+//!
+//! `ptx_cmd.rs` and `trace_cli.rs` beside this file cover `ptx run` buffers and the
+//! record/replay cycle equality in more depth.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn wf() -> Command {
+    Command::cargo_bin("warpforge").unwrap()
+}
+
+fn reference() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference")
+}
+
+fn vectoradd_trace() -> PathBuf {
+    reference().join("accelsim-traces/vectoradd-100-32-trace/kernelslist.g")
+}
+
+fn read_json(p: &Path) -> Value {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", p.display()))
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Runs `cmd`, expects exit status 2, a stderr starting with `error: ` that contains every
+/// needle, no panic, and none of the `outputs` created.
+fn fails(cmd: &mut Command, needles: &[&str], outputs: &[&Path]) {
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "exit status; stderr:\n{err}");
+    assert!(!err.contains("panicked"), "panic on user input:\n{err}");
+    assert!(err.starts_with("error: "), "stderr:\n{err}");
+    for n in needles {
+        assert!(err.contains(n), "stderr lacks `{n}`:\n{err}");
+    }
+    for o in outputs {
+        assert!(
+            !o.exists(),
+            "{} was written by a failed command",
+            o.display()
+        );
+    }
+}
+
+fn u64_of(v: &Value, key: &str) -> u64 {
+    v[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("`{key}` is not an unsigned integer in {v}"))
+}
+
+fn f64_of(v: &Value, key: &str) -> f64 {
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("`{key}` is not a number in {v}"))
+}
+
+/// A minimal PTX module around `body` (one kernel `k` with one `.u64` parameter `out`).
+fn ptx_module(body: &str) -> String {
+    format!(
+        ".version 7.0\n.target sm_70\n.address_size 64\n\n.visible .entry k(.param .u64 out)\n{{\n\
+         .reg .pred %p<2>;\n.reg .b32 %r<4>;\n.reg .b64 %rd<3>;\n{body}}}\n"
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// list, run (functional)
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn list_names_match_the_registry_and_the_table_shows_sizes() {
+    let out = wf().args(["list", "--names"]).output().unwrap();
+    assert!(out.status.success());
+    let names: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let reg: Vec<&str> = warpforge_workloads::registry()
+        .iter()
+        .map(|w| w.info().name)
+        .collect();
+    assert_eq!(names, reg);
+    assert!(names.iter().any(|n| n == "kmn") && names.iter().any(|n| n == "bt"));
+    wf().arg("list").assert().success().stdout(
+        predicate::str::contains(format!("{} workloads", reg.len()))
+            .and(predicate::str::contains("KMN"))
+            .and(predicate::str::contains("SC_mid"))
+            .and(predicate::str::contains("tiny"))
+            .and(predicate::str::contains("paper")),
+    );
+}
+
+#[test]
+fn run_functional_json_has_counts_and_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("kmn.json");
+    wf().args(["run", "kmn", "--size", "tiny", "--json", s(&json)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("check: passed"));
+    let v = read_json(&json);
+    assert_eq!(v["workload"], "kmn");
+    assert_eq!(v["size"], "tiny");
+    assert_eq!(v["mode"], "functional");
+    assert_eq!(v["check"], "passed");
+    let warp = u64_of(&v, "warp_insts");
+    let thread = u64_of(&v, "thread_insts");
+    assert!(warp > 0);
+    assert!(thread >= warp && thread <= 32 * warp, "{thread} vs {warp}");
+    assert!(u64_of(&v, "launches") >= 1);
+    assert!(f64_of(&v, "wall_s") >= 0.0);
+    // The same counts as the characterisation of the same run.
+    let ch = dir.path().join("ch.json");
+    wf().args(["characterize", "kmn", "--size", "tiny", "--json", s(&ch)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("instruction mix"));
+    let c = read_json(&ch);
+    assert_eq!(c["check"], "passed");
+    assert_eq!(c["profile"]["warp_insts"], v["warp_insts"]);
+    assert_eq!(c["profile"]["thread_insts"], v["thread_insts"]);
+    assert_eq!(c["profile"]["launches"], v["launches"]);
+    let lanes = f64_of(&c["profile"], "avg_active_lanes");
+    assert!(
+        (lanes - thread as f64 / warp as f64).abs() < 1e-6,
+        "{lanes}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// run (timing), determinism, --set, config presets
+// ---------------------------------------------------------------------------------------------
+
+fn timing_json(dir: &Path, workload: &str, tag: &str, extra: &[&str]) -> Value {
+    let json = dir.join(format!("{workload}-{tag}.json"));
+    wf().args(["run", workload, "--size", "tiny", "--mode", "timing"])
+        .args(extra)
+        .args(["--json", s(&json)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("check: passed"));
+    read_json(&json)
+}
+
+fn assert_cache_stats(c: &Value, what: &str) {
+    let acc = u64_of(c, "accesses");
+    let hits = u64_of(c, "hits");
+    let misses = u64_of(c, "misses");
+    assert_eq!(hits + misses, acc, "{what}: hits + misses = accesses: {c}");
+    let rate = f64_of(c, "hit_rate");
+    if acc > 0 {
+        assert!(
+            (rate - hits as f64 / acc as f64).abs() < 1e-9,
+            "{what}: {c}"
+        );
+    }
+}
+
+#[test]
+fn run_timing_json_fields_and_consistency_with_functional() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = timing_json(dir.path(), "bt", "t", &["--config", "gtx480"]);
+    assert_eq!(v["mode"], "timing");
+    assert_eq!(v["config"], "gtx480");
+    assert_eq!(v["threads"], 1);
+    let t = &v["stats"]["total"];
+    assert_eq!(t["check"], "passed");
+    let cycles = u64_of(t, "cycles");
+    let warp = u64_of(t, "warp_insts");
+    let thread = u64_of(t, "thread_insts");
+    assert!(cycles > 0 && warp > 0);
+    // IPC is thread instructions per core cycle (the GPGPU-Sim convention).
+    assert!(
+        (f64_of(t, "ipc") - thread as f64 / cycles as f64).abs() < 1e-6,
+        "{t}"
+    );
+    let occ = f64_of(t, "occupancy");
+    assert!((0.0..=1.0).contains(&occ) && occ > 0.0, "{occ}");
+    assert_cache_stats(&t["l1d"], "l1d");
+    assert_cache_stats(&t["l2"], "l2");
+    u64_of(&t["dram"], "reads");
+    u64_of(&t["dram"], "writes");
+    assert!(f64_of(&t["dram"], "row_hit_rate") <= 1.0);
+    assert!(u64_of(&t["icnt"], "l1_to_l2_bytes") > 0);
+    let stalls = t["stalls"].as_object().expect("stalls is an object");
+    assert!(
+        stalls.len() >= 5 && stalls.values().all(Value::is_u64),
+        "{stalls:?}"
+    );
+    // Per-kernel cycles and instructions add up to the total.
+    let kernels = v["stats"]["kernels"].as_array().unwrap();
+    assert!(!kernels.is_empty());
+    let sum = |k: &str| kernels.iter().map(|x| x[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(sum("cycles"), cycles);
+    assert_eq!(sum("warp_insts"), warp);
+    // The timing model executes the same dynamic instructions as the functional run.
+    let f = dir.path().join("f.json");
+    wf().args(["run", "bt", "--size", "tiny", "--json", s(&f)])
+        .assert()
+        .success();
+    let f = read_json(&f);
+    assert_eq!(f["warp_insts"], t["warp_insts"]);
+    assert_eq!(f["thread_insts"], t["thread_insts"]);
+}
+
+#[test]
+fn timing_statistics_do_not_depend_on_the_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    for w in ["bt", "micro_lat_l1", "bfs"] {
+        let a = timing_json(dir.path(), w, "1", &["--threads", "1"]);
+        let b = timing_json(dir.path(), w, "2", &["--threads", "2"]);
+        assert_eq!(b["threads"], 2);
+        assert_eq!(
+            a["stats"], b["stats"],
+            "{w}: statistics differ between 1 and 2 threads"
+        );
+    }
+    // The same for trace replay.
+    let mut stats = Vec::new();
+    for th in ["1", "2"] {
+        let json = dir.path().join(format!("va-{th}.json"));
+        wf().args(["trace", "run", s(&vectoradd_trace()), "--threads", th])
+            .args(["--json", s(&json)])
+            .assert()
+            .success();
+        stats.push(read_json(&json)["stats"].clone());
+    }
+    assert_eq!(stats[0], stats[1]);
+}
+
+#[test]
+fn set_overrides_and_shown_presets_take_effect() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = timing_json(dir.path(), "bt", "base", &[]);
+    // One SM instead of 15 for bt's 64 CTAs: the run must take longer.
+    let one = timing_json(dir.path(), "bt", "one", &["--set", "core.num_sms=1"]);
+    let (c15, c1) = (
+        u64_of(&base["stats"]["total"], "cycles"),
+        u64_of(&one["stats"]["total"], "cycles"),
+    );
+    assert!(c1 > c15, "1 SM: {c1} cycles, 15 SMs: {c15}");
+    assert_eq!(
+        one["stats"]["total"]["warp_insts"],
+        base["stats"]["total"]["warp_insts"]
+    );
+    // `config show` prints a preset that loads back as a file and gives identical statistics.
+    let out = wf().args(["config", "show", "gtx480"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("num_sms = 15"), "{text}");
+    let file = dir.path().join("copy.toml");
+    std::fs::write(&file, &text).unwrap();
+    let again = timing_json(dir.path(), "bt", "file", &["--config", s(&file)]);
+    assert_eq!(again["stats"]["total"], base["stats"]["total"]);
+    wf().args(["config", "list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("gtx480\n").and(predicate::str::contains("gtx480-cawa")));
+}
+
+#[test]
+fn gpgpusim_config_import_and_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = reference().join("gpgpusim-configs/SM2_GTX480/gpgpusim.config");
+    let out = dir.path().join("g480.toml");
+    wf().args(["config", "import", s(&src), "-o", s(&out)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "15 SMs, 6 DRAM channels, core 700 MHz",
+        ))
+        .stderr(predicate::str::contains("warning:").count(1));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("num_sms = 15") && text.contains("channels = 6"));
+    wf().args(["config", "show", s(&out)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("num_sms = 15"));
+    // `run --gpgpusim-config` imports the same file on the fly: same statistics as the preset.
+    let a = timing_json(dir.path(), "micro_lat_l1", "file", &["--config", s(&out)]);
+    let b = timing_json(
+        dir.path(),
+        "micro_lat_l1",
+        "import",
+        &["--gpgpusim-config", s(&src)],
+    );
+    assert_eq!(a["stats"]["total"], b["stats"]["total"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// characterize, predict, trace, experiment, bench, ptx
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn characterize_markdown_is_a_table() {
+    let out = wf()
+        .args(["characterize", "bt", "--size", "tiny", "--markdown"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with('|')).collect();
+    assert_eq!(rows.len(), 3, "{text}"); // header, rule, one workload
+    assert!(rows[0].contains("warp insts") && rows[2].starts_with("| bt |"));
+    assert!(rows[2].contains("passed"));
+}
+
+#[test]
+fn predict_json_is_self_consistent() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("p.json");
+    wf().args(["predict", "kmn", "--size", "tiny", "--gpu", "gtx480"])
+        .args(["--json", s(&json)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("predicted cycles"));
+    let v = read_json(&json);
+    assert_eq!(v["workload"], "kmn");
+    assert_eq!(v["gpu"], "gtx480");
+    assert_eq!(v["check"], "passed");
+    let cycles = f64_of(&v, "cycles");
+    assert!(cycles > 0.0);
+    // GTX480 core clock: 700 MHz.
+    assert!(
+        (f64_of(&v, "time_s") * 700e6 / cycles - 1.0).abs() < 1e-6,
+        "{v}"
+    );
+    assert!(f64_of(&v, "mwp") > 0.0 && f64_of(&v, "cwp") > 0.0);
+    assert!(v["case"].as_str().unwrap().starts_with("case"));
+    let (p, e) = (f64_of(&v, "power_w"), f64_of(&v, "energy_j"));
+    assert!(
+        (e / (p * f64_of(&v, "time_s")) - 1.0).abs() < 0.05,
+        "{p} W, {e} J"
+    );
+    assert!(u64_of(&v, "ipp_optimal_sms") >= 1);
+}
+
+#[test]
+fn trace_record_info_counts_match_the_functional_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let tr = dir.path().join("tr");
+    let f = dir.path().join("f.json");
+    wf().args(["run", "bt", "--size", "tiny", "--json", s(&f)])
+        .assert()
+        .success();
+    let f = read_json(&f);
+    wf().args(["trace", "record", "bt", "--size", "tiny", "-o", s(&tr)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "{} warp instructions",
+            f["warp_insts"]
+        )));
+    let out = wf()
+        .args(["trace", "info", s(&tr.join("kernelslist.g"))])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    // "...: N CTAs, W warp instructions, T thread instructions, M memory instructions"
+    let field = |line: &str, what: &str| -> u64 {
+        let i = line.find(what).unwrap();
+        line[..i]
+            .split_whitespace()
+            .last()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let warp: u64 = text.lines().map(|l| field(l, " warp instructions")).sum();
+    let thread: u64 = text.lines().map(|l| field(l, " thread instructions")).sum();
+    assert_eq!(warp, f["warp_insts"].as_u64().unwrap(), "{text}");
+    assert_eq!(thread, f["thread_insts"].as_u64().unwrap(), "{text}");
+    // The reference Accel-Sim trace: 344 warp instructions, 12 of them memory.
+    wf().args(["trace", "info", s(&vectoradd_trace())])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "1 CTAs, 344 warp instructions, 10516 thread instructions, 12 memory instructions",
+        ));
+}
+
+#[test]
+fn experiment_lax_and_pagoda_write_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("lax.csv");
+    wf().args(["experiment", "lax", "--jobs", "8", "--bench", "LSTM,GMM"])
+        .args(["--policy", "LAX,SJF", "--csv", s(&csv)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("LSTM").and(predicate::str::contains("GMM")));
+    let mut rd = csv::Reader::from_path(&csv).unwrap();
+    let hdr = rd.headers().unwrap().clone();
+    let col = |n: &str| hdr.iter().position(|h| h == n).unwrap();
+    let (policy, jobs, met) = (col("policy"), col("jobs"), col("met"));
+    let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
+    // RR is always added as the baseline: 2 benchmarks x 3 policies.
+    assert_eq!(rows.len(), 6);
+    let mut pols: Vec<&str> = rows.iter().map(|r| &r[policy]).collect();
+    pols.sort_unstable();
+    pols.dedup();
+    assert_eq!(pols, ["LAX", "RR", "SJF"]);
+    for r in &rows {
+        assert_eq!(&r[jobs], "8");
+        assert!(r[met].parse::<u32>().unwrap() <= 8);
+    }
+    let csv = dir.path().join("pagoda.csv");
+    wf().args(["experiment", "pagoda", "--tasks", "64", "--bench", "MB"])
+        .args(["--csv", s(&csv)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Pagoda"));
+    let mut rd = csv::Reader::from_path(&csv).unwrap();
+    let hdr = rd.headers().unwrap().clone();
+    let ms = hdr.iter().position(|h| h == "makespan_ms").unwrap();
+    let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|r| r[ms].parse::<f64>().unwrap() > 0.0));
+}
+
+#[test]
+fn bench_functional_reports_rates() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("b.json");
+    wf().args(["bench", "--what", "functional", "--json", s(&json)])
+        .assert()
+        .success();
+    let v = read_json(&json);
+    let rows = v["functional"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    for r in rows {
+        let (t, sec) = (u64_of(r, "thread_insts"), f64_of(r, "seconds"));
+        assert!(t > 0 && sec > 0.0);
+        assert!((f64_of(r, "thread_insts_per_s") * sec / t as f64 - 1.0).abs() < 1e-6);
+    }
+}
+
+#[test]
+#[ignore = "`bench --what timing` is not implemented yet (crates/warpforge/src/cmd/bench/timing.rs)"]
+fn bench_timing_reports_rates() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("b.json");
+    wf().args(["bench", "--what", "timing", "--json", s(&json)])
+        .assert()
+        .success();
+    assert!(read_json(&json)["timing"].is_array());
+}
+
+#[test]
+fn ptx_run_computes_and_writes_npy() {
+    let dir = tempfile::tempdir().unwrap();
+    let ptx = dir.path().join("sq.ptx");
+    // out[tid] = tid * tid + 7
+    std::fs::write(
+        &ptx,
+        ptx_module(
+            "  mov.u32 %r1, %tid.x;\n  mul.lo.u32 %r2, %r1, %r1;\n  add.u32 %r2, %r2, 7;\n\
+             \x20 ld.param.u64 %rd1, [out];\n  mul.wide.u32 %rd2, %r1, 4;\n  add.u64 %rd1, %rd1, %rd2;\n\
+             \x20 st.global.u32 [%rd1], %r2;\n  ret;\n",
+        ),
+    )
+    .unwrap();
+    wf().args(["ptx", "check", s(&ptx)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ok: 1 kernel (k)"));
+    let out = dir.path().join("o.npy");
+    wf().args([
+        "ptx",
+        "run",
+        s(&ptx),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "64",
+    ])
+    .args([
+        "--arg",
+        "buf:o:u32:64:zeros",
+        "--out",
+        &format!("o={}", s(&out)),
+    ])
+    .assert()
+    .success()
+    .stdout(predicate::str::contains(
+        "1 launch, 16 warp instructions, 512 thread instructions",
+    ));
+    let a = warpforge_simt::npy::read(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(a.shape, vec![64]);
+    let got: Vec<u32> = a
+        .data
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let want: Vec<u32> = (0..64).map(|t| t * t + 7).collect();
+    assert_eq!(got, want);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input: PTX
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn bad_ptx_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.npy");
+    let out_arg = format!("o={}", s(&out));
+    let good = dir.path().join("good.ptx");
+    std::fs::write(
+        &good,
+        ptx_module("  ld.param.u64 %rd1, [out];\n  st.global.u32 [%rd1], 1;\n  ret;\n"),
+    )
+    .unwrap();
+    let run = |file: &Path| {
+        let mut c = wf();
+        c.args([
+            "ptx",
+            "run",
+            s(file),
+            "--kernel",
+            "k",
+            "--grid",
+            "1",
+            "--block",
+            "32",
+        ]);
+        c
+    };
+    // Malformed PTX: file:line:col, for check and run alike.
+    let bad = dir.path().join("bad.ptx");
+    std::fs::write(&bad, ptx_module("  add.u32 %r1, %r2;\n  ret;\n")).unwrap();
+    fails(wf().args(["ptx", "check", s(&bad)]), &["bad.ptx:10:"], &[]);
+    fails(
+        run(&bad).args(["--arg", "buf:o:u32:1:zeros", "--out", &out_arg]),
+        &["bad.ptx:10:"],
+        &[&out],
+    );
+    let garbage = dir.path().join("garbage.ptx");
+    std::fs::write(&garbage, "this is not PTX\n").unwrap();
+    fails(
+        wf().args(["ptx", "check", s(&garbage)]),
+        &["garbage.ptx:1:"],
+        &[],
+    );
+    fails(
+        wf().args(["ptx", "check", "/nonexistent/x.ptx"]),
+        &["/nonexistent/x.ptx"],
+        &[],
+    );
+    // Missing kernel: the available ones are named.
+    let mut c = wf();
+    c.args([
+        "ptx",
+        "run",
+        s(&good),
+        "--kernel",
+        "nope",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+    ]);
+    fails(
+        c.args(["--arg", "buf:o:u32:1:zeros", "--out", &out_arg]),
+        &["no kernel `nope`", "available kernels: k"],
+        &[&out],
+    );
+    // Wrong argument count.
+    fails(&mut run(&good), &["takes 1 arguments, 0 given"], &[]);
+    fails(
+        run(&good).args([
+            "--arg",
+            "buf:o:u32:1:zeros",
+            "--arg",
+            "u32:3",
+            "--out",
+            &out_arg,
+        ]),
+        &["takes 1 arguments, 2 given"],
+        &[&out],
+    );
+    // Bad --arg specs name the argument and what is wrong.
+    for (spec, want) in [
+        ("bogus", "expected TYPE:VALUE or buf:NAME:TYPE:COUNT:INIT"),
+        ("u32:x", "`u32:x`"),
+        ("q32:1", "unknown argument kind `q32`"),
+        ("buf:o:u32:4", "expected buf:NAME:TYPE:COUNT:INIT"),
+        ("buf:o:u33:4:zeros", "unknown element type `u33`"),
+        ("buf:o:u32:many:zeros", "COUNT `many`"),
+        ("buf:o:u32:4:ones", "unknown INIT `ones`"),
+        ("buf:o:u32:4:rand:x", "the seed must be an integer"),
+    ] {
+        fails(
+            run(&good).args(["--arg", spec, "--out", &out_arg]),
+            &["--arg 1", want],
+            &[&out],
+        );
+    }
+    // Missing and mismatched .npy inputs.
+    let missing = dir.path().join("missing.npy");
+    fails(
+        run(&good).args([
+            "--arg",
+            &format!("buf:o:u32:4:file:{}", s(&missing)),
+            "--out",
+            &out_arg,
+        ]),
+        &["missing.npy"],
+        &[&out],
+    );
+    let not_npy = dir.path().join("text.npy");
+    std::fs::write(&not_npy, "hello").unwrap();
+    fails(
+        run(&good).args([
+            "--arg",
+            &format!("buf:o:u32:4:file:{}", s(&not_npy)),
+            "--out",
+            &out_arg,
+        ]),
+        &["text.npy"],
+        &[&out],
+    );
+    // Bad grid and --out specs are refused before anything runs.
+    let mut c = wf();
+    c.args([
+        "ptx",
+        "run",
+        s(&good),
+        "--kernel",
+        "k",
+        "--grid",
+        "0",
+        "--block",
+        "32",
+    ]);
+    fails(&mut c, &["--grid", "at least 1"], &[]);
+    fails(
+        run(&good).args(["--arg", "buf:o:u32:1:zeros", "--out", "zz=x.npy"]),
+        &["no buffer named `zz`"],
+        &[],
+    );
+}
+
+#[test]
+fn deadlocking_kernel_is_reported_not_hung() {
+    let dir = tempfile::tempdir().unwrap();
+    // Warp 0 waits at barrier 0, warp 1 at barrier 1: neither barrier can ever complete.
+    let ptx = dir.path().join("dl.ptx");
+    std::fs::write(
+        &ptx,
+        ptx_module(
+            "  mov.u32 %r1, %tid.x;\n  setp.lt.u32 %p1, %r1, 32;\n  @%p1 bra LOW;\n  bar.sync 1;\n\
+             \x20 bra.uni DONE;\nLOW:\n  bar.sync 0;\nDONE:\n  ld.param.u64 %rd1, [out];\n\
+             \x20 st.global.u32 [%rd1], %r1;\n  ret;\n",
+        ),
+    )
+    .unwrap();
+    wf().args(["ptx", "check", s(&ptx)]).assert().success();
+    let out = dir.path().join("o.npy");
+    let mut c = wf();
+    c.args([
+        "ptx",
+        "run",
+        s(&ptx),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "64",
+    ])
+    .args([
+        "--arg",
+        "buf:o:u32:1:zeros",
+        "--out",
+        &format!("o={}", s(&out)),
+    ])
+    .timeout(std::time::Duration::from_secs(60));
+    fails(
+        &mut c,
+        &["deadlock", "barrier 0", "barrier 1", "dl.ptx:"],
+        &[&out],
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input: workloads, sizes, configurations
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn unknown_workload_size_and_preset() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("o.json");
+    let j = s(&json);
+    for args in [
+        vec!["run", "nosuch", "--size", "tiny", "--json", j],
+        vec!["run", "nosuch", "--mode", "timing", "--json", j],
+        vec!["characterize", "nosuch", "--json", j],
+        vec!["predict", "nosuch", "--gpu", "gtx480", "--json", j],
+    ] {
+        fails(
+            wf().args(&args),
+            &["unknown workload `nosuch`", "kmn", "micro_smem"],
+            &[&json],
+        );
+    }
+    let tr = dir.path().join("tr");
+    fails(
+        wf().args(["trace", "record", "nosuch", "-o", s(&tr)]),
+        &["unknown workload `nosuch`", "bfs"],
+        &[&tr],
+    );
+    for cmd in [
+        vec!["run", "kmn", "--size", "huge"],
+        vec!["characterize", "kmn", "--size", "huge"],
+    ] {
+        fails(
+            wf().args(&cmd).args(["--json", j]),
+            &["huge", "tiny", "small", "paper"],
+            &[&json],
+        );
+    }
+    fails(
+        wf().args(["run", "kmn", "--mode", "fast", "--json", j]),
+        &["fast", "functional", "timing"],
+        &[&json],
+    );
+    fails(
+        wf().args(["run", "bt", "--size", "tiny", "--mode", "timing"])
+            .args(["--config", "gtx9999", "--json", j]),
+        &["gtx9999", "gtx480"],
+        &[&json],
+    );
+    fails(
+        wf().args(["config", "show", "gtx9999"]),
+        &["gtx9999", "gtx480"],
+        &[],
+    );
+    fails(
+        wf().args([
+            "predict", "kmn", "--size", "tiny", "--gpu", "gtx9999", "--json", j,
+        ]),
+        &["gtx9999", "8800gtx"],
+        &[&json],
+    );
+    // Timing options in functional mode are refused rather than silently ignored.
+    fails(
+        wf().args([
+            "run",
+            "bt",
+            "--size",
+            "tiny",
+            "--set",
+            "core.num_sms=4",
+            "--json",
+            j,
+        ]),
+        &["--mode timing"],
+        &[&json],
+    );
+}
+
+#[test]
+fn bad_set_overrides_and_impossible_configs() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("o.json");
+    let run = |set: &str| {
+        let mut c = wf();
+        c.args([
+            "run", "bt", "--size", "tiny", "--mode", "timing", "--set", set,
+        ])
+        .args(["--json", s(&json)]);
+        c
+    };
+    for (set, want) in [
+        (
+            "core.bogus=3",
+            vec!["`core.bogus`", "unknown key", "num_sms"],
+        ),
+        ("bogus.x=3", vec!["`bogus.x`", "unknown key", "l1d"]),
+        ("core.num_sms=abc", vec!["`core.num_sms`", "integer", "abc"]),
+        ("core.num_sms", vec!["`core.num_sms`", "key=value"]),
+        ("core.num_sms=0", vec!["`core.num_sms`", "must be positive"]),
+        ("l1d.sets=63", vec!["l1d", "power-of-two"]),
+    ] {
+        fails(&mut run(set), &want, &[&json]);
+    }
+    // The same problems in a preset file name the file.
+    let shown = wf().args(["config", "show", "gtx480"]).output().unwrap();
+    let text = String::from_utf8(shown.stdout).unwrap();
+    assert!(text.contains("\nnum_sms = 15\n"));
+    for (name, content, want) in [
+        (
+            "zero.toml",
+            text.replace("\nnum_sms = 15\n", "\nnum_sms = 0\n"),
+            vec!["num_sms", "must be positive"],
+        ),
+        (
+            "unk.toml",
+            text.replace("\nnum_sms = 15\n", "\nnum_smz = 15\n"),
+            vec!["unk.toml", "num_smz"],
+        ),
+        (
+            "typ.toml",
+            text.replace("\nnum_sms = 15\n", "\nnum_sms = \"x\"\n"),
+            vec!["typ.toml", "expected u32"],
+        ),
+        (
+            "mal.toml",
+            "[core\nnum_sms = 3\n".to_string(),
+            vec!["mal.toml", "line 1"],
+        ),
+    ] {
+        let f = dir.path().join(name);
+        std::fs::write(&f, content).unwrap();
+        let mut c = wf();
+        c.args([
+            "run",
+            "bt",
+            "--size",
+            "tiny",
+            "--mode",
+            "timing",
+            "--config",
+            s(&f),
+        ])
+        .args(["--json", s(&json)]);
+        fails(&mut c, &want, &[&json]);
+        fails(wf().args(["config", "show", s(&f)]), &want, &[]);
+    }
+    fails(
+        wf().args(["config", "show", s(&dir.path().join("absent.toml"))]),
+        &["absent.toml"],
+        &[],
+    );
+}
+
+#[test]
+fn broken_gpgpusim_configs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.toml");
+    let json = dir.path().join("o.json");
+    for (name, content, want) in [
+        (
+            "assoc.config",
+            "-gpgpu_n_clusters 4\n-gpgpu_cache:dl2 S:32:128:x,L:B:m:L:P,A:192:4,32:0,32\n",
+            vec!["assoc.config:2", "-gpgpu_cache:dl2", "assoc"],
+        ),
+        (
+            "nan.config",
+            "-gpgpu_n_clusters abc\n",
+            vec!["nan.config:1", "-gpgpu_n_clusters", "abc"],
+        ),
+        (
+            "zero.config",
+            "-gpgpu_n_clusters 0\n",
+            vec!["zero.config", "num_sms", "must be positive"],
+        ),
+    ] {
+        let f = dir.path().join(name);
+        std::fs::write(&f, content).unwrap();
+        fails(
+            wf().args(["config", "import", s(&f), "-o", s(&out)]),
+            &want,
+            &[&out],
+        );
+        fails(
+            wf().args(["run", "bt", "--size", "tiny", "--mode", "timing"])
+                .args(["--gpgpusim-config", s(&f), "--json", s(&json)]),
+            &want,
+            &[&json],
+        );
+    }
+    fails(
+        wf().args([
+            "config",
+            "import",
+            s(&dir.path().join("absent.config")),
+            "-o",
+            s(&out),
+        ]),
+        &["absent.config"],
+        &[&out],
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input: traces, experiments, bench
+// ---------------------------------------------------------------------------------------------
+
+/// A copy of the reference vectoradd trace in `dir`, with `edit` applied to kernel-1.traceg.
+fn edited_trace(dir: &Path, edit: impl Fn(&str) -> String) -> PathBuf {
+    let src = vectoradd_trace();
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::copy(&src, dir.join("kernelslist.g")).unwrap();
+    let k = std::fs::read_to_string(src.with_file_name("kernel-1.traceg")).unwrap();
+    std::fs::write(dir.join("kernel-1.traceg"), edit(&k)).unwrap();
+    dir.join("kernelslist.g")
+}
+
+#[test]
+fn bad_traces() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("o.json");
+    let check = |list: &Path, want: &[&str]| {
+        fails(wf().args(["trace", "info", s(list)]), want, &[]);
+        fails(
+            wf().args(["trace", "run", s(list), "--json", s(&json)]),
+            want,
+            &[&json],
+        );
+    };
+    // Truncated in the middle of a thread block.
+    let t = edited_trace(&dir.path().join("trunc"), |k| {
+        let cut = k[..k.len() / 3].rfind('\n').unwrap() + 1;
+        k[..cut].to_string()
+    });
+    check(&t, &["kernel-1.traceg:", "truncated", "#END_TB"]);
+    // Cut in the middle of an instruction line.
+    let t = edited_trace(&dir.path().join("midline"), |k| {
+        let cut = k.find("0028 ffffffff 1 R3").unwrap() + "0028 ffffffff 1".len();
+        k[..cut].to_string()
+    });
+    check(&t, &["kernel-1.traceg:"]);
+    // A malformed instruction line.
+    let t = edited_trace(&dir.path().join("srcs"), |k| {
+        k.replacen(
+            "0010 ffffffff 1 R0 S2R 0 0",
+            "0010 ffffffff 1 R0 S2R zz 0",
+            1,
+        )
+    });
+    check(&t, &["kernel-1.traceg:26:", "`zz`"]);
+    // An unknown SASS opcode.
+    let t = edited_trace(&dir.path().join("op"), |k| {
+        k.replacen(" FADD ", " FNORD ", 1)
+    });
+    check(&t, &["kernel-1.traceg:", "unknown opcode `FNORD`"]);
+    // A kernel list naming a missing kernel trace.
+    let d = dir.path().join("nolist");
+    std::fs::create_dir(&d).unwrap();
+    std::fs::copy(vectoradd_trace(), d.join("kernelslist.g")).unwrap();
+    check(
+        &d.join("kernelslist.g"),
+        &["kernelslist.g:4", "kernel-1.traceg", "does not exist"],
+    );
+    check(
+        &dir.path().join("absent/kernelslist.g"),
+        &["absent/kernelslist.g"],
+    );
+    // Recording: bad configuration fails before the output directory is created; --json
+    // without a timing configuration is refused.
+    let tr = dir.path().join("rec");
+    fails(
+        wf().args(["trace", "record", "bt", "--size", "tiny", "-o", s(&tr)])
+            .args(["--config", "gtx9999"]),
+        &["gtx9999"],
+        &[&tr],
+    );
+    fails(
+        wf().args(["trace", "record", "bt", "--size", "tiny", "-o", s(&tr)])
+            .args(["--json", s(&json)]),
+        &["--json needs a timing configuration"],
+        &[&tr, &json],
+    );
+}
+
+#[test]
+fn bad_experiment_and_bench_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("o.csv");
+    let c = s(&csv);
+    fails(
+        wf().args(["experiment", "lax", "--rate", "extreme", "--csv", c]),
+        &["extreme", "low", "medium", "high"],
+        &[&csv],
+    );
+    fails(
+        wf().args(["experiment", "lax", "--policy", "NOPE", "--csv", c]),
+        &["NOPE", "LAX"],
+        &[&csv],
+    );
+    fails(
+        wf().args(["experiment", "lax", "--bench", "NOPE", "--csv", c]),
+        &["NOPE", "LSTM"],
+        &[&csv],
+    );
+    let cal = dir.path().join("cal.toml");
+    std::fs::write(&cal, "foo = [1,\n").unwrap();
+    fails(
+        wf().args([
+            "experiment",
+            "lax",
+            "--jobs",
+            "4",
+            "--calibration",
+            s(&cal),
+            "--csv",
+            c,
+        ]),
+        &["cal.toml", "line 1"],
+        &[&csv],
+    );
+    fails(
+        wf().args([
+            "experiment",
+            "pagoda",
+            "--tasks",
+            "16",
+            "--bench",
+            "NOPE",
+            "--csv",
+            c,
+        ]),
+        &["NOPE", "MB"],
+        &[&csv],
+    );
+    let json = dir.path().join("b.json");
+    fails(
+        wf().args(["bench", "--what", "everything", "--json", s(&json)]),
+        &["everything", "functional"],
+        &[&json],
+    );
+}
