@@ -16,7 +16,7 @@ use crate::dram::addrmap::AddrMap;
 use crate::mem::cache::{Cache, Lookup};
 use crate::mem::coalesce::{coalesce, distinct_chunks, Txn, MAX_TXNS};
 use crate::mem::l1::{AccessKind, Outcome, L1};
-use crate::mem::req::{MemReq, ReqSrc};
+use crate::mem::req::{MemReq, ReqSrc, ACK};
 use crate::mem::shared::conflict_degree;
 use crate::stats::{CacheStats, CoreStats, StallStats};
 use std::cmp::Reverse;
@@ -602,16 +602,12 @@ impl Sm {
         // One reply per cycle fills the L1D or the constant cache.
         if let Some(r) = self.in_q.pop_front() {
             self.progressed = true;
-            let mut woken = std::mem::take(&mut self.woken);
-            woken.clear();
-            match r.src {
-                ReqSrc::L1d => self.l1d.fill(&r, |w| woken.push(w)),
-                ReqSrc::Const => self.cc.fill(&r, |w| woken.push(w)),
+            if r.bypass && r.id & ACK != 0 && r.id != u32::MAX {
+                // A store acknowledgement.
+                self.warps[(r.id & !ACK) as usize].inflight -= 1;
+            } else {
+                self.fill_reply(&r);
             }
-            for &w in &woken {
-                self.tracker_done(w);
-            }
-            self.woken = woken;
         }
         self.ldst_step(now);
         // Miss queues to the network (one request per cycle, L1D first).
@@ -630,6 +626,22 @@ impl Sm {
         if live > 0 {
             self.stats.active_cycles += 1;
         }
+    }
+
+    fn fill_reply(&mut self, r: &MemReq) {
+        let mut woken = std::mem::take(&mut self.woken);
+        woken.clear();
+        match r.src {
+            ReqSrc::L1d => self.l1d.fill(r, |w| woken.push(w)),
+            ReqSrc::Const => self.cc.fill(r, |w| woken.push(w)),
+        }
+        for &w in &woken {
+            // Atomics without a destination (`red`) have no tracker.
+            if w != u32::MAX {
+                self.tracker_done(w);
+            }
+        }
+        self.woken = woken;
     }
 
     fn ldst_step(&mut self, now: u64) {
@@ -653,13 +665,17 @@ impl Sm {
                 ReqSrc::L1d => &mut self.l1d,
                 ReqSrc::Const => &mut self.cc,
             };
-            let waiter = l.tracker;
+            let waiter = if l.kind == AccessKind::Store {
+                ACK | l.warp as u32
+            } else {
+                l.tracker
+            };
             let out = unit.access(&t, l.kind, waiter, l.pc, l.warp as u32, self.id, &self.map);
             let lat = unit.latency as u64;
             match out {
                 Outcome::Fail => return,
                 Outcome::Hit => {
-                    if waiter != u32::MAX {
+                    if waiter != u32::MAX && waiter & ACK == 0 {
                         let at = now + lat;
                         self.ldst.next += 1;
                         self.push_ev(at, Ev::Tracker(waiter));
@@ -667,7 +683,13 @@ impl Sm {
                         self.ldst.next += 1;
                     }
                 }
-                Outcome::Miss => self.ldst.next += 1,
+                Outcome::Miss => {
+                    if self.ldst.kind == AccessKind::Store {
+                        // The store's acknowledgement is now outstanding.
+                        self.warps[self.ldst.warp as usize].inflight += 1;
+                    }
+                    self.ldst.next += 1;
+                }
             }
         }
         let l = &mut *self.ldst;

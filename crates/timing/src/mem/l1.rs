@@ -119,7 +119,7 @@ impl L1 {
         let line = self.cache.line_of(t.line_addr);
         match kind {
             AccessKind::Load => self.load(t, line, waiter, pc, warp, sm, map),
-            AccessKind::Store => self.store(t, line, sm, map),
+            AccessKind::Store => self.store(t, line, waiter, sm, map),
             AccessKind::Atomic => {
                 if self.mq_free() == 0 {
                     self.stats.reservation_fails += 1;
@@ -225,7 +225,10 @@ impl L1 {
         }
     }
 
-    fn store(&mut self, t: &Txn, line: u64, sm: u16, map: &AddrMap) -> Outcome {
+    /// A store. Write-through and write-evict send the data on (tagged with `waiter`, which the
+    /// L2 acknowledges when it carries [`super::req::ACK`]) and return `Miss`; write-back keeps it
+    /// and returns `Hit`.
+    fn store(&mut self, t: &Txn, line: u64, waiter: u32, sm: u16, map: &AddrMap) -> Outcome {
         let look = self.cache.lookup(line, t.sectors);
         let hit = matches!(look, Lookup::Hit(_));
         if self.write == WritePolicy::WriteBack {
@@ -266,16 +269,20 @@ impl L1 {
                 _ => {}
             }
             let (a, b) = self.span(t);
-            let r = self.req(a, b, ReqKind::Write, sm, map);
+            let mut r = self.req(a, b, ReqKind::Write, sm, map);
+            r.id = waiter;
             self.miss_queue.push_back(r);
         }
         self.stats.accesses += 1;
         self.stats.writes += 1;
         if hit {
             self.stats.hits += 1;
-            Outcome::Hit
         } else {
             self.stats.misses += 1;
+        }
+        if self.write == WritePolicy::WriteBack {
+            Outcome::Hit
+        } else {
             Outcome::Miss
         }
     }
@@ -392,12 +399,15 @@ mod tests {
             sectors: 0b0001,
             lanes: 1,
         };
-        assert_eq!(
-            l1.access(&st, AccessKind::Store, 0, 0, 0, 0, &m),
-            Outcome::Hit
-        );
+        let ack = crate::mem::req::ACK | 5;
+        let out = l1.access(&st, AccessKind::Store, ack, 0, 0, 0, &m);
+        assert_eq!(out, Outcome::Miss, "sent on");
+        assert_eq!(l1.stats.hits, 1, "but a hit");
         let w = l1.miss_queue.pop_front().unwrap();
-        assert_eq!((w.kind, w.addr, w.bytes), (ReqKind::Write, 0x2000, 32));
+        assert_eq!(
+            (w.kind, w.addr, w.bytes, w.id),
+            (ReqKind::Write, 0x2000, 32, ack)
+        );
         assert_eq!(
             l1.access(&txn(0x2000), AccessKind::Load, 0, 0, 0, 0, &m),
             Outcome::Miss

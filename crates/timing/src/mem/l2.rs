@@ -7,7 +7,7 @@
 //! bounded; a request that cannot proceed stays at the head (back-pressure).
 
 use super::cache::{Cache, Lookup, Mshr, WritePolicy};
-use super::req::{MemReq, ReqKind, ReqSrc};
+use super::req::{MemReq, ReqKind, ReqSrc, ACK};
 use crate::config::L2Config;
 use crate::dram::addrmap::AddrMap;
 use crate::dram::DramReq;
@@ -181,8 +181,27 @@ impl L2Slice {
             .global_of(self.id as u32, local_line * self.cache.line_bytes())
     }
 
-    /// Processes request `r`; false if it must wait.
+    /// Processes request `r`; false if it must wait. A store tagged [`ACK`] is acknowledged
+    /// with a 0-byte reply once processed (GPGPU-Sim retires a warp only when its stores are
+    /// acknowledged).
     fn access(&mut self, r: &MemReq) -> bool {
+        let ack = r.kind == ReqKind::Write && r.id != u32::MAX && r.id & ACK != 0;
+        if ack && self.out_q.len() >= self.out_cap {
+            return false;
+        }
+        let done = self.access_inner(r);
+        if done && ack {
+            self.out_q.push_back(MemReq {
+                kind: ReqKind::Reply,
+                bytes: 0,
+                bypass: true,
+                ..*r
+            });
+        }
+        done
+    }
+
+    fn access_inner(&mut self, r: &MemReq) -> bool {
         let line = self.local_line(r.addr);
         let sectors = self.cache.sectors_of(r.addr, r.bytes);
         let look = self.cache.lookup(line, sectors);

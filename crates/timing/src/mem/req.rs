@@ -14,6 +14,9 @@ pub enum ReqKind {
     Reply,
 }
 
+/// Flag in [`MemReq::id`] of a store that the L2 acknowledges; the low bits are the warp slot.
+pub const ACK: u32 = 0x8000_0000;
+
 /// Which SM-side unit a reply returns to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReqSrc {
@@ -40,7 +43,8 @@ pub struct MemReq {
     pub sm: u16,
     /// L2 slice index.
     pub slice: u16,
-    /// Waiter at the SM (load tracker) for bypassed reads and atomics.
+    /// Waiter at the SM: the load tracker of a bypassed read or an atomic, or [`ACK`] | warp slot
+    /// for a store the L2 acknowledges (the reply is then an acknowledgement of 0 bytes).
     pub id: u32,
 }
 
