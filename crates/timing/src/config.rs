@@ -302,7 +302,8 @@ pub struct SimConfig {
     pub deadlock_cycles: u64,
     /// Core cycles without any warp exit or CTA start before stopping with a livelock diagnosis.
     pub watchdog_cycles: u64,
-    /// Jump over cycles in which no component can change state.
+    /// Skip the pipeline stages of an SM with nothing in flight (a speed switch: statistics are
+    /// identical either way).
     pub skip_idle: bool,
 }
 

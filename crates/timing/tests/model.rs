@@ -286,6 +286,16 @@ fn statistics_are_identical_for_one_and_two_threads() {
 }
 
 #[test]
+fn skipping_idle_sms_does_not_change_statistics() {
+    let mut c = cfg();
+    let on = run(&c, 1, vec![mixed(20)]);
+    c.set("sim.skip_idle", "false").unwrap();
+    let off = run(&c, 1, vec![mixed(20)]);
+    assert_eq!(on, off);
+    assert!(on[0].stalls.idle > 0, "20 CTAs leave SMs idle at the end");
+}
+
+#[test]
 fn schedulers_change_timing_but_not_work() {
     let mut c = cfg();
     let g = run(&c, 1, vec![mixed(45)]);

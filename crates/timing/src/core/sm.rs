@@ -121,6 +121,7 @@ pub struct Sm {
     smem_bank_bytes: u32,
     smem_latency: u64,
     l1i_miss: u64,
+    skip_idle: bool,
     l1d_line: u64,
     l1d_sector: u64,
     const_line: u64,
@@ -212,6 +213,7 @@ impl Sm {
             smem_bank_bytes: cfg.shared.bank_bytes,
             smem_latency: cfg.shared.latency as u64,
             l1i_miss: cfg.l1i.miss_latency as u64,
+            skip_idle: cfg.sim.skip_idle,
             l1d_line: cfg.l1d.line_bytes as u64,
             l1d_sector: cfg.l1d.sector_bytes as u64,
             const_line: cfg.const_cache.line_bytes as u64,
@@ -571,7 +573,10 @@ impl Sm {
     pub fn cycle(&mut self, now: u64) {
         self.progressed = false;
         self.exited_warp = false;
-        if !self.busy() {
+        if self.skip_idle && !self.busy() {
+            // Nothing in flight: every stage would find nothing to do; only the schedulers'
+            // idle cycles are counted, as the full path would.
+            self.stalls.idle += self.n_sched as u64;
             return;
         }
         // Writeback events.
