@@ -1,6 +1,6 @@
 //! Functional-speed benchmark kernels and measurement (used by `warpforge bench --what
-//! functional`): a compute-bound dependent arithmetic chain and a memory-bound streaming triad,
-//! both our own CUDA (`tests/kernels/bench.cu`, compiled by clang-16). The figure is thread
+//! functional`): a compute-bound dependent arithmetic chain, a memory-bound streaming triad and a
+//! divergent loop with data-dependent trip counts, all our own CUDA (`tests/kernels/bench.cu`, compiled by clang-16). The figure is thread
 //! instructions (active lanes summed) and warp instructions per second of wall time on one core,
 //! best of the repetitions.
 
@@ -31,7 +31,7 @@ pub struct Figure {
     pub mwips: f64,
 }
 
-/// Measures both kernels with `reps` launches each.
+/// Measures the three kernels with `reps` launches each.
 pub fn measure(scale: u32, reps: u32) -> Result<Vec<Figure>, SimtError> {
     let mut dev = Device::new();
     let m = dev.load_ptx(PTX, "bench.ptx")?;
@@ -83,6 +83,31 @@ pub fn measure(scale: u32, reps: u32) -> Result<Vec<Figure>, SimtError> {
         &args,
         reps,
     )?);
+    // Divergent.
+    let threads = 256 * 64 * scale;
+    let steps = dev.malloc(4 * threads as u64)?;
+    let cfg = LaunchConfig {
+        grid: Dim3::x(threads / 256),
+        block: Dim3::x(256),
+        shared_bytes: 0,
+    };
+    let args = [KernelArg::Ptr(steps), KernelArg::U32(1)];
+    figs.push(time(
+        &mut dev,
+        m,
+        "bench_divergent",
+        "divergent",
+        cfg,
+        &args,
+        reps,
+    )?);
+    let s: Vec<u32> = dev.read(steps, 27)?;
+    if s[26] != 111 {
+        return Err(SimtError::Other(format!(
+            "bench_divergent: collatz(27) gave {}",
+            s[26]
+        )));
+    }
     // Sanity: the triad computed what it should.
     let z: Vec<f32> = dev.read(dz, 4)?;
     if z != [0.0, 3.0, 6.0, 9.0] {

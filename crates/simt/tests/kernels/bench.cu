@@ -18,3 +18,15 @@ WF_GLOBAL void bench_compute(float *out, unsigned iters) {
 WF_GLOBAL void bench_stream(const float *x, const float *y, float *z, float s, unsigned n) {
   for (unsigned i = gtid_x(); i < n; i += ntid_x() * nctaid_x()) z[i] = x[i] + s * y[i];
 }
+
+// Divergent: data-dependent trip counts (Collatz steps), so warps run partly masked.
+WF_GLOBAL void bench_divergent(unsigned *steps, unsigned base) {
+  unsigned i = gtid_x();
+  unsigned long long x = base + i;
+  unsigned s = 0;
+  while (x != 1) {
+    x = (x & 1) ? 3 * x + 1 : x >> 1;
+    s++;
+  }
+  steps[i] = s;
+}

@@ -1,6 +1,6 @@
 //! `warpforge bench --what functional`: speed of the functional SIMT executor on one core.
 //!
-//! Runs [`warpforge_simt::bench::measure`] (a compute-bound and a memory-bound kernel of our own,
+//! Runs [`warpforge_simt::bench::measure`] (compute-bound, memory-bound and divergent kernels of ours,
 //! best of 3 launches each), prints a table and returns the figures as JSON. Figures and the
 //! command are recorded in `docs/PERFORMANCE.md`.
 
