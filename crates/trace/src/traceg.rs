@@ -551,6 +551,12 @@ impl TraceReader {
                 out.n_src += 1;
             }
         }
+        if opcode.contains("GMMA") {
+            // Hopper warpgroup MMA lines carry a commit-group flag before the memory width.
+            let s = next("GMMA commit-group flag")?;
+            s.parse::<u32>()
+                .map_err(|_| LineError::Msg(format!("bad GMMA commit-group flag `{s}`")))?;
+        }
         let s = next("memory width")?;
         let mem_width: u32 = s
             .parse()
