@@ -3,7 +3,9 @@
 
 use warpforge_models::mwp_cwp::npw;
 use warpforge_models::mwp_cwp::{evaluate, Case, KernelInputs, MwpLimit, Placement};
-use warpforge_models::options::{IssueFloor, MemLCoal, ModelOptions, NpwForm, SyncWarps};
+use warpforge_models::options::{
+    IssueFloor, MemLCoal, ModelOptions, NpwForm, RepRounding, SyncWarps,
+};
 use warpforge_models::params::builtin;
 
 fn close(a: f64, b: f64, tol: f64) {
@@ -23,10 +25,18 @@ fn coal_kernel(comp: f64) -> KernelInputs {
     }
 }
 
+/// The thesis as printed where options differ from warpforge's defaults (#Rep fractional).
+fn thesis() -> ModelOptions {
+    ModelOptions {
+        rep: RepRounding::Fractional,
+        ..Default::default()
+    }
+}
+
 fn opts(m: MemLCoal) -> ModelOptions {
     ModelOptions {
         mem_l_coal: m,
-        ..Default::default()
+        ..thesis()
     }
 }
 
@@ -57,7 +67,7 @@ fn fx5600_uncoalesced() {
         active_blocks_per_sm: 3.0,
         active_sms: 16.0,
     };
-    let m = evaluate(&d.timing(), &k, &place, &ModelOptions::default());
+    let m = evaluate(&d.timing(), &k, &place, &thesis());
     close(m.mem_l_uncoal, 730.0, 1e-9);
     close(m.departure_delay, 320.0, 1e-9);
     close(m.mwp_without_bw_full, 2.281, 5e-4);
@@ -130,7 +140,7 @@ fn gtx280_uncoalesced_k_transactions() {
             blocks: 1600,
             ..Default::default()
         };
-        let m = evaluate(&d.timing(), &inp, &place, &ModelOptions::default());
+        let m = evaluate(&d.timing(), &inp, &place, &thesis());
         close(m.mwp_without_bw_full, (410.0 + 40.0 * k) / (40.0 * k), 1e-9);
         close(m.mwp_without_bw_full, want, 5e-3);
         // "Uncoalesced MWP never saturates bandwidth": the departure-delay limit binds first.
@@ -145,12 +155,7 @@ fn full_example_49333_cycles() {
         active_blocks_per_sm: 3.0,
         active_sms: 16.0,
     };
-    let m = evaluate(
-        &d.timing(),
-        &coal_kernel(10.0),
-        &place,
-        &ModelOptions::default(),
-    );
+    let m = evaluate(&d.timing(), &coal_kernel(10.0), &place, &thesis());
     close(m.n, 24.0, 0.0);
     close(m.comp_cycles, 44.0, 1e-12);
     close(m.mem_cycles, 424.0, 1e-12);
@@ -174,14 +179,14 @@ fn cpi_approaches_issue_rate_at_peak() {
     };
     let po = ModelOptions {
         issue_floor: IssueFloor::Printed,
-        ..Default::default()
+        ..thesis()
     };
     let printed = evaluate(&d.timing(), &coal_kernel(5000.0), &place, &po);
     assert_eq!(printed.case, Case::MemoryBound);
     assert!(printed.cpi < 2.0, "cpi {}", printed.cpi);
     let o = ModelOptions {
         issue_floor: IssueFloor::Floor,
-        ..Default::default()
+        ..thesis()
     };
     let m = evaluate(&d.timing(), &coal_kernel(5000.0), &place, &o);
     assert!((m.cpi - 4.0).abs() < 0.01, "cpi {}", m.cpi);
@@ -211,7 +216,7 @@ fn npw_raises_mwp_only_with_few_warps() {
         active_blocks_per_sm: 2.0,
         active_sms: 16.0,
     };
-    let m = evaluate(&d.timing(), &k, &place, &ModelOptions::default());
+    let m = evaluate(&d.timing(), &k, &place, &thesis());
     close(m.n, 4.0, 0.0);
     close(m.n_pw, 8.0, 0.0);
     close(m.mwp, 8.0, 0.0);
@@ -221,7 +226,7 @@ fn npw_raises_mwp_only_with_few_warps() {
         active_blocks_per_sm: 12.0,
         active_sms: 16.0,
     };
-    let m = evaluate(&d.timing(), &k, &place, &ModelOptions::default());
+    let m = evaluate(&d.timing(), &k, &place, &thesis());
     assert_eq!(m.mwp_limit, MwpLimit::PeakBandwidth);
 }
 
@@ -234,14 +239,14 @@ fn synchronisation_cost_eq25() {
         active_blocks_per_sm: 3.0,
         active_sms: 16.0,
     };
-    let m = evaluate(&d.timing(), &k, &place, &ModelOptions::default());
+    let m = evaluate(&d.timing(), &k, &place, &thesis());
     // NpWB = min(MWP = 11.78, 8 warps per block) = 8.
     close(m.npwb, 8.0, 0.0);
     close(m.synch_cost, 4.0 * 7.0 * 2.0 * 3.0 * m.rep, 1e-6);
     close(m.exec_cycles, m.exec_cycles_app + m.synch_cost, 1e-9);
     let o = ModelOptions {
         sync_warps: SyncWarps::Mwp,
-        ..Default::default()
+        ..thesis()
     };
     let m2 = evaluate(&d.timing(), &k, &place, &o);
     close(
@@ -259,9 +264,9 @@ fn m_factor_scales_comp_cycles() {
         active_blocks_per_sm: 3.0,
         active_sms: 16.0,
     };
-    let base = evaluate(&d.timing(), &k, &place, &ModelOptions::default()).comp_cycles;
+    let base = evaluate(&d.timing(), &k, &place, &thesis()).comp_cycles;
     k.m_factor = 4.2;
-    let slow = evaluate(&d.timing(), &k, &place, &ModelOptions::default()).comp_cycles;
+    let slow = evaluate(&d.timing(), &k, &place, &thesis()).comp_cycles;
     close(slow / base, 4.2, 1e-12);
 }
 
@@ -274,9 +279,27 @@ fn no_memory_instructions_is_pure_compute() {
         active_blocks_per_sm: 3.0,
         active_sms: 16.0,
     };
-    let m = evaluate(&d.timing(), &k, &place, &ModelOptions::default());
+    let m = evaluate(&d.timing(), &k, &place, &thesis());
     assert_eq!(m.case, Case::PureCompute);
     close(m.exec_cycles, 4.0 * 23.0 * 24.0 * m.rep, 1e-9);
     assert!(m.exec_cycles.is_finite() && m.mwp.is_finite());
     close(m.cpi, 4.0, 1e-9);
+}
+
+#[test]
+fn whole_rounds_charge_the_partial_wave() {
+    // Default #Rep counts whole rounds of the busiest SM: 1600 / 48 = 33.3 -> 34.
+    let d = builtin("fx5600").unwrap();
+    let place = Placement {
+        active_blocks_per_sm: 3.0,
+        active_sms: 16.0,
+    };
+    let m = evaluate(
+        &d.timing(),
+        &coal_kernel(10.0),
+        &place,
+        &ModelOptions::default(),
+    );
+    close(m.rep, 34.0, 0.0);
+    close(m.exec_cycles_app, (424.0 + 44.0 * 24.0) * 34.0, 1e-9);
 }

@@ -81,10 +81,10 @@ pub enum IssueFloorArg {
 /// Eq (20) choices.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum RepArg {
+    /// Whole rounds (default).
+    Ceil,
     /// Fractional rounds, as printed.
     Fractional,
-    /// Whole rounds.
-    Ceil,
 }
 
 /// Arguments of `warpforge predict`.
@@ -121,8 +121,9 @@ pub struct Args {
     /// Erratum 8: M_Factor column of Table 6.
     #[arg(long, value_enum, default_value = "experimental")]
     pub m_factor: MFactorArg,
-    /// Eq (20): block rounds per SM.
-    #[arg(long, value_enum, default_value = "fractional")]
+    /// Eq (20): block rounds per SM (`ceil`: whole rounds of the busiest SM; `fractional`: as
+    /// printed).
+    #[arg(long, value_enum, default_value = "ceil")]
     pub rep: RepArg,
     /// Erratum 2: `floor` never predicts fewer cycles than the SM needs to issue its warps;
     /// `printed` applies the case formulas unbounded.
