@@ -15,12 +15,13 @@ fn wf() -> Command {
     Command::cargo_bin("warpforge").unwrap()
 }
 
-fn reference() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference")
-}
-
-fn vectoradd_trace() -> PathBuf {
-    reference().join("accelsim-traces/vectoradd-100-32-trace/kernelslist.g")
+/// Records workload `w` at size tiny as an Accel-Sim trace in `dir`; returns its kernel list.
+/// (Self-contained: the tests need nothing outside the repository.)
+fn recorded_trace(dir: &Path, w: &str) -> PathBuf {
+    wf().args(["trace", "record", w, "--size", "tiny", "-o", s(dir)])
+        .assert()
+        .success();
+    dir.join("kernelslist.g")
 }
 
 fn read_json(p: &Path) -> Value {
@@ -226,10 +227,11 @@ fn timing_statistics_do_not_depend_on_the_thread_count() {
         );
     }
     // The same for trace replay.
+    let list = recorded_trace(&dir.path().join("tr"), "bt");
     let mut stats = Vec::new();
     for th in ["1", "2"] {
-        let json = dir.path().join(format!("va-{th}.json"));
-        wf().args(["trace", "run", s(&vectoradd_trace()), "--threads", th])
+        let json = dir.path().join(format!("replay-{th}.json"));
+        wf().args(["trace", "run", s(&list), "--threads", th])
             .args(["--json", s(&json)])
             .assert()
             .success();
@@ -271,21 +273,39 @@ fn set_overrides_and_shown_presets_take_effect() {
 #[test]
 fn gpgpusim_config_import_and_use() {
     let dir = tempfile::tempdir().unwrap();
-    let src = reference().join("gpgpusim-configs/SM2_GTX480/gpgpusim.config");
-    let out = dir.path().join("g480.toml");
+    let src = dir.path().join("gpgpusim.config");
+    std::fs::write(
+        &src,
+        "# a small GPGPU-Sim option file\n-gpgpu_n_clusters 6\n-gpgpu_n_cores_per_cluster 2\n\
+         -gpgpu_n_mem 4\n-gpgpu_clock_domains 1000.0:1000.0:1000.0:2000.0\n\
+         -gpgpu_shader_registers 65536\n-gpgpu_scheduler lrr\n-gpgpu_frobnicate 3\n",
+    )
+    .unwrap();
+    let out = dir.path().join("mini.toml");
     wf().args(["config", "import", s(&src), "-o", s(&out)])
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "15 SMs, 6 DRAM channels, core 700 MHz",
+            "12 SMs, 4 DRAM channels, core 1000 MHz",
         ))
-        .stderr(predicate::str::contains("warning:").count(1));
+        .stderr(
+            predicate::str::contains("warning:")
+                .count(1)
+                .and(predicate::str::contains("-gpgpu_frobnicate")),
+        );
     let text = std::fs::read_to_string(&out).unwrap();
-    assert!(text.contains("num_sms = 15") && text.contains("channels = 6"));
+    for want in [
+        "num_sms = 12",
+        "channels = 4",
+        "registers = 65536",
+        "scheduler = \"lrr\"",
+    ] {
+        assert!(text.contains(want), "{want}:\n{text}");
+    }
     wf().args(["config", "show", s(&out)])
         .assert()
         .success()
-        .stdout(predicate::str::contains("num_sms = 15"));
+        .stdout(predicate::str::contains("num_sms = 12"));
     // `run --gpgpusim-config` imports the same file on the fly: same statistics as the preset.
     let a = timing_json(dir.path(), "micro_lat_l1", "file", &["--config", s(&out)]);
     let b = timing_json(
@@ -295,6 +315,8 @@ fn gpgpusim_config_import_and_use() {
         &["--gpgpusim-config", s(&src)],
     );
     assert_eq!(a["stats"]["total"], b["stats"]["total"]);
+    let gtx = timing_json(dir.path(), "micro_lat_l1", "gtx480", &[]);
+    assert_ne!(a["stats"]["total"], gtx["stats"]["total"]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -381,13 +403,6 @@ fn trace_record_info_counts_match_the_functional_run() {
     let thread: u64 = text.lines().map(|l| field(l, " thread instructions")).sum();
     assert_eq!(warp, f["warp_insts"].as_u64().unwrap(), "{text}");
     assert_eq!(thread, f["thread_insts"].as_u64().unwrap(), "{text}");
-    // The reference Accel-Sim trace: 344 warp instructions, 12 of them memory.
-    wf().args(["trace", "info", s(&vectoradd_trace())])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains(
-            "1 CTAs, 344 warp instructions, 10516 thread instructions, 12 memory instructions",
-        ));
 }
 
 #[test]
@@ -900,13 +915,15 @@ fn broken_gpgpusim_configs() {
 // Bad input: traces, experiments, bench
 // ---------------------------------------------------------------------------------------------
 
-/// A copy of the reference vectoradd trace in `dir`, with `edit` applied to kernel-1.traceg.
-fn edited_trace(dir: &Path, edit: impl Fn(&str) -> String) -> PathBuf {
-    let src = vectoradd_trace();
+/// A copy of the trace `orig` (a kernel list with one kernel-1.traceg) in `dir`, with `edit`
+/// applied to the lines of kernel-1.traceg.
+fn edited_trace(orig: &Path, dir: &Path, edit: impl Fn(&mut Vec<String>)) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
-    std::fs::copy(&src, dir.join("kernelslist.g")).unwrap();
-    let k = std::fs::read_to_string(src.with_file_name("kernel-1.traceg")).unwrap();
-    std::fs::write(dir.join("kernel-1.traceg"), edit(&k)).unwrap();
+    std::fs::copy(orig, dir.join("kernelslist.g")).unwrap();
+    let k = std::fs::read_to_string(orig.with_file_name("kernel-1.traceg")).unwrap();
+    let mut lines: Vec<String> = k.lines().map(str::to_string).collect();
+    edit(&mut lines);
+    std::fs::write(dir.join("kernel-1.traceg"), lines.join("\n") + "\n").unwrap();
     dir.join("kernelslist.g")
 }
 
@@ -914,6 +931,7 @@ fn edited_trace(dir: &Path, edit: impl Fn(&str) -> String) -> PathBuf {
 fn bad_traces() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("o.json");
+    let orig = recorded_trace(&dir.path().join("orig"), "bt");
     let check = |list: &Path, want: &[&str]| {
         fails(wf().args(["trace", "info", s(list)]), want, &[]);
         fails(
@@ -922,39 +940,42 @@ fn bad_traces() {
             &[&json],
         );
     };
-    // Truncated in the middle of a thread block.
-    let t = edited_trace(&dir.path().join("trunc"), |k| {
-        let cut = k[..k.len() / 3].rfind('\n').unwrap() + 1;
-        k[..cut].to_string()
+    // The first instruction line (1-based number) of the recorded trace.
+    let text = std::fs::read_to_string(orig.with_file_name("kernel-1.traceg")).unwrap();
+    let first = text
+        .lines()
+        .position(|l| l.starts_with("insts = "))
+        .unwrap()
+        + 1;
+    let at = format!("kernel-1.traceg:{}:", first + 1);
+    // Truncated after a few thread blocks.
+    let t = edited_trace(&orig, &dir.path().join("trunc"), |l| {
+        l.truncate(l.len() / 3)
     });
     check(&t, &["kernel-1.traceg:", "truncated", "#END_TB"]);
     // Cut in the middle of an instruction line.
-    let t = edited_trace(&dir.path().join("midline"), |k| {
-        let cut = k.find("0028 ffffffff 1 R3").unwrap() + "0028 ffffffff 1".len();
-        k[..cut].to_string()
+    let t = edited_trace(&orig, &dir.path().join("midline"), |l| {
+        l.truncate(first + 1);
+        l[first] = "0000 ffffffff 1".into();
     });
-    check(&t, &["kernel-1.traceg:"]);
-    // A malformed instruction line.
-    let t = edited_trace(&dir.path().join("srcs"), |k| {
-        k.replacen(
-            "0010 ffffffff 1 R0 S2R 0 0",
-            "0010 ffffffff 1 R0 S2R zz 0",
-            1,
-        )
+    check(&t, &[&at]);
+    // A malformed source count.
+    let t = edited_trace(&orig, &dir.path().join("srcs"), |l| {
+        l[first] = "0000 ffffffff 1 R1 IALU zz 0".into()
     });
-    check(&t, &["kernel-1.traceg:26:", "`zz`"]);
-    // An unknown SASS opcode.
-    let t = edited_trace(&dir.path().join("op"), |k| {
-        k.replacen(" FADD ", " FNORD ", 1)
+    check(&t, &[&at, "`zz`"]);
+    // An unknown opcode.
+    let t = edited_trace(&orig, &dir.path().join("op"), |l| {
+        l[first] = "0000 ffffffff 1 R1 FNORD 0 0".into()
     });
-    check(&t, &["kernel-1.traceg:", "unknown opcode `FNORD`"]);
+    check(&t, &[&at, "unknown opcode `FNORD`"]);
     // A kernel list naming a missing kernel trace.
     let d = dir.path().join("nolist");
     std::fs::create_dir(&d).unwrap();
-    std::fs::copy(vectoradd_trace(), d.join("kernelslist.g")).unwrap();
+    std::fs::copy(&orig, d.join("kernelslist.g")).unwrap();
     check(
         &d.join("kernelslist.g"),
-        &["kernelslist.g:4", "kernel-1.traceg", "does not exist"],
+        &["kernelslist.g:1", "kernel-1.traceg", "does not exist"],
     );
     check(
         &dir.path().join("absent/kernelslist.g"),
