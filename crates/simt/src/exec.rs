@@ -695,6 +695,16 @@ pub fn step<const TRACE: bool>(
             exec_carry(code, inst, w, active);
             advance(w);
         }
+        K::Setp
+            if inst.op.bool_op.is_none()
+                && inst
+                    .op
+                    .ty
+                    .is_some_and(|t| !t.is_float() && t.size() >= 4 && t.size() <= 8) =>
+        {
+            setp_int(inst, &mut w.regs, active);
+            advance(w);
+        }
         K::Setp => {
             let op = &inst.op;
             let t = op.ty.unwrap_or(ScalarType::B32);
@@ -1467,6 +1477,13 @@ fn fast_alu(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32) {
         Fast::MulF32 => map2(&a, &b, |x, y| {
             arith::f32_mul(f32v(x), f32v(y), rn).to_bits() as u64
         }),
+        Fast::SubF32 => map2(&a, &b, |x, y| {
+            arith::f32_sub(f32v(x), f32v(y), rn).to_bits() as u64
+        }),
+        Fast::NegF32 => map2(&a, &b, |x, _| x ^ 0x8000_0000),
+        Fast::AbsF32 => map2(&a, &b, |x, _| x & 0x7fff_ffff),
+        Fast::Not => map2(&a, &b, |x, _| !x),
+        Fast::Copy => a,
         Fast::FmaF32 => {
             let c = fetch(regs, inst.s[2]);
             map3(&a, &b, &c, |x, y, z| {
@@ -1541,4 +1558,45 @@ fn global_fast<const TRACE: bool>(
         }
     }
     true
+}
+
+#[inline(always)]
+fn cmp_mask(a: &[u64; WARP_SIZE], b: &[u64; WARP_SIZE], f: impl Fn(u64, u64) -> bool) -> u32 {
+    let mut m = 0u32;
+    for l in 0..WARP_SIZE {
+        m |= (f(a[l], b[l]) as u32) << l;
+    }
+    m
+}
+
+/// `setp.CMP.{s,u,b}{32,64}` without a boolean combiner: operands are mapped to an
+/// order-preserving unsigned key (sign bit flipped for signed types), compared for all lanes,
+/// and the predicate (and its complement) written to the active lanes.
+fn setp_int(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32) {
+    use warpforge_ptx::CmpOp::*;
+    let t = inst.op.ty.unwrap_or(ScalarType::B32);
+    let n = bits(t);
+    let flip = if t.is_signed() { 1u64 << (n - 1) } else { 0 };
+    let mut a = fetch(regs, inst.s[0]);
+    let mut b = fetch(regs, inst.s[1]);
+    for l in 0..WARP_SIZE {
+        a[l] = trunc(a[l], n) ^ flip;
+        b[l] = trunc(b[l], n) ^ flip;
+    }
+    let m = match inst.op.cmp.unwrap_or(Eq) {
+        Eq | Equ => cmp_mask(&a, &b, |x, y| x == y),
+        Ne | Neu => cmp_mask(&a, &b, |x, y| x != y),
+        Lt | Lo | Ltu => cmp_mask(&a, &b, |x, y| x < y),
+        Le | Ls | Leu => cmp_mask(&a, &b, |x, y| x <= y),
+        Gt | Hi | Gtu => cmp_mask(&a, &b, |x, y| x > y),
+        Ge | Hs | Geu => cmp_mask(&a, &b, |x, y| x >= y),
+        Num => u32::MAX,
+        Nan => 0,
+    };
+    let p = inst.d[0] as usize;
+    lanes(active, |l| regs[p][l] = ((m >> l) & 1) as u64);
+    if inst.nd > 1 {
+        let q = inst.d[1] as usize;
+        lanes(active, |l| regs[q][l] = ((!m >> l) & 1) as u64);
+    }
 }

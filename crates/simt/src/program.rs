@@ -157,8 +157,14 @@ pub enum Fast {
     CvtU64U32,
     CvtS64S32,
     AddF32,
+    SubF32,
     MulF32,
     FmaF32,
+    NegF32,
+    AbsF32,
+    Not,
+    /// `cvta{.to}.global`: the identity.
+    Copy,
 }
 
 /// The fast path of `op`, if any.
@@ -1440,6 +1446,8 @@ fn decode_inst(ctx: &Ctx, inst: &warpforge_ptx::Instruction, base: u32) -> Resul
                 return Err("cvta needs a state space".into());
             }
             d.space = sp;
+            d.fast = fast_of(&op);
+            d.fmask = d.dmask[0];
         }
         Isspacep => {
             decode_alu(ctx, &mut d, ops, src_ty)?;

@@ -130,3 +130,54 @@ fn edge_operands_match_rust() {
         }
     }
 }
+
+const SETP: &str = r#"
+  mul.wide.u32 %rd1, %r63, 8;
+  add.s64 %rd2, %rd61, %rd1;
+  ld.global.v2.u32 {%r1, %r2}, [%rd2];
+  cvt.s64.s32 %rd3, %r1;
+  cvt.u64.u32 %rd4, %r2;
+  mov.u32 %r10, 0;
+  setp.lt.s32 %p1, %r1, %r2;    selp.u32 %r11, 1, 0, %p1;    or.b32 %r10, %r10, %r11;
+  setp.lt.u32 %p1, %r1, %r2;    selp.u32 %r11, 2, 0, %p1;    or.b32 %r10, %r10, %r11;
+  setp.ge.s32 %p1|%p2, %r1, %r2; selp.u32 %r11, 4, 0, %p2;   or.b32 %r10, %r10, %r11;
+  setp.hi.u32 %p1, %r1, %r2;    selp.u32 %r11, 8, 0, %p1;    or.b32 %r10, %r10, %r11;
+  setp.eq.b32 %p1, %r1, %r2;    selp.u32 %r11, 16, 0, %p1;   or.b32 %r10, %r10, %r11;
+  setp.ne.s32 %p1, %r1, %r2;    selp.u32 %r11, 32, 0, %p1;   or.b32 %r10, %r10, %r11;
+  setp.le.s64 %p1, %rd3, %rd4;  selp.u32 %r11, 64, 0, %p1;   or.b32 %r10, %r10, %r11;
+  setp.gt.s64 %p1, %rd3, %rd4;  selp.u32 %r11, 128, 0, %p1;  or.b32 %r10, %r10, %r11;
+  setp.ls.u64 %p1, %rd3, %rd4;  selp.u32 %r11, 256, 0, %p1;  or.b32 %r10, %r10, %r11;
+  setp.lt.and.s32 %p1, %r1, %r2, %p2; selp.u32 %r11, 512, 0, %p1; or.b32 %r10, %r10, %r11;
+  st.global.u32 [%rd63+0], %r10;
+"#;
+
+fn setp_reference(a: u32, b: u32) -> u64 {
+    let (sa, sb) = (a as i32, b as i32);
+    let (la, lb) = (sa as i64, b as u64 as i64);
+    let bits = [
+        sa < sb,
+        a < b,
+        sa < sb, // q of setp.ge = !(a >= b)
+        a > b,
+        a == b,
+        a != b,
+        la <= lb,
+        la > lb,
+        (la as u64) <= b as u64,
+        sa < sb && sa < sb,
+    ];
+    bits.iter().enumerate().map(|(i, v)| (*v as u64) << i).sum()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    #[test]
+    fn integer_comparisons_match_rust(pairs in prop::collection::vec((any::<u32>(), prop_oneof![any::<u32>(), Just(0u32), Just(u32::MAX)]), 32)) {
+        let aux: Vec<u64> = pairs.iter().map(|(a, b)| *a as u64 | ((*b as u64) << 32)).collect();
+        let r = run("", SETP, 1, 32, &aux);
+        for (lane, (a, b)) in pairs.iter().enumerate() {
+            prop_assert_eq!(r.out[lane][0], setp_reference(*a, *b), "a={:#x} b={:#x}", a, b);
+        }
+    }
+}
