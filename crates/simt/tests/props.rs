@@ -154,17 +154,19 @@ const SETP: &str = r#"
 fn setp_reference(a: u32, b: u32) -> u64 {
     let (sa, sb) = (a as i32, b as i32);
     let (la, lb) = (sa as i64, b as u64 as i64);
+    // %p2 is the complement output of `setp.ge.s32 %p1|%p2`.
+    let p2 = !(sa >= sb);
     let bits = [
         sa < sb,
         a < b,
-        sa < sb, // q of setp.ge = !(a >= b)
+        p2,
         a > b,
         a == b,
         a != b,
         la <= lb,
         la > lb,
         (la as u64) <= b as u64,
-        sa < sb && sa < sb,
+        sa < sb && p2,
     ];
     bits.iter().enumerate().map(|(i, v)| (*v as u64) << i).sum()
 }
