@@ -155,7 +155,7 @@ fn setp_reference(a: u32, b: u32) -> u64 {
     let (sa, sb) = (a as i32, b as i32);
     let (la, lb) = (sa as i64, b as u64 as i64);
     // %p2 is the complement output of `setp.ge.s32 %p1|%p2`.
-    let p2 = !(sa >= sb);
+    let p2 = sa < sb;
     let bits = [
         sa < sb,
         a < b,
