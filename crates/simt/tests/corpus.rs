@@ -629,9 +629,8 @@ fn texture_fetch_on_linear_memory() {
     assert!(dev.bind_texture("tx", bad).is_err());
 }
 
-/// `isspacep.space p, a` takes no type modifier in PTX; the parser currently demands one.
+/// `isspacep.space p, a` tests the generic-address windows.
 #[test]
-#[ignore = "warpforge-ptx rejects `isspacep.shared` without a type (parser issue reported)"]
 fn isspacep_classifies_windows() {
     let globals = ".shared .align 4 .b32 sh[4];";
     let body = r#"
