@@ -1055,3 +1055,46 @@ fn bad_experiment_and_bench_options() {
         &[&json],
     );
 }
+
+#[test]
+fn all_workloads_characterise_and_predict_at_tiny() {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<&str> = warpforge_workloads::registry()
+        .iter()
+        .map(|w| w.info().name)
+        .collect();
+    let ch = dir.path().join("ch.json");
+    wf().args(["characterize", "--all", "--size", "tiny", "--json", s(&ch)])
+        .assert()
+        .success();
+    let pr = dir.path().join("pr.json");
+    wf().args([
+        "predict",
+        "--all",
+        "--size",
+        "tiny",
+        "--gpu",
+        "gtx480",
+        "--json",
+        s(&pr),
+    ])
+    .assert()
+    .success();
+    let (ch, pr) = (read_json(&ch), read_json(&pr));
+    let (ch, pr) = (ch.as_array().unwrap(), pr.as_array().unwrap());
+    let order = |v: &[Value]| -> Vec<String> {
+        v.iter()
+            .map(|x| x["workload"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(order(ch), names);
+    assert_eq!(order(pr), names);
+    for (c, p) in ch.iter().zip(pr) {
+        let w = &c["workload"];
+        assert_eq!(c["check"], "passed", "{w}");
+        assert_eq!(p["check"], "passed", "{w}");
+        assert!(u64_of(&c["profile"], "warp_insts") > 0, "{w}");
+        let cycles = f64_of(p, "cycles");
+        assert!(cycles.is_finite() && cycles > 0.0, "{w}: {cycles}");
+    }
+}
