@@ -162,6 +162,7 @@ pub struct Device {
     last: LaunchStats,
     total: LaunchStats,
     nsm: u32,
+    limit: u64,
 }
 
 impl Device {
@@ -176,6 +177,7 @@ impl Device {
             last: LaunchStats::default(),
             total: LaunchStats::default(),
             nsm: 1,
+            limit: u64::MAX,
         }
     }
     /// Installs a timing runner: later launches are simulated by it.
@@ -206,6 +208,11 @@ impl Device {
     /// functional runs (CTA `i` reports `%smid = i % n`). Default 1.
     pub fn set_num_sms(&mut self, n: u32) {
         self.nsm = n.max(1);
+    }
+    /// Bounds the warp instructions of each functional launch (`None`: unbounded, the default);
+    /// a launch past the limit stops with an error naming the CTA and the warps' pcs.
+    pub fn set_instruction_limit(&mut self, limit: Option<u64>) {
+        self.limit = limit.unwrap_or(u64::MAX);
     }
     /// Parses and loads a PTX module; `file` names it in error messages.
     pub fn load_ptx(&mut self, text: &str, file: &str) -> Result<ModuleId, SimtError> {
@@ -480,6 +487,7 @@ impl Device {
             run::run_functional(
                 &mut env,
                 observer.as_deref_mut().map(|o| o as &mut dyn InstObserver),
+                self.limit,
             )
         };
         if let Some(o) = observer.as_deref_mut() {

@@ -37,9 +37,14 @@ impl LaunchStats {
 }
 
 /// Runs every CTA of the launch functionally.
+///
+/// `limit` bounds the warp instructions of the launch (`u64::MAX`: none); past it the launch
+/// stops with an error naming the CTA and the warps' pcs (a livelock, or a spin-wait on another
+/// CTA, which cannot finish because functional mode runs CTAs one after another).
 pub fn run_functional(
     env: &mut Env,
     mut obs: Option<&mut dyn InstObserver>,
+    limit: u64,
 ) -> Result<LaunchStats, SimtError> {
     let mut cta = Cta::default();
     let mut stats = LaunchStats::default();
@@ -47,9 +52,10 @@ pub fn run_functional(
     let mut di = DynInst::default();
     for id in 0..n {
         env.init_cta(&mut cta, id as u32, (id % env.nsm as u64) as u32);
+        let budget = limit.saturating_sub(stats.warp_insts);
         match obs.as_deref_mut() {
-            Some(o) => run_cta::<true>(env, &mut cta, &mut di, Some(o))?,
-            None => run_cta::<false>(env, &mut cta, &mut di, None)?,
+            Some(o) => run_cta::<true>(env, &mut cta, &mut di, Some(o), budget)?,
+            None => run_cta::<false>(env, &mut cta, &mut di, None, budget)?,
         }
         stats.add_cta(&cta);
     }
@@ -61,9 +67,14 @@ fn run_cta<const TRACE: bool>(
     cta: &mut Cta,
     di: &mut DynInst,
     mut obs: Option<&mut dyn InstObserver>,
+    budget: u64,
 ) -> Result<(), SimtError> {
     let nw = cta.warps.len();
     loop {
+        let used: u64 = cta.warps.iter().map(|w| w.executed).sum();
+        if used > budget {
+            return Err(SimtError::Exec(limit_report(env, cta)));
+        }
         let mut ran = false;
         let mut live = false;
         for wi in 0..nw {
@@ -137,5 +148,33 @@ pub fn deadlock_report(env: &Env, cta: &Cta) -> String {
         cta.warps.len() as u32 - cta.live_warps,
         cta.warps.len(),
         parts.join("; ")
+    )
+}
+
+/// Describes a CTA stopped by the instruction limit.
+fn limit_report(env: &Env, cta: &Cta) -> String {
+    let code = env.code;
+    let pcs: Vec<String> = cta
+        .warps
+        .iter()
+        .enumerate()
+        .filter_map(|(i, w)| {
+            w.stack.last().map(|e| {
+                format!(
+                    "warp {i} at pc 0x{:x} (line {})",
+                    e.pc as u64 * PC_STRIDE,
+                    code.line(e.pc)
+                )
+            })
+        })
+        .take(8)
+        .collect();
+    format!(
+        "{}: kernel `{}`, CTA {}: stopped at the warp-instruction limit; a livelock, or a spin-wait \
+         on another CTA (functional mode runs CTAs one after another); {}",
+        code.file,
+        code.name,
+        cta.idx,
+        pcs.join(", ")
     )
 }

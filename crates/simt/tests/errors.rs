@@ -192,3 +192,27 @@ fn trap_and_unsupported_instructions() {
         assert!(msg.starts_with("brx.ptx:"), "{msg}");
     }
 }
+
+#[test]
+fn instruction_limit_stops_livelocks() {
+    let text = module("", "SPIN:\n  ld.volatile.global.u32 %r1, [%rd61];\n  setp.eq.u32 %p1, %r1, 0;\n  @%p1 bra SPIN;");
+    let mut dev = Device::new();
+    dev.set_instruction_limit(Some(100_000));
+    let m = dev.load_ptx(&text, "spin.ptx").unwrap();
+    let out = dev.malloc(64 * 128).unwrap();
+    let flag = dev.malloc(8).unwrap();
+    let args = [KernelArg::Ptr(out), KernelArg::Ptr(flag)];
+    let e = dev
+        .launch(m, "t", cfg(2, 64, 0), &args)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("warp-instruction limit") && e.contains("CTA (0,0,0)"),
+        "{e}"
+    );
+    assert!(e.contains("warp 0 at pc 0x"), "{e}");
+    // With the flag set the same kernel finishes within the limit.
+    dev.copy_htod(flag, &[1u32]).unwrap();
+    dev.launch(m, "t", cfg(2, 64, 0), &args).unwrap();
+    assert!(dev.last_launch_stats().warp_insts < 100_000);
+}

@@ -3,8 +3,8 @@
 //! - `check FILE.ptx`: parses the module and decodes every kernel (and the functions it calls)
 //!   for execution; prints a one-line summary, or `error: file:line:col: ...` and exits 2.
 //! - `run FILE.ptx --kernel K --grid X[,Y,Z] --block X[,Y,Z] [--shared BYTES] --arg ...
-//!   [--out NAME=PATH.npy] [--launches N]`: allocates the argument buffers, launches the kernel
-//!   functionally and writes chosen buffers back as NumPy `.npy` files.
+//!   [--out NAME=PATH.npy] [--launches N] [--max-warp-insts N]`: allocates the argument
+//!   buffers, launches the kernel functionally and writes chosen buffers back as `.npy` files.
 //!
 //! `--arg` forms: a scalar `u32:5`, `s32:-1`, `u64:..`, `s64:..`, `f32:1.5`, `f64:..`, or a device
 //! buffer `buf:NAME:TYPE:COUNT:INIT` with TYPE one of u8 i8 u16 i16 u32 s32 u64 s64 f32 f64 and
@@ -60,6 +60,10 @@ pub struct RunArgs {
     /// Number of back-to-back launches.
     #[arg(long, default_value_t = 1)]
     pub launches: u32,
+    /// Stop a launch after this many warp instructions (catches livelocks and spin-waits on
+    /// other CTAs, which functional mode runs one after another).
+    #[arg(long)]
+    pub max_warp_insts: Option<u64>,
 }
 
 /// Parses `X[,Y[,Z]]`.
@@ -217,6 +221,7 @@ fn parse_scalar(kind: &str, v: &str) -> anyhow::Result<KernelArg> {
 fn run_kernel(a: RunArgs) -> anyhow::Result<()> {
     let text = read_ptx(&a.file)?;
     let mut dev = Device::new();
+    dev.set_instruction_limit(a.max_warp_insts);
     let m = dev
         .load_ptx(&text, &a.file.display().to_string())
         .map_err(|e| anyhow!("{e}"))?;
