@@ -112,3 +112,37 @@ fn record_then_replay_from_the_command_line() {
         b["stats"]["total"]["warp_insts"]
     );
 }
+
+#[test]
+fn run_accepts_gpgpusim_configs() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = reference().join("accelsim-traces/ref_config_gtx1080_from_microgpusim");
+    let name = warpforge_workloads::registry()[0].info().name;
+    let json = dir.path().join("run.json");
+    wf().args([
+        "run",
+        name,
+        "--mode",
+        "timing",
+        "--size",
+        "tiny",
+        "--gpgpusim-config",
+    ])
+    .arg(g.join("gpgpusim.config"))
+    .arg("--gpgpusim-config")
+    .arg(g.join("gpgpusim.trace.config"))
+    .arg("--json")
+    .arg(&json)
+    .assert()
+    .success()
+    .stderr(predicate::str::contains("warning:").count(1));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["config"], "gpgpusim:ref_config_gtx1080_from_microgpusim");
+    // Functional mode refuses timing-only flags.
+    wf().args(["run", name, "--mode", "functional", "--gpgpusim-config"])
+        .arg(g.join("gpgpusim.config"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--gpgpusim-config"));
+}
