@@ -51,7 +51,7 @@ pub struct Args {
     /// `--config` (default gtx480); repeatable, later files override earlier ones.
     #[arg(long = "gpgpusim-config", value_name = "FILE")]
     pub gpgpusim_config: Vec<PathBuf>,
-    /// Timing mode: override one configuration key (repeatable), e.g. `--set gpu.l1d.sets=64`.
+    /// Timing mode: override one configuration key (repeatable), e.g. `--set l1d.sets=64`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
     /// Timing mode: simulation worker threads.
