@@ -236,6 +236,21 @@ impl Device {
         self.modules.push(loaded);
         Ok(ModuleId(self.modules.len() as u32 - 1))
     }
+    /// Decodes every function of module `m` with a body (not only those reachable from a
+    /// kernel), reporting the first construct the executor cannot run (`warpforge ptx check`).
+    pub fn validate_all(&self, m: ModuleId) -> Result<(), SimtError> {
+        let l = self
+            .modules
+            .get(m.0 as usize)
+            .ok_or_else(|| SimtError::Decode(format!("no module with id {}", m.0)))?;
+        for f in l.module.functions.iter().filter(|f| !f.is_decl) {
+            program::decode_kernel(&l.module, &f.name, &l.layout, &|f| {
+                warpforge_ptx::reconvergence_points(f)
+            })
+            .map_err(SimtError::Decode)?;
+        }
+        Ok(())
+    }
     /// The parsed module.
     pub fn module(&self, m: ModuleId) -> Option<&Module> {
         self.modules.get(m.0 as usize).map(|l| &l.module)

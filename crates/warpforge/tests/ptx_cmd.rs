@@ -198,3 +198,19 @@ fn bad_inputs_exit_2_without_output_files() {
         .stderr(predicate::str::contains("4 elements"));
     assert!(!out.exists());
 }
+
+#[test]
+fn check_decodes_functions_no_kernel_calls() {
+    // `f` is never called, but recursion is something the executor cannot run: check says so.
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("rec.ptx");
+    std::fs::write(
+        &p,
+        ".version 7.0\n.target sm_70\n.address_size 64\n.func f()\n{\n  call.uni f, ();\n  ret;\n}\n.visible .entry k()\n{\n  ret;\n}\n",
+    )
+    .unwrap();
+    wf().args(["ptx", "check", p.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("rec.ptx:6:").and(predicate::str::contains("recursive")));
+}

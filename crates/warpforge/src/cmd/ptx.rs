@@ -1,7 +1,7 @@
 //! `warpforge ptx`: work with PTX files directly.
 //!
-//! - `check FILE.ptx`: parses the module and decodes every kernel (and the functions it calls)
-//!   for execution; prints a one-line summary, or `error: file:line:col: ...` and exits 2.
+//! - `check FILE.ptx`: parses the module and decodes every kernel and every function for
+//!   execution; prints a one-line summary, or `error: file:line:col: ...` and exits 2.
 //! - `run FILE.ptx --kernel K --grid X[,Y,Z] --block X[,Y,Z] [--shared BYTES] --arg ...
 //!   [--out NAME=PATH.npy] [--launches N] [--max-warp-insts N]`: allocates the argument
 //!   buffers, launches the kernel functionally and writes chosen buffers back as `.npy` files.
@@ -103,6 +103,7 @@ fn check(file: &Path) -> anyhow::Result<()> {
     let m = dev
         .load_ptx(&text, &file.display().to_string())
         .map_err(|e| anyhow!("{e}"))?;
+    dev.validate_all(m).map_err(|e| anyhow!("{e}"))?;
     let md = dev.module(m).expect("loaded module");
     let kernels: Vec<&str> = md.kernels().map(|k| k.name.as_str()).collect();
     let funcs = md
