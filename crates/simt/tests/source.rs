@@ -215,6 +215,16 @@ fn mock_runner_matches_functional_run() {
             500,
             vec![KernelArg::U32(500)],
         ),
+        ("shuffle", "warp_sum", 4, 96, vec![v.clone()], 12, vec![]),
+        (
+            "divergent",
+            "classify",
+            7,
+            100,
+            vec![v.clone()],
+            650,
+            vec![KernelArg::U32(650)],
+        ),
     ];
     for (module, kernel, grid, block, inputs, out_len, scalars) in cases {
         let (f_out, f_st, _) = run_case(
