@@ -1098,3 +1098,26 @@ fn all_workloads_characterise_and_predict_at_tiny() {
         assert!(cycles.is_finite() && cycles > 0.0, "{w}: {cycles}");
     }
 }
+
+#[test]
+fn timing_watchdog_and_per_cta_limits_are_errors_not_hangs() {
+    // A watchdog of 10 cycles trips at once: reported as a livelock of the named kernel.
+    let mut c = wf();
+    c.args(["run", "bt", "--size", "tiny", "--mode", "timing"])
+        .args(["--set", "sim.watchdog_cycles=10"])
+        .timeout(std::time::Duration::from_secs(60));
+    fails(&mut c, &["bt_find_k", "livelock"], &[]);
+    // A CTA that cannot fit an SM under the configuration is refused with the key named.
+    for (set, want) in [
+        ("core.max_warps=1", "core.max_warps"),
+        ("core.registers=16", "core.registers"),
+        ("core.shared_bytes=0", "core.shared_bytes"),
+    ] {
+        let mut c = wf();
+        c.args([
+            "run", "bt", "--size", "tiny", "--mode", "timing", "--set", set,
+        ])
+        .timeout(std::time::Duration::from_secs(60));
+        fails(&mut c, &["bt_find_k", want], &[]);
+    }
+}
