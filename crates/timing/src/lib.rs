@@ -23,3 +23,40 @@ pub mod stats;
 pub use config::{ConfigError, GpuConfig};
 pub use gpu::{Gpu, Progress, TimingRunner};
 pub use stats::{KernelStats, RunStats};
+
+/// Every registered policy, for `warpforge list` and error messages: (config key, name,
+/// description). One row per entry of the registries of schedulers, replacement, insertion and
+/// DRAM scheduling policies.
+pub fn policies() -> Vec<(&'static str, &'static str, &'static str)> {
+    let mut v = Vec::new();
+    for s in core::sched::SCHEDULERS {
+        v.push(("core.scheduler", s.0, s.1));
+    }
+    for r in mem::replacement::REPLACEMENTS {
+        v.push(("<cache>.replacement", r.0, r.1));
+    }
+    for r in mem::insertion::INSERTIONS {
+        v.push(("<cache>.insertion", r.0, r.1));
+    }
+    for r in dram::sched::DRAM_SCHEDULERS {
+        v.push(("dram.scheduler", r.0, r.1));
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn policy_table_names_every_registry() {
+        let p = super::policies();
+        for (key, name) in [
+            ("core.scheduler", "gto"),
+            ("core.scheduler", "two_level"),
+            ("<cache>.replacement", "srrip"),
+            ("<cache>.insertion", "bypass_all"),
+            ("dram.scheduler", "frfcfs"),
+        ] {
+            assert!(p.iter().any(|r| r.0 == key && r.1 == name), "{key} {name}");
+        }
+    }
+}
