@@ -461,14 +461,33 @@ fn bench_functional_reports_rates() {
 }
 
 #[test]
-#[ignore = "`bench --what timing` is not implemented yet (crates/warpforge/src/cmd/bench/timing.rs)"]
-fn bench_timing_reports_rates() {
+#[ignore = "slow: simulates 7 workloads at size small twice (about a minute on 2 busy cores)"]
+fn bench_timing_reports_rates_and_thread_independence() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("b.json");
     wf().args(["bench", "--what", "timing", "--json", s(&json)])
         .assert()
-        .success();
-    assert!(read_json(&json)["timing"].is_array());
+        .success()
+        .stdout(predicate::str::contains(
+            "statistics identical for 1 and 2 threads",
+        ));
+    let v = read_json(&json);
+    let runs = v["timing"]["runs"].as_array().unwrap();
+    assert!(runs.len() >= 2 && runs.len() % 2 == 0);
+    for pair in runs.chunks(2) {
+        assert_eq!(pair[0]["workload"], pair[1]["workload"]);
+        assert_eq!(
+            (pair[0]["threads"].as_u64(), pair[1]["threads"].as_u64()),
+            (Some(1), Some(2))
+        );
+        assert_eq!(pair[0]["cycles"], pair[1]["cycles"]);
+        assert_eq!(pair[0]["warp_insts"], pair[1]["warp_insts"]);
+        for r in pair {
+            let (w, sec) = (u64_of(r, "warp_insts"), f64_of(r, "seconds"));
+            assert!((f64_of(r, "warp_insts_per_s") * sec / w as f64 - 1.0).abs() < 1e-6);
+        }
+    }
+    assert!(f64_of(&v["timing"], "peak_rss_mb") > 0.0);
 }
 
 #[test]
