@@ -2,12 +2,16 @@
 //!
 //! - `lax`: document 003 Ch. 6 (Figs. 6.2–6.5, Tables 6.4–6.6) on the runtime-level simulator.
 //! - `pagoda`: document 003 Ch. 5 (Figs. 5.6, 5.8–5.10) on the runtime-level simulator.
+//! - `lax-calibrate`: derives the LAX kernel costs from kernels simulated on the timing model
+//!   (see [`lax_calibrate`]); `lax --calibration FILE` consumes the table it writes.
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use warpforge_runtime::lax::{self, gpu::GpuConfig, policy, workload};
 use warpforge_runtime::pagoda;
+
+pub mod lax_calibrate;
 
 /// Subcommands of `warpforge experiment`.
 #[derive(clap::Subcommand)]
@@ -16,6 +20,8 @@ pub enum Command {
     Lax(LaxArgs),
     /// Pagoda narrow-task runtime (document 003, Ch. 5).
     Pagoda(PagodaArgs),
+    /// Derive the LAX calibration table from the timing model (document 003 Table 3.1 kernels).
+    LaxCalibrate(lax_calibrate::LaxCalibrateArgs),
 }
 
 /// Arguments of `experiment lax`.
@@ -66,6 +72,7 @@ pub fn run(cmd: Command) -> Result<()> {
     match cmd {
         Command::Lax(a) => run_lax(a),
         Command::Pagoda(a) => run_pagoda(a),
+        Command::LaxCalibrate(a) => lax_calibrate::run(a),
     }
 }
 
