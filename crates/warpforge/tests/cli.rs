@@ -1140,3 +1140,49 @@ fn timing_watchdog_and_per_cta_limits_are_errors_not_hangs() {
         fails(&mut c, &["bt_find_k", want], &[]);
     }
 }
+
+#[test]
+fn lax_calibrate_writes_a_table_that_lax_accepts() {
+    let dir = tempfile::tempdir().unwrap();
+    let cal = dir.path().join("cal.toml");
+    fails(
+        wf().args([
+            "experiment",
+            "lax-calibrate",
+            "--kernels",
+            "nope",
+            "-o",
+            s(&cal),
+        ]),
+        &["unknown kernel row `nope`", "lstm_act"],
+        &[&cal],
+    );
+    wf().args([
+        "experiment",
+        "lax-calibrate",
+        "--kernels",
+        "lstm_act",
+        "-o",
+        s(&cal),
+    ])
+    .assert()
+    .success();
+    let text = std::fs::read_to_string(&cal).unwrap();
+    assert!(text.contains("lstm_act"), "{text}");
+    let csv = dir.path().join("lax.csv");
+    wf().args([
+        "experiment",
+        "lax",
+        "--jobs",
+        "8",
+        "--bench",
+        "LSTM",
+        "--policy",
+        "LAX",
+    ])
+    .args(["--calibration", s(&cal), "--csv", s(&csv)])
+    .assert()
+    .success();
+    let rows = csv::Reader::from_path(&csv).unwrap().records().count();
+    assert_eq!(rows, 2); // RR baseline and LAX
+}
