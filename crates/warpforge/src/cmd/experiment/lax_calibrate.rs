@@ -22,7 +22,9 @@ use rand_chacha::ChaCha8Rng;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use warpforge_core::Dim3;
-use warpforge_runtime::lax::workload::{Calibration, KernelCost, BUILTIN_CALIBRATION};
+use warpforge_runtime::lax::workload::{
+    Calibration, KernelCost, KernelCostSource, BUILTIN_CALIBRATION,
+};
 use warpforge_simt::{Device, KernelArg as A, LaunchConfig, ModuleId};
 use warpforge_timing::{GpuConfig, TimingRunner};
 
@@ -739,6 +741,18 @@ fn setup_stem(dev: &mut Device, rng: &mut ChaCha8Rng, n: usize) -> Result<Setup>
     Ok((m, "stem_words", args, check))
 }
 
+/// The measured rows as a [`KernelCostSource`] (the runtime's hook for timing-model costs).
+struct Measurements<'a>(&'a [Measured]);
+
+impl KernelCostSource for Measurements<'_> {
+    fn cost(&self, kernel: &str, _table: &KernelCost) -> Option<KernelCost> {
+        self.0
+            .iter()
+            .find(|m| m.name == kernel)
+            .map(|m| m.cost.clone())
+    }
+}
+
 /// Renders the calibration TOML: measured kernel rows, then the documented table's templates and
 /// benchmarks verbatim (host-side data). The result parses with [`Calibration::from_toml`].
 pub fn render(cfg: &GpuConfig, rows: &[Measured]) -> Result<String> {
@@ -761,20 +775,16 @@ pub fn render(cfg: &GpuConfig, rows: &[Measured]) -> Result<String> {
          # every [templates.*] (job structure) and [benchmarks.*] (deadlines, arrival rates) table.\n",
         cfg.name, cfg.name, cfg.clocks.core_mhz, peak
     );
-    let doc = Calibration::builtin();
-    for (name, dk) in &doc.kernels {
-        let (c, comment) = match rows.iter().find(|r| &r.name == name) {
-            Some(r) => (
-                &r.cost,
-                format!(
-                    "MEASURED: {}; single CTA {} cycles, {} DRAM bytes; full {} CTAs {} cycles",
-                    r.note, r.single_cycles, r.dram_bytes, r.full.0, r.full.1
-                ),
+    // the documented table with the measured rows swapped in through the runtime's hook
+    let mut cal = Calibration::builtin();
+    cal.recalibrate(&Measurements(rows));
+    for (name, c) in &cal.kernels {
+        let comment = match rows.iter().find(|r| &r.name == name) {
+            Some(r) => format!(
+                "MEASURED: {}; single CTA {} cycles, {} DRAM bytes; full {} CTAs {} cycles",
+                r.note, r.single_cycles, r.dram_bytes, r.full.0, r.full.1
             ),
-            None => (
-                dk,
-                "CARRIED OVER from lax_calibration.toml (not measured)".into(),
-            ),
+            None => "CARRIED OVER from lax_calibration.toml (not measured)".into(),
         };
         let _ = writeln!(
             s,
@@ -793,6 +803,9 @@ pub fn render(cfg: &GpuConfig, rows: &[Measured]) -> Result<String> {
         "# ---- CARRIED OVER from lax_calibration.toml (not measurable by the kernels) ----"
     );
     s.push_str(BUILTIN_CALIBRATION[start..].trim_start_matches('\n'));
-    Calibration::from_toml(&s, "<generated calibration>")?;
+    let parsed = Calibration::from_toml(&s, "<generated calibration>")?;
+    if parsed.kernels != cal.kernels {
+        bail!("internal error: the written kernel rows do not read back identically");
+    }
     Ok(s)
 }
