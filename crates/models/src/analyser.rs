@@ -401,43 +401,43 @@ impl Analyser {
 }
 
 /// Adds one instruction to the Table 7 unit counts.
-fn unit_counts(reg_row: RegFileRow, p: &mut KernelProfile, inst: &DynInst) {
+pub(crate) fn unit_counts(reg_row: RegFileRow, units: &mut UnitCounts, inst: &DynInst) {
     use OpClass::*;
-    p.units.add(Unit::Fds, 1.0);
+    units.add(Unit::Fds, 1.0);
     let touches_regs = inst.n_src + inst.n_dst > 0;
     let mut reg = touches_regs;
     match inst.class {
-        IntAlu | IntMul | IntDiv => p.units.add(Unit::Int, 1.0),
-        FpAlu | FpDiv | Dp => p.units.add(Unit::Fp, 1.0),
-        Sfu => p.units.add(Unit::Sfu, 1.0),
-        Conv | WarpCollective => p.units.add(Unit::Alu, 1.0),
-        Tex => p.units.add(Unit::TextureCache, 1.0),
+        IntAlu | IntMul | IntDiv => units.add(Unit::Int, 1.0),
+        FpAlu | FpDiv | Dp => units.add(Unit::Fp, 1.0),
+        Sfu => units.add(Unit::Sfu, 1.0),
+        Conv | WarpCollective => units.add(Unit::Alu, 1.0),
+        Tex => units.add(Unit::TextureCache, 1.0),
         Load | Store | Atomic => {
             if let Some(m) = inst.mem.as_ref() {
                 match m.space {
                     MemSpace::Global => {
-                        p.units.add(Unit::GlobalMem, 1.0);
-                        p.units.add(Unit::L1, 1.0);
+                        units.add(Unit::GlobalMem, 1.0);
+                        units.add(Unit::L1, 1.0);
                     }
                     MemSpace::Local => {
-                        p.units.add(Unit::LocalMem, 1.0);
-                        p.units.add(Unit::L1, 1.0);
+                        units.add(Unit::LocalMem, 1.0);
+                        units.add(Unit::L1, 1.0);
                     }
                     MemSpace::Shared => {
-                        p.units.add(Unit::Shared, 1.0);
+                        units.add(Unit::Shared, 1.0);
                         if m.is_store && reg_row == RegFileRow::Literal {
                             reg = false;
                         }
                     }
-                    MemSpace::Const | MemSpace::Param => p.units.add(Unit::ConstCache, 1.0),
-                    MemSpace::Tex => p.units.add(Unit::TextureCache, 1.0),
+                    MemSpace::Const | MemSpace::Param => units.add(Unit::ConstCache, 1.0),
+                    MemSpace::Tex => units.add(Unit::TextureCache, 1.0),
                 }
             }
         }
         Branch | Barrier | Fence | Exit | Nop => reg = false,
     }
     if reg {
-        p.units.add(Unit::Reg, 1.0);
+        units.add(Unit::Reg, 1.0);
     }
 }
 
@@ -470,7 +470,7 @@ impl InstObserver for Analyser {
         p.warp_insts += 1;
         p.thread_insts += inst.active_lanes() as u64;
         p.m_factor_sum += m_factor(inst.class, m_src);
-        unit_counts(reg_row, p, inst);
+        unit_counts(reg_row, &mut p.units, inst);
         match inst.class {
             OpClass::FpAlu | OpClass::FpDiv | OpClass::Dp => p.fp_insts += 1,
             OpClass::IntAlu | OpClass::IntMul | OpClass::IntDiv => p.int_insts += 1,

@@ -9,6 +9,7 @@
 //! in the module that implements the equation; `docs/MODELS.md` lists them all.
 #![deny(missing_docs)]
 
+pub mod activity;
 pub mod analyser;
 pub mod hetero;
 pub mod ipp;

@@ -467,9 +467,10 @@ fn simulate_power(
     config: &str,
     pred: &Prediction,
 ) -> anyhow::Result<(Vec<SimulatedLaunch>, f64)> {
-    use warpforge_models::power::{from_activity, Unit};
+    use warpforge_models::activity::simulated_power;
     use warpforge_timing::TimingRunner;
     let cfg = super::config::resolve(Some(config), &[], &[])?;
+    let machine = super::run::sim_machine(&cfg);
     let mut device = Device::new();
     device.set_runner(Box::new(TimingRunner::new(cfg, 1)));
     device.set_observer(Some(Box::new(Analyser::new(
@@ -497,35 +498,16 @@ fn simulate_power(
         .downcast_mut::<TimingRunner>()
         .context("not a timing runner")?
         .stats();
-    let freq_hz = dev.core.freq_ghz * 1e9;
     let mut out = Vec::new();
     for (i, (p, k)) in profiles.iter().zip(&stats.kernels).enumerate() {
-        let active = (dev.core.num_sms as u64).min(p.blocks.max(1)) as f64;
-        let mut totals = p.units;
-        let l2 = k.l2.accesses as f64;
-        let dram = (k.dram.reads + k.dram.writes) as f64;
-        totals.0[Unit::L1.index()] = k.l1d.accesses as f64;
-        totals.0[Unit::L2.index()] = l2;
-        let dram_share = if l2 > 0.0 { (dram / l2).min(1.0) } else { 0.0 };
-        totals.0[Unit::GlobalMem.index()] *= dram_share;
-        totals.0[Unit::LocalMem.index()] *= dram_share;
-        let pb = dev.power.as_ref().map(|pw| {
-            from_activity(
-                pw,
-                &totals,
-                k.cycles as f64,
-                active,
-                dev.core.num_sms as f64,
-                dev.core.issue_cycles,
-            )
-        });
-        let t = k.cycles as f64 / freq_hz;
+        let act = super::run::activity(p.units, p.blocks, k);
+        let pb = simulated_power(dev, machine, &act);
         out.push(SimulatedLaunch {
             kernel: k.kernel.clone(),
             sim_cycles: k.cycles,
             predicted_cycles: pred.launches.get(i).map_or(0.0, |l| l.model.exec_cycles),
-            power_w: pb.as_ref().map(|b| b.total_w),
-            energy_j: pb.as_ref().map(|b| b.total_w * t),
+            power_w: pb.as_ref().map(|b| b.avg_power_w),
+            energy_j: pb.as_ref().map(|b| b.energy_j),
         });
     }
     Ok((out, wall))

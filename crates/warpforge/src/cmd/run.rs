@@ -7,7 +7,14 @@
 //! cleanly on Ctrl-C with the statistics so far, and prints per-kernel and total statistics
 //! (JSON: `workload`, `size`, `mode`, `config`, `threads`, `wall_s`, `sm_cycles_per_s`, and
 //! `stats` = the timing model's `RunStats`: `kernels[]` and `total` with `cycles`, `ipc`,
-//! `l1d`, `l2`, `dram`, `icnt`, `stalls`, `check`...).
+//! `l1d`, `l2`, `dram`, `icnt`, `stalls`, `check`...). Timing mode also reports power and
+//! energy from the simulation's activity counters (document 002's power model, shared with
+//! `predict --simulate` through `warpforge_models::activity`): a `power` object in every
+//! `stats.kernels[]` entry and in `stats.total` (`avg_power_w`, `dynamic_power_w`,
+//! `static_power_w`, `energy_j`, `runtime_s`, `cycles`, `active_sms`, `units_w`, `params`), and
+//! a top-level `power_params` (the parameter set, or `null` with `power_note` saying why power
+//! is omitted). The parameter set is `--power-params NAME|FILE`, by default the built-in set
+//! named like the timing configuration (`gtx480`); `--power-params none` turns it off.
 //!
 //! JSON output (`--json FILE`) fields: `workload`, `size`, `mode`, `warp_insts`, `thread_insts`,
 //! `launches`, `check` (`passed` / `failed`), `check_message` (failures only), `wall_s`.
@@ -17,7 +24,15 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use serde_json::json;
+use warpforge_core::InstObserver;
+use warpforge_models::activity::{
+    simulated_power, total_power, LaunchUnits, SimActivity, SimMachine, SimPower, UnitCounter,
+};
+use warpforge_models::options::RegFileRow;
+use warpforge_models::params::{self, DeviceParams};
+use warpforge_models::power::UnitCounts;
 use warpforge_simt::Device;
+use warpforge_timing::KernelStats;
 use warpforge_workloads::profile::InstCounter;
 use warpforge_workloads::{find, registry, Check, Size, Workload};
 
@@ -57,6 +72,11 @@ pub struct Args {
     /// Timing mode: simulation worker threads.
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Timing mode: power-model parameter set (name as in `predict --gpu`, or a `*.toml` file)
+    /// for power and energy from the activity counters; default: the built-in set named like
+    /// the timing configuration (`gtx480`), else power is omitted; `none` turns power off.
+    #[arg(long = "power-params", value_name = "NAME|FILE")]
+    pub power_params: Option<String>,
 }
 
 /// Parses a `--size` value (clap value parser).
@@ -89,9 +109,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 || !args.set.is_empty()
                 || args.threads.is_some()
                 || !args.gpgpusim_config.is_empty()
+                || args.power_params.is_some()
             {
                 bail!(
-                    "--config, --gpgpusim-config, --set and --threads apply to --mode timing only"
+                    "--config, --gpgpusim-config, --set, --threads and --power-params apply to --mode timing only"
                 );
             }
             run_functional(w, args.size, args.json.as_deref())
@@ -152,15 +173,25 @@ fn run_functional(
     Ok(())
 }
 
-/// Runs workload `w` at `size` on a fresh timing runner; returns the runner (with statistics,
-/// also when the run failed or was interrupted), the check and the wall time.
+/// What [`simulate`] returns: the runner (with statistics, also when the run failed or was
+/// interrupted), the check, the wall time and the observer given to it.
+pub type Simulation = (
+    warpforge_timing::TimingRunner,
+    anyhow::Result<Check>,
+    f64,
+    Option<Box<dyn InstObserver>>,
+);
+
+/// Runs workload `w` at `size` on a fresh timing runner, with `observer` (if any) watching the
+/// executed instructions.
 pub fn simulate(
     w: &dyn Workload,
     size: Size,
     cfg: warpforge_timing::GpuConfig,
     threads: usize,
     progress: bool,
-) -> (warpforge_timing::TimingRunner, anyhow::Result<Check>, f64) {
+    observer: Option<Box<dyn InstObserver>>,
+) -> Simulation {
     use warpforge_timing::TimingRunner;
     let mut runner = TimingRunner::new(cfg, threads);
     let stop = runner.stop_flag();
@@ -183,6 +214,7 @@ pub fn simulate(
     }
     let mut dev = Device::new();
     dev.set_runner(Box::new(runner));
+    dev.set_observer(observer);
     let t0 = Instant::now();
     let check = w.run(&mut dev, size).with_context(|| {
         format!(
@@ -198,7 +230,83 @@ pub fn simulate(
         .downcast_mut::<TimingRunner>()
         .map(|r| std::mem::replace(r, TimingRunner::new(r.config().clone(), 1)))
         .expect("a timing runner");
-    (runner, check, wall)
+    (runner, check, wall, dev.take_observer())
+}
+
+/// The simulated machine of configuration `cfg` (SM count, SM clock) for the power model.
+pub fn sim_machine(cfg: &warpforge_timing::GpuConfig) -> SimMachine {
+    SimMachine {
+        num_sms: cfg.core.num_sms,
+        core_clock_hz: cfg.clocks.core_mhz * 1e6,
+    }
+}
+
+/// Power-model activity of one simulated launch: instruction-side `units` and `blocks` from an
+/// observer, memory-side counts and cycles from the timing statistics `k`.
+pub fn activity(units: UnitCounts, blocks: u64, k: &KernelStats) -> SimActivity {
+    SimActivity {
+        units,
+        blocks,
+        cycles: k.cycles,
+        l1_accesses: k.l1d.accesses,
+        l2_accesses: k.l2.accesses,
+        dram_accesses: k.dram.reads + k.dram.writes,
+    }
+}
+
+/// The power parameter set for a timing run on configuration `cfg_name`: `Ok(Some)` with power
+/// parameters, `Ok(None)` with the reason power is omitted.
+fn power_params(arg: Option<&str>, cfg_name: &str) -> anyhow::Result<Result<DeviceParams, String>> {
+    match arg {
+        Some("none") => Ok(Err("power off (--power-params none)".into())),
+        Some(name) => {
+            let p =
+                params::load(name).with_context(|| format!("loading --power-params `{name}`"))?;
+            if p.power.is_none() {
+                bail!(
+                    "--power-params `{name}`: parameter set `{}` has no [power] section",
+                    p.name
+                );
+            }
+            Ok(Ok(p))
+        }
+        None => {
+            // The set named like the configuration, else like its family prefix
+            // (`gtx480-cawa` -> `gtx480`: same card, other L1/scheduler).
+            let family = cfg_name.split('-').next().unwrap_or(cfg_name);
+            match [cfg_name, family]
+                .into_iter()
+                .filter_map(|n| params::builtin(n).ok())
+                .find(|p| p.power.is_some())
+            {
+                Some(p) => Ok(Ok(p)),
+                None => Ok(Err(format!(
+                "no power parameter set matches configuration `{cfg_name}`; pass --power-params NAME|FILE (built-in: {})",
+                params::names().join(", ")
+            ))),
+            }
+        }
+    }
+}
+
+/// Per-launch power (one per kernel in `stats`) and the run total, or `None` when the counts do
+/// not line up with the launches (interrupted run).
+fn run_power(
+    dev: &DeviceParams,
+    machine: SimMachine,
+    launches: &[LaunchUnits],
+    stats: &warpforge_timing::RunStats,
+) -> Option<(Vec<SimPower>, SimPower)> {
+    if launches.len() != stats.kernels.len() {
+        return None;
+    }
+    let per: Vec<SimPower> = launches
+        .iter()
+        .zip(&stats.kernels)
+        .map(|(l, k)| simulated_power(dev, machine, &activity(l.units, l.blocks, k)))
+        .collect::<Option<_>>()?;
+    let total = total_power(&per)?;
+    Some((per, total))
 }
 
 fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
@@ -208,13 +316,37 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
     let sms = cfg.core.num_sms as f64;
     let cfg_name = cfg.name.clone();
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let (mut runner, check, wall) = simulate(w, args.size, cfg, threads, tty);
+    let power_dev = power_params(args.power_params.as_deref(), &cfg_name)?;
+    let machine = sim_machine(&cfg);
+    let observer: Option<Box<dyn InstObserver>> = match &power_dev {
+        Ok(_) => Some(Box::new(UnitCounter::new(RegFileRow::default()))),
+        Err(_) => None,
+    };
+    let (mut runner, check, wall, mut observer) =
+        simulate(w, args.size, cfg, threads, tty, observer);
     match &check {
         Ok(c) => runner.set_check(check_word(c)),
         Err(_) => runner.set_check("none"),
     }
     let stats = runner.stats();
+    let launches = observer
+        .as_deref_mut()
+        .and_then(|o| o.as_any_mut().downcast_mut::<UnitCounter>())
+        .map(|c| c.take_launches())
+        .unwrap_or_default();
+    let power = match &power_dev {
+        Ok(dev) => run_power(dev, machine, &launches, &stats)
+            .ok_or_else(|| "launch counts do not match the simulated kernels".to_string()),
+        Err(why) => Err(why.clone()),
+    };
     print!("{}", runner.summary());
+    match &power {
+        Ok((_, t)) => println!(
+            "power ({} parameters): {:.1} W average ({:.1} W dynamic + {:.1} W static), energy {:.6} J over {:.6} s",
+            t.params, t.avg_power_w, t.dynamic_power_w, t.static_power_w, t.energy_j, t.runtime_s
+        ),
+        Err(why) => println!("power: omitted: {why}"),
+    }
     let sm_cycles_per_s = stats.total.cycles as f64 * sms / wall.max(1e-9);
     println!(
         "{name} ({}) timing on {cfg_name}, {threads} thread(s): {:.2} s, {:.0} SM-cycles/s",
@@ -223,7 +355,7 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
         sm_cycles_per_s
     );
     if let Some(path) = &args.json {
-        let v = json!({
+        let mut v = json!({
             "workload": name,
             "size": args.size.name(),
             "mode": "timing",
@@ -233,6 +365,19 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
             "sm_cycles_per_s": sm_cycles_per_s,
             "stats": runner.stats_json(),
         });
+        match &power {
+            Ok((per, total)) => {
+                v["power_params"] = json!(total.params);
+                for (i, p) in per.iter().enumerate() {
+                    v["stats"]["kernels"][i]["power"] = serde_json::to_value(p)?;
+                }
+                v["stats"]["total"]["power"] = serde_json::to_value(total)?;
+            }
+            Err(why) => {
+                v["power_params"] = serde_json::Value::Null;
+                v["power_note"] = json!(why);
+            }
+        }
         std::fs::write(path, serde_json::to_string_pretty(&v)? + "\n")
             .with_context(|| format!("writing {}", path.display()))?;
     }
