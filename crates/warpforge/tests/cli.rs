@@ -473,7 +473,7 @@ fn bench_timing_reports_rates_and_thread_independence() {
         ));
     let v = read_json(&json);
     let runs = v["timing"]["runs"].as_array().unwrap();
-    assert!(runs.len() >= 2 && runs.len() % 2 == 0);
+    assert!(runs.len() >= 2 && runs.len().is_multiple_of(2));
     for pair in runs.chunks(2) {
         assert_eq!(pair[0]["workload"], pair[1]["workload"]);
         assert_eq!(
