@@ -161,7 +161,10 @@ pub struct CacheConfig {
     pub miss_queue: u32,
     /// Hit latency, cycles of the owner's clock.
     pub latency: u32,
-    /// Fixed miss penalty for caches without a path to L2 (the L1I), core cycles.
+    /// L1I only: 0 (the default of every preset) sends a miss as a line-size read through the
+    /// interconnect to L2 and DRAM, as GPGPU-Sim does; a positive value instead fills the line
+    /// at once and charges this fixed penalty, core cycles (a simplified mode for studies that
+    /// want instruction fetch out of the memory system). Unused by the other caches.
     pub miss_latency: u32,
 }
 

@@ -251,8 +251,9 @@ impl Gpu {
         }
         Sm::check_fits(&self.cfg, &k)
             .map_err(|e| RunError::Source(SourceError::new(format!("kernel `{}`: {e}", k.name))))?;
+        let code_base = crate::mem::code::code_base(&k.name);
         for s in &mut self.sms {
-            s.start_kernel();
+            s.start_kernel(code_base);
         }
         let start_cycle = self.cyc[CORE];
         let start_insts = self.sms.iter().map(|s| s.stats.warp_insts).sum::<u64>();

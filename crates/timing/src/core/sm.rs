@@ -13,10 +13,11 @@ use super::sched::{self, SchedView, WarpScheduler};
 use super::warp::{Warp, MAX_IBUF};
 use crate::config::{ClassCycles, GpuConfig};
 use crate::dram::addrmap::AddrMap;
-use crate::mem::cache::{Cache, Lookup};
+use crate::mem::cache::{Cache, Lookup, Mshr};
 use crate::mem::coalesce::{coalesce, distinct_chunks, Txn, MAX_TXNS};
+use crate::mem::code;
 use crate::mem::l1::{AccessKind, Outcome, L1};
-use crate::mem::req::{MemReq, ReqSrc, ACK};
+use crate::mem::req::{MemReq, ReqKind, ReqSrc, ACK};
 use crate::mem::shared::conflict_degree;
 use crate::stats::{CacheStats, CoreStats, StallStats};
 use std::cmp::Reverse;
@@ -139,6 +140,14 @@ pub struct Sm {
     age_counter: u64,
     fetch_rr: usize,
     l1i: Cache,
+    /// Outstanding L1I line misses (one entry per line; waiters are found by scanning warps).
+    imshr: Mshr<u8>,
+    /// Warps whose missing L1I line has no MSHR entry yet (waiting for a free one).
+    imiss_unsent: u64,
+    /// L1I miss requests waiting for the request network (sent before data misses).
+    imiss_q: VecDeque<MemReq>,
+    /// Code window of the running kernel ([`code::code_base`]).
+    code_base: u64,
     l1d: L1,
     cc: L1,
     map: AddrMap,
@@ -230,6 +239,10 @@ impl Sm {
             age_counter: 0,
             fetch_rr: 0,
             l1i: Cache::new(&cfg.l1i),
+            imshr: Mshr::new(cfg.l1i.mshr_entries as usize, 1),
+            imiss_unsent: 0,
+            imiss_q: VecDeque::with_capacity(cfg.l1i.mshr_entries as usize),
+            code_base: code::code_base(""),
             l1d: L1::new(&cfg.l1d, ReqSrc::L1d),
             cc: L1::new(&cfg.const_cache, ReqSrc::Const),
             map,
@@ -290,6 +303,7 @@ impl Sm {
             || self.cc.busy()
             || !self.out_q.is_empty()
             || !self.in_q.is_empty()
+            || self.imshr.used() > 0
     }
 
     /// Room for one more reply from the network.
@@ -297,8 +311,10 @@ impl Sm {
         self.in_q.len() < self.in_cap
     }
 
-    /// Kernel boundary: flush the L1D and constant cache (GPGPU-Sim `-gpgpu_flush_l1_cache 1`).
-    pub fn start_kernel(&mut self) {
+    /// Kernel boundary: flush the L1D and constant cache (GPGPU-Sim `-gpgpu_flush_l1_cache 1`)
+    /// and the L1I; the kernel's instructions live at `code_base` ([`code::code_base`]).
+    pub fn start_kernel(&mut self, code_base: u64) {
+        self.code_base = code_base;
         self.l1d.flush();
         self.cc.flush();
         self.l1i.invalidate_all();
@@ -409,10 +425,11 @@ impl Sm {
                 let w = (k + self.fetch_rr) % 64;
                 let wp = &self.warps[w];
                 if wp.live
-                    && wp.len == 0
-                    && !wp.fetch_done
-                    && !wp.fetch_barrier
-                    && !wp.branch_pending
+                    && (wp.refetch
+                        || (wp.len == 0
+                            && !wp.fetch_done
+                            && !wp.fetch_barrier
+                            && !wp.branch_pending))
                 {
                     pick = Some(w);
                     break;
@@ -420,6 +437,13 @@ impl Sm {
             }
             let Some(w) = pick else { return Ok(()) };
             self.fetch_rr = (w + 1) % 64;
+            if self.warps[w].refetch {
+                self.refetch(w, now);
+                let wp = &self.warps[w];
+                if wp.fetch_done || wp.fetch_barrier || wp.branch_pending {
+                    continue;
+                }
+            }
             self.fetch_warp(w, now, src)?;
         }
         Ok(())
@@ -447,31 +471,36 @@ impl Sm {
             let inst = &wp.ibuf[slot];
             let pc = inst.pc;
             wp.last_pc = pc;
-            let line = self.l1i.line_of(pc);
+            let line = self.l1i.line_of(code::code_addr(self.code_base, pc));
             self.l1i_stats.accesses += 1;
+            let mut missed = false;
             match self.l1i.lookup(line, 1) {
                 Lookup::Hit(way) => {
                     self.l1i.touch(line, way);
                     self.l1i_stats.hits += 1;
                 }
-                _ => {
+                _ if self.l1i_miss > 0 => {
+                    // Fixed-penalty mode (`l1i.miss_latency > 0`): fill at once, pay the penalty.
                     self.l1i_stats.misses += 1;
-                    if let Some((_, ev)) = self.l1i.allocate(line, false) {
-                        if ev.is_some() {
-                            self.l1i_stats.evictions += 1;
-                        }
-                        let full = self.l1i.full_mask();
-                        self.l1i.fill(line, full);
-                    }
+                    self.l1i_fill(line);
                     ready = ready.max(now + self.l1i_miss + self.decode);
+                }
+                _ => {
+                    // Realistic mode: the entry waits for the line from L2 (see `imiss_step`,
+                    // which counts the miss, or a merge into an outstanding miss).
+                    missed = true;
                 }
             }
             let wp = &mut self.warps[w];
             let inst = &wp.ibuf[slot];
             let class = inst.class;
             let exits = inst.warp_exits;
-            wp.ready_at[slot] = ready;
+            wp.ready_at[slot] = if missed { u64::MAX } else { ready };
             wp.len += 1;
+            if missed {
+                wp.imiss = Some(line);
+                self.imiss_unsent |= 1 << w;
+            }
             if exits {
                 wp.fetch_done = true;
                 break;
@@ -484,12 +513,98 @@ impl Sm {
                 wp.branch_pending = true;
                 break;
             }
+            if missed {
+                // Fetch resumes for this warp once the line has arrived and the entry issued.
+                break;
+            }
         }
         let cs = self.warps[w].cta_slot as usize;
         if self.warps[w].fetch_done {
             self.check_barrier(cs);
         }
         Ok(())
+    }
+
+    /// The fetch slot re-accesses the L1I for warp `w` after its line arrived: the waiting
+    /// entry becomes issuable after decode.
+    fn refetch(&mut self, w: usize, now: u64) {
+        let ready = now + self.decode;
+        let wp = &mut self.warps[w];
+        wp.refetch = false;
+        for k in 0..wp.len as usize {
+            let slot = (wp.head as usize + k) % MAX_IBUF;
+            if wp.ready_at[slot] == u64::MAX {
+                wp.ready_at[slot] = ready;
+            }
+        }
+    }
+
+    /// Installs L1I line `line` (allocate, evicting as the policy says, and mark valid).
+    fn l1i_fill(&mut self, line: u64) {
+        if let Some((_, ev)) = self.l1i.allocate(line, false) {
+            if ev.is_some() {
+                self.l1i_stats.evictions += 1;
+            }
+            let full = self.l1i.full_mask();
+            self.l1i.fill(line, full);
+        }
+    }
+
+    /// L1I misses to the memory system: every warp waiting for a line without an MSHR entry
+    /// joins the entry of that line or opens one (when free), which queues a line-size read to
+    /// the L2 slice owning the code address. Allocation-free: the MSHR and the queue are
+    /// preallocated (`l1i.mshr_entries`).
+    fn imiss_step(&mut self) {
+        let mut m = self.imiss_unsent;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let Some(line) = self.warps[w].imiss else {
+                self.imiss_unsent &= !(1 << w);
+                continue;
+            };
+            if self.imshr.find(line).is_some() {
+                self.l1i_stats.merged += 1;
+            } else {
+                if !self.imshr.has_free() {
+                    continue;
+                }
+                self.l1i_stats.misses += 1;
+                self.imshr.open(line, w as u8);
+                let addr = line * self.l1i.line_bytes();
+                self.imiss_q.push_back(MemReq {
+                    addr,
+                    bytes: self.l1i.line_bytes() as u32,
+                    kind: ReqKind::Read,
+                    src: ReqSrc::L1i,
+                    bypass: false,
+                    sm: self.id,
+                    slice: self.map.slice(addr) as u16,
+                    id: u32::MAX,
+                });
+            }
+            self.imiss_unsent &= !(1 << w);
+        }
+    }
+
+    /// An L1I line arrived from L2: install it and mark every warp waiting for it for a
+    /// re-fetch (the fetch unit then serves them one per fetch slot).
+    fn ifill(&mut self, r: &MemReq) {
+        let line = self.l1i.line_of(r.addr);
+        self.l1i_fill(line);
+        self.imshr.close(line, |_| {});
+        let mut m = self.used_warps;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let wp = &mut self.warps[w];
+            if wp.imiss != Some(line) {
+                continue;
+            }
+            wp.imiss = None;
+            wp.refetch = true;
+            self.imiss_unsent &= !(1 << w);
+        }
     }
 
     /// Releases the barrier of CTA slot `cs` when every warp has arrived or is done.
@@ -610,14 +725,21 @@ impl Sm {
             if r.bypass && r.id & ACK != 0 && r.id != u32::MAX {
                 // A store acknowledgement.
                 self.warps[(r.id & !ACK) as usize].inflight -= 1;
+            } else if r.src == ReqSrc::L1i {
+                self.ifill(&r);
             } else {
                 self.fill_reply(&r);
             }
         }
+        if self.imiss_unsent != 0 {
+            self.imiss_step();
+        }
         self.ldst_step(now);
-        // Miss queues to the network (one request per cycle, L1D first).
+        // Miss queues to the network (one request per cycle: L1I, then L1D, then constants).
         if self.out_q.len() < self.out_cap {
-            if let Some(r) = self.l1d.miss_queue.pop_front() {
+            if let Some(r) = self.imiss_q.pop_front() {
+                self.out_q.push_back(r);
+            } else if let Some(r) = self.l1d.miss_queue.pop_front() {
                 self.out_q.push_back(r);
             } else if let Some(r) = self.cc.miss_queue.pop_front() {
                 self.out_q.push_back(r);
@@ -639,6 +761,7 @@ impl Sm {
         match r.src {
             ReqSrc::L1d => self.l1d.fill(r, |w| woken.push(w)),
             ReqSrc::Const => self.cc.fill(r, |w| woken.push(w)),
+            ReqSrc::L1i => unreachable!("L1I replies are handled by `ifill`"),
         }
         for &w in &woken {
             // Atomics without a destination (`red`) have no tracker.
@@ -669,6 +792,7 @@ impl Sm {
             let unit = match l.src {
                 ReqSrc::L1d => &mut self.l1d,
                 ReqSrc::Const => &mut self.cc,
+                ReqSrc::L1i => unreachable!("the LD/ST unit never accesses the L1I"),
             };
             let waiter = if l.kind == AccessKind::Store {
                 ACK | l.warp as u32
@@ -1084,6 +1208,10 @@ impl Sm {
                         format!("register r{r} (a memory load in flight)")
                     }
                     Some(r) => format!("register r{r} (an ALU result)"),
+                    None if wp.imiss.is_some() && wp.len == 1 => {
+                        "an instruction-cache fill from L2".to_string()
+                    }
+                    None if wp.refetch && wp.len == 1 => "re-fetch after an L1I fill".to_string(),
                     None if wp.ready_at[wp.head as usize] > now => "decode".to_string(),
                     None => format!("a free {:?} unit", self.unit_of(inst.class)),
                 }

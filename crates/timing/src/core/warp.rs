@@ -89,6 +89,11 @@ pub struct Warp {
     pub sb: Scoreboard,
     /// PC of the last fetched instruction (diagnostics).
     pub last_pc: u64,
+    /// L1I line (code address / line size) whose fill the newest I-buffer entry waits for.
+    pub imiss: Option<u64>,
+    /// The line of the newest I-buffer entry has arrived; the fetch unit must re-access the L1I
+    /// for this warp (one warp per fetch slot, as GPGPU-Sim re-fetches after a fill).
+    pub refetch: bool,
 }
 
 impl Default for Warp {
@@ -111,6 +116,8 @@ impl Default for Warp {
             pending_loads: 0,
             sb: Scoreboard::default(),
             last_pc: 0,
+            imiss: None,
+            refetch: false,
         }
     }
 }

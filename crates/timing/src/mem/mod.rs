@@ -3,6 +3,7 @@
 
 pub mod cache;
 pub mod coalesce;
+pub mod code;
 pub mod icnt;
 pub mod insertion;
 pub mod l1;

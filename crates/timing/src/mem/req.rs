@@ -24,6 +24,8 @@ pub enum ReqSrc {
     L1d,
     /// The constant cache.
     Const,
+    /// The instruction cache (a 1-line read per miss; `id` is unused).
+    L1i,
 }
 
 /// A request or reply between an SM and an L2 slice.

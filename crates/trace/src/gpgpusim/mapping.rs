@@ -653,18 +653,9 @@ pub fn to_timing_config(
         cfg.icnt.ejection_buffer = v.max(1);
     }
 
-    // GPGPU-Sim sends instruction-cache misses to the L2 (and on a cold L2 to DRAM); warpforge's
-    // L1I has a fixed miss penalty instead, set here to that round trip: ROP and DRAM latency
-    // (L2 cycles), activate + CAS + burst (DRAM cycles) and the two network traversals.
-    {
-        let core = cfg.clocks.core_mhz;
-        let l2 = f64::from(cfg.l2.rop_latency + cfg.l2.dram_latency) * core / cfg.clocks.l2_mhz;
-        let t = &cfg.dram.timing;
-        let dram =
-            f64::from(t.t_rcd + t.t_cl + cfg.dram.burst_cycles()) * core / cfg.clocks.dram_mhz;
-        let net = 2.0 * f64::from(cfg.icnt.latency) * core / cfg.clocks.icnt_mhz;
-        cfg.l1i.miss_latency = (l2 + dram + net).round() as u32;
-    }
+    // GPGPU-Sim sends instruction-cache misses through the interconnect to the L2 (and on a cold
+    // L2 to DRAM); so does warpforge with `l1i.miss_latency = 0`, which the import keeps.
+    cfg.l1i.miss_latency = 0;
 
     cfg.validate().map_err(|e| {
         let file = user
