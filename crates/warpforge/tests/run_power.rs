@@ -117,6 +117,22 @@ fn timing_run_reports_consistent_power_and_energy() {
 }
 
 #[test]
+fn power_does_not_depend_on_the_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, _) = timing(dir.path(), "micro_smem", &["--threads", "1"]);
+    let two_dir = tempfile::tempdir().unwrap();
+    let (two, _) = timing(two_dir.path(), "micro_smem", &["--threads", "2"]);
+    assert!(one["stats"]["kernels"].as_array().unwrap().len() == 2);
+    for (a, b) in [
+        (&one["stats"]["kernels"], &two["stats"]["kernels"]),
+        (&one["stats"]["total"], &two["stats"]["total"]),
+    ] {
+        assert_eq!(a.to_string(), b.to_string());
+    }
+    check_power(&one["stats"]["total"]);
+}
+
+#[test]
 fn cawa_preset_uses_the_gtx480_family_parameters() {
     let dir = tempfile::tempdir().unwrap();
     let (v, _) = timing(dir.path(), "micro_alu", &["--config", "gtx480-cawa"]);
