@@ -198,6 +198,17 @@ fn run_timing_json_fields_and_consistency_with_functional() {
         stalls.len() >= 5 && stalls.values().all(Value::is_u64),
         "{stalls:?}"
     );
+    // Power from the activity counters (default parameters: the preset's name).
+    let p = &t["power"];
+    assert_eq!(p["params"], "gtx480");
+    let (w, secs) = (f64_of(p, "avg_power_w"), f64_of(p, "runtime_s"));
+    assert!((secs * 700e6 / cycles as f64 - 1.0).abs() < 1e-6, "{p}");
+    assert!(
+        (f64_of(p, "energy_j") / (w * secs) - 1.0).abs() < 1e-6,
+        "{p}"
+    );
+    let parts = f64_of(p, "dynamic_power_w") + f64_of(p, "static_power_w");
+    assert!((parts / w - 1.0).abs() < 1e-6, "{p}");
     // Per-kernel cycles and instructions add up to the total.
     let kernels = v["stats"]["kernels"].as_array().unwrap();
     assert!(!kernels.is_empty());
