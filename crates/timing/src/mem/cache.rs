@@ -270,22 +270,34 @@ impl Cache {
 }
 
 /// Miss-status holding registers: outstanding line misses with the requests merged into each.
-/// Waiters live in one flat preallocated array (`entries x merge`).
+///
+/// Waiters live in one shared pool of nodes linked per entry (arrival order), with a free list.
+/// The pool starts small and grows only when more waiters are outstanding at once than ever
+/// before, so construction is cheap even for huge tables (GPGPU-Sim's `A:1024:1024` L2 MSHRs)
+/// while the steady state allocates nothing; behaviour is that of a flat `entries x merge` array.
 pub struct Mshr<T: Copy> {
     lines: Vec<u64>,
-    counts: Vec<u8>,
-    waiters: Vec<T>,
+    counts: Vec<u16>,
+    heads: Vec<u32>,
+    tails: Vec<u32>,
+    pool: Vec<(T, u32)>,
+    free: u32,
     merge: usize,
     used: usize,
 }
 
+const NIL: u32 = u32::MAX;
+
 impl<T: Copy + Default> Mshr<T> {
-    /// `entries` entries of up to `merge` waiters each.
+    /// `entries` entries of up to `merge` waiters each (`merge` capped at 255).
     pub fn new(entries: usize, merge: usize) -> Self {
         Self {
             lines: vec![INVALID; entries],
             counts: vec![0; entries],
-            waiters: vec![T::default(); entries * merge],
+            heads: vec![NIL; entries],
+            tails: vec![NIL; entries],
+            pool: Vec::with_capacity((entries * merge.min(255)).min(1024)),
+            free: NIL,
             merge: merge.min(255),
             used: 0,
         }
@@ -315,6 +327,18 @@ impl<T: Copy + Default> Mshr<T> {
         self.used
     }
 
+    fn node(&mut self, w: T) -> u32 {
+        if self.free != NIL {
+            let n = self.free;
+            self.free = self.pool[n as usize].1;
+            self.pool[n as usize] = (w, NIL);
+            n
+        } else {
+            self.pool.push((w, NIL));
+            (self.pool.len() - 1) as u32
+        }
+    }
+
     /// Opens an entry for `line` with its first waiter (caller checked `has_free`).
     pub fn open(&mut self, line: u64, w: T) -> usize {
         let e = self
@@ -322,17 +346,21 @@ impl<T: Copy + Default> Mshr<T> {
             .iter()
             .position(|&l| l == INVALID)
             .expect("free MSHR");
+        let n = self.node(w);
         self.lines[e] = line;
         self.counts[e] = 1;
-        self.waiters[e * self.merge] = w;
+        self.heads[e] = n;
+        self.tails[e] = n;
         self.used += 1;
         e
     }
 
     /// Adds a waiter to entry `e` (caller checked `can_merge`).
     pub fn merge(&mut self, e: usize, w: T) {
-        let n = self.counts[e] as usize;
-        self.waiters[e * self.merge + n] = w;
+        let n = self.node(w);
+        let t = self.tails[e] as usize;
+        self.pool[t].1 = n;
+        self.tails[e] = n;
         self.counts[e] += 1;
     }
 
@@ -341,11 +369,18 @@ impl<T: Copy + Default> Mshr<T> {
         let Some(e) = self.find(line) else {
             return false;
         };
-        for i in 0..self.counts[e] as usize {
-            f(self.waiters[e * self.merge + i]);
+        let mut n = self.heads[e];
+        while n != NIL {
+            let (w, next) = self.pool[n as usize];
+            f(w);
+            self.pool[n as usize].1 = self.free;
+            self.free = n;
+            n = next;
         }
         self.lines[e] = INVALID;
         self.counts[e] = 0;
+        self.heads[e] = NIL;
+        self.tails[e] = NIL;
         self.used -= 1;
         true
     }
@@ -444,5 +479,27 @@ mod tests {
         assert_eq!(got, vec![1, 2]);
         assert!(m.has_free());
         assert!(m.find(7).is_none());
+    }
+
+    #[test]
+    fn mshr_pool_reuses_nodes_and_keeps_arrival_order() {
+        let mut m: Mshr<u32> = Mshr::new(1024, 1024);
+        for round in 0..3u32 {
+            // Two entries with interleaved waiters.
+            let a = m.open(1, round * 10);
+            let b = m.open(2, round * 10 + 1);
+            for k in 2..6 {
+                m.merge(if k % 2 == 0 { a } else { b }, round * 10 + k);
+            }
+            let (mut ga, mut gb) = (vec![], vec![]);
+            assert!(m.close(2, |w| gb.push(w)));
+            assert!(m.close(1, |w| ga.push(w)));
+            let r = round * 10;
+            assert_eq!(ga, vec![r, r + 2, r + 4]);
+            assert_eq!(gb, vec![r + 1, r + 3, r + 5]);
+            assert_eq!(m.used(), 0);
+            // Six waiters at most were ever outstanding: the pool did not grow past them.
+            assert_eq!(m.pool.len(), 6);
+        }
     }
 }
