@@ -603,7 +603,11 @@ impl Sm {
             }
             wp.imiss = None;
             wp.refetch = true;
-            self.imiss_unsent &= !(1 << w);
+            if self.imiss_unsent & (1 << w) != 0 {
+                // Missed on this line in the cycle it arrived: counted as a merge.
+                self.l1i_stats.merged += 1;
+                self.imiss_unsent &= !(1 << w);
+            }
         }
     }
 
