@@ -116,13 +116,19 @@ impl GlobalMem {
         let size = usize::try_from(bytes).ok()?;
         let base = self.next;
         let span = bytes.max(1).div_ceil(ALLOC_ALIGN) * ALLOC_ALIGN + ALLOC_ALIGN;
-        self.next = self.next.checked_add(span)?;
-        if self.next >= GLOBAL_BASE + (1 << 44) {
+        let next = self.next.checked_add(span)?;
+        if next >= GLOBAL_BASE + (1 << 44) {
             return None;
         }
+        // Fallible host allocation: a request the host cannot back is a `None` (an error for
+        // the caller), never a process abort.
+        let mut data = Vec::new();
+        data.try_reserve_exact(size).ok()?;
+        data.resize(size, 0u8);
+        self.next = next;
         self.allocs.push(Alloc {
             base,
-            data: vec![0u8; size],
+            data,
             label: label.to_string(),
         });
         Some(base)

@@ -158,14 +158,43 @@ fn range_elem(dtype: Dtype, i: u64, out: &mut Vec<u8>) {
     }
 }
 
+/// Largest buffer `ptx run --arg buf:...` accepts, in bytes (16 GiB): the simulated device
+/// memory lives in host memory, so larger requests are refused with an error naming the
+/// argument instead of exhausting the host.
+pub const MAX_BUFFER_BYTES: u64 = 16 << 30;
+
+/// Bytes of a buffer of `count` elements of `dtype`, refused above [`MAX_BUFFER_BYTES`].
+fn buffer_bytes(dtype: Dtype, count: u64) -> anyhow::Result<usize> {
+    let bytes = count
+        .checked_mul(dtype.size() as u64)
+        .filter(|&b| b <= MAX_BUFFER_BYTES)
+        .ok_or_else(|| {
+            anyhow!(
+                "COUNT {count} x {} bytes exceeds the buffer limit of {MAX_BUFFER_BYTES} bytes (16 GiB)",
+                dtype.size()
+            )
+        })?;
+    usize::try_from(bytes).map_err(|_| anyhow!("{bytes} bytes do not fit in host memory"))
+}
+
+/// An empty vector with room for `bytes` bytes, or an error when the host cannot provide it.
+fn reserve(bytes: usize) -> anyhow::Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(bytes)
+        .map_err(|e| anyhow!("cannot allocate {bytes} bytes of host memory: {e}"))?;
+    Ok(v)
+}
+
 fn init_bytes(spec: &str, dtype: Dtype, count: u64) -> anyhow::Result<Vec<u8>> {
+    let bytes = buffer_bytes(dtype, count)?;
     let n = count as usize;
-    let size = dtype.size();
     if spec == "zeros" {
-        return Ok(vec![0u8; n * size]);
+        let mut v = reserve(bytes)?;
+        v.resize(bytes, 0);
+        return Ok(v);
     }
     if spec == "range" {
-        let mut v = Vec::with_capacity(n * size);
+        let mut v = reserve(bytes)?;
         (0..count).for_each(|i| range_elem(dtype, i, &mut v));
         return Ok(v);
     }
@@ -174,7 +203,7 @@ fn init_bytes(spec: &str, dtype: Dtype, count: u64) -> anyhow::Result<Vec<u8>> {
             .parse()
             .map_err(|_| anyhow!("`rand:{seed}`: the seed must be an integer"))?;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let mut v = Vec::with_capacity(n * size);
+        let mut v = reserve(bytes)?;
         for _ in 0..n {
             match dtype {
                 Dtype::F32 => v.extend_from_slice(&rng.gen::<f32>().to_le_bytes()),
@@ -245,7 +274,7 @@ fn run_kernel(a: RunArgs) -> anyhow::Result<()> {
                 .parse()
                 .map_err(|_| anyhow!("{}: COUNT `{count}` is not an integer", ctx()))?;
             let data = init_bytes(init, dtype, count).with_context(ctx)?;
-            let ptr = dev.malloc(data.len() as u64)?;
+            let ptr = dev.malloc(data.len() as u64).with_context(ctx)?;
             dev.copy_htod(ptr, &data)?;
             args.push(KernelArg::Ptr(ptr));
             bufs.push(Buffer {

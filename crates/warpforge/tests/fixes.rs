@@ -1,0 +1,37 @@
+//! Regression tests for QA-reported CLI bugs: bad input gets a clear error, a non-zero exit
+//! and no half-written output; timing JSON has the run totals at the top level.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn wf() -> Command {
+    Command::cargo_bin("warpforge").unwrap()
+}
+
+fn kernels(name: &str) -> String {
+    format!(
+        "{}/../simt/tests/kernels/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn huge_ptx_buffer_is_an_error_naming_the_argument() {
+    wf().args([
+        "ptx",
+        "run",
+        &kernels("vecadd.ptx"),
+        "--kernel",
+        "saxpy_i32",
+    ])
+    .args(["--grid", "1", "--block", "32", "--arg", "s32:1"])
+    .args(["--arg", "buf:x:s32:99999999999:zeros"])
+    .args(["--arg", "buf:y:s32:32:zeros", "--arg", "u32:32"])
+    .assert()
+    .code(2)
+    .stderr(
+        predicate::str::contains("--arg 2")
+            .and(predicate::str::contains("buf:x:s32:99999999999:zeros"))
+            .and(predicate::str::contains("limit")),
+    );
+}
