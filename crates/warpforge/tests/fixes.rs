@@ -35,3 +35,36 @@ fn huge_ptx_buffer_is_an_error_naming_the_argument() {
             .and(predicate::str::contains("limit")),
     );
 }
+
+#[test]
+fn zero_job_and_task_counts_are_refused() {
+    wf().args(["experiment", "pagoda", "--tasks", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--tasks").and(predicate::str::contains("at least 1")));
+    wf().args(["experiment", "lax", "--jobs", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--jobs").and(predicate::str::contains("at least 1")));
+}
+
+#[test]
+fn runtime_experiments_refuse_zero_work() {
+    use warpforge_runtime::{lax, pagoda};
+    let cal = lax::workload::Calibration::builtin();
+    let gpu = lax::gpu::GpuConfig::default();
+    let r = lax::run_experiment(
+        &cal,
+        &gpu,
+        lax::workload::Rate::High,
+        &["RR"],
+        &["CUTCP"],
+        0,
+        1,
+        &mut |_, _| {},
+    );
+    assert!(r.unwrap_err().to_string().contains("at least 1"));
+    let c = pagoda::master::PagodaConfig::default();
+    let r = pagoda::run_experiment(&c, &["MB"], &["Pagoda"], 0, 128, false, 1, &mut |_, _| {});
+    assert!(r.unwrap_err().to_string().contains("at least 1"));
+}

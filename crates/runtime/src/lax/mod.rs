@@ -162,7 +162,8 @@ impl Report {
     }
 }
 
-/// Runs `policies` on every benchmark of Table 6.3 at `rate` with `jobs` jobs each.
+/// Runs `policies` on every benchmark of Table 6.3 at `rate` with `jobs` jobs each (`jobs = 0`
+/// is an error).
 /// Each benchmark's job set depends only on `(seed, benchmark, rate)`, so every policy sees the
 /// same arrivals. `progress` is called after each cell.
 #[allow(clippy::too_many_arguments)]
@@ -176,6 +177,11 @@ pub fn run_experiment(
     seed: u64,
     progress: &mut dyn FnMut(&str, &str),
 ) -> Result<Report, RuntimeError> {
+    if jobs == 0 {
+        return Err(RuntimeError::Config(
+            "jobs per benchmark must be at least 1 (got 0)".into(),
+        ));
+    }
     let mut pols = Vec::new();
     for p in policies {
         let name = policy_by_name(p)?.name();

@@ -71,7 +71,7 @@ pub fn supported(runtime: &str, bench: &str) -> bool {
 
 /// Runs `runtimes` on every benchmark (`threads` per task; 0 = random 32..256, the irregular
 /// setting of Fig. 5.8; `copies = false` drops data copies: the compute-only setting of
-/// Figs. 5.7, 5.8 and 5.10). `progress` is called after each cell.
+/// Figs. 5.7, 5.8 and 5.10). `progress` is called after each cell; `tasks = 0` is an error.
 #[allow(clippy::too_many_arguments)]
 pub fn run_experiment(
     c: &PagodaConfig,
@@ -83,6 +83,11 @@ pub fn run_experiment(
     seed: u64,
     progress: &mut dyn FnMut(&str, &str),
 ) -> Result<Vec<Cell>, RuntimeError> {
+    if tasks == 0 {
+        return Err(RuntimeError::Config(
+            "tasks per benchmark must be at least 1 (got 0)".into(),
+        ));
+    }
     let mut rts = Vec::new();
     for r in runtimes {
         rts.push(runtime_by_name(r)?);

@@ -37,7 +37,7 @@ pub struct LaxArgs {
     #[arg(long, value_delimiter = ',')]
     bench: Vec<String>,
     /// Jobs per benchmark (the document uses 128).
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = 128, value_parser = parse_count)]
     jobs: usize,
     /// Seed of the arrival process.
     #[arg(long, default_value_t = 1)]
@@ -50,11 +50,20 @@ pub struct LaxArgs {
     csv: Option<PathBuf>,
 }
 
+/// Parses a job/task count (clap value parser): a whole number of at least 1.
+fn parse_count(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (an experiment with no work has no statistics)".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("not a count: {e}")),
+    }
+}
+
 /// Arguments of `experiment pagoda`.
 #[derive(clap::Args)]
 pub struct PagodaArgs {
     /// Tasks per benchmark (the document uses 32K; SLUD scales by 273/32).
-    #[arg(long, default_value_t = 32768)]
+    #[arg(long, default_value_t = 32768, value_parser = parse_count)]
     tasks: usize,
     /// Benchmarks to run (comma-separated; default: all of Table 5.4 plus MPE).
     #[arg(long, value_delimiter = ',')]
