@@ -68,3 +68,19 @@ fn runtime_experiments_refuse_zero_work() {
     let r = pagoda::run_experiment(&c, &["MB"], &["Pagoda"], 0, 128, false, 1, &mut |_, _| {});
     assert!(r.unwrap_err().to_string().contains("at least 1"));
 }
+
+#[test]
+fn preset_type_error_names_file_key_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("typ.toml");
+    std::fs::write(&f, "inherits = \"gtx480\"\n\n[core]\nnum_sms = \"x\"\n").unwrap();
+    let shown = f.display().to_string();
+    wf().args(["config", "show", &shown])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains(format!("{shown}:4: key `core.num_sms`"))
+                .and(predicate::str::contains("invalid type"))
+                .and(predicate::str::contains("config key").not()),
+        );
+}
