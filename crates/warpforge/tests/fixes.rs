@@ -3,6 +3,7 @@
 
 use assert_cmd::Command;
 use predicates::prelude::*;
+use std::path::Path;
 
 fn wf() -> Command {
     Command::cargo_bin("warpforge").unwrap()
@@ -13,6 +14,75 @@ fn kernels(name: &str) -> String {
         "{}/../simt/tests/kernels/{name}",
         env!("CARGO_MANIFEST_DIR")
     )
+}
+
+fn read_json(p: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+#[test]
+fn failed_timing_run_writes_no_json() {
+    let dir = tempfile::tempdir().unwrap();
+    for set in ["core.max_warps=1", "sim.watchdog_cycles=10"] {
+        let json = dir.path().join("c.json");
+        wf().args([
+            "run", "bt", "--size", "tiny", "--mode", "timing", "--set", set,
+        ])
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("error"));
+        assert!(!json.exists(), "--set {set}: a failed run left {json:?}");
+    }
+}
+
+#[test]
+fn timing_json_has_totals_at_top_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_json = dir.path().join("run.json");
+    wf().args(["run", "micro_copy", "--size", "tiny", "--mode", "timing"])
+        .arg("--json")
+        .arg(&run_json)
+        .assert()
+        .success();
+    let v = read_json(&run_json);
+    for key in [
+        "cycles",
+        "warp_insts",
+        "thread_insts",
+        "ipc",
+        "occupancy",
+        "l1d",
+        "l2",
+        "dram",
+        "icnt",
+        "stalls",
+        "check",
+        "power",
+    ] {
+        assert_eq!(v[key], v["stats"]["total"][key], "run: top-level `{key}`");
+        assert!(!v[key].is_null(), "run: top-level `{key}` missing");
+    }
+    assert_eq!(v["check"], "passed");
+    assert!(v["cycles"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn zero_threads_are_refused_by_run() {
+    wf().args([
+        "run",
+        "micro_copy",
+        "--size",
+        "tiny",
+        "--mode",
+        "timing",
+        "--threads",
+        "0",
+    ])
+    .assert()
+    .code(2)
+    .stderr(predicate::str::contains("--threads"));
 }
 
 #[test]

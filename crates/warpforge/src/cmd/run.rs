@@ -309,10 +309,40 @@ fn run_power(
     Some((per, total))
 }
 
+/// The run totals that the JSON convention puts at the top level of a timing result, copied
+/// from `stats.total` (the nested layout is kept as well).
+pub const TOP_LEVEL_TOTALS: [&str; 12] = [
+    "cycles",
+    "warp_insts",
+    "thread_insts",
+    "ipc",
+    "occupancy",
+    "l1d",
+    "l2",
+    "dram",
+    "icnt",
+    "stalls",
+    "check",
+    "power",
+];
+
+/// Copies the [`TOP_LEVEL_TOTALS`] present in `v["stats"]["total"]` to the top level of `v`.
+pub fn add_top_level_totals(v: &mut serde_json::Value) {
+    let total = v["stats"]["total"].clone();
+    for key in TOP_LEVEL_TOTALS {
+        if let Some(x) = total.get(key) {
+            v[key] = x.clone();
+        }
+    }
+}
+
 fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
     let name = w.info().name;
     let cfg = super::config::resolve(args.config.as_deref(), &args.gpgpusim_config, &args.set)?;
-    let threads = args.threads.unwrap_or(1).max(1);
+    let threads = args.threads.unwrap_or(1);
+    if threads == 0 {
+        bail!("--threads must be at least 1");
+    }
     let sms = cfg.core.num_sms as f64;
     let cfg_name = cfg.name.clone();
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -329,6 +359,12 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
         Err(_) => runner.set_check("none"),
     }
     let stats = runner.stats();
+    // A failed run (bad configuration, stuck kernel, functional fault) writes no statistics;
+    // only an interrupted run (Ctrl-C) keeps its partial statistics, as documented.
+    let check = match check {
+        Err(e) if !stats.total.interrupted => return Err(e),
+        c => c,
+    };
     let launches = observer
         .as_deref_mut()
         .and_then(|o| o.as_any_mut().downcast_mut::<UnitCounter>())
@@ -378,6 +414,7 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
                 v["power_note"] = json!(why);
             }
         }
+        add_top_level_totals(&mut v);
         std::fs::write(path, serde_json::to_string_pretty(&v)? + "\n")
             .with_context(|| format!("writing {}", path.display()))?;
     }
