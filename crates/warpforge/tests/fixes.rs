@@ -86,6 +86,118 @@ fn zero_threads_are_refused_by_run() {
 }
 
 #[test]
+fn failed_trace_record_leaves_no_partial_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("recD");
+    wf().args([
+        "trace", "record", "bt", "--size", "tiny", "--config", "gtx480",
+    ])
+    .args(["--set", "core.max_warps=1", "-o"])
+    .arg(&out)
+    .assert()
+    .code(2);
+    assert!(!out.exists(), "a failed recording left {out:?}");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+    // A successful recording lands in the target, also when it already exists.
+    std::fs::create_dir(&out).unwrap();
+    wf().args(["trace", "record", "micro_copy", "--size", "tiny", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(out.join("kernelslist.g").is_file());
+    assert!(out.join("kernel-1.traceg").is_file());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn empty_kernel_list_is_an_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("kernelslist.g"), "").unwrap();
+    for sub in ["run", "info"] {
+        wf().args(["trace", sub])
+            .arg(dir.path())
+            .assert()
+            .code(2)
+            .stderr(
+                predicate::str::contains("kernelslist.g")
+                    .and(predicate::str::contains("no kernels")),
+            );
+    }
+}
+
+#[test]
+fn trace_run_json_has_the_run_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_json = dir.path().join("run.json");
+    let rec = dir.path().join("rec");
+    wf().args(["run", "micro_copy", "--size", "tiny", "--mode", "timing"])
+        .arg("--json")
+        .arg(&run_json)
+        .assert()
+        .success();
+    let v = read_json(&run_json);
+    // The replay of a recorded trace reports the same layout (and the same cycles).
+    wf().args([
+        "trace",
+        "record",
+        "micro_copy",
+        "--size",
+        "tiny",
+        "--config",
+        "gtx480",
+    ])
+    .arg("-o")
+    .arg(&rec)
+    .assert()
+    .success();
+    let trace_json = dir.path().join("trace.json");
+    wf().args(["trace", "run", "--config", "gtx480"])
+        .arg(&rec)
+        .arg("--json")
+        .arg(&trace_json)
+        .assert()
+        .success();
+    let t = read_json(&trace_json);
+    for key in [
+        "cycles",
+        "warp_insts",
+        "ipc",
+        "l1d",
+        "l2",
+        "dram",
+        "icnt",
+        "stalls",
+    ] {
+        assert_eq!(
+            t[key], t["stats"]["total"][key],
+            "trace run: top-level `{key}`"
+        );
+        assert!(!t[key].is_null(), "trace run: top-level `{key}` missing");
+    }
+    assert_eq!(t["cycles"], v["cycles"]);
+}
+
+#[test]
+fn zero_threads_are_refused_by_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    wf().args([
+        "trace",
+        "record",
+        "micro_copy",
+        "--size",
+        "tiny",
+        "--config",
+        "gtx480",
+    ])
+    .args(["--threads", "0", "-o"])
+    .arg(dir.path().join("t"))
+    .assert()
+    .code(2)
+    .stderr(predicate::str::contains("--threads"));
+}
+
+#[test]
 fn huge_ptx_buffer_is_an_error_naming_the_argument() {
     wf().args([
         "ptx",

@@ -10,7 +10,7 @@
 
 use anyhow::Context;
 use serde_json::json;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 use warpforge_simt::Device;
 use warpforge_timing::TimingRunner;
@@ -93,13 +93,125 @@ fn timing_requested(c: &ConfigArgs) -> bool {
 }
 
 fn runner(c: &ConfigArgs) -> anyhow::Result<TimingRunner> {
+    if c.threads == 0 {
+        anyhow::bail!("--threads must be at least 1");
+    }
     let cfg = super::config::resolve(c.config.as_deref(), &c.gpgpusim_config, &c.set)?;
-    Ok(TimingRunner::new(cfg, c.threads.max(1)))
+    Ok(TimingRunner::new(cfg, c.threads))
 }
 
 fn write_json(path: &std::path::Path, v: &serde_json::Value) -> anyhow::Result<()> {
     std::fs::write(path, serde_json::to_string_pretty(v)? + "\n")
         .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Opens `list` (a `kernelslist.g` or its directory) and refuses a list without kernels.
+fn open_list(list: &Path) -> anyhow::Result<KernelList> {
+    let kl = KernelList::open(list)?;
+    if kl.kernels().next().is_none() {
+        let file = if list.is_dir() {
+            list.join("kernelslist.g")
+        } else {
+            list.to_path_buf()
+        };
+        anyhow::bail!(
+            "{}: no kernels (the list names no kernel trace)",
+            file.display()
+        );
+    }
+    Ok(kl)
+}
+
+/// A fresh temporary directory beside `target` (same file system, so it can be renamed).
+fn temp_dir_beside(target: &Path) -> anyhow::Result<PathBuf> {
+    let parent = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent).with_context(|| format!("creating {}", parent.display()))?;
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "trace".into());
+    for i in 0..1000u32 {
+        let dir = parent.join(format!(".{name}.partial-{}-{i}", std::process::id()));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("creating {}", dir.display())),
+        }
+    }
+    anyhow::bail!(
+        "could not create a temporary directory beside {}",
+        target.display()
+    )
+}
+
+/// Moves the recorded files of `tmp` into `target` (created if needed; files of the same name
+/// are replaced) and removes `tmp`.
+fn publish(tmp: &Path, target: &Path) -> anyhow::Result<()> {
+    if !target.exists() && std::fs::rename(tmp, target).is_ok() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(target).with_context(|| format!("creating {}", target.display()))?;
+    for entry in std::fs::read_dir(tmp).with_context(|| format!("reading {}", tmp.display()))? {
+        let entry = entry?;
+        let to = target.join(entry.file_name());
+        std::fs::rename(entry.path(), &to)
+            .with_context(|| format!("moving {} to {}", entry.path().display(), to.display()))?;
+    }
+    std::fs::remove_dir(tmp).with_context(|| format!("removing {}", tmp.display()))
+}
+
+/// Records workload run `a` into the directory `dir`; fails on a failed output check.
+fn record_into(a: &RecordArgs, dir: &Path) -> anyhow::Result<()> {
+    let w = super::run::find_workload(&a.workload)?;
+    let mut dev = Device::new();
+    let timing = timing_requested(&a.cfg);
+    if timing {
+        dev.set_runner(Box::new(runner(&a.cfg)?));
+    }
+    let rec = TraceRecorder::new(dir).with_context(|| format!("creating {}", dir.display()))?;
+    dev.set_observer(Some(Box::new(rec)));
+    let check = w
+        .run(&mut dev, a.size)
+        .with_context(|| format!("running workload `{}`", a.workload))?;
+    let mut obs = dev.take_observer().context("the recorder disappeared")?;
+    let rec = obs
+        .as_any_mut()
+        .downcast_mut::<TraceRecorder>()
+        .context("the observer is not the trace recorder")?;
+    rec.finish().map_err(anyhow::Error::msg)?;
+    println!(
+        "recorded {} kernel(s), {} warp instructions into {}",
+        rec.kernels().len(),
+        rec.warp_insts(),
+        a.output.join("kernelslist.g").display()
+    );
+    if timing {
+        let r = dev
+            .runner_mut()
+            .and_then(|r| r.as_any_mut().downcast_mut::<TimingRunner>())
+            .context("the timing runner disappeared")?;
+        r.set_check(super::run::check_word(&check));
+        print!("{}", r.summary());
+        if let Some(p) = &a.json {
+            let mut v = json!({
+                "workload": a.workload,
+                "size": a.size.name(),
+                "mode": "timing",
+                "config": r.config().name,
+                "threads": a.cfg.threads,
+                "stats": r.stats_json(),
+            });
+            super::run::add_top_level_totals(&mut v);
+            write_json(p, &v)?;
+        }
+    }
+    if let warpforge_workloads::Check::Failed(m) = check {
+        anyhow::bail!("{}: output check failed: {m}", a.workload);
+    }
+    Ok(())
 }
 
 /// Replays `list` on a runner built from `cfg`; returns the runner (statistics inside) and the
@@ -109,7 +221,7 @@ pub fn replay_list(
     cfg: &ConfigArgs,
     opcodes: Option<&std::path::Path>,
 ) -> anyhow::Result<(TimingRunner, f64)> {
-    let kl = KernelList::open(list)?;
+    let kl = open_list(list)?;
     let extra = opcodes.map(OpcodeTable::from_file).transpose()?;
     let mut r = runner(cfg)?;
     let t0 = Instant::now();
@@ -134,7 +246,7 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
             );
             if let Some(p) = &a.json {
                 // The layout of `warpforge run --mode timing --json`, with `trace` for `workload`.
-                let v = json!({
+                let mut v = json!({
                     "trace": a.list.display().to_string(),
                     "mode": "trace",
                     "config": stats.config,
@@ -143,65 +255,28 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
                     "sm_cycles_per_s": sm_cycles_per_s,
                     "stats": r.stats_json(),
                 });
+                super::run::add_top_level_totals(&mut v);
                 write_json(p, &v)?;
             }
             Ok(())
         }
         Command::Record(a) => {
-            let w = super::run::find_workload(&a.workload)?;
-            let mut dev = Device::new();
-            let timing = timing_requested(&a.cfg);
-            if timing {
-                dev.set_runner(Box::new(runner(&a.cfg)?));
-            } else if a.json.is_some() {
+            if !timing_requested(&a.cfg) && a.json.is_some() {
                 anyhow::bail!(
                     "--json needs a timing configuration (--config or --gpgpusim-config)"
                 );
             }
-            let rec = TraceRecorder::new(&a.output)
-                .with_context(|| format!("creating {}", a.output.display()))?;
-            dev.set_observer(Some(Box::new(rec)));
-            let check = w
-                .run(&mut dev, a.size)
-                .with_context(|| format!("running workload `{}`", a.workload))?;
-            let mut obs = dev.take_observer().context("the recorder disappeared")?;
-            let rec = obs
-                .as_any_mut()
-                .downcast_mut::<TraceRecorder>()
-                .context("the observer is not the trace recorder")?;
-            let list = rec.finish().map_err(anyhow::Error::msg)?;
-            println!(
-                "recorded {} kernel(s), {} warp instructions into {}",
-                rec.kernels().len(),
-                rec.warp_insts(),
-                list.display()
-            );
-            if timing {
-                let r = dev
-                    .runner_mut()
-                    .and_then(|r| r.as_any_mut().downcast_mut::<TimingRunner>())
-                    .context("the timing runner disappeared")?;
-                r.set_check(super::run::check_word(&check));
-                print!("{}", r.summary());
-                if let Some(p) = &a.json {
-                    let v = json!({
-                        "workload": a.workload,
-                        "size": a.size.name(),
-                        "mode": "timing",
-                        "config": r.config().name,
-                        "threads": a.cfg.threads,
-                        "stats": r.stats_json(),
-                    });
-                    write_json(p, &v)?;
-                }
+            // Record into a temporary directory beside the target and move the files in only
+            // when the whole run succeeded: a failed recording leaves no partial trace.
+            let tmp = temp_dir_beside(&a.output)?;
+            let r = record_into(&a, &tmp).and_then(|()| publish(&tmp, &a.output));
+            if r.is_err() {
+                let _ = std::fs::remove_dir_all(&tmp);
             }
-            if let warpforge_workloads::Check::Failed(m) = check {
-                anyhow::bail!("{}: output check failed: {m}", a.workload);
-            }
-            Ok(())
+            r
         }
         Command::Info(a) => {
-            let kl = KernelList::open(&a.list)?;
+            let kl = open_list(&a.list)?;
             let extra = a
                 .opcodes
                 .as_deref()
