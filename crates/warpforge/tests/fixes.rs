@@ -240,7 +240,7 @@ fn runtime_experiments_refuse_zero_work() {
         &gpu,
         lax::workload::Rate::High,
         &["RR"],
-        &["CUTCP"],
+        &["LSTM"],
         0,
         1,
         &mut |_, _| {},
