@@ -305,8 +305,9 @@ pub struct SimConfig {
     pub deadlock_cycles: u64,
     /// Core cycles without any warp exit or CTA start before stopping with a livelock diagnosis.
     pub watchdog_cycles: u64,
-    /// Skip the pipeline stages of an SM with nothing in flight (a speed switch: statistics are
-    /// identical either way).
+    /// Skip idle work (a speed switch: statistics are identical either way): the pipeline
+    /// stages of an SM with nothing in flight, and whole-GPU cycles in which every SM only waits
+    /// and every memory-side component waits for a known future cycle (see `gpu.rs`).
     pub skip_idle: bool,
 }
 

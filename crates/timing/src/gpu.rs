@@ -8,9 +8,16 @@
 //! pipeline and L1s, touching only SM-local state; (3) sequential: finished CTAs are released.
 //! The interconnect, L2 and DRAM domains are stepped sequentially in a fixed order.
 //!
-//! Idle work is cheap rather than skipped wholesale: an SM with nothing in flight returns at
-//! once, an idle DRAM channel only counts its cycle, and the networks return when no source has
-//! a packet.
+//! Idle work is cheap, and with `sim.skip_idle` idle time is skipped: an SM with nothing in
+//! flight returns at once, an idle DRAM channel only counts its cycle, the networks return when
+//! no source has a packet, and when at a core-cycle boundary no SM can dispatch, fetch, issue,
+//! retire or move a request and every memory-side component only waits for a known future
+//! cycle (fixed-latency network, ROP, fill and DRAM-return queues), the clocks jump to the
+//! earliest such event (`Gpu::idle_span`): each domain's cycle count and next tick time advance
+//! exactly as stepping would, and the skipped core cycles are charged in bulk to the stall
+//! reasons, occupancy and DRAM cycle counts they would have been counted under, so statistics
+//! are identical with the switch on or off. A queued DRAM request (bank timing is not looked
+//! ahead) or any request waiting for a port keeps the cycles stepped.
 
 use crate::config::GpuConfig;
 use crate::core::sm::Sm;
@@ -79,6 +86,7 @@ pub struct Gpu {
     period: [u64; 4],
     next: [u64; 4],
     cyc: [u64; 4],
+    skipped: u64,
 }
 
 fn period_fs(mhz: f64) -> u64 {
@@ -122,6 +130,7 @@ impl Gpu {
             ],
             next: [0; 4],
             cyc: [0; 4],
+            skipped: 0,
             cfg,
         }
     }
@@ -134,6 +143,11 @@ impl Gpu {
     /// Core cycles simulated so far (all kernels).
     pub fn core_cycles(&self) -> u64 {
         self.cyc[CORE]
+    }
+
+    /// Core cycles accounted in bulk by whole-GPU idle skipping (`sim.skip_idle`), all kernels.
+    pub fn skipped_core_cycles(&self) -> u64 {
+        self.skipped
     }
 
     /// Raw counters of every component, summed.
@@ -222,6 +236,97 @@ impl Gpu {
             || self.channels.iter().any(|c| c.busy())
     }
 
+    /// Femtosecond time of cycle `c` (`>= cyc[d]`) of clock domain `d`.
+    fn time_of(&self, d: usize, c: u64) -> u64 {
+        self.next[d] + c.saturating_sub(self.cyc[d]) * self.period[d]
+    }
+
+    /// Whole-GPU idle skipping, asked at core cycle `now` (time `t` fs, the other domains
+    /// stepped up to `t`): when no SM can dispatch, fetch, issue, retire or move a request in
+    /// this cycle and every memory-side component only waits for a known future cycle, returns
+    /// `(n, t_stop)`: core cycles `now..now + n` and every other domain's cycles before time
+    /// `t_stop` can be accounted in bulk. `n <= cap - now` (deadlock, watchdog and progress
+    /// checks land on the cycles they would have). Conservative: anything uncertain (a queued
+    /// DRAM request, a request waiting for a network port) means `None`.
+    fn idle_span(
+        &self,
+        now: u64,
+        t: u64,
+        k: &KernelInfo,
+        ctas_left: bool,
+        cap: u64,
+    ) -> Option<(u64, u64)> {
+        if ctas_left && self.sms.iter().any(|s| s.can_take_cta(k)) {
+            return None;
+        }
+        let mut until = cap;
+        for s in &self.sms {
+            until = until.min(s.quiet_until(now)?);
+        }
+        if until <= now {
+            return None;
+        }
+        let mut t_ev = u64::MAX;
+        let (ic, lc, dc) = (self.cyc[ICNT], self.cyc[L2], self.cyc[DRAM]);
+        for net in [&self.req_net, &self.reply_net] {
+            if let Some(c) = net.next_event(ic) {
+                t_ev = t_ev.min(self.time_of(ICNT, c));
+            }
+        }
+        for s in &self.slices {
+            if let Some(c) = s.next_event(lc) {
+                t_ev = t_ev.min(self.time_of(L2, c));
+            }
+        }
+        for ch in &self.channels {
+            if ch.has_queued() {
+                t_ev = t_ev.min(self.next[DRAM]);
+            }
+            if let Some(r) = ch.next_return() {
+                // Visible to the L2 once the DRAM clock has counted `r` cycles.
+                let at = if r <= dc {
+                    self.next[L2]
+                } else {
+                    self.time_of(DRAM, r - 1)
+                };
+                t_ev = t_ev.min(at);
+            }
+        }
+        let pc = self.period[CORE];
+        let mut n = until - now;
+        if t_ev != u64::MAX {
+            n = n.min((t_ev - t).div_ceil(pc));
+        }
+        let t_stop = t_ev.min(t + n * pc);
+        Some((n, t_stop))
+    }
+
+    /// Accounts `n` idle core cycles from `now` and every other domain's cycles before `t_stop`
+    /// (see [`Gpu::idle_span`]), advancing each domain's cycle count and next tick time exactly
+    /// as stepping would.
+    fn skip_span(&mut self, now: u64, n: u64, t_stop: u64) {
+        for s in &mut self.sms {
+            s.skip_cycles(now, n);
+        }
+        for d in [DRAM, L2, ICNT] {
+            let k = if t_stop > self.next[d] {
+                (t_stop - self.next[d]).div_ceil(self.period[d])
+            } else {
+                0
+            };
+            if d == DRAM {
+                for c in &mut self.channels {
+                    c.skip_cycles(k);
+                }
+            }
+            self.cyc[d] += k;
+            self.next[d] += k * self.period[d];
+        }
+        self.cyc[CORE] += n;
+        self.next[CORE] += n * self.period[CORE];
+        self.skipped += n;
+    }
+
     fn diagnosis(&self, what: &str, since: u64) -> String {
         let mut s = format!(
             "{what}: no progress for {since} core cycles at cycle {}; live warps:\n",
@@ -283,62 +388,80 @@ impl Gpu {
                 continue;
             }
             let now = self.cyc[CORE];
-            // Phase 1: dispatch (one CTA per SM per cycle, round robin) and fetch, in SM order.
-            if next_cta < total {
-                for i in 0..n_sm {
-                    if next_cta >= total {
-                        break;
+            let skip = if self.cfg.sim.skip_idle {
+                let cap_dl = if self.memory_busy() {
+                    u64::MAX
+                } else {
+                    last_progress + self.cfg.sim.deadlock_cycles + 1
+                };
+                let cap = cap_dl
+                    .min(last_exit + self.cfg.sim.watchdog_cycles + 1)
+                    .min((now / 4096 + 1) * 4096);
+                self.idle_span(now, t, &k, next_cta < total, cap)
+            } else {
+                None
+            };
+            if let Some((n, t_stop)) = skip {
+                self.skip_span(now, n, t_stop);
+            } else {
+                // Phase 1: dispatch (one CTA per SM per cycle, round robin) and fetch, in SM order.
+                if next_cta < total {
+                    for i in 0..n_sm {
+                        if next_cta >= total {
+                            break;
+                        }
+                        let s = (cta_rr + i) % n_sm;
+                        if self.sms[s].dispatch_cta(next_cta as u32, &k, src)? {
+                            next_cta += 1;
+                            last_progress = now;
+                            last_exit = now;
+                            cta_rr = (s + 1) % n_sm;
+                        }
                     }
-                    let s = (cta_rr + i) % n_sm;
-                    if self.sms[s].dispatch_cta(next_cta as u32, &k, src)? {
-                        next_cta += 1;
+                }
+                for s in &mut self.sms {
+                    s.fetch(now, src)?;
+                }
+                // Phase 2: pipelines in parallel.
+                match &self.pool {
+                    Some(p) => {
+                        let sms = &mut self.sms;
+                        let chunk = self.chunk;
+                        p.install(|| {
+                            sms.par_iter_mut()
+                                .with_min_len(chunk)
+                                .for_each(|s| s.cycle(now))
+                        });
+                    }
+                    None => {
+                        for s in &mut self.sms {
+                            s.cycle(now);
+                        }
+                    }
+                }
+                // Phase 3: release finished CTAs, in SM order.
+                for s in &mut self.sms {
+                    if s.progressed {
                         last_progress = now;
+                    }
+                    if s.exited_warp {
                         last_exit = now;
-                        cta_rr = (s + 1) % n_sm;
                     }
-                }
-            }
-            for s in &mut self.sms {
-                s.fetch(now, src)?;
-            }
-            // Phase 2: pipelines in parallel.
-            match &self.pool {
-                Some(p) => {
-                    let sms = &mut self.sms;
-                    let chunk = self.chunk;
-                    p.install(|| {
-                        sms.par_iter_mut()
-                            .with_min_len(chunk)
-                            .for_each(|s| s.cycle(now))
-                    });
-                }
-                None => {
-                    for s in &mut self.sms {
-                        s.cycle(now);
+                    for &c in &s.finished {
+                        src.finish_cta(c);
+                        done += 1;
                     }
+                    s.finished.clear();
                 }
+                self.cyc[CORE] += 1;
+                self.next[CORE] += self.period[CORE];
             }
-            // Phase 3: release finished CTAs, in SM order.
-            for s in &mut self.sms {
-                if s.progressed {
-                    last_progress = now;
-                }
-                if s.exited_warp {
-                    last_exit = now;
-                }
-                for &c in &s.finished {
-                    src.finish_cta(c);
-                    done += 1;
-                }
-                s.finished.clear();
-            }
-            self.cyc[CORE] += 1;
-            self.next[CORE] += self.period[CORE];
             if done == total {
                 break;
             }
             if self.memory_busy() {
-                last_progress = now;
+                // The last core cycle stepped (or skipped).
+                last_progress = self.cyc[CORE] - 1;
             }
             let now = self.cyc[CORE];
             if now - last_progress > self.cfg.sim.deadlock_cycles {
@@ -430,6 +553,11 @@ impl TimingRunner {
         for k in &mut self.kernels {
             k.check = check.to_string();
         }
+    }
+
+    /// Core cycles that whole-GPU idle skipping accounted in bulk instead of stepping.
+    pub fn skipped_core_cycles(&self) -> u64 {
+        self.gpu.skipped_core_cycles()
     }
 
     /// Wall-clock seconds spent inside [`KernelRunner::run_kernel`] (simulation including the

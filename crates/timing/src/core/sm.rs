@@ -306,6 +306,97 @@ impl Sm {
             || self.imshr.used() > 0
     }
 
+    /// Whether CTA dispatch could place a CTA of `k` here now (the checks of
+    /// [`Sm::dispatch_cta`] before it touches anything).
+    pub fn can_take_cta(&self, k: &KernelInfo) -> bool {
+        let (w, r, s) = Self::cta_resources(k);
+        let free_warps = self.max_warps as u32 - self.used_warps.count_ones();
+        self.ctas.iter().any(|c| !c.active)
+            && w <= free_warps
+            && self.regs_used + r <= self.regs_total
+            && self.smem_used + s <= self.smem_total
+    }
+
+    /// Whole-GPU idle skipping: `None` when fetch, a pipeline stage or retirement might change
+    /// state in core cycle `now`; otherwise `Some(t)`, the earliest core cycle at which this SM's
+    /// own state could change (`u64::MAX`: only a reply from the network can wake it). In
+    /// cycles `now..t`, with no reply arriving, [`Sm::cycle`] would only count the same stall
+    /// reasons and occupancy every cycle, which [`Sm::skip_cycles`] adds in bulk. Conservative:
+    /// any queued request, busy collector or LD/ST unit, fetchable or retirable warp, or warp
+    /// ready to issue means "not quiet".
+    pub fn quiet_until(&self, now: u64) -> Option<u64> {
+        if self.skip_idle && !self.busy() {
+            return Some(u64::MAX);
+        }
+        if !self.in_q.is_empty()
+            || !self.out_q.is_empty()
+            || self.imiss_unsent != 0
+            || !self.imiss_q.is_empty()
+            || !self.l1d.miss_queue.is_empty()
+            || !self.cc.miss_queue.is_empty()
+            || self.ldst.busy
+            || self.cus.iter().any(|c| c.busy)
+        {
+            return None;
+        }
+        let mut until = self.events.peek().map_or(u64::MAX, |Reverse((t, _, _))| *t);
+        if until <= now {
+            return None;
+        }
+        let mut m = self.used_warps;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let wp = &self.warps[w];
+            if !wp.live {
+                continue;
+            }
+            if wp.refetch
+                || (wp.len == 0 && !wp.fetch_done && !wp.fetch_barrier && !wp.branch_pending)
+                || (wp.exited() && wp.inflight == 0)
+            {
+                return None;
+            }
+            if wp.len > 0 {
+                let t = wp.ready_at[wp.head as usize];
+                if t > now {
+                    until = until.min(t);
+                }
+            }
+        }
+        let free = self.free_units();
+        for s in 0..self.n_sched {
+            if self.classify(s, now, &free).1 != 0 {
+                return None;
+            }
+        }
+        Some(until)
+    }
+
+    /// Accounts `n` core cycles from `now` in which [`Sm::quiet_until`] said nothing happens:
+    /// the stall reasons, occupancy and collector round robin advance exactly as `n` calls of
+    /// [`Sm::cycle`] would.
+    pub fn skip_cycles(&mut self, now: u64, n: u64) {
+        self.progressed = false;
+        self.exited_warp = false;
+        let nc = self.cus.len().max(1) as u64;
+        self.cu_rr = ((self.cu_rr as u64 + n) % nc) as usize;
+        if self.skip_idle && !self.busy() {
+            self.stalls.idle += self.n_sched as u64 * n;
+            return;
+        }
+        let free = self.free_units();
+        for s in 0..self.n_sched {
+            let why = self.classify(s, now, &free).3;
+            self.count_stall(why, n);
+        }
+        let live = self.used_warps.count_ones() as u64;
+        self.stats.warp_cycles += live * n;
+        if live > 0 {
+            self.stats.active_cycles += n;
+        }
+    }
+
     /// Room for one more reply from the network.
     pub fn can_accept_reply(&self) -> bool {
         self.in_q.len() < self.in_cap
@@ -694,8 +785,10 @@ impl Sm {
         self.exited_warp = false;
         if self.skip_idle && !self.busy() {
             // Nothing in flight: every stage would find nothing to do; only the schedulers'
-            // idle cycles are counted, as the full path would.
+            // idle cycles are counted and the collectors' round robin advances, as the full
+            // path would.
             self.stalls.idle += self.n_sched as u64;
+            self.cu_rr = (self.cu_rr + 1) % self.cus.len().max(1);
             return;
         }
         // Writeback events.
@@ -1013,61 +1106,87 @@ impl Sm {
         true
     }
 
-    fn issue(&mut self, now: u64) {
+    fn free_units(&self) -> [usize; 3] {
         let mut free = [0usize; 3];
         for (k, &(lo, hi)) in self.cu_range.iter().enumerate() {
             free[k] = self.cus[lo..hi].iter().filter(|c| !c.busy).count();
         }
-        for s in 0..self.n_sched {
-            let mask = self.sched_masks[s] & self.used_warps;
-            let mut ready = 0u64;
-            let mut long_wait = 0u64;
-            let mut why = Why::Idle;
-            let mut m = mask;
-            while m != 0 {
-                let w = m.trailing_zeros() as usize;
-                m &= m - 1;
-                let wp = &self.warps[w];
-                let r = if !wp.live {
-                    continue;
-                } else if wp.at_barrier {
+        free
+    }
+
+    /// Scheduler `s`'s view of its warps at `now`: (mask of warps, ready warps, long-waiting
+    /// warps, the stall reason closest to issuing). Reads state only.
+    fn classify(&self, s: usize, now: u64, free: &[usize; 3]) -> (u64, u64, u64, Why) {
+        let mask = self.sched_masks[s] & self.used_warps;
+        let mut ready = 0u64;
+        let mut long_wait = 0u64;
+        let mut why = Why::Idle;
+        let mut m = mask;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let wp = &self.warps[w];
+            let r = if !wp.live {
+                continue;
+            } else if wp.at_barrier {
+                long_wait |= 1 << w;
+                Why::Sync
+            } else if wp.len == 0 {
+                if wp.fetch_done {
                     long_wait |= 1 << w;
                     Why::Sync
-                } else if wp.len == 0 {
-                    if wp.fetch_done {
+                } else if wp.branch_pending {
+                    Why::Control
+                } else {
+                    Why::Fetch
+                }
+            } else {
+                let h = wp.head as usize;
+                let inst = &wp.ibuf[h];
+                if wp.ready_at[h] > now {
+                    Why::Fetch
+                } else if wp.sb.hazard(inst).is_some() {
+                    if wp.pending_loads > 0 {
                         long_wait |= 1 << w;
-                        Why::Sync
-                    } else if wp.branch_pending {
-                        Why::Control
+                        Why::MemData
                     } else {
-                        Why::Fetch
+                        Why::DataHazard
                     }
                 } else {
-                    let h = wp.head as usize;
-                    let inst = &wp.ibuf[h];
-                    if wp.ready_at[h] > now {
-                        Why::Fetch
-                    } else if wp.sb.hazard(inst).is_some() {
-                        if wp.pending_loads > 0 {
-                            long_wait |= 1 << w;
-                            Why::MemData
-                        } else {
-                            Why::DataHazard
-                        }
-                    } else {
-                        match self.unit_of(inst.class) {
-                            Unit::Sp if free[0] == 0 => Why::Structural,
-                            Unit::Sfu if free[1] == 0 => Why::Structural,
-                            Unit::Mem if free[2] == 0 => Why::Ldst,
-                            _ => {
-                                ready |= 1 << w;
-                                continue;
-                            }
+                    match self.unit_of(inst.class) {
+                        Unit::Sp if free[0] == 0 => Why::Structural,
+                        Unit::Sfu if free[1] == 0 => Why::Structural,
+                        Unit::Mem if free[2] == 0 => Why::Ldst,
+                        _ => {
+                            ready |= 1 << w;
+                            continue;
                         }
                     }
-                };
-                why = why.min(r);
-            }
+                }
+            };
+            why = why.min(r);
+        }
+        (mask, ready, long_wait, why)
+    }
+
+    fn count_stall(&mut self, why: Why, n: u64) {
+        let st = &mut self.stalls;
+        match why {
+            Why::Idle => st.idle += n,
+            Why::Fetch => st.fetch += n,
+            Why::Control => st.control += n,
+            Why::Sync => st.sync += n,
+            Why::DataHazard => st.data_hazard += n,
+            Why::MemData => st.mem_data += n,
+            Why::Structural => st.structural += n,
+            Why::Ldst => st.ldst += n,
+        }
+    }
+
+    fn issue(&mut self, now: u64) {
+        let mut free = self.free_units();
+        for s in 0..self.n_sched {
+            let (mask, ready, long_wait, why) = self.classify(s, now, &free);
             let view = SchedView {
                 valid: mask,
                 ready,
@@ -1084,19 +1203,7 @@ impl Sm {
                     self.scheds[s].on_issue(w);
                     self.issue_warp(w, &mut free);
                 }
-                _ => {
-                    let st = &mut self.stalls;
-                    match why {
-                        Why::Idle => st.idle += 1,
-                        Why::Fetch => st.fetch += 1,
-                        Why::Control => st.control += 1,
-                        Why::Sync => st.sync += 1,
-                        Why::DataHazard => st.data_hazard += 1,
-                        Why::MemData => st.mem_data += 1,
-                        Why::Structural => st.structural += 1,
-                        Why::Ldst => st.ldst += 1,
-                    }
-                }
+                _ => self.count_stall(why, 1),
             }
         }
     }

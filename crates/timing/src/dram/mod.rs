@@ -121,6 +121,24 @@ impl Channel {
         !self.queue.is_empty() || !self.wqueue.is_empty() || !self.returns.is_empty()
     }
 
+    /// Idle skipping: whether a command could be scheduled (requests are queued). Decision:
+    /// bank timing is not used to look ahead; a queued request keeps every cycle stepped.
+    pub fn has_queued(&self) -> bool {
+        !self.queue.is_empty() || !self.wqueue.is_empty()
+    }
+
+    /// Idle skipping: the DRAM cycle at which the oldest read return becomes visible.
+    pub fn next_return(&self) -> Option<u64> {
+        self.returns.front().map(|&(t, _)| t)
+    }
+
+    /// Idle skipping: accounts `n` cycles in which [`Channel::cycle`] would only count them
+    /// (nothing queued).
+    pub fn skip_cycles(&mut self, n: u64) {
+        debug_assert!(!self.has_queued());
+        self.stats.cycles += n;
+    }
+
     /// The oldest completed read whose data has arrived by DRAM cycle `now`.
     pub fn peek_return(&self, now: u64) -> Option<&DramReq> {
         match self.returns.front() {

@@ -93,6 +93,16 @@ impl Network {
         self.dst_q.iter().any(|q| !q.is_empty())
     }
 
+    /// Idle skipping: the earliest cycle (of this network's clock, `>= now`) at which a packet
+    /// reaches the head of an ejection buffer; `None` when nothing is in flight. Injection is
+    /// not covered: the caller checks that every source queue is empty.
+    pub fn next_event(&self, now: u64) -> Option<u64> {
+        self.dst_q
+            .iter()
+            .filter_map(|q| q.front().map(|&(t, _)| t.max(now)))
+            .min()
+    }
+
     /// One interconnect cycle.
     pub fn cycle(&mut self, now: u64, src: &mut impl Sources) {
         let mut any = false;

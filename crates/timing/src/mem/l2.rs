@@ -101,6 +101,21 @@ impl L2Slice {
             || self.mshr.used() > 0
     }
 
+    /// Idle skipping: the earliest L2 cycle (`>= now`) at which [`L2Slice::cycle`] or the
+    /// queues to the networks and DRAM could change state; `None` when nothing is pending here
+    /// (an MSHR waiting for DRAM is woken by the DRAM return, which the caller tracks).
+    pub fn next_event(&self, now: u64) -> Option<u64> {
+        if !self.out_q.is_empty() || !self.to_dram.is_empty() {
+            return Some(now);
+        }
+        let rop = self.rop.front().map(|&(t, _)| t.max(now));
+        let fill = self.fills.front().map(|&(t, _)| t.max(now));
+        match (rop, fill) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     fn local_line(&self, addr: u64) -> u64 {
         self.cache.line_of(self.map.slice_local(addr))
     }
