@@ -7,7 +7,9 @@
 //! cleanly on Ctrl-C with the statistics so far, and prints per-kernel and total statistics
 //! (JSON: `workload`, `size`, `mode`, `config`, `threads`, `wall_s`, `sm_cycles_per_s`, and
 //! `stats` = the timing model's `RunStats`: `kernels[]` and `total` with `cycles`, `ipc`,
-//! `l1d`, `l2`, `dram`, `icnt`, `stalls`, `check`...). Timing mode also reports power and
+//! `l1d`, `l2`, `dram`, `icnt`, `stalls`, `check`...; the totals `cycles`, `warp_insts`,
+//! `thread_insts`, `ipc`, `occupancy`, `l1d`, `l2`, `dram`, `icnt`, `stalls`, `check` and `power`
+//! are repeated at the top level, as in functional mode and `trace run`). Timing mode also reports power and
 //! energy from the simulation's activity counters (document 002's power model, shared with
 //! `predict --simulate` through `warpforge_models::activity`): a `power` object in every
 //! `stats.kernels[]` entry and in `stats.total` (`avg_power_w`, `dynamic_power_w`,
@@ -16,8 +18,9 @@
 //! is omitted). The parameter set is `--power-params NAME|FILE`, by default the built-in set
 //! named like the timing configuration (`gtx480`); `--power-params none` turns it off.
 //!
-//! JSON output (`--json FILE`) fields: `workload`, `size`, `mode`, `warp_insts`, `thread_insts`,
-//! `launches`, `check` (`passed` / `failed`), `check_message` (failures only), `wall_s`.
+//! Functional-mode JSON (`--json FILE`) fields: `workload`, `size`, `mode`, `warp_insts`,
+//! `thread_insts`, `launches`, `check` (`passed` / `failed`), `check_message` (failures only),
+//! `wall_s`. A run that fails (bad input, fault, deadlock) writes no JSON.
 
 use std::path::PathBuf;
 use std::time::Instant;
