@@ -7,11 +7,9 @@
 //! `docs/WORKLOADS.md` (`warpforge characterize --all --size small --markdown`).
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use anyhow::{bail, Context};
 use serde_json::json;
-use warpforge_simt::Device;
 use warpforge_workloads::profile::{Characterizer, Profile};
 use warpforge_workloads::{registry, Check, Size, Workload};
 
@@ -45,24 +43,10 @@ struct Outcome {
 }
 
 fn characterize(w: &dyn Workload, size: Size) -> anyhow::Result<Outcome> {
-    let name = w.info().name;
-    let mut dev = Device::new();
-    dev.set_observer(Some(Box::new(Characterizer::new())));
-    let t0 = Instant::now();
-    let check = w
-        .run(&mut dev, size)
-        .with_context(|| format!("running workload `{name}` at size {}", size.name()))?;
-    let wall = t0.elapsed().as_secs_f64();
-    let profile = dev
-        .observer_mut()
-        .and_then(|o| {
-            o.as_any_mut()
-                .downcast_ref::<Characterizer>()
-                .map(|c| c.profile())
-        })
-        .context("the characterisation observer was removed during the run")?;
+    let (profile, check, wall) =
+        super::observed::run_observed(w, size, Characterizer::new(), |c| c.profile())?;
     Ok(Outcome {
-        name,
+        name: w.info().name,
         profile,
         check,
         wall,

@@ -5,6 +5,7 @@ pub mod characterize;
 pub mod config;
 pub mod experiment;
 pub mod list;
+pub mod observed;
 pub mod predict;
 pub mod ptx;
 pub mod run;

@@ -242,27 +242,10 @@ pub fn analyse(
     dev: &DeviceParams,
     opts: &ModelOptions,
 ) -> anyhow::Result<(Vec<KernelProfile>, Check, f64)> {
-    let name = w.info().name;
-    let mut device = Device::new();
-    device.set_observer(Some(Box::new(
-        Analyser::new(dev.memory.coalescing, opts.m_factor, opts.reg_file)
-            .with_l2(dev.memory.l2_bytes)
-            .with_l1(dev.l1_geometry()),
-    )));
-    let t0 = Instant::now();
-    let check = w
-        .run(&mut device, size)
-        .with_context(|| format!("running workload `{name}` at size {}", size.name()))?;
-    let wall = t0.elapsed().as_secs_f64();
-    let profiles = device
-        .observer_mut()
-        .and_then(|o| {
-            o.as_any_mut()
-                .downcast_mut::<Analyser>()
-                .map(|a| a.take_profiles())
-        })
-        .context("the instruction analyser was removed during the run")?;
-    Ok((profiles, check, wall))
+    let analyser = Analyser::new(dev.memory.coalescing, opts.m_factor, opts.reg_file)
+        .with_l2(dev.memory.l2_bytes)
+        .with_l1(dev.l1_geometry());
+    super::observed::run_observed(w, size, analyser, |a| a.take_profiles())
 }
 
 fn summarise(p: &Prediction) -> BTreeMap<String, KernelSummary> {
