@@ -151,8 +151,17 @@ pub struct CacheConfig {
     /// Insertion / bypass policy, a name of [`crate::mem::insertion::INSERTIONS`].
     pub insertion: String,
     /// `write_through` (update on hit, no allocate), `write_evict` (invalidate on hit, no
-    /// allocate) or `write_back` (allocate on write miss without fetching, write back dirty lines).
+    /// allocate) or `write_back` (keep written data, write back dirty lines on eviction).
     pub write_policy: String,
+    /// What a `write_back` L2 does on a write miss, a name of [`crate::mem::cache::WriteAllocate`]
+    /// (GPGPU-Sim's fourth cache-string field): `lazy` (default; allocate the line and mark the
+    /// written sectors valid and dirty, no fetch, acknowledge at once: GPGPU-Sim `L`), `naive`
+    /// (send the write on to DRAM, allocate the line and read it from DRAM; the store is
+    /// acknowledged when DRAM has written it: GPGPU-Sim `W`) or `none` (send the write on to
+    /// DRAM without allocating; acknowledged by DRAM: GPGPU-Sim `N`). L1 caches accept only
+    /// `lazy`.
+    #[serde(default = "default_write_allocate")]
+    pub write_allocate: String,
     /// Miss-status holding registers (outstanding line misses).
     pub mshr_entries: u32,
     /// Requests merged into one MSHR entry.
@@ -166,6 +175,10 @@ pub struct CacheConfig {
     /// at once and charges this fixed penalty, core cycles (a simplified mode for studies that
     /// want instruction fetch out of the memory system). Unused by the other caches.
     pub miss_latency: u32,
+}
+
+fn default_write_allocate() -> String {
+    "lazy".into()
 }
 
 impl CacheConfig {
@@ -610,6 +623,15 @@ impl GpuConfig {
             ("l2.cache", &self.l2.cache),
         ] {
             validate_cache(p, cc)?;
+            if p != "l2.cache" && cc.write_allocate != "lazy" {
+                return Err(ConfigError::new(
+                    format!("{p}.write_allocate"),
+                    format!(
+                        "`{}` is modelled for the L2 only; L1 caches write-validate (`lazy`)",
+                        cc.write_allocate
+                    ),
+                ));
+            }
         }
         pos("shared.banks", self.shared.banks as u64)?;
         if self.shared.banks > 64 {
@@ -739,6 +761,15 @@ fn validate_cache(p: &str, c: &CacheConfig) -> Result<(), ConfigError> {
             ),
         ));
     }
+    if crate::mem::cache::WriteAllocate::parse(&c.write_allocate).is_none() {
+        return Err(ConfigError::new(
+            key("write_allocate"),
+            format!(
+                "unknown write-allocate policy `{}` (known: lazy, naive, none)",
+                c.write_allocate
+            ),
+        ));
+    }
     if c.mshr_entries == 0 || c.mshr_merge == 0 || c.miss_queue == 0 {
         return Err(ConfigError::new(
             key("mshr_entries"),
@@ -814,6 +845,27 @@ mod tests {
             GpuConfig::from_toml("inherits = \"gtx480\"\n[l1d]\nways = 8\n", "x.toml").unwrap();
         assert_eq!(ok.l1d.ways, 8);
         assert_eq!(ok.l1d.sets, 32);
+    }
+
+    #[test]
+    fn write_allocate_is_checked_and_l2_only() {
+        let g = GpuConfig::preset("gtx480").unwrap();
+        assert_eq!(g.l2.cache.write_allocate, "lazy");
+        assert_eq!(
+            g.l1d.write_allocate, "lazy",
+            "serde default for omitted keys"
+        );
+        let mut h = g.clone();
+        h.set("l2.cache.write_allocate", "naive").unwrap();
+        h.validate().unwrap();
+        let mut h = g.clone();
+        let e = h.set("l2.cache.write_allocate", "eager").unwrap_err();
+        assert_eq!(e.key, "l2.cache.write_allocate");
+        assert!(e.reason.contains("naive"), "{e}");
+        let mut h = g;
+        let e = h.set("l1d.write_allocate", "none").unwrap_err();
+        assert_eq!(e.key, "l1d.write_allocate");
+        assert!(e.reason.contains("L2 only"), "{e}");
     }
 
     #[test]

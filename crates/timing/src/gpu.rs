@@ -193,8 +193,7 @@ impl Gpu {
         let dnow = self.cyc[DRAM];
         for c in &mut self.channels {
             while let Some(r) = c.peek_return(dnow) {
-                let (s, a) = (r.slice as usize, r.addr);
-                self.slices[s].dram_return(now, a);
+                self.slices[r.slice as usize].dram_return(now, r);
                 c.pop_return();
             }
         }

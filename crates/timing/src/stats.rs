@@ -87,6 +87,12 @@ counters! {
         shared_conflict_cycles,
         /// Register-file bank-conflict cycles in the operand collector.
         bank_conflicts,
+        /// Read replies (loads, atomics, instruction and constant fills) consumed from the
+        /// interconnect.
+        read_replies,
+        /// Sum over those replies of core cycles from sending the request into the interconnect
+        /// to consuming the reply (the counterpart of GPGPU-Sim's `averagemflatency`).
+        read_latency_cycles,
     }
 }
 
@@ -280,6 +286,10 @@ pub struct KernelStats {
     pub dram: DramReport,
     /// Interconnect.
     pub icnt: IcntReport,
+    /// Average memory read latency, core cycles: from an SM sending a read into the
+    /// interconnect to consuming its reply, over every read reply (GPGPU-Sim's
+    /// `averagemflatency`); 0 without reads.
+    pub avg_mem_latency: f64,
     /// Issue-stall cycles per reason (per scheduler).
     pub stalls: StallStats,
     /// Output check of the workload: `passed`, `failed` or `none`.
@@ -322,6 +332,7 @@ impl KernelStats {
                 l1_to_l2_flits: t.icnt.req_flits,
                 l2_to_l1_flits: t.icnt.reply_flits,
             },
+            avg_mem_latency: ratio(t.core.read_latency_cycles, t.core.read_replies),
             stalls: t.stalls,
             check: "none".into(),
             interrupted: false,

@@ -37,7 +37,12 @@ fn vectoradd_instruction_and_l2_read_counts_match_the_accelsim_log() {
     // [INST_ACC_R][MISS] = 2: the two L1I line misses (instruction fetch goes through the L2).
     assert_eq!(s.raw.l2.accesses - s.raw.l2.writes, 8 + 2);
     assert_eq!(s.raw.l2.hits, 0);
-    assert_eq!(s.raw.dram.reads, 8 + 2);
+    // DRAM: the GTX1080 L2 is `L:B:m:W:L`, GPGPU-Sim's naive write allocate: each of the 4 store
+    // misses is written to DRAM and its bytes are also read back into the L2 (the log's 13
+    // `n_write` and 13 `n_rd_L2_A` 32-byte atoms over channels 4 and 5), on top of the 8 data
+    // and 2 instruction line reads (`n_rd` 16 + 8 + 8 + 8 atoms over channels 0 to 3).
+    assert_eq!(s.raw.dram.reads, 8 + 2 + 4);
+    assert_eq!(s.raw.dram.writes, 4);
     // traffic_breakdown_coretomem[GLOBAL_ACC_R] = 64 {8:8}: eight 8-byte read requests; the
     // replies (896 bytes = six 128-byte lines and warp 3's two 32-byte sectors, 8-byte headers)
     // come back on top of any write acknowledgements.
@@ -45,20 +50,27 @@ fn vectoradd_instruction_and_l2_read_counts_match_the_accelsim_log() {
     assert!(s.icnt.l2_to_l1_bytes >= 896 + 272, "{:?}", s.icnt);
 }
 
-/// Not met yet (docs/VALIDATION.md, "Trace-driven mode"): instruction fetch now goes through
-/// the L2 to DRAM as in Accel-Sim, which closed most of the gap (807 -> 1,095 cycles), but the
-/// run is still ~15% short.
+/// `gpu_sim_cycle = 1282`, within 10%; and the average memory-fetch latency
+/// (`averagemflatency = 275`, core cycles from request to reply over the read replies) within
+/// 10% too. The run is four serial DRAM round trips (two instruction lines, the loads, the
+/// store acknowledgements, which the naive write-allocate L2 returns only after DRAM has
+/// written the data); docs/VALIDATION.md breaks the difference down.
 #[test]
-#[ignore = "vectoradd runs ~15% short of Accel-Sim's 1,282 cycles; see docs/VALIDATION.md"]
-fn vectoradd_cycles_within_10_percent() {
+fn vectoradd_cycles_and_memory_latency_within_10_percent() {
     let s = run(&gtx1080(), "vectoradd-100-32-trace");
-    // gpu_sim_cycle = 1282: within 10%.
     let err = (s.cycles as f64 - 1282.0).abs() / 1282.0;
     assert!(
         err <= 0.10,
         "cycles {} vs 1282 ({:.1}%)",
         s.cycles,
         err * 100.0
+    );
+    assert_eq!(s.raw.core.read_replies, 10, "8 loads + 2 instruction lines");
+    let lat_err = (s.avg_mem_latency - 275.0).abs() / 275.0;
+    assert!(
+        lat_err <= 0.10,
+        "average read latency {:.1} vs 275",
+        s.avg_mem_latency
     );
 }
 

@@ -672,6 +672,7 @@ impl Sm {
                     sm: self.id,
                     slice: self.map.slice(addr) as u16,
                     id: u32::MAX,
+                    born: 0,
                 });
             }
             self.imiss_unsent &= !(1 << w);
@@ -822,10 +823,14 @@ impl Sm {
             if r.bypass && r.id & ACK != 0 && r.id != u32::MAX {
                 // A store acknowledgement.
                 self.warps[(r.id & !ACK) as usize].inflight -= 1;
-            } else if r.src == ReqSrc::L1i {
-                self.ifill(&r);
             } else {
-                self.fill_reply(&r);
+                self.stats.read_replies += 1;
+                self.stats.read_latency_cycles += now.saturating_sub(r.born);
+                if r.src == ReqSrc::L1i {
+                    self.ifill(&r);
+                } else {
+                    self.fill_reply(&r);
+                }
             }
         }
         if self.imiss_unsent != 0 {
@@ -834,12 +839,15 @@ impl Sm {
         self.ldst_step(now);
         // Miss queues to the network (one request per cycle: L1I, then L1D, then constants).
         if self.out_q.len() < self.out_cap {
-            if let Some(r) = self.imiss_q.pop_front() {
-                self.out_q.push_back(r);
+            let next = if let Some(r) = self.imiss_q.pop_front() {
+                Some(r)
             } else if let Some(r) = self.l1d.miss_queue.pop_front() {
-                self.out_q.push_back(r);
-            } else if let Some(r) = self.cc.miss_queue.pop_front() {
-                self.out_q.push_back(r);
+                Some(r)
+            } else {
+                self.cc.miss_queue.pop_front()
+            };
+            if let Some(r) = next {
+                self.out_q.push_back(MemReq { born: now, ..r });
             }
         }
         self.collect_and_dispatch(now);

@@ -16,6 +16,7 @@ pub mod addrmap;
 pub mod sched;
 
 use crate::config::DramConfig;
+use crate::mem::req::MemReq;
 use crate::stats::DramStats;
 use sched::{DramScheduler, Policy};
 use std::collections::VecDeque;
@@ -27,8 +28,12 @@ pub struct DramReq {
     pub addr: u64,
     /// Data bytes.
     pub bytes: u32,
-    /// Write (a dirty-line write-back) or read (a line fill).
+    /// Write (a dirty-line write-back, or a store sent on by the L2) or read (a line fill).
     pub write: bool,
+    /// For a store the L2 sent on without keeping it (write-allocate `naive` or `none`): the
+    /// acknowledgement the L2 returns to the SM once DRAM has written the data. The write is
+    /// then returned like a read.
+    pub ack: Option<MemReq>,
     /// Bank.
     pub bank: u32,
     /// Row.
@@ -139,7 +144,8 @@ impl Channel {
         self.stats.cycles += n;
     }
 
-    /// The oldest completed read whose data has arrived by DRAM cycle `now`.
+    /// The oldest completed read (or acknowledged write, see [`DramReq::ack`]) whose data has
+    /// arrived by DRAM cycle `now`.
     pub fn peek_return(&self, now: u64) -> Option<&DramReq> {
         match self.returns.front() {
             Some((t, r)) if *t <= now => Some(r),
@@ -201,7 +207,10 @@ impl Channel {
                     return false;
                 }
                 let data_at = if r.write {
-                    if now < self.next_wr || now + (t.t_wl as u64) < self.bus_free {
+                    if now < self.next_wr
+                        || now + (t.t_wl as u64) < self.bus_free
+                        || (r.ack.is_some() && self.returns.len() >= self.cfg.return_queue as usize)
+                    {
                         return false;
                     }
                     now + t.t_wl as u64
@@ -255,6 +264,9 @@ impl Channel {
                     };
                     if done.write {
                         self.stats.writes += 1;
+                        if done.ack.is_some() {
+                            self.returns.push_back((end, done));
+                        }
                     } else {
                         self.stats.reads += 1;
                         self.returns.push_back((end, done));

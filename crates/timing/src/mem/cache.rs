@@ -30,6 +30,33 @@ impl WritePolicy {
     }
 }
 
+/// What a write-back cache does on a write miss (GPGPU-Sim's write-allocate field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteAllocate {
+    /// Allocate the line and validate the written sectors without fetching; the write is
+    /// complete at once (GPGPU-Sim `L`, lazy fetch on read).
+    Lazy,
+    /// Send the write on to the next level and fetch the line into the cache as well; the write
+    /// is complete when the next level has written it (GPGPU-Sim `W`, its "naive" write
+    /// allocate: one write and one read per write miss).
+    Naive,
+    /// Send the write on to the next level without allocating; complete when the next level
+    /// has written it (GPGPU-Sim `N`).
+    None,
+}
+
+impl WriteAllocate {
+    /// Parses a config name (`lazy`, `naive`, `none`).
+    pub fn parse(s: &str) -> Option<WriteAllocate> {
+        Some(match s {
+            "lazy" => WriteAllocate::Lazy,
+            "naive" => WriteAllocate::Naive,
+            "none" => WriteAllocate::None,
+            _ => return None,
+        })
+    }
+}
+
 /// Result of a tag lookup.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lookup {

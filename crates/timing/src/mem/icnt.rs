@@ -186,6 +186,7 @@ mod tests {
             sm: 0,
             slice,
             id: 0,
+            born: 0,
         }
     }
 

@@ -92,6 +92,7 @@ impl L1 {
             sm,
             slice: map.slice(addr) as u16,
             id: 0,
+            born: 0,
         }
     }
 

@@ -1,12 +1,14 @@
 //! An L2 slice (memory sub-partition; spec 000 §8.1 item 5): requests from the interconnect wait
 //! `rop_latency` L2 cycles in the ROP queue, then access the tags (one per cycle). Read misses
 //! take an MSHR (merging up to `mshr_merge` requests per line), fetch the line from DRAM and
-//! reply to every merged request at fill time; dirty victims are written back. Writes are
-//! write-back / write-validate (no fetch on a write miss). Atomics execute here (read, then the
-//! line is dirty). DRAM returns wait `dram_latency` L2 cycles before the fill. Every queue is
+//! reply to every merged request at fill time; dirty victims are written back. Write misses of a
+//! write-back slice follow `write_allocate`: `lazy` validates the written sectors without a fetch
+//! and acknowledges at once; `naive` (GPGPU-Sim's `W`) sends the store on to DRAM, fetches the
+//! line as well, and acknowledges when DRAM has written the store; `none` only sends the store on.
+//! Atomics execute here (read, then the line is dirty). DRAM returns wait `dram_latency` L2 cycles before the fill. Every queue is
 //! bounded; a request that cannot proceed stays at the head (back-pressure).
 
-use super::cache::{Cache, Lookup, Mshr, WritePolicy};
+use super::cache::{Cache, Lookup, Mshr, WriteAllocate, WritePolicy};
 use super::req::{MemReq, ReqKind, ReqSrc, ACK};
 use crate::config::L2Config;
 use crate::dram::addrmap::AddrMap;
@@ -25,8 +27,28 @@ impl Default for MemReq {
             sm: 0,
             slice: 0,
             id: 0,
+            born: 0,
         }
     }
+}
+
+/// What arrives back from DRAM after `dram_latency`.
+#[derive(Debug, Clone, Copy)]
+enum Fill {
+    /// The line at this address (a read or a write-allocate fetch).
+    Line(u64),
+    /// A store DRAM has written: its acknowledgement for the SM.
+    Ack(MemReq),
+}
+
+/// How [`L2Slice::access`] dealt with a request.
+enum Outcome {
+    /// It must wait (a queue, MSHR or set is full).
+    Wait,
+    /// Processed here; a store is acknowledged now.
+    Done,
+    /// A store sent on to DRAM, acknowledged when DRAM returns it.
+    SentOn,
 }
 
 /// One slice.
@@ -35,6 +57,7 @@ pub struct L2Slice {
     cache: Cache,
     mshr: Mshr<MemReq>,
     write: WritePolicy,
+    alloc: WriteAllocate,
     rop: VecDeque<(u64, MemReq)>,
     rop_cap: usize,
     rop_latency: u64,
@@ -45,7 +68,7 @@ pub struct L2Slice {
     /// Requests waiting for the DRAM controller.
     pub to_dram: VecDeque<DramReq>,
     dram_cap: usize,
-    fills: VecDeque<(u64, u64)>,
+    fills: VecDeque<(u64, Fill)>,
     map: AddrMap,
     sector_bytes: u32,
     merge_cap: usize,
@@ -61,6 +84,7 @@ impl L2Slice {
             cache: Cache::new(&c.cache),
             mshr: Mshr::new(c.cache.mshr_entries as usize, c.cache.mshr_merge as usize),
             write: WritePolicy::parse(&c.cache.write_policy).expect("validated"),
+            alloc: WriteAllocate::parse(&c.cache.write_allocate).expect("validated"),
             rop: VecDeque::with_capacity(c.input_queue as usize),
             rop_cap: c.input_queue as usize,
             rop_latency: c.rop_latency as u64,
@@ -87,9 +111,13 @@ impl L2Slice {
         self.rop.push_back((now + self.rop_latency, r));
     }
 
-    /// A DRAM read of the line at `addr` completed (L2 cycle `now`).
-    pub fn dram_return(&mut self, now: u64, addr: u64) {
-        self.fills.push_back((now + self.dram_latency, addr));
+    /// A DRAM read completed, or a write that carries an acknowledgement (L2 cycle `now`).
+    pub fn dram_return(&mut self, now: u64, d: &DramReq) {
+        let f = match d.ack {
+            Some(a) if d.write => Fill::Ack(a),
+            _ => Fill::Line(d.addr),
+        };
+        self.fills.push_back((now + self.dram_latency, f));
     }
 
     /// Whether anything is queued or outstanding.
@@ -151,21 +179,31 @@ impl L2Slice {
     }
 
     fn fill_step(&mut self, now: u64) {
-        let Some(&(t, addr)) = self.fills.front() else {
+        let Some(&(t, f)) = self.fills.front() else {
             return;
         };
         if t > now || self.out_q.len() + self.merge_cap > self.out_cap {
             return;
         }
         self.fills.pop_front();
+        let addr = match f {
+            Fill::Line(a) => a,
+            Fill::Ack(a) => {
+                self.out_q.push_back(a);
+                return;
+            }
+        };
         let line = self.local_line(addr);
         let full = self.cache.full_mask();
         self.cache.fill(line, full);
         let mut dirty_atomic = false;
         let out = &mut self.out_q;
         self.mshr.close(line, |w| {
-            if w.kind == ReqKind::Atomic {
-                dirty_atomic = true;
+            match w.kind {
+                ReqKind::Atomic => dirty_atomic = true,
+                // The write-allocate fetch of a store sent on to DRAM: nobody waits for it.
+                ReqKind::Write => return,
+                _ => {}
             }
             out.push_back(Self::reply(&w));
         });
@@ -197,26 +235,72 @@ impl L2Slice {
     }
 
     /// Processes request `r`; false if it must wait. A store tagged [`ACK`] is acknowledged
-    /// with a 0-byte reply once processed (GPGPU-Sim retires a warp only when its stores are
-    /// acknowledged).
+    /// with a 0-byte reply once processed, or, when it was sent on to DRAM (write-allocate
+    /// `naive` / `none`), once DRAM has written it (GPGPU-Sim retires a warp only when its
+    /// stores are acknowledged).
     fn access(&mut self, r: &MemReq) -> bool {
         let ack = r.kind == ReqKind::Write && r.id != u32::MAX && r.id & ACK != 0;
         if ack && self.out_q.len() >= self.out_cap {
             return false;
         }
-        let done = self.access_inner(r);
-        if done && ack {
-            self.out_q.push_back(MemReq {
-                kind: ReqKind::Reply,
-                bytes: 0,
-                bypass: true,
-                ..*r
-            });
+        match self.access_inner(r) {
+            Outcome::Wait => false,
+            Outcome::SentOn => true,
+            Outcome::Done => {
+                if ack {
+                    self.out_q.push_back(Self::ack_of(r));
+                }
+                true
+            }
         }
-        done
     }
 
-    fn access_inner(&mut self, r: &MemReq) -> bool {
+    fn ack_of(r: &MemReq) -> MemReq {
+        MemReq {
+            kind: ReqKind::Reply,
+            bytes: 0,
+            bypass: true,
+            ..*r
+        }
+    }
+
+    /// A store sent on to DRAM, carrying its acknowledgement when the SM waits for one.
+    fn store_to_dram(&self, r: &MemReq) -> DramReq {
+        let mut d = self.dram_req(r.addr, r.bytes, true);
+        if r.id != u32::MAX && r.id & ACK != 0 {
+            d.ack = Some(Self::ack_of(r));
+        }
+        d
+    }
+
+    /// A write miss of a write-back slice under `naive` / `none` write allocation.
+    fn write_miss_sent_on(&mut self, r: &MemReq, line: u64) -> Outcome {
+        let naive = self.alloc == WriteAllocate::Naive;
+        let need = if naive { 2 } else { 1 };
+        let ok = self.to_dram.len() + need <= self.dram_cap
+            && (!naive || (self.mshr.has_free() && self.cache.can_allocate(line)));
+        if !ok {
+            self.stats.reservation_fails += 1;
+            return Outcome::Wait;
+        }
+        if naive {
+            let (_, ev) = self.cache.allocate(line, true).expect("checked");
+            self.evict(ev);
+            // The MSHR entry holds the store itself, which gets no reply at fill time.
+            self.mshr.open(line, *r);
+            let sb = self.sector_bytes as u64;
+            let start = r.addr & !(sb - 1);
+            let end = (r.addr + r.bytes.max(1) as u64).div_ceil(sb) * sb;
+            let fetch = self.dram_req(start, (end - start) as u32, false);
+            self.to_dram.push_back(fetch);
+        }
+        let d = self.store_to_dram(r);
+        self.to_dram.push_back(d);
+        self.count(false, true);
+        Outcome::SentOn
+    }
+
+    fn access_inner(&mut self, r: &MemReq) -> Outcome {
         let line = self.local_line(r.addr);
         let sectors = self.cache.sectors_of(r.addr, r.bytes);
         let look = self.cache.lookup(line, sectors);
@@ -226,10 +310,13 @@ impl L2Slice {
                     Lookup::Hit(w) | Lookup::SectorMiss(w) | Lookup::Pending(w) => {
                         self.cache.write(line, w, sectors, true)
                     }
+                    Lookup::Miss if self.alloc != WriteAllocate::Lazy => {
+                        return self.write_miss_sent_on(r, line);
+                    }
                     Lookup::Miss => {
                         if self.to_dram.len() >= self.dram_cap || !self.cache.can_allocate(line) {
                             self.stats.reservation_fails += 1;
-                            return false;
+                            return Outcome::Wait;
                         }
                         let (w, ev) = self.cache.allocate(line, false).expect("checked");
                         self.evict(ev);
@@ -237,12 +324,12 @@ impl L2Slice {
                     }
                 }
                 self.count(matches!(look, Lookup::Hit(_)), true);
-                true
+                Outcome::Done
             }
             ReqKind::Write => {
                 if self.to_dram.len() >= self.dram_cap {
                     self.stats.reservation_fails += 1;
-                    return false;
+                    return Outcome::Wait;
                 }
                 match (self.write, look) {
                     (WritePolicy::WriteThrough, Lookup::Hit(w) | Lookup::SectorMiss(w)) => {
@@ -254,12 +341,12 @@ impl L2Slice {
                 let d = self.dram_req(r.addr, r.bytes, true);
                 self.to_dram.push_back(d);
                 self.count(matches!(look, Lookup::Hit(_)), true);
-                true
+                Outcome::Done
             }
             ReqKind::Read | ReqKind::Atomic => match look {
                 Lookup::Hit(w) => {
                     if self.out_q.len() >= self.out_cap {
-                        return false;
+                        return Outcome::Wait;
                     }
                     self.cache.touch(line, w);
                     if r.kind == ReqKind::Atomic {
@@ -267,18 +354,18 @@ impl L2Slice {
                     }
                     self.out_q.push_back(Self::reply(r));
                     self.count(true, false);
-                    true
+                    Outcome::Done
                 }
                 Lookup::Pending(_) => match self.mshr.find(line) {
                     Some(e) if self.mshr.can_merge(e) => {
                         self.mshr.merge(e, *r);
                         self.stats.merged += 1;
                         self.count(false, false);
-                        true
+                        Outcome::Done
                     }
                     _ => {
                         self.stats.reservation_fails += 1;
-                        false
+                        Outcome::Wait
                     }
                 },
                 Lookup::SectorMiss(_) | Lookup::Miss => {
@@ -287,7 +374,7 @@ impl L2Slice {
                         && (matches!(look, Lookup::SectorMiss(_)) || self.cache.can_allocate(line));
                     if !ok {
                         self.stats.reservation_fails += 1;
-                        return false;
+                        return Outcome::Wait;
                     }
                     if let Lookup::SectorMiss(w) = look {
                         self.cache.reserve(line, w);
@@ -300,10 +387,10 @@ impl L2Slice {
                     let d = self.dram_req(r.addr & !(lb - 1), lb as u32, false);
                     self.to_dram.push_back(d);
                     self.count(false, false);
-                    true
+                    Outcome::Done
                 }
             },
-            ReqKind::Reply => true,
+            ReqKind::Reply => Outcome::Done,
         }
     }
 
@@ -317,5 +404,129 @@ impl L2Slice {
         } else {
             self.stats.misses += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::GpuConfig;
+
+    /// A gtx480 slice 0 with `write_allocate = alloc`, and an address that maps to it.
+    fn slice(alloc: &str) -> (L2Slice, u64) {
+        let mut g = GpuConfig::preset("gtx480").unwrap();
+        g.l2.cache.write_allocate = alloc.into();
+        let map = AddrMap::new(&g.dram, g.l2.slices_per_channel).unwrap();
+        let addr = (0..1u64 << 20)
+            .map(|i| i * 128)
+            .find(|&a| map.slice(a) == 0)
+            .unwrap();
+        (L2Slice::new(0, &g.l2, map), addr)
+    }
+
+    fn store(addr: u64) -> MemReq {
+        MemReq {
+            addr,
+            bytes: 64,
+            kind: ReqKind::Write,
+            id: ACK | 5,
+            ..Default::default()
+        }
+    }
+
+    /// Runs the slice until the ROP queue is empty, from L2 cycle `t`; returns the next cycle.
+    fn drain(s: &mut L2Slice, mut t: u64) -> u64 {
+        while !s.rop.is_empty() || !s.fills.is_empty() {
+            s.cycle(t);
+            t += 1;
+        }
+        t
+    }
+
+    #[test]
+    fn lazy_write_miss_allocates_without_dram_and_acks_at_once() {
+        let (mut s, a) = slice("lazy");
+        s.accept(0, store(a));
+        drain(&mut s, 0);
+        assert!(s.to_dram.is_empty(), "no fetch, no write-through");
+        let ack = s.out_q.pop_front().expect("acknowledged by the L2");
+        assert_eq!((ack.kind, ack.bytes, ack.id), (ReqKind::Reply, 0, ACK | 5));
+        assert_eq!(s.stats.misses, 1);
+        // The written sectors now hit.
+        s.accept(
+            200,
+            MemReq {
+                bytes: 32,
+                ..store(a)
+            },
+        );
+        drain(&mut s, 200);
+        assert_eq!(s.stats.hits, 1);
+    }
+
+    #[test]
+    fn naive_write_miss_sends_the_store_and_a_fetch_and_acks_after_dram() {
+        let (mut s, a) = slice("naive");
+        s.accept(0, store(a));
+        let t = drain(&mut s, 0);
+        assert!(
+            s.out_q.is_empty(),
+            "no acknowledgement before DRAM has the data"
+        );
+        let fetch = s.to_dram.pop_front().unwrap();
+        let write = s.to_dram.pop_front().unwrap();
+        assert!(!fetch.write && write.write);
+        assert_eq!(
+            (fetch.addr, fetch.bytes),
+            (a, 64),
+            "reads the written sectors"
+        );
+        assert_eq!((write.addr, write.bytes), (a, 64));
+        assert_eq!(write.ack.map(|r| r.id), Some(ACK | 5));
+        // A read of the line while the fetch is outstanding merges into its MSHR.
+        let read = MemReq {
+            kind: ReqKind::Read,
+            id: 9,
+            ..store(a)
+        };
+        s.accept(t, read);
+        let t = drain(&mut s, t);
+        assert_eq!(s.stats.merged, 1);
+        // DRAM writes the store: the acknowledgement follows after `dram_latency`.
+        s.dram_return(t, &write);
+        let t = drain(&mut s, t);
+        let ack = s.out_q.pop_front().unwrap();
+        assert_eq!((ack.kind, ack.bytes, ack.id), (ReqKind::Reply, 0, ACK | 5));
+        // The fetch fills the line: only the merged read gets a reply, not the store.
+        s.dram_return(t, &fetch);
+        drain(&mut s, t);
+        let r = s.out_q.pop_front().unwrap();
+        assert_eq!((r.kind, r.id), (ReqKind::Reply, 9));
+        assert!(s.out_q.is_empty());
+        assert!(!s.busy());
+    }
+
+    #[test]
+    fn no_allocate_write_miss_only_sends_the_store() {
+        let (mut s, a) = slice("none");
+        s.accept(0, store(a));
+        let t = drain(&mut s, 0);
+        assert_eq!(s.to_dram.len(), 1);
+        let write = s.to_dram.pop_front().unwrap();
+        assert!(write.write && write.ack.is_some());
+        s.dram_return(t, &write);
+        let t = drain(&mut s, t);
+        assert_eq!(s.out_q.pop_front().unwrap().id, ACK | 5);
+        // Nothing was allocated: a read of the same bytes misses and fetches.
+        s.accept(
+            t,
+            MemReq {
+                kind: ReqKind::Read,
+                ..store(a)
+            },
+        );
+        drain(&mut s, t);
+        assert_eq!(s.stats.misses, 2);
+        assert!(!s.to_dram.pop_front().unwrap().write);
     }
 }

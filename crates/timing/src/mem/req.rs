@@ -48,6 +48,9 @@ pub struct MemReq {
     /// Waiter at the SM: the load tracker of a bypassed read or an atomic, or [`ACK`] | warp slot
     /// for a store the L2 acknowledges (the reply is then an acknowledgement of 0 bytes).
     pub id: u32,
+    /// Core cycle at which the SM sent the request into the interconnect (carried by its reply:
+    /// memory-latency statistics).
+    pub born: u64,
 }
 
 impl MemReq {

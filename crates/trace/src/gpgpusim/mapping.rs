@@ -295,6 +295,30 @@ fn map_cache(
         }
     }
     .into();
+    // Write allocation on a write miss, modelled for a write-back L2 (L1 caches write-validate).
+    let alloc = match c.write_alloc {
+        'W' => "naive",
+        'N' => "none",
+        'F' => {
+            notes.push(format!(
+                "-{name}: write allocate F (fetch on write) modelled as W (write sent on, line fetched)"
+            ));
+            "naive"
+        }
+        _ => "lazy",
+    };
+    dst.write_allocate = if dst.write_policy == "write_back" && name == "gpgpu_cache:dl2" {
+        alloc
+    } else {
+        if dst.write_policy == "write_back" && alloc != "lazy" {
+            notes.push(format!(
+                "-{name}: write allocate {} modelled as L (lazy fetch on read)",
+                c.write_alloc
+            ));
+        }
+        "lazy"
+    }
+    .into();
     dst.mshr_entries = c.mshr_entries.max(1);
     dst.mshr_merge = c.mshr_max_merge.max(1);
     dst.miss_queue = c.miss_queue.max(1);
@@ -711,5 +735,41 @@ mod tests {
         assert_eq!(d.u32("gpgpu_l1_latency").unwrap(), Some(1));
         assert_eq!(d.u32("gpgpu_smem_latency").unwrap(), Some(3));
         assert_eq!(d.str("hw_perf_bench_name"), Some(""));
+    }
+
+    fn l2_write_allocate(dl2: &str) -> (String, Vec<String>) {
+        let text = format!("-gpgpu_cache:dl2 {dl2}\n");
+        let o = Options::parse_str(&text, std::path::Path::new("t.config")).unwrap();
+        let base = GpuConfig::preset("gtx480").unwrap();
+        let imp = to_timing_config(&o, None, base, "t").unwrap();
+        (imp.config.l2.cache.write_allocate, imp.notes)
+    }
+
+    #[test]
+    fn l2_write_allocate_field_is_carried_over() {
+        // GTX1080 reference: W = naive write allocate; the shipped configs use L (lazy).
+        assert_eq!(
+            l2_write_allocate("N:64:128:16,L:B:m:W:L,A:1024:1024,4:0,32").0,
+            "naive"
+        );
+        assert_eq!(
+            l2_write_allocate("S:32:128:24,L:B:m:L:P,A:192:4,32:0,32").0,
+            "lazy"
+        );
+        assert_eq!(
+            l2_write_allocate("N:64:128:16,L:B:m:N:L,A:256:4,4:0,32").0,
+            "none"
+        );
+        let (a, notes) = l2_write_allocate("N:64:128:16,L:B:m:F:L,A:256:4,4:0,32");
+        assert_eq!(a, "naive");
+        assert!(
+            notes.iter().any(|n| n.contains("fetch on write")),
+            "{notes:?}"
+        );
+        // A write-through L2 has nothing to allocate.
+        assert_eq!(
+            l2_write_allocate("N:64:128:16,L:T:m:W:L,A:256:4,4:0,32").0,
+            "lazy"
+        );
     }
 }
