@@ -7,7 +7,7 @@
 use rand::Rng;
 use warpforge_simt::{Device, KernelArg as A};
 
-use crate::common::{by_size, compare_exact, err, grid1d, load, rng};
+use crate::common::{by_size, compare_exact, grid1d, load, rng, rounds_until_clear};
 use crate::{Check, Size, Workload, WorkloadError, WorkloadInfo};
 
 const PTX: &str = include_str!("../../bfs/kernel.ptx");
@@ -101,9 +101,7 @@ impl Workload for Bfs {
         let cost = dev.alloc_copy(&cost0)?;
         let over = dev.malloc(4)?;
         let cfg = grid1d(n, BLOCK);
-        let mut levels = 0;
-        loop {
-            dev.copy_htod(over, &[0i32])?;
+        let level = |dev: &mut Device, _: i32| -> Result<(), WorkloadError> {
             let args = [
                 A::Ptr(start),
                 A::Ptr(degree),
@@ -123,14 +121,10 @@ impl Workload for Bfs {
                 A::S32(n as i32),
             ];
             dev.launch(m, "bfs_update", cfg, &args)?;
-            levels += 1;
-            if dev.read::<i32>(over, 1)?[0] == 0 {
-                break;
-            }
-            if levels > n {
-                return Err(err("bfs: frontier loop did not terminate"));
-            }
-        }
+            Ok(())
+        };
+        let stuck = |_| "bfs: frontier loop did not terminate".to_string();
+        rounds_until_clear(dev, over, n as usize, level, stuck)?;
         let got = dev.read::<i32>(cost, n as usize)?;
         Ok(compare_exact("bfs cost", &got, &reference(&g)))
     }

@@ -14,7 +14,7 @@ use crate::{Check, Size, WorkloadError};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use warpforge_core::Dim3;
-use warpforge_simt::{Device, LaunchConfig, ModuleId};
+use warpforge_simt::{DevPtr, Device, LaunchConfig, ModuleId};
 
 /// The seeded generator of `workload` at `size`: the same name and size always give the same
 /// input (FNV-1a of `"name/size"` as the ChaCha8 seed).
@@ -130,6 +130,32 @@ macro_rules! check_or_return {
             return Ok($crate::Check::Failed(m));
         }
     };
+}
+
+/// The host loop of the convergence workloads (BFS levels, Luby/colouring rounds, relaxation
+/// to a fixed point): zeroes the device flag `flag` (one `i32`), runs `round(dev, k)` for
+/// k = 0, 1, ..., and stops after the first round that leaves the flag zero. Returns how many
+/// rounds ran. When the flag is still set after more than `max_rounds` rounds, the error is
+/// `stuck(rounds so far)`.
+pub fn rounds_until_clear(
+    dev: &mut Device,
+    flag: DevPtr,
+    max_rounds: usize,
+    mut round: impl FnMut(&mut Device, i32) -> Result<(), WorkloadError>,
+    stuck: impl FnOnce(usize) -> String,
+) -> Result<usize, WorkloadError> {
+    let mut rounds = 0usize;
+    loop {
+        dev.copy_htod(flag, &[0i32])?;
+        round(dev, rounds as i32)?;
+        rounds += 1;
+        if dev.read::<i32>(flag, 1)?[0] == 0 {
+            return Ok(rounds);
+        }
+        if rounds > max_rounds {
+            return Err(err(stuck(rounds)));
+        }
+    }
 }
 
 /// Picks one of three values by size.

@@ -8,7 +8,7 @@
 //! exactly, the centrality scores against an f32 CPU replay within rtol 1e-4 / atol 1e-3.
 
 use crate::common::graph::{preferential_attachment, Csr};
-use crate::common::{by_size, compare_exact, compare_f32, err, grid1d, load, rng};
+use crate::common::{by_size, compare_exact, compare_f32, grid1d, load, rng, rounds_until_clear};
 use crate::{check_or_return, Check, Size, Workload, WorkloadError, WorkloadInfo};
 use rand::Rng;
 use warpforge_simt::{Device, KernelArg as A};
@@ -105,31 +105,22 @@ impl Workload for Bc {
                     nn.clone(),
                 ],
             )?;
-            let mut level = 0;
-            loop {
-                dev.copy_htod(grew, &[0i32])?;
-                dev.launch(
-                    m,
-                    "bc_forward",
-                    cfg,
-                    &[
-                        A::Ptr(row),
-                        A::Ptr(col),
-                        A::Ptr(dist),
-                        A::Ptr(sigma),
-                        A::Ptr(grew),
-                        A::S32(level),
-                        nn.clone(),
-                    ],
-                )?;
-                if dev.read::<i32>(grew, 1)?[0] == 0 {
-                    break;
-                }
-                level += 1;
-                if level as usize > n {
-                    return Err(err("bc: BFS did not terminate"));
-                }
-            }
+            let forward = |dev: &mut Device, level: i32| -> Result<(), WorkloadError> {
+                let args = [
+                    A::Ptr(row),
+                    A::Ptr(col),
+                    A::Ptr(dist),
+                    A::Ptr(sigma),
+                    A::Ptr(grew),
+                    A::S32(level),
+                    nn.clone(),
+                ];
+                dev.launch(m, "bc_forward", cfg, &args)?;
+                Ok(())
+            };
+            let stuck = |_| "bc: BFS did not terminate".to_string();
+            // the last level grew nothing: the deepest level reached is one less
+            let level = rounds_until_clear(dev, grew, n, forward, stuck)? as i32 - 1;
             for l in (0..level).rev() {
                 dev.launch(
                     m,

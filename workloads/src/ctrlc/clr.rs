@@ -7,7 +7,7 @@
 
 use super::mis::mesh_side;
 use crate::common::graph::{mesh2d, Csr};
-use crate::common::{compare_exact, err, grid1d, load, rng};
+use crate::common::{compare_exact, grid1d, load, rng, rounds_until_clear};
 use crate::{check_or_return, Check, Size, Workload, WorkloadError, WorkloadInfo};
 use rand::Rng;
 use warpforge_simt::{Device, KernelArg as A};
@@ -76,31 +76,20 @@ impl Workload for Clr {
         let color = dev.alloc_copy(&vec![-1i32; n])?;
         let uncolored = dev.malloc(4)?;
         let cfg = grid1d(n as u32, BLOCK);
-        let mut round = 0;
-        loop {
-            dev.copy_htod(uncolored, &[0i32])?;
-            dev.launch(
-                m,
-                "clr_round",
-                cfg,
-                &[
-                    A::Ptr(row),
-                    A::Ptr(col),
-                    A::Ptr(pr),
-                    A::Ptr(color),
-                    A::Ptr(uncolored),
-                    A::S32(round),
-                    A::S32(n as i32),
-                ],
-            )?;
-            round += 1;
-            if dev.read::<i32>(uncolored, 1)?[0] == 0 {
-                break;
-            }
-            if round as usize > n {
-                return Err(err("clr: no progress"));
-            }
-        }
+        let round = |dev: &mut Device, round: i32| -> Result<(), WorkloadError> {
+            let args = [
+                A::Ptr(row),
+                A::Ptr(col),
+                A::Ptr(pr),
+                A::Ptr(color),
+                A::Ptr(uncolored),
+                A::S32(round),
+                A::S32(n as i32),
+            ];
+            dev.launch(m, "clr_round", cfg, &args)?;
+            Ok(())
+        };
+        rounds_until_clear(dev, uncolored, n, round, |_| "clr: no progress".into())?;
         let got: Vec<i32> = dev.read(color, n)?;
         check_or_return!("clr", compare_exact("color", &got, &reference(&g, &prio)));
         for v in 0..n {

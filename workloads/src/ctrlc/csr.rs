@@ -5,7 +5,7 @@
 //! Checked exactly against Dijkstra's algorithm.
 
 use crate::common::graph::{road_grid, Csr};
-use crate::common::{by_size, compare_exact, grid1d, load, rng};
+use crate::common::{by_size, compare_exact, grid1d, load, rng, rounds_until_clear};
 use crate::{check_or_return, Check, Size, Workload, WorkloadError, WorkloadInfo};
 use rand::Rng;
 use warpforge_simt::{DevPtr, Device, KernelArg as A, ModuleId};
@@ -64,22 +64,14 @@ pub(super) fn relax_until_stable(
     let mut a = dev.alloc_copy(&init)?;
     let mut b = dev.alloc_copy(&init)?;
     let changed = dev.malloc(4)?;
-    let mut launches = 0;
-    loop {
-        dev.copy_htod(changed, &[0i32])?;
+    let relax = |dev: &mut Device, _: i32| -> Result<(), WorkloadError> {
         dev.launch(m, kernel, grid1d(n as u32, BLOCK), &args(a, b, changed))?;
-        launches += 1;
         std::mem::swap(&mut a, &mut b);
-        if dev.read::<i32>(changed, 1)?[0] == 0 {
-            break;
-        }
-        if launches > 4 * n as u32 + 4 {
-            return Err(crate::common::err(format!(
-                "{kernel}: no convergence after {launches} launches"
-            )));
-        }
-    }
-    Ok((dev.read(a, n)?, launches))
+        Ok(())
+    };
+    let stuck = |launches| format!("{kernel}: no convergence after {launches} launches");
+    let launches = rounds_until_clear(dev, changed, 4 * n + 4, relax, stuck)?;
+    Ok((dev.read(a, n)?, launches as u32))
 }
 
 impl Workload for CsrSssp {

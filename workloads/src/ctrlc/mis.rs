@@ -7,7 +7,7 @@
 //! to be independent and maximal.
 
 use crate::common::graph::{mesh2d, Csr};
-use crate::common::{by_size, compare_exact, err, grid1d, load, rng};
+use crate::common::{by_size, compare_exact, grid1d, load, rng, rounds_until_clear};
 use crate::{check_or_return, Check, Size, Workload, WorkloadError, WorkloadInfo};
 use rand::Rng;
 use warpforge_simt::{Device, KernelArg as A};
@@ -78,41 +78,28 @@ impl Workload for Mis {
         let undecided = dev.malloc(4)?;
         let cfg = grid1d(n as u32, BLOCK);
         let nn = A::S32(n as i32);
-        let mut rounds = 0;
-        loop {
-            dev.launch(
-                m,
-                "mis_select",
-                cfg,
-                &[
-                    A::Ptr(row),
-                    A::Ptr(col),
-                    A::Ptr(pr),
-                    A::Ptr(state),
-                    nn.clone(),
-                ],
-            )?;
-            dev.copy_htod(undecided, &[0i32])?;
-            dev.launch(
-                m,
-                "mis_remove",
-                cfg,
-                &[
-                    A::Ptr(row),
-                    A::Ptr(col),
-                    A::Ptr(state),
-                    A::Ptr(undecided),
-                    nn.clone(),
-                ],
-            )?;
-            rounds += 1;
-            if dev.read::<i32>(undecided, 1)?[0] == 0 {
-                break;
-            }
-            if rounds > n {
-                return Err(err("mis: no progress"));
-            }
-        }
+        // `mis_select` does not read the flag, so zeroing it before the round is the same as
+        // zeroing it between the two launches
+        let select = [
+            A::Ptr(row),
+            A::Ptr(col),
+            A::Ptr(pr),
+            A::Ptr(state),
+            nn.clone(),
+        ];
+        let remove = [
+            A::Ptr(row),
+            A::Ptr(col),
+            A::Ptr(state),
+            A::Ptr(undecided),
+            nn,
+        ];
+        let round = |dev: &mut Device, _: i32| -> Result<(), WorkloadError> {
+            dev.launch(m, "mis_select", cfg, &select)?;
+            dev.launch(m, "mis_remove", cfg, &remove)?;
+            Ok(())
+        };
+        rounds_until_clear(dev, undecided, n, round, |_| "mis: no progress".into())?;
         let got: Vec<i32> = dev.read(state, n)?;
         check_or_return!("mis", compare_exact("state", &got, &reference(&g, &prio)));
         for v in 0..n {
