@@ -20,6 +20,7 @@ pub mod pth;
 pub mod sc;
 pub mod sr1;
 pub mod sr2;
+mod srad;
 pub mod tpf;
 
 use crate::Workload;

@@ -8,10 +8,10 @@
 //! Check (stepwise): every iteration's image against the CPU f64 step from the previous one.
 
 use warpforge_core::Dim3;
-use warpforge_simt::{DevPtr, Device, KernelArg as A};
+use warpforge_simt::{Device, KernelArg as A};
 
-use super::sr1::{q0sqr, speckle_image, srad_step};
-use crate::common::{by_size, compare_f32, load, rng, shape};
+use super::srad::{check_step, q0sqr, speckle_image, sums, Diffusion};
+use crate::common::{by_size, load, rng, shape};
 use crate::{check_or_return, Check, Size, Workload, WorkloadError, WorkloadInfo};
 
 const PTX: &str = include_str!("../../sr2/kernel.ptx");
@@ -53,49 +53,28 @@ impl Workload for Sr2 {
             .collect();
         let m = load(dev, PTX, "sr2")?;
         let img = dev.alloc_copy(&cur)?;
-        let mut bufs = [DevPtr(0); 5];
-        for b in &mut bufs {
-            *b = dev.malloc(4 * n as u64)?;
-        }
-        let [dn, ds, dw, de, c] = bufs;
+        let diff = Diffusion::alloc(dev, n)?;
         let cfg = shape(
             Dim3::new(cols as u32 / T, rows as u32 / T, 1),
             Dim3::new(T, T, 1),
         );
         let (r_, c_) = (A::S32(rows as i32), A::S32(cols as i32));
         for it in 0..iters {
-            let sum: f64 = cur.iter().map(|&v| v as f64).sum();
-            let sq: f64 = cur.iter().map(|&v| (v as f64).powi(2)).sum();
+            let (sum, sq) = sums(&cur);
             let q0 = q0sqr(sum, sq, n) as f32;
-            let args = [
-                A::Ptr(img),
-                r_.clone(),
-                c_.clone(),
-                A::Ptr(dn),
-                A::Ptr(ds),
-                A::Ptr(dw),
-                A::Ptr(de),
-                A::Ptr(c),
-                A::F32(q0),
-            ];
-            dev.launch(m, "sr2_srad1", cfg, &args)?;
-            let args = [
-                A::Ptr(img),
-                r_.clone(),
-                c_.clone(),
-                A::Ptr(dn),
-                A::Ptr(ds),
-                A::Ptr(dw),
-                A::Ptr(de),
-                A::Ptr(c),
-                A::F32(LAMBDA),
-            ];
-            dev.launch(m, "sr2_srad2", cfg, &args)?;
+            // both kernels take (image, rows, cols, the five buffers, one scalar)
+            for (kernel, scalar) in [("sr2_srad1", q0), ("sr2_srad2", LAMBDA)] {
+                let args: Vec<A> = [A::Ptr(img), r_.clone(), c_.clone()]
+                    .into_iter()
+                    .chain(diff.args())
+                    .chain([A::F32(scalar)])
+                    .collect();
+                dev.launch(m, kernel, cfg, &args)?;
+            }
             let next = dev.read::<f32>(img, n)?;
-            let want = srad_step(&cur, rows, cols, q0 as f64, LAMBDA as f64);
             check_or_return!(
                 format!("iteration {it}"),
-                compare_f32("image", &next, &want, 1e-4, 1e-5)
+                check_step(&next, &cur, (rows, cols), q0 as f64, LAMBDA)
             );
             cur = next;
         }
