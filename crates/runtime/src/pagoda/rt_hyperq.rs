@@ -62,59 +62,42 @@ pub fn run(c: &PagodaConfig, set: &TaskSet) -> RunStats {
         // dispatch waiting TBs at the current time
         let te = q.peek_time();
         let tw = sms.next_finish();
-        let now;
-        match (te, tw) {
+        // a warp finishing no later than the next event goes first
+        let warp_done = match (te, tw) {
             (None, None) => break,
-            (Some(t), Some((w, sm))) if w <= t => {
-                now = w;
-                let id = sms.finish(w, sm);
-                let (task, tbr, start) = recs[id];
-                rec.warp_time(w - start);
-                warp_left[tbr] -= 1;
-                if warp_left[tbr] == 0 {
-                    let (sm, warps) = tb_sm[tbr];
-                    sms.release_tb(sm, warps);
-                    tb_left[task] -= 1;
-                    if tb_left[task] == 0 {
-                        rec.task_done(spawn[task], w);
-                        let s = task % k;
-                        streams[s].pop_front();
-                        busy[s] = false;
-                        try_start(s, w, &mut busy, &landed, &streams, &mut q);
-                    }
+            (_, Some((w, sm))) if te.is_none_or(|t| w <= t) => Some((w, sm)),
+            _ => None,
+        };
+        let now;
+        if let Some((w, sm)) = warp_done {
+            now = w;
+            let id = sms.finish(w, sm);
+            let (task, tbr, start) = recs[id];
+            rec.warp_time(w - start);
+            warp_left[tbr] -= 1;
+            if warp_left[tbr] == 0 {
+                let (sm, warps) = tb_sm[tbr];
+                sms.release_tb(sm, warps);
+                tb_left[task] -= 1;
+                if tb_left[task] == 0 {
+                    rec.task_done(spawn[task], w);
+                    let s = task % k;
+                    streams[s].pop_front();
+                    busy[s] = false;
+                    try_start(s, w, &mut busy, &landed, &streams, &mut q);
                 }
             }
-            (None, Some((w, sm))) => {
-                now = w;
-                let id = sms.finish(w, sm);
-                let (task, tbr, start) = recs[id];
-                rec.warp_time(w - start);
-                warp_left[tbr] -= 1;
-                if warp_left[tbr] == 0 {
-                    let (sm, warps) = tb_sm[tbr];
-                    sms.release_tb(sm, warps);
-                    tb_left[task] -= 1;
-                    if tb_left[task] == 0 {
-                        rec.task_done(spawn[task], w);
-                        let s = task % k;
-                        streams[s].pop_front();
-                        busy[s] = false;
-                        try_start(s, w, &mut busy, &landed, &streams, &mut q);
-                    }
+        } else {
+            let (t, ev) = q.pop().expect("peeked");
+            now = t;
+            match ev {
+                Ev::Landed(i) => {
+                    landed[i] = true;
+                    try_start(i % k, t, &mut busy, &landed, &streams, &mut q);
                 }
-            }
-            (Some(_), _) => {
-                let (t, ev) = q.pop().expect("peeked");
-                now = t;
-                match ev {
-                    Ev::Landed(i) => {
-                        landed[i] = true;
-                        try_start(i % k, t, &mut busy, &landed, &streams, &mut q);
-                    }
-                    Ev::Start(i) => {
-                        for tb in 0..set.tasks[i].tbs {
-                            tbq.push_back((i, tb));
-                        }
+                Ev::Start(i) => {
+                    for tb in 0..set.tasks[i].tbs {
+                        tbq.push_back((i, tb));
                     }
                 }
             }

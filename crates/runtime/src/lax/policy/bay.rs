@@ -6,43 +6,23 @@
 //! QoS headroom (deadline - elapsed - predicted remaining, smallest first) and the number of
 //! concurrent jobs is capped by the offline co-location limit. 4 µs per kernel launch.
 
-use super::{offline_concurrency, HostCosts, Policy, View};
+use super::deadline::{host_launched, DeadlinePolicy, Rates};
 use crate::engine::{Time, US};
-use crate::lax::tables::{
-    admit_by_queueing_delay, remaining_time, AdmissionRecord, Job, ProfilingTable,
-};
+use crate::lax::tables::{remaining_time, Job};
 
-/// Baymax-style scheduling.
-#[derive(Default)]
-pub struct Baymax;
-
-impl Policy for Baymax {
-    fn name(&self) -> &'static str {
-        "BAY"
-    }
-    fn host(&self) -> HostCosts {
-        HostCosts {
-            per_job: 50 * US,
-            per_kernel: 4 * US,
-            batching: false,
-        }
-    }
-    fn admit(
-        &mut self,
-        jobs: &mut [Job],
-        order: &[usize],
-        now: Time,
-        prof: &ProfilingTable,
-        log: &mut Vec<AdmissionRecord>,
-    ) {
-        admit_by_queueing_delay(jobs, order, &prof.seed, now, log);
-    }
-    fn key(&mut self, view: &View, job: usize) -> f64 {
-        let j = &view.jobs[job];
-        let elapsed = view.now.saturating_sub(j.arrival) as f64;
-        j.deadline as f64 - elapsed - remaining_time(j, &view.prof.seed)
-    }
-    fn max_in_flight(&self, view: &View, job: usize) -> Option<usize> {
-        Some(offline_concurrency(&view.jobs[job], view.prof))
-    }
+/// QoS headroom of `job` at `now`: deadline - elapsed - predicted remaining time (ns).
+fn headroom(job: &Job, rates: &[f64], now: Time) -> f64 {
+    let elapsed = now.saturating_sub(job.arrival) as f64;
+    job.deadline as f64 - elapsed - remaining_time(job, rates)
 }
+
+/// Baymax-style scheduling: offline rates, a 50 µs model call per job, static keys, jobs in
+/// flight capped at the offline co-location limit.
+pub(super) const BAY: DeadlinePolicy = DeadlinePolicy {
+    name: "BAY",
+    rates: Rates::Seed,
+    host: host_launched(50 * US),
+    rekey: None,
+    key: headroom,
+    offline_cap: true,
+};

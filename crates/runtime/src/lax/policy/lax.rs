@@ -5,33 +5,20 @@
 //! the deadline passed) from the live Kernel Profiling Table, refreshed every 100 µs. No host
 //! overhead: the whole job sits on its stream and the CP resolves kernel dependencies.
 
-use super::{Policy, View};
-use crate::engine::Time;
-use crate::lax::tables::{
-    admit_by_queueing_delay, laxity_priority, AdmissionRecord, Job, ProfilingTable,
+use super::deadline::{DeadlinePolicy, Rates};
+use super::HostCosts;
+use crate::lax::tables::laxity_priority;
+
+/// LAX in the CP: live rates, keys refreshed right after every epoch.
+pub(super) const LAX: DeadlinePolicy = DeadlinePolicy {
+    name: "LAX",
+    rates: Rates::Live,
+    host: HostCosts {
+        per_job: 0,
+        per_kernel: 0,
+        batching: false,
+    },
+    rekey: Some(0),
+    key: laxity_priority,
+    offline_cap: false,
 };
-
-/// LAX in the CP.
-pub struct Lax;
-
-impl Policy for Lax {
-    fn name(&self) -> &'static str {
-        "LAX"
-    }
-    fn admit(
-        &mut self,
-        jobs: &mut [Job],
-        order: &[usize],
-        now: Time,
-        prof: &ProfilingTable,
-        log: &mut Vec<AdmissionRecord>,
-    ) {
-        admit_by_queueing_delay(jobs, order, &prof.rate, now, log);
-    }
-    fn key(&mut self, view: &View, job: usize) -> f64 {
-        laxity_priority(&view.jobs[job], &view.prof.rate, view.now)
-    }
-    fn rekey_delay(&self) -> Option<Time> {
-        Some(0)
-    }
-}

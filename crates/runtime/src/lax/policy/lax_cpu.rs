@@ -5,40 +5,16 @@
 //! epoch's rates, but after every epoch it rewrites all priorities, which take effect 1.5 µs later
 //! (the MMIO write latency; the document gives none, the digest suggests 1–2 µs).
 
-use super::{HostCosts, Policy, View};
-use crate::engine::{Time, US};
-use crate::lax::tables::{
-    admit_by_queueing_delay, laxity_priority, AdmissionRecord, Job, ProfilingTable,
+use super::deadline::{host_launched, DeadlinePolicy, Rates};
+use crate::lax::tables::laxity_priority;
+
+/// Laxity-aware scheduling on the host with MMIO priority writes: stale rates, keys refreshed
+/// 1.5 µs after every epoch.
+pub(super) const LAX_CPU: DeadlinePolicy = DeadlinePolicy {
+    name: "LAX-CPU",
+    rates: Rates::Stale,
+    host: host_launched(0),
+    rekey: Some(1500),
+    key: laxity_priority,
+    offline_cap: false,
 };
-
-/// Laxity-aware scheduling on the host with MMIO priority writes.
-pub struct LaxCpu;
-
-impl Policy for LaxCpu {
-    fn name(&self) -> &'static str {
-        "LAX-CPU"
-    }
-    fn host(&self) -> HostCosts {
-        HostCosts {
-            per_job: 0,
-            per_kernel: 4 * US,
-            batching: false,
-        }
-    }
-    fn admit(
-        &mut self,
-        jobs: &mut [Job],
-        order: &[usize],
-        now: Time,
-        prof: &ProfilingTable,
-        log: &mut Vec<AdmissionRecord>,
-    ) {
-        admit_by_queueing_delay(jobs, order, &prof.stale, now, log);
-    }
-    fn key(&mut self, view: &View, job: usize) -> f64 {
-        laxity_priority(&view.jobs[job], &view.prof.stale, view.now)
-    }
-    fn rekey_delay(&self) -> Option<Time> {
-        Some(1500)
-    }
-}

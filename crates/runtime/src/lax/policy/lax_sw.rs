@@ -4,37 +4,15 @@
 //! profiling data one epoch late (rates of the previous window), and can only set a job's priority
 //! when it launches the job's next kernel: priorities do not change while a kernel waits.
 
-use super::{HostCosts, Policy, View};
-use crate::engine::{Time, US};
-use crate::lax::tables::{
-    admit_by_queueing_delay, laxity_priority, AdmissionRecord, Job, ProfilingTable,
+use super::deadline::{host_launched, DeadlinePolicy, Rates};
+use crate::lax::tables::laxity_priority;
+
+/// Laxity-aware scheduling on the host: stale rates, static keys.
+pub(super) const LAX_SW: DeadlinePolicy = DeadlinePolicy {
+    name: "LAX-SW",
+    rates: Rates::Stale,
+    host: host_launched(0),
+    rekey: None,
+    key: laxity_priority,
+    offline_cap: false,
 };
-
-/// Laxity-aware scheduling on the host.
-pub struct LaxSw;
-
-impl Policy for LaxSw {
-    fn name(&self) -> &'static str {
-        "LAX-SW"
-    }
-    fn host(&self) -> HostCosts {
-        HostCosts {
-            per_job: 0,
-            per_kernel: 4 * US,
-            batching: false,
-        }
-    }
-    fn admit(
-        &mut self,
-        jobs: &mut [Job],
-        order: &[usize],
-        now: Time,
-        prof: &ProfilingTable,
-        log: &mut Vec<AdmissionRecord>,
-    ) {
-        admit_by_queueing_delay(jobs, order, &prof.stale, now, log);
-    }
-    fn key(&mut self, view: &View, job: usize) -> f64 {
-        laxity_priority(&view.jobs[job], &view.prof.stale, view.now)
-    }
-}

@@ -14,6 +14,7 @@ use crate::RuntimeError;
 
 mod bat;
 mod bay;
+mod deadline;
 mod lax;
 mod lax_cpu;
 mod lax_sw;
@@ -109,15 +110,15 @@ pub const POLICIES: &[(&str, PolicyCtor)] = &[
     ("RR", || Box::new(rr::RoundRobin)),
     ("MLFQ", || Box::new(mlfq::Mlfq)),
     ("BAT", || Box::new(bat::BatchMaker)),
-    ("BAY", || Box::new(bay::Baymax)),
+    ("BAY", || Box::new(bay::BAY)),
     ("PRO", || Box::new(pro::Prophet)),
     ("LJF", || Box::new(ljf::LongestJobFirst)),
     ("SJF", || Box::new(sjf::ShortestJobFirst)),
     ("SRF", || Box::new(srf::ShortestRemainingFirst)),
     ("PREMA", || Box::new(prema::Prema::default())),
-    ("LAX-SW", || Box::new(lax_sw::LaxSw)),
-    ("LAX-CPU", || Box::new(lax_cpu::LaxCpu)),
-    ("LAX", || Box::new(lax::Lax)),
+    ("LAX-SW", || Box::new(lax_sw::LAX_SW)),
+    ("LAX-CPU", || Box::new(lax_cpu::LAX_CPU)),
+    ("LAX", || Box::new(lax::LAX)),
 ];
 
 /// Names of all policies.
