@@ -46,6 +46,13 @@ def main():
     geo = lambda v: math.exp(sum(math.log(x) for x in v) / len(v))
     print(f"\nworkloads {len(rows)}  MAPE {100*sum(errs)/len(errs):.1f}%  median APE {100*sorted(errs)[len(errs)//2]:.1f}%"
           f"  Pearson r {corr(xs, ys):.3f}  r(log) {corr([math.log(v) for v in xs], [math.log(v) for v in ys]):.3f}")
+    suite = [e for (w, *_), e in zip(rows, errs) if not w.startswith("micro_")]
+    if suite and len(suite) < len(errs):
+        sx = [p for (w, p, *_) in rows if not w.startswith("micro_")]
+        sy = [s for (w, _, s, *_) in rows if not w.startswith("micro_")]
+        print(f"suite only (no micro_*): workloads {len(suite)}  MAPE {100*sum(suite)/len(suite):.1f}%"
+              f"  median APE {100*sorted(suite)[len(suite)//2]:.1f}%  Pearson r {corr(sx, sy):.3f}"
+              f"  r(log) {corr([math.log(v) for v in sx], [math.log(v) for v in sy]):.3f}")
     if speed:
         print(f"speed: simulation / model evaluation geomean {geo(speed):,.0f}x (min {min(speed):,.0f}x);"
               f" simulation / (analyser functional run) geomean {geo(speed_an):.1f}x")

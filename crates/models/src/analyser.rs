@@ -105,6 +105,29 @@ pub struct KernelProfile {
     pub l1_accesses: u64,
     /// Of those, hits in the L1 model.
     pub l1_hits: u64,
+    /// Requests that left the L1 model (load misses, stores, atomics), looked up in the
+    /// first-touch L2 during the interleaved replay ([`crate::cache_est`]).
+    #[serde(default)]
+    pub l2_lookups: u64,
+    /// Of those, lines touched earlier in the run.
+    #[serde(default)]
+    pub l2_reuses: u64,
+    /// LD/ST-unit passes (extension): one per distinct 128-byte line of a global/local access,
+    /// the bank-conflict degree of a shared access, one per constant/parameter access.
+    #[serde(default)]
+    pub ldst_passes: u64,
+    /// Of those, the extra passes of shared-memory bank conflicts (Σ degree − 1).
+    #[serde(default)]
+    pub smem_extra_passes: u64,
+    /// Global/local load requests (warp instructions) of the L1 replay.
+    #[serde(default)]
+    pub load_reqs: u64,
+    /// Of those, requests whose every line hit the L1 model.
+    #[serde(default)]
+    pub load_reqs_l1: u64,
+    /// Requests with an L1 miss whose every missing line hit the first-touch L2.
+    #[serde(default)]
+    pub load_reqs_l2: u64,
 }
 
 impl KernelProfile {
@@ -147,6 +170,20 @@ impl KernelProfile {
             } else {
                 0.0
             },
+            l2_hit_rate_after_l1: self.l2_hit_rate_after_l1(),
+            l1_req_hit_rate: if self.load_reqs > 0 {
+                self.load_reqs_l1 as f64 / self.load_reqs as f64
+            } else {
+                0.0
+            },
+            l2_req_hit_rate_after_l1: if self.load_reqs > self.load_reqs_l1 {
+                self.load_reqs_l2 as f64 / (self.load_reqs - self.load_reqs_l1) as f64
+                    * self.l2_fit()
+            } else {
+                self.l2_hit_rate_after_l1()
+            },
+            ldst_passes: self.per_warp(self.ldst_passes as f64),
+            smem_extra_passes: self.per_warp(self.smem_extra_passes as f64),
             threads_per_block: self.threads_per_block,
             blocks: self.blocks,
         }
@@ -159,13 +196,27 @@ impl KernelProfile {
             return 0.0;
         }
         let raw = self.line_reuses as f64 / self.line_accesses as f64;
+        raw * self.l2_fit()
+    }
+
+    /// First-touch L2 hit estimate for the requests that miss the L1 model (the interleaved
+    /// replay's L2 lookups), scaled like [`Self::l2_hit_rate`]; equals it when no L1 was
+    /// modelled.
+    pub fn l2_hit_rate_after_l1(&self) -> f64 {
+        if self.l2_lookups == 0 || self.l2_bytes == 0 {
+            return self.l2_hit_rate();
+        }
+        let raw = self.l2_reuses as f64 / self.l2_lookups as f64;
+        raw * self.l2_fit()
+    }
+
+    fn l2_fit(&self) -> f64 {
         let foot = (self.footprint_lines * 128) as f64;
-        let fit = if foot > self.l2_bytes as f64 {
+        if foot > self.l2_bytes as f64 {
             self.l2_bytes as f64 / foot
         } else {
             1.0
-        };
-        raw * fit
+        }
     }
 
     /// Per-warp unit counts (`DAC_per_th`, Eq 41).
@@ -212,64 +263,9 @@ impl KernelProfile {
     }
 }
 
-/// Geometry of the L1 model (per SM, LRU, 128-byte lines, linear set index).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct L1Geometry {
-    /// SMs (CTA `c` is assumed to run on SM `c mod sms`).
-    pub sms: u32,
-    /// Sets per SM.
-    pub sets: u32,
-    /// Ways per set.
-    pub ways: u32,
-}
-
-/// A per-SM LRU L1 used to estimate hit rates: loads allocate, stores invalidate (write-evict).
-#[derive(Debug, Clone)]
-struct L1Model {
-    g: L1Geometry,
-    /// `sms × sets × ways` line tags (u64::MAX = empty), most recent first within a set.
-    tags: Vec<u64>,
-}
-
-impl L1Model {
-    fn new(g: L1Geometry) -> Self {
-        let n = (g.sms * g.sets * g.ways) as usize;
-        Self {
-            g,
-            tags: vec![u64::MAX; n],
-        }
-    }
-
-    fn set(&mut self, sm: u32, line: u64) -> &mut [u64] {
-        let set = (line % self.g.sets as u64) as u32;
-        let base = ((sm * self.g.sets + set) * self.g.ways) as usize;
-        &mut self.tags[base..base + self.g.ways as usize]
-    }
-
-    /// Looks `line` up; a load allocates (LRU), a store invalidates. Returns hit.
-    fn access(&mut self, sm: u32, line: u64, store: bool) -> bool {
-        let set = self.set(sm, line);
-        match set.iter().position(|&t| t == line) {
-            Some(i) => {
-                if store {
-                    set[i..].rotate_left(1);
-                    let last = set.len() - 1;
-                    set[last] = u64::MAX;
-                } else {
-                    set[..=i].rotate_right(1);
-                }
-                true
-            }
-            None => {
-                if !store {
-                    set.rotate_right(1);
-                    set[0] = line;
-                }
-                false
-            }
-        }
-    }
-}
+use crate::cache_est::{replay, L1Model, WarpStreams};
+pub use crate::cache_est::{L1Geometry, SetIndex};
+use crate::occupancy::{occupancy, BlockResources, SmLimits};
 
 /// Per-warp dependence tracking state (§2.6.3 and the dependence-distance histogram).
 #[derive(Debug, Clone, Default)]
@@ -341,6 +337,41 @@ pub fn transactions(inst: &DynInst, rules: Coalescing) -> (u32, u32, u32) {
     }
 }
 
+/// Shared-memory bank-conflict degree of one warp access (extension; the thesis assumes none,
+/// §1.1): the largest number of distinct `bank_bytes` words that one of `banks` banks must
+/// serve; lanes reading the same word share one broadcast. 1 = conflict free.
+pub fn conflict_degree(inst: &DynInst, banks: u32, bank_bytes: u32) -> u32 {
+    let Some(m) = inst.mem.as_ref() else {
+        return 1;
+    };
+    let words_per_lane = (m.bytes_per_lane as u64)
+        .div_ceil(bank_bytes as u64)
+        .clamp(1, 4);
+    let mut words = [u64::MAX; 128];
+    let mut n = 0usize;
+    for l in 0..32 {
+        if inst.active_mask & (1 << l) == 0 {
+            continue;
+        }
+        let w0 = m.addrs[l] / bank_bytes as u64;
+        for w in w0..w0 + words_per_lane {
+            if !words[..n].contains(&w) {
+                words[n] = w;
+                n += 1;
+            }
+        }
+    }
+    let mut per_bank = [0u32; 128];
+    let banks = banks.clamp(1, 128) as u64;
+    let mut max = 1;
+    for &w in &words[..n] {
+        let b = (w % banks) as usize;
+        per_bank[b] += 1;
+        max = max.max(per_bank[b]);
+    }
+    max
+}
+
 /// The analyser: install it with `Device::set_observer`, run a workload, read
 /// [`Analyser::profiles`] (one per launch, in launch order).
 pub struct Analyser {
@@ -353,7 +384,12 @@ pub struct Analyser {
     profiles: Vec<KernelProfile>,
     l2_bytes: u64,
     l1: Option<L1Model>,
+    l1_index: SetIndex,
+    limits: Option<SmLimits>,
+    streams: WarpStreams,
+    smem_banks: Option<(u32, u32)>,
     lines_seen: std::collections::HashSet<u64>,
+    l2_seen: std::collections::HashSet<u64>,
     launch_lines: std::collections::HashSet<u64>,
 }
 
@@ -370,16 +406,44 @@ impl Analyser {
             profiles: Vec::new(),
             l2_bytes: 0,
             l1: None,
+            l1_index: SetIndex::Linear,
+            limits: None,
+            streams: WarpStreams::default(),
+            smem_banks: None,
             lines_seen: Default::default(),
+            l2_seen: Default::default(),
             launch_lines: Default::default(),
         }
+    }
+
+    /// The L1 model's set-index function (default linear).
+    pub fn with_l1_index(mut self, index: SetIndex) -> Self {
+        self.l1_index = index;
+        if let Some(l1) = self.l1.take() {
+            self.l1 = Some(L1Model::new(l1.g, index));
+        }
+        self
+    }
+
+    /// SM limits for the occupancy of the interleaved L1 replay (resident CTAs per SM); without
+    /// them every CTA of an SM is resident at once.
+    pub fn with_limits(mut self, limits: SmLimits) -> Self {
+        self.limits = Some(limits);
+        self
+    }
+
+    /// Shared-memory banks and bank width in bytes for the bank-conflict degree of shared
+    /// accesses (`None` or zero banks: every shared access is one pass).
+    pub fn with_shared_banks(mut self, banks: u32, bank_bytes: u32) -> Self {
+        self.smem_banks = (banks > 0 && bank_bytes > 0).then_some((banks, bank_bytes));
+        self
     }
 
     /// Enables the per-SM L1 hit estimate with geometry `g`.
     pub fn with_l1(mut self, g: Option<L1Geometry>) -> Self {
         self.l1 = g
             .filter(|g| g.sms > 0 && g.sets > 0 && g.ways > 0)
-            .map(L1Model::new);
+            .map(|g| L1Model::new(g, self.l1_index));
         self
     }
 
@@ -458,6 +522,9 @@ impl InstObserver for Analyser {
             ..Default::default()
         });
         self.launch_lines.clear();
+        if self.l1.is_some() {
+            self.streams.reset(warps as usize);
+        }
     }
 
     fn on_inst(&mut self, cta: u32, warp: u32, inst: &DynInst) {
@@ -533,32 +600,24 @@ impl InstObserver for Analyser {
             p.comp_insts += 1;
         } else if global_like {
             let (t, min, seg) = transactions(inst, rules);
-            if self.l2_bytes > 0 || self.l1.is_some() {
-                if let Some(m) = inst.mem.as_ref() {
-                    let mut lines = [u64::MAX; 32];
-                    let mut nl = 0usize;
-                    for l in 0..32 {
-                        if inst.active_mask & (1 << l) != 0 {
-                            let line = m.addrs[l] / 128;
-                            if !lines[..nl].contains(&line) {
-                                lines[nl] = line;
-                                nl += 1;
-                            }
+            if let Some(m) = inst.mem.as_ref() {
+                let mut lines = [u64::MAX; 32];
+                let mut nl = 0usize;
+                for l in 0..32 {
+                    if inst.active_mask & (1 << l) != 0 {
+                        let line = m.addrs[l] / 128;
+                        if !lines[..nl].contains(&line) {
+                            lines[nl] = line;
+                            nl += 1;
                         }
                     }
-                    let store = inst.class == OpClass::Store || inst.class == OpClass::Atomic;
-                    let mut l1_hits = 0usize;
-                    if let Some(l1) = self.l1.as_mut() {
-                        let sm = cta % l1.g.sms;
-                        for &line in &lines[..nl] {
-                            let hit = l1.access(sm, line, store);
-                            if !store {
-                                p.l1_accesses += 1;
-                                l1_hits += hit as usize;
-                            }
-                        }
-                        p.l1_hits += l1_hits as u64;
-                    }
+                }
+                p.ldst_passes += nl.max(1) as u64;
+                let store = inst.class == OpClass::Store || inst.class == OpClass::Atomic;
+                if self.l1.is_some() {
+                    self.streams.push_inst(slot, &lines[..nl], store);
+                }
+                if self.l2_bytes > 0 || self.l1.is_some() {
                     for &line in &lines[..nl] {
                         p.line_accesses += 1;
                         if !self.lines_seen.insert(line) {
@@ -588,6 +647,15 @@ impl InstObserver for Analyser {
             }
         } else {
             p.comp_insts += 1;
+            if let Some(m) = inst.mem.as_ref() {
+                // Shared, constant and parameter accesses also pass through the LD/ST unit.
+                let passes = match (m.space, self.smem_banks) {
+                    (MemSpace::Shared, Some((banks, bytes))) => conflict_degree(inst, banks, bytes),
+                    _ => 1,
+                };
+                p.ldst_passes += passes as u64;
+                p.smem_extra_passes += passes as u64 - 1;
+            }
         }
     }
 
@@ -597,6 +665,32 @@ impl InstObserver for Analyser {
             for d in self.deps.iter().filter(|d| d.group > 0) {
                 p.load_groups += 1;
                 p.grouped_loads += d.group as u64;
+            }
+            if let Some(l1) = self.l1.as_mut() {
+                let res = BlockResources {
+                    threads: p.threads_per_block,
+                    regs_per_thread: p.regs_per_thread,
+                    shared_bytes: p.shared_bytes,
+                };
+                let resident = self
+                    .limits
+                    .and_then(|lim| occupancy(&lim, &res, p.blocks, l1.g.sms))
+                    .map_or(usize::MAX, |o| o.active_blocks_per_sm as usize);
+                let c = replay(
+                    &self.streams,
+                    self.warps_per_cta as usize,
+                    resident,
+                    l1,
+                    &mut self.l2_seen,
+                );
+                p.l1_accesses = c.l1_accesses;
+                p.l1_hits = c.l1_hits;
+                p.l2_lookups = c.l2_lookups;
+                p.l2_reuses = c.l2_reuses;
+                p.load_reqs = c.load_reqs;
+                p.load_reqs_l1 = c.load_reqs_l1;
+                p.load_reqs_l2 = c.load_reqs_l2;
+                self.streams.reset(0);
             }
             self.profiles.push(p);
         }

@@ -11,6 +11,7 @@
 
 pub mod activity;
 pub mod analyser;
+pub mod cache_est;
 pub mod hetero;
 pub mod ipp;
 pub mod mwp_cwp;

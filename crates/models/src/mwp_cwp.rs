@@ -7,7 +7,8 @@
 //! three cases (21–23, identical to 58–60), synchronisation (25–27) and CPI (24).
 
 use crate::options::{
-    CacheMix, DepIssue, IssueFloor, MemLCoal, ModelOptions, NpwForm, RepRounding, SyncWarps,
+    CacheMix, DepIssue, IssueFloor, L1Mix, LdstFloor, MemLCoal, ModelOptions, NpwForm, RepRounding,
+    SmemConflicts, SyncWarps,
 };
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +42,14 @@ pub struct MemoryTiming {
     /// Extension: round trip of an L1 hit, cycles; 0 = no L1.
     #[serde(default)]
     pub l1_latency: f64,
+    /// Extension: core cycles the SM's LD/ST unit spends per pass (a 128-byte line of a
+    /// global/local access, a shared-memory bank pass); 0 = no LD/ST-unit bound (the thesis).
+    #[serde(default)]
+    pub ldst_pass_cycles: f64,
+    /// Extension: core cycles one extra shared-memory bank-conflict pass costs the SM (0 = the
+    /// same as `ldst_pass_cycles`).
+    #[serde(default)]
+    pub smem_pass_cycles: f64,
 }
 
 /// Buckets of the dependence-distance histogram: bucket `d` (1..=16) counts computation
@@ -102,6 +111,23 @@ pub struct KernelInputs {
     /// Fraction of load lines that hit in the L1 (extension; 0 = no L1).
     #[serde(default)]
     pub l1_hit_rate: f64,
+    /// Fraction of the requests that miss the L1 which hit in the L2 (extension; used with the
+    /// L1 mix instead of `l2_hit_rate`).
+    #[serde(default)]
+    pub l2_hit_rate_after_l1: f64,
+    /// Fraction of load requests (warp instructions) whose every line hits in the L1 (extension):
+    /// a warp waits for all its transactions, so this, not the line hit rate, sets the latency.
+    #[serde(default)]
+    pub l1_req_hit_rate: f64,
+    /// Fraction of the requests with an L1 miss whose every missing line hits in the L2.
+    #[serde(default)]
+    pub l2_req_hit_rate_after_l1: f64,
+    /// LD/ST-unit passes per warp (extension; see [`crate::options::LdstFloor`]).
+    #[serde(default)]
+    pub ldst_passes: f64,
+    /// Of those, extra passes of shared-memory bank conflicts per warp (extension).
+    #[serde(default)]
+    pub smem_extra_passes: f64,
     /// `#Threads_per_block`.
     pub threads_per_block: u32,
     /// `#Blocks` in the grid.
@@ -315,17 +341,37 @@ pub fn evaluate(
     };
     let uncoal_per_mw = k.uncoal_per_mw.max(1.0);
     // Extension: Mem_LD as the L2/DRAM mix of Chapter V §4.3 when the device gives an L2 latency.
+    let l1_on = mem.l1_latency > 0.0 && opts.l1 == L1Mix::Interleaved;
+    // Latency mixes use the request-level fractions (a warp waits for its slowest line), the
+    // SM-port and DRAM shares the line-level ones.
     let (mem_ld, dram_frac, l1_miss) = if mem.l2_latency > 0.0 && opts.cache == CacheMix::L2Mix {
-        let h = k.l2_hit_rate.clamp(0.0, 1.0);
-        let below = h * mem.l2_latency + (1.0 - h) * mem.mem_ld;
-        let h1 = if mem.l1_latency > 0.0 {
-            k.l1_hit_rate.clamp(0.0, 1.0)
+        if l1_on {
+            let (h1, r1) = (
+                k.l1_hit_rate.clamp(0.0, 1.0),
+                k.l1_req_hit_rate.clamp(0.0, 1.0),
+            );
+            let (h, r2) = (
+                k.l2_hit_rate_after_l1.clamp(0.0, 1.0),
+                k.l2_req_hit_rate_after_l1.clamp(0.0, 1.0),
+            );
+            let below = r2 * mem.l2_latency + (1.0 - r2) * mem.mem_ld;
+            (
+                r1 * mem.l1_latency + (1.0 - r1) * below,
+                (1.0 - h1) * (1.0 - h),
+                1.0 - h1,
+            )
         } else {
-            0.0
-        };
+            let h = k.l2_hit_rate.clamp(0.0, 1.0);
+            (h * mem.l2_latency + (1.0 - h) * mem.mem_ld, 1.0 - h, 1.0)
+        }
+    } else if l1_on {
+        let (h1, r1) = (
+            k.l1_hit_rate.clamp(0.0, 1.0),
+            k.l1_req_hit_rate.clamp(0.0, 1.0),
+        );
         (
-            h1 * mem.l1_latency + (1.0 - h1) * below,
-            (1.0 - h1) * (1.0 - h),
+            r1 * mem.l1_latency + (1.0 - r1) * mem.mem_ld,
+            1.0 - h1,
             1.0 - h1,
         )
     } else {
@@ -407,6 +453,9 @@ pub fn evaluate(
     if opts.issue_floor == IssueFloor::Floor {
         exec_cycles_app = exec_cycles_app.max(comp_cycles * n * rep);
     }
+    if opts.ldst == LdstFloor::Floor && mem.ldst_pass_cycles > 0.0 {
+        exec_cycles_app = exec_cycles_app.max(ldst_cycles(mem, k, opts) * n * rep);
+    }
     let cwp_full = if comp_cycles > 0.0 {
         (mem_cycles + comp_cycles) / comp_cycles
     } else {
@@ -454,6 +503,22 @@ pub fn evaluate(
         synch_cost,
         exec_cycles,
         cpi,
+    }
+}
+
+/// LD/ST-unit cycles per warp (extension, [`LdstFloor`]): the conflict-free passes times
+/// `ldst_pass_cycles` plus, under [`SmemConflicts::Passes`], the extra bank-conflict passes times
+/// `smem_pass_cycles` (or `ldst_pass_cycles` when that is 0).
+pub fn ldst_cycles(mem: &MemoryTiming, k: &KernelInputs, opts: &ModelOptions) -> f64 {
+    let base = (k.ldst_passes - k.smem_extra_passes).max(0.0) * mem.ldst_pass_cycles;
+    let per_extra = if mem.smem_pass_cycles > 0.0 {
+        mem.smem_pass_cycles
+    } else {
+        mem.ldst_pass_cycles
+    };
+    match opts.smem {
+        SmemConflicts::Passes => base + k.smem_extra_passes.max(0.0) * per_extra,
+        SmemConflicts::Off => base,
     }
 }
 

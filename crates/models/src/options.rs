@@ -118,6 +118,48 @@ pub enum CacheMix {
     L2Mix,
 }
 
+/// Extension beyond Chapter II: L1 hits in `Mem_LD` (Fermi has a per-SM L1, the thesis's G80 none).
+/// Only active when the device gives `memory.l1_latency` and the analyser ran its L1 model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum L1Mix {
+    /// No L1: every transaction leaves the SM (Chapter II; `--no-l1`).
+    Off,
+    /// `Mem_LD = h1 × L1_latency + (1 − h1) × (L2/DRAM mix of the L1 misses)`, with `h1` from the
+    /// analyser's interleaved replay ([`crate::cache_est`]); only L1 misses occupy the SM's port
+    /// (departure delay) and DRAM bandwidth (default).
+    #[default]
+    Interleaved,
+}
+
+/// Extension beyond Chapter II: the throughput of the SM's single LD/ST unit. Only active when
+/// the device gives `memory.ldst_pass_cycles`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum LdstFloor {
+    /// No LD/ST-unit bound (Chapter II; `--no-ldst`).
+    Off,
+    /// Never predict fewer cycles than `LDST_passes × ldst_pass_cycles × N × #Rep`, the time the
+    /// SM's LD/ST unit needs for its warps' passes (one per 128-byte line of a global/local access,
+    /// one per shared/constant access plus the bank-conflict passes): the issue floor of erratum 2
+    /// applied to the memory pipeline (default).
+    #[default]
+    Floor,
+}
+
+/// Extension beyond Chapter II (§1.1 assumes no shared-memory bank conflicts): whether the
+/// LD/ST floor counts the extra passes of bank-conflicting shared accesses. Only matters when
+/// the device gives `memory.shared_banks`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SmemConflicts {
+    /// Every shared access is one pass (`--no-smem-conflicts`).
+    Off,
+    /// A shared access takes as many passes as its bank-conflict degree (default).
+    #[default]
+    Passes,
+}
+
 /// All erratum decisions of the Chapter II / III models in one place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct ModelOptions {
@@ -139,4 +181,13 @@ pub struct ModelOptions {
     pub dep: DepIssue,
     /// Extension: L2 hit mix.
     pub cache: CacheMix,
+    /// Extension: L1 hit mix.
+    #[serde(default)]
+    pub l1: L1Mix,
+    /// Extension: LD/ST-unit throughput floor.
+    #[serde(default)]
+    pub ldst: LdstFloor,
+    /// Extension: shared-memory bank-conflict passes in the LD/ST floor.
+    #[serde(default)]
+    pub smem: SmemConflicts,
 }

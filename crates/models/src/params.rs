@@ -88,6 +88,21 @@ pub struct MemoryParams {
     /// L1 ways (extension).
     #[serde(default)]
     pub l1_ways: u32,
+    /// L1 set-index function (extension; default linear).
+    #[serde(default)]
+    pub l1_index: crate::cache_est::SetIndex,
+    /// Core cycles per LD/ST-unit pass (extension; 0 = no LD/ST-unit bound).
+    #[serde(default)]
+    pub ldst_pass_cycles: f64,
+    /// Core cycles per extra shared-memory bank-conflict pass (extension; 0 = `ldst_pass_cycles`).
+    #[serde(default)]
+    pub smem_pass_cycles: f64,
+    /// Shared-memory banks for the bank-conflict degree (extension; 0 = conflicts not counted).
+    #[serde(default)]
+    pub shared_banks: u32,
+    /// Shared-memory bank width, bytes (extension).
+    #[serde(default)]
+    pub shared_bank_bytes: u32,
 }
 
 /// Chapter V device inputs (Table 14).
@@ -149,6 +164,8 @@ impl DeviceParams {
             l2_latency: self.memory.l2_latency,
             mshr_per_sm: self.memory.mshr_per_sm as f64,
             l1_latency: self.memory.l1_latency,
+            ldst_pass_cycles: self.memory.ldst_pass_cycles,
+            smem_pass_cycles: self.memory.smem_pass_cycles,
         }
     }
 
@@ -160,6 +177,22 @@ impl DeviceParams {
                 sets: self.memory.l1_sets,
                 ways: self.memory.l1_ways,
             })
+    }
+
+    /// The instruction analyser configured for this device: its coalescing rules, the L2
+    /// capacity, the L1 geometry and set index, the SM limits (resident CTAs of the L1 replay)
+    /// and the shared-memory banks.
+    pub fn analyser(
+        &self,
+        m_src: crate::options::MFactorSource,
+        reg_row: crate::options::RegFileRow,
+    ) -> crate::analyser::Analyser {
+        crate::analyser::Analyser::new(self.memory.coalescing, m_src, reg_row)
+            .with_l2(self.memory.l2_bytes)
+            .with_l1_index(self.memory.l1_index)
+            .with_l1(self.l1_geometry())
+            .with_limits(self.core.limits)
+            .with_shared_banks(self.memory.shared_banks, self.memory.shared_bank_bytes)
     }
 
     /// Parses and validates a parameter file; `file` names it in errors.

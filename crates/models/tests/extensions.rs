@@ -3,11 +3,13 @@
 //! case, and power from simulated activity. Each is off for the document's devices.
 
 use warpforge_core::{Dim3, DynInst, InstObserver, KernelInfo, MemAccess, MemSpace, OpClass};
-use warpforge_models::analyser::{Analyser, L1Geometry};
+use warpforge_models::analyser::{conflict_degree, Analyser, L1Geometry};
 use warpforge_models::mwp_cwp::{
-    effective_issue_cycles, evaluate, KernelInputs, MwpLimit, Placement, DEP_BUCKETS,
+    effective_issue_cycles, evaluate, ldst_cycles, KernelInputs, MwpLimit, Placement, DEP_BUCKETS,
 };
-use warpforge_models::options::{CacheMix, DepIssue, MFactorSource, ModelOptions, RegFileRow};
+use warpforge_models::options::{
+    CacheMix, DepIssue, L1Mix, LdstFloor, MFactorSource, ModelOptions, RegFileRow, SmemConflicts,
+};
 use warpforge_models::params::{builtin, Coalescing};
 use warpforge_models::power::{from_activity, Unit, UnitCounts};
 
@@ -61,10 +63,15 @@ fn extensions_only_act_with_device_parameters() {
         ..Default::default()
     };
     assert_eq!(on, evaluate(&d.timing(), &kernel(), &place, &off));
-    // GTX480 has both: the L2 mix lowers Mem_LD to the hit/miss average.
+    // GTX480 has both: the L2 mix lowers Mem_LD to the hit/miss average (the L1 mix, which
+    // takes the L2 fractions of the L1 misses instead, is tested separately).
     let g = builtin("gtx480").unwrap();
     let t = g.timing();
-    let m = evaluate(&t, &kernel(), &place, &ModelOptions::default());
+    let no_l1 = ModelOptions {
+        l1: L1Mix::Off,
+        ..Default::default()
+    };
+    let m = evaluate(&t, &kernel(), &place, &no_l1);
     close(
         m.mem_l_coal,
         0.5 * t.l2_latency + 0.5 * t.mem_ld + t.departure_del_coal,
@@ -203,4 +210,142 @@ fn power_from_activity_matches_prediction_path() {
     // Half the activity: rates 0.5 through the special-linear transform.
     let b = from_activity(p, &totals.scaled(0.5), cycles, 30.0, 30.0, 4.0);
     close(b.sm_component_w, 1.0 * 0.90676 + 0.813, 1e-4);
+}
+
+fn shared(word_of_lane: impl Fn(u64) -> u64) -> DynInst {
+    let mut m = MemAccess {
+        space: MemSpace::Shared,
+        bytes_per_lane: 4,
+        ..Default::default()
+    };
+    for l in 0..32 {
+        m.addrs[l] = 4 * word_of_lane(l as u64);
+    }
+    DynInst {
+        class: OpClass::Load,
+        active_mask: u32::MAX,
+        mem: Some(m),
+        n_dst: 1,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn bank_conflict_degree_of_textbook_strides() {
+    assert_eq!(conflict_degree(&shared(|l| l), 32, 4), 1);
+    assert_eq!(conflict_degree(&shared(|l| 2 * l), 32, 4), 2);
+    assert_eq!(conflict_degree(&shared(|l| 32 * l), 32, 4), 32);
+    assert_eq!(conflict_degree(&shared(|_| 5), 32, 4), 1, "broadcast");
+    // Two words per bank pair: lanes 0..16 and 16..32 read the same 16 words => no conflict.
+    assert_eq!(conflict_degree(&shared(|l| l % 16), 32, 4), 1);
+}
+
+#[test]
+fn analyser_counts_ldst_passes_and_conflict_passes() {
+    let mut a = Analyser::new(
+        Coalescing::Lines128,
+        MFactorSource::Experimental,
+        RegFileRow::AllOperandInsts,
+    )
+    .with_shared_banks(32, 4);
+    let k = KernelInfo {
+        name: "k".into(),
+        grid: Dim3 { x: 1, y: 1, z: 1 },
+        block: Dim3 { x: 64, y: 1, z: 1 },
+        ..Default::default()
+    };
+    a.on_launch(&k);
+    a.on_inst(0, 0, &shared(|l| 32 * l)); // 32 passes
+    a.on_inst(0, 1, &shared(|l| l)); // 1 pass
+    a.on_inst(0, 0, &ld(0, false)); // 1 line: 1 pass
+    let mut spread = ld(0, false);
+    for l in 0..32 {
+        spread.mem.as_mut().unwrap().addrs[l] = 256 * l as u64; // 32 lines
+    }
+    a.on_inst(0, 1, &spread);
+    a.on_launch_end(&k);
+    let p = a.take_profiles().pop().unwrap();
+    assert_eq!(p.ldst_passes, 32 + 1 + 1 + 32);
+    assert_eq!(p.smem_extra_passes, 31);
+    let i = p.inputs();
+    close(i.ldst_passes, 66.0 / 2.0, 1e-12);
+    close(i.smem_extra_passes, 31.0 / 2.0, 1e-12);
+}
+
+#[test]
+fn ldst_floor_bounds_a_conflicting_kernel_and_only_when_asked() {
+    let g = builtin("gtx480").unwrap();
+    let mut t = g.timing();
+    t.ldst_pass_cycles = 1.0;
+    t.smem_pass_cycles = 3.0;
+    let mut k = kernel();
+    k.ldst_passes = 1000.0; // 900 of them extra bank-conflict passes
+    k.smem_extra_passes = 900.0;
+    let place = Placement {
+        active_blocks_per_sm: 2.0,
+        active_sms: 15.0,
+    };
+    let on = ModelOptions::default();
+    close(ldst_cycles(&t, &k, &on), 100.0 + 900.0 * 3.0, 1e-9);
+    let m = evaluate(&t, &k, &place, &on);
+    // N = 16 warps, #Rep = ceil(120 / 30) = 4.
+    close(m.exec_cycles_app, 2800.0 * 16.0 * 4.0, 1e-6);
+    let no_smem = ModelOptions {
+        smem: SmemConflicts::Off,
+        ..on
+    };
+    close(ldst_cycles(&t, &k, &no_smem), 100.0, 1e-9);
+    let off = ModelOptions {
+        ldst: LdstFloor::Off,
+        ..on
+    };
+    let m_off = evaluate(&t, &k, &place, &off);
+    assert!(m_off.exec_cycles_app < 0.1 * m.exec_cycles_app);
+    // A document device has no ldst_pass_cycles: the floor never acts.
+    let d = builtin("gtx280").unwrap();
+    assert_eq!(
+        evaluate(&d.timing(), &k, &place, &on),
+        evaluate(&d.timing(), &k, &place, &off)
+    );
+}
+
+#[test]
+fn l1_mix_uses_request_level_latency_and_line_level_traffic() {
+    let g = builtin("gtx480").unwrap();
+    let t = g.timing();
+    let mut k = kernel();
+    k.uncoal_mem_insts = 0.0;
+    k.l1_hit_rate = 0.8; // lines
+    k.l1_req_hit_rate = 0.5; // whole requests
+    k.l2_hit_rate_after_l1 = 0.5;
+    k.l2_req_hit_rate_after_l1 = 0.25;
+    let place = Placement {
+        active_blocks_per_sm: 2.0,
+        active_sms: 15.0,
+    };
+    let m = evaluate(&t, &k, &place, &ModelOptions::default());
+    let below = 0.25 * t.l2_latency + 0.75 * t.mem_ld;
+    close(
+        m.mem_l_coal,
+        0.5 * t.l1_latency + 0.5 * below + t.departure_del_coal,
+        1e-9,
+    );
+    // Only the 20% of lines that miss leave the SM, and half of those reach DRAM.
+    close(m.departure_delay, t.departure_del_coal * 0.2, 1e-12);
+    close(m.bw_per_warp_gbs, t.freq_ghz * 128.0 * 0.1 / m.mem_l, 1e-12);
+    // --no-l1: the L2 mix over all accesses, as before the extension.
+    let off = evaluate(
+        &t,
+        &k,
+        &place,
+        &ModelOptions {
+            l1: L1Mix::Off,
+            ..Default::default()
+        },
+    );
+    close(
+        off.mem_l_coal,
+        0.5 * t.l2_latency + 0.5 * t.mem_ld + t.departure_del_coal,
+        1e-9,
+    );
 }

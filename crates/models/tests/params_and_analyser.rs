@@ -87,6 +87,25 @@ fn gtx480_params_agree_with_timing_preset() {
     assert!((bw - d.memory.bandwidth_gbs).abs() < 0.01, "{bw}");
     let sched = core["schedulers"].as_integer().unwrap() as f64;
     assert!((1.0 / sched - d.core.issue_cycles).abs() < 1e-12);
+    // L1 model geometry and shared-memory banks of the extensions.
+    let l1 = &v["l1d"];
+    assert_eq!(l1["sets"].as_integer().unwrap() as u32, d.memory.l1_sets);
+    assert_eq!(l1["ways"].as_integer().unwrap() as u32, d.memory.l1_ways);
+    assert_eq!(l1["line_bytes"].as_integer().unwrap(), 128);
+    let hashed = l1["index"].as_str().unwrap() == "hashed";
+    assert_eq!(
+        hashed,
+        d.memory.l1_index == warpforge_models::analyser::SetIndex::Hashed
+    );
+    let sh = &v["shared"];
+    assert_eq!(
+        sh["banks"].as_integer().unwrap() as u32,
+        d.memory.shared_banks
+    );
+    assert_eq!(
+        sh["bank_bytes"].as_integer().unwrap() as u32,
+        d.memory.shared_bank_bytes
+    );
 }
 
 fn mem_inst(

@@ -23,8 +23,8 @@ use warpforge_models::analyser::{Analyser, KernelProfile};
 use warpforge_models::mwp_cwp::KernelInputs;
 use warpforge_models::occupancy::Occupancy;
 use warpforge_models::options::{
-    CacheMix, DepIssue, IssueFloor, MFactorSource, MemLCoal, ModelOptions, NpwForm, RepRounding,
-    SyncWarps,
+    CacheMix, DepIssue, IssueFloor, L1Mix, LdstFloor, MFactorSource, MemLCoal, ModelOptions,
+    NpwForm, RepRounding, SmemConflicts, SyncWarps,
 };
 use warpforge_models::params::{self, DeviceParams};
 use warpforge_models::predict::{predict, Prediction};
@@ -135,6 +135,16 @@ pub struct Args {
     /// Extension off: ignore the L2 hit mix (devices with `memory.l2_latency`).
     #[arg(long)]
     pub no_cache: bool,
+    /// Extension off: ignore the L1 hit mix (devices with `memory.l1_latency`).
+    #[arg(long)]
+    pub no_l1: bool,
+    /// Extension off: no LD/ST-unit throughput floor (devices with `memory.ldst_pass_cycles`).
+    #[arg(long)]
+    pub no_ldst: bool,
+    /// Extension off: shared accesses count one LD/ST pass whatever their bank conflicts
+    /// (devices with `memory.shared_banks`).
+    #[arg(long)]
+    pub no_smem_conflicts: bool,
     /// Also simulate the workload on the timing model with this configuration preset (e.g.
     /// `gtx480`) and report, per kernel launch, simulated cycles next to the prediction and the
     /// power and energy the power model gives from the simulation's activity counters.
@@ -179,6 +189,21 @@ impl Args {
                 CacheMix::Off
             } else {
                 CacheMix::L2Mix
+            },
+            l1: if self.no_l1 {
+                L1Mix::Off
+            } else {
+                L1Mix::Interleaved
+            },
+            ldst: if self.no_ldst {
+                LdstFloor::Off
+            } else {
+                LdstFloor::Floor
+            },
+            smem: if self.no_smem_conflicts {
+                SmemConflicts::Off
+            } else {
+                SmemConflicts::Passes
             },
         }
     }
@@ -242,9 +267,7 @@ pub fn analyse(
     dev: &DeviceParams,
     opts: &ModelOptions,
 ) -> anyhow::Result<(Vec<KernelProfile>, Check, f64)> {
-    let analyser = Analyser::new(dev.memory.coalescing, opts.m_factor, opts.reg_file)
-        .with_l2(dev.memory.l2_bytes)
-        .with_l1(dev.l1_geometry());
+    let analyser = dev.analyser(opts.m_factor, opts.reg_file);
     super::observed::run_observed(w, size, analyser, |a| a.take_profiles())
 }
 
