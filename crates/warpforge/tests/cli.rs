@@ -73,6 +73,14 @@ fn ptx_module(body: &str) -> String {
     )
 }
 
+/// `warpforge ptx run FILE --kernel KERNEL --grid GRID --block BLOCK`, for more arguments.
+fn ptx_run(file: &Path, kernel: &str, grid: &str, block: &str) -> Command {
+    let mut c = wf();
+    c.args(["ptx", "run", s(file), "--kernel", kernel])
+        .args(["--grid", grid, "--block", block]);
+    c
+}
+
 // ---------------------------------------------------------------------------------------------
 // list, run (functional)
 // ---------------------------------------------------------------------------------------------
@@ -520,28 +528,18 @@ fn ptx_run_computes_and_writes_npy() {
         .success()
         .stdout(predicate::str::contains("ok: 1 kernel (k)"));
     let out = dir.path().join("o.npy");
-    wf().args([
-        "ptx",
-        "run",
-        s(&ptx),
-        "--kernel",
-        "k",
-        "--grid",
-        "1",
-        "--block",
-        "64",
-    ])
-    .args([
-        "--arg",
-        "buf:o:u32:64:zeros",
-        "--out",
-        &format!("o={}", s(&out)),
-    ])
-    .assert()
-    .success()
-    .stdout(predicate::str::contains(
-        "1 launch, 16 warp instructions, 512 thread instructions",
-    ));
+    ptx_run(&ptx, "k", "1", "64")
+        .args([
+            "--arg",
+            "buf:o:u32:64:zeros",
+            "--out",
+            &format!("o={}", s(&out)),
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "1 launch, 16 warp instructions, 512 thread instructions",
+        ));
     let a = warpforge_simt::npy::read(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(a.shape, vec![64]);
     let got: Vec<u32> = a
@@ -568,21 +566,7 @@ fn bad_ptx_inputs() {
         ptx_module("  ld.param.u64 %rd1, [out];\n  st.global.u32 [%rd1], 1;\n  ret;\n"),
     )
     .unwrap();
-    let run = |file: &Path| {
-        let mut c = wf();
-        c.args([
-            "ptx",
-            "run",
-            s(file),
-            "--kernel",
-            "k",
-            "--grid",
-            "1",
-            "--block",
-            "32",
-        ]);
-        c
-    };
+    let run = |file: &Path| ptx_run(file, "k", "1", "32");
     // Malformed PTX: file:line:col, for check and run alike.
     let bad = dir.path().join("bad.ptx");
     std::fs::write(&bad, ptx_module("  add.u32 %r1, %r2;\n  ret;\n")).unwrap();
@@ -605,20 +589,8 @@ fn bad_ptx_inputs() {
         &[],
     );
     // Missing kernel: the available ones are named.
-    let mut c = wf();
-    c.args([
-        "ptx",
-        "run",
-        s(&good),
-        "--kernel",
-        "nope",
-        "--grid",
-        "1",
-        "--block",
-        "32",
-    ]);
     fails(
-        c.args(["--arg", "buf:o:u32:1:zeros", "--out", &out_arg]),
+        ptx_run(&good, "nope", "1", "32").args(["--arg", "buf:o:u32:1:zeros", "--out", &out_arg]),
         &["no kernel `nope`", "available kernels: k"],
         &[&out],
     );
@@ -678,19 +650,11 @@ fn bad_ptx_inputs() {
         &[&out],
     );
     // Bad grid and --out specs are refused before anything runs.
-    let mut c = wf();
-    c.args([
-        "ptx",
-        "run",
-        s(&good),
-        "--kernel",
-        "k",
-        "--grid",
-        "0",
-        "--block",
-        "32",
-    ]);
-    fails(&mut c, &["--grid", "at least 1"], &[]);
+    fails(
+        &mut ptx_run(&good, "k", "0", "32"),
+        &["--grid", "at least 1"],
+        &[],
+    );
     fails(
         run(&good).args(["--arg", "buf:o:u32:1:zeros", "--out", "zz=x.npy"]),
         &["no buffer named `zz`"],
@@ -714,19 +678,8 @@ fn deadlocking_kernel_is_reported_not_hung() {
     .unwrap();
     wf().args(["ptx", "check", s(&ptx)]).assert().success();
     let out = dir.path().join("o.npy");
-    let mut c = wf();
+    let mut c = ptx_run(&ptx, "k", "1", "64");
     c.args([
-        "ptx",
-        "run",
-        s(&ptx),
-        "--kernel",
-        "k",
-        "--grid",
-        "1",
-        "--block",
-        "64",
-    ])
-    .args([
         "--arg",
         "buf:o:u32:1:zeros",
         "--out",

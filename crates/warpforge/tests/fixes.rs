@@ -20,6 +20,28 @@ fn read_json(p: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
+/// Runs `micro_copy` (tiny) on the timing model with `--json` into `dir` and reads the result.
+fn timing_run_json(dir: &Path) -> serde_json::Value {
+    let run_json = dir.join("run.json");
+    wf().args(["run", "micro_copy", "--size", "tiny", "--mode", "timing"])
+        .arg("--json")
+        .arg(&run_json)
+        .assert()
+        .success();
+    read_json(&run_json)
+}
+
+/// Asserts that each of `keys` stands at the top level of `v`, equal to `v.stats.total[key]`.
+fn assert_top_level_totals(v: &serde_json::Value, keys: &[&str], what: &str) {
+    for key in keys {
+        assert_eq!(
+            v[key], v["stats"]["total"][key],
+            "{what}: top-level `{key}`"
+        );
+        assert!(!v[key].is_null(), "{what}: top-level `{key}` missing");
+    }
+}
+
 #[test]
 fn failed_timing_run_writes_no_json() {
     let dir = tempfile::tempdir().unwrap();
@@ -40,14 +62,9 @@ fn failed_timing_run_writes_no_json() {
 #[test]
 fn timing_json_has_totals_at_top_level() {
     let dir = tempfile::tempdir().unwrap();
-    let run_json = dir.path().join("run.json");
-    wf().args(["run", "micro_copy", "--size", "tiny", "--mode", "timing"])
-        .arg("--json")
-        .arg(&run_json)
-        .assert()
-        .success();
-    let v = read_json(&run_json);
-    for key in [
+    let v = timing_run_json(dir.path());
+    // the documented list, written out here so that the test checks the code's list
+    let keys = [
         "cycles",
         "warp_insts",
         "thread_insts",
@@ -60,10 +77,8 @@ fn timing_json_has_totals_at_top_level() {
         "stalls",
         "check",
         "power",
-    ] {
-        assert_eq!(v[key], v["stats"]["total"][key], "run: top-level `{key}`");
-        assert!(!v[key].is_null(), "run: top-level `{key}` missing");
-    }
+    ];
+    assert_top_level_totals(&v, &keys, "run");
     assert_eq!(v["check"], "passed");
     assert!(v["cycles"].as_u64().unwrap() > 0);
 }
@@ -129,14 +144,8 @@ fn empty_kernel_list_is_an_error_naming_the_file() {
 #[test]
 fn trace_run_json_has_the_run_layout() {
     let dir = tempfile::tempdir().unwrap();
-    let run_json = dir.path().join("run.json");
     let rec = dir.path().join("rec");
-    wf().args(["run", "micro_copy", "--size", "tiny", "--mode", "timing"])
-        .arg("--json")
-        .arg(&run_json)
-        .assert()
-        .success();
-    let v = read_json(&run_json);
+    let v = timing_run_json(dir.path());
     // The replay of a recorded trace reports the same layout (and the same cycles).
     wf().args([
         "trace",
@@ -159,7 +168,7 @@ fn trace_run_json_has_the_run_layout() {
         .assert()
         .success();
     let t = read_json(&trace_json);
-    for key in [
+    let keys = [
         "cycles",
         "warp_insts",
         "ipc",
@@ -168,13 +177,8 @@ fn trace_run_json_has_the_run_layout() {
         "dram",
         "icnt",
         "stalls",
-    ] {
-        assert_eq!(
-            t[key], t["stats"]["total"][key],
-            "trace run: top-level `{key}`"
-        );
-        assert!(!t[key].is_null(), "trace run: top-level `{key}` missing");
-    }
+    ];
+    assert_top_level_totals(&t, &keys, "trace run");
     assert_eq!(t["cycles"], v["cycles"]);
 }
 
