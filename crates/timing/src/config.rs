@@ -10,14 +10,31 @@
 
 use serde::{Deserialize, Serialize};
 
-/// An error in a configuration: the dotted key (or file) it concerns and why.
+/// An error in a configuration: the dotted key (or file) it concerns and why; for a value read
+/// from a TOML file, also the file and the 1-based line of the key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("config key `{key}`: {reason}")]
 pub struct ConfigError {
     /// Dotted path of the offending key, or the preset / file name for whole-file errors.
     pub key: String,
     /// What is wrong.
     pub reason: String,
+    /// The TOML file the key was read from, when the error concerns a file's value.
+    pub file: Option<String>,
+    /// 1-based line of the key in `file`, when it could be found.
+    pub line: Option<usize>,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.file, self.line) {
+            (Some(file), _) if *file == self.key => write!(f, "{file}: {}", self.reason),
+            (Some(file), Some(line)) => {
+                write!(f, "{file}:{line}: key `{}`: {}", self.key, self.reason)
+            }
+            (Some(file), None) => write!(f, "{file}: key `{}`: {}", self.key, self.reason),
+            _ => write!(f, "config key `{}`: {}", self.key, self.reason),
+        }
+    }
 }
 
 impl ConfigError {
@@ -25,8 +42,35 @@ impl ConfigError {
         Self {
             key: key.into(),
             reason: reason.into(),
+            file: None,
+            line: None,
         }
     }
+
+    /// Attaches the file (and the line of `key` in its `text`, when present there).
+    fn in_file(mut self, file: &str, text: Option<&str>) -> Self {
+        self.line = text.and_then(|t| key_line(t, &self.key));
+        self.file = Some(file.to_string());
+        self
+    }
+}
+
+/// The 1-based line at which the dotted `key` is written in the TOML `text` (a `[table]` header
+/// or a dotted key both count), or `None` when the text does not set it (e.g. it is inherited).
+fn key_line(text: &str, key: &str) -> Option<usize> {
+    let doc = toml_edit::ImDocument::parse(text).ok()?;
+    let mut table: &dyn toml_edit::TableLike = doc.as_table();
+    let mut span = None;
+    let parts: Vec<&str> = key.split('.').collect();
+    for (i, part) in parts.iter().enumerate() {
+        let (k, item) = table.get_key_value(part)?;
+        span = k.span().or_else(|| item.span());
+        if i + 1 < parts.len() {
+            table = item.as_table_like()?;
+        }
+    }
+    let start = span?.start;
+    Some(text[..start].matches('\n').count() + 1)
 }
 
 /// Built-in presets: (name, TOML text). `configs/<name>.toml` in the repository.
@@ -419,32 +463,47 @@ impl GpuConfig {
         if depth > 8 {
             return Err(ConfigError::new("inherits", "inheritance chain too deep"));
         }
-        let mut base = Self::preset_value(&parent, depth + 1)?;
+        let mut base =
+            Self::preset_value(&parent, depth + 1).map_err(|e| match e.key.as_str() {
+                "preset" => ConfigError::new("inherits", e.reason),
+                _ => e,
+            })?;
         merge(&mut base, v);
         Ok(base)
     }
 
     /// Parses a TOML file's text (`file` names it in errors); `inherits = "preset"` is allowed.
+    /// A value of the wrong type, an unknown key or an invalid value is reported with the file,
+    /// the line of the key in `text` and its dotted path.
     pub fn from_toml(text: &str, file: &str) -> Result<GpuConfig, ConfigError> {
-        let v = Self::text_value(text, file, 0)?;
-        Self::from_value(v, file)
+        Self::text_value(text, file, 0)
+            .and_then(|v| Self::from_value(v, file))
+            .map_err(|e| e.in_file(file, Some(text)))
     }
 
     /// Loads a preset by name, or a TOML file if `name_or_path` ends in `.toml`.
     pub fn load(name_or_path: &str) -> Result<GpuConfig, ConfigError> {
         if name_or_path.ends_with(".toml") {
-            let text = std::fs::read_to_string(name_or_path)
-                .map_err(|e| ConfigError::new(name_or_path, format!("cannot read: {e}")))?;
+            let text = std::fs::read_to_string(name_or_path).map_err(|e| {
+                ConfigError::new(name_or_path, format!("cannot read: {e}"))
+                    .in_file(name_or_path, None)
+            })?;
             Self::from_toml(&text, name_or_path)
         } else {
             Self::preset(name_or_path)
         }
     }
 
+    /// Deserialises a merged configuration; a type error or unknown key names its dotted path
+    /// (`file` when the error concerns the whole document).
     fn from_value(v: toml::Value, file: &str) -> Result<GpuConfig, ConfigError> {
-        let cfg: GpuConfig = v
-            .try_into()
-            .map_err(|e: toml::de::Error| ConfigError::new(file, e.message().to_string()))?;
+        let cfg: GpuConfig = serde_path_to_error::deserialize(v).map_err(|e| {
+            let key = match e.path().to_string() {
+                p if p == "." => file.to_string(),
+                p => p,
+            };
+            ConfigError::new(key, e.inner().message())
+        })?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -837,10 +896,16 @@ mod tests {
     fn unknown_keys_in_files_are_errors() {
         let e = GpuConfig::from_toml("inherits = \"gtx480\"\n[l1d]\nsetz = 3\n", "my.toml")
             .unwrap_err();
-        assert_eq!(e.key, "my.toml");
-        assert!(e.reason.contains("setz"), "{e}");
+        assert_eq!(e.key, "l1d.setz");
+        assert_eq!((e.file.as_deref(), e.line), (Some("my.toml"), Some(3)));
+        assert!(e.reason.contains("unknown field"), "{e}");
+        assert!(
+            e.to_string().starts_with("my.toml:3: key `l1d.setz`"),
+            "{e}"
+        );
         let e = GpuConfig::from_toml("inherits = \"gtx9\"\n", "my.toml").unwrap_err();
         assert!(e.reason.contains("gtx480"), "{e}");
+        assert_eq!((e.key.as_str(), e.line), ("inherits", Some(1)));
         let ok =
             GpuConfig::from_toml("inherits = \"gtx480\"\n[l1d]\nways = 8\n", "x.toml").unwrap();
         assert_eq!(ok.l1d.ways, 8);
@@ -866,6 +931,34 @@ mod tests {
         let e = h.set("l1d.write_allocate", "none").unwrap_err();
         assert_eq!(e.key, "l1d.write_allocate");
         assert!(e.reason.contains("L2 only"), "{e}");
+    }
+
+    #[test]
+    fn file_errors_name_the_file_line_and_key() {
+        let text = "inherits = \"gtx480\"\n\n[core]\nnum_sms = \"x\"\n";
+        let e = GpuConfig::from_toml(text, "typ.toml").unwrap_err();
+        assert_eq!(e.key, "core.num_sms");
+        assert_eq!(e.line, Some(4));
+        assert!(e.reason.contains("invalid type"), "{e}");
+        // Validation errors of a file's values carry the line too; dotted keys count.
+        let e = GpuConfig::from_toml("inherits = \"gtx480\"\nl2.cache.ways = 0\n", "w.toml")
+            .unwrap_err();
+        assert_eq!(e.key, "l2.cache.ways");
+        assert_eq!(e.line, Some(2));
+        assert!(
+            e.to_string().starts_with("w.toml:2: key `l2.cache.ways`"),
+            "{e}"
+        );
+        // A key the file does not set (an inherited value) has no line.
+        let e =
+            GpuConfig::from_toml("inherits = \"gtx480\"\n[l1d]\nsets = 0\n", "s.toml").unwrap_err();
+        assert_eq!((e.key.as_str(), e.line), ("l1d.sets", Some(3)));
+        assert_eq!(key_line("[l1d]\nsets = 1\n", "l1d.ways"), None);
+        // Errors of `--set` overrides name no file.
+        let mut g = GpuConfig::preset("gtx480").unwrap();
+        let e = g.set("l1d.sets", "0").unwrap_err();
+        assert_eq!(e.file, None);
+        assert!(e.to_string().starts_with("config key `l1d.sets`"), "{e}");
     }
 
     #[test]

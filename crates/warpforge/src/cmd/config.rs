@@ -43,96 +43,10 @@ pub struct ShowArgs {
     pub config: String,
 }
 
-/// Loads a preset name or TOML file like [`GpuConfig::load`]; when a file's values do not have
-/// the types of the configuration's fields, the error names the file, the line and the dotted
-/// key (`typ.toml:3: key `core.num_sms`: invalid type ...`) instead of the file alone.
+/// Loads a preset name or TOML file ([`GpuConfig::load`]); a file's errors name the file, the
+/// line and the dotted key (`typ.toml:3: key `core.num_sms`: invalid type ...`).
 pub fn load(name_or_path: &str) -> anyhow::Result<GpuConfig> {
-    let err = match GpuConfig::load(name_or_path) {
-        Ok(c) => return Ok(c),
-        Err(e) => e,
-    };
-    if err.key == name_or_path && name_or_path.ends_with(".toml") {
-        if let Ok(text) = std::fs::read_to_string(name_or_path) {
-            if let Some((key, line)) = locate_type_error(&text) {
-                let at = line.map(|l| format!(":{l}")).unwrap_or_default();
-                anyhow::bail!("{name_or_path}{at}: key `{key}`: {}", err.reason);
-            }
-        }
-        anyhow::bail!("{name_or_path}: {}", err.reason);
-    }
-    Err(err.into())
-}
-
-/// The first key of the TOML `text` whose value's type differs from that of the same key in
-/// the preset it inherits from (default `gtx480`), with its 1-based line when it can be found.
-fn locate_type_error(text: &str) -> Option<(String, Option<usize>)> {
-    let user: toml::Value = toml::from_str(text).ok()?;
-    let parent = user
-        .get("inherits")
-        .and_then(|v| v.as_str())
-        .unwrap_or("gtx480");
-    let reference = toml::Value::try_from(GpuConfig::preset(parent).ok()?).ok()?;
-    let mut path = Vec::new();
-    let key = mismatch(&user, &reference, &mut path)?;
-    let line = key_line(text, &key);
-    Some((key.join("."), line))
-}
-
-/// Depth-first search for a leaf of `user` whose TOML type differs from `reference`'s.
-fn mismatch(
-    user: &toml::Value,
-    reference: &toml::Value,
-    path: &mut Vec<String>,
-) -> Option<Vec<String>> {
-    use toml::Value as V;
-    match (user, reference) {
-        (V::Table(u), V::Table(r)) => {
-            for (k, v) in u {
-                if path.is_empty() && k == "inherits" {
-                    continue;
-                }
-                let Some(rv) = r.get(k) else { continue };
-                path.push(k.clone());
-                if let Some(found) = mismatch(v, rv, path) {
-                    return Some(found);
-                }
-                path.pop();
-            }
-            None
-        }
-        (V::Integer(_), V::Float(_)) => None,
-        (u, r) if std::mem::discriminant(u) != std::mem::discriminant(r) => Some(path.clone()),
-        _ => None,
-    }
-}
-
-/// The 1-based line of `key` (dotted path split in parts) in the TOML `text`: a `leaf = ...`
-/// line under the `[table]` header naming the rest of the path.
-fn key_line(text: &str, key: &[String]) -> Option<usize> {
-    let (leaf, table) = key.split_last()?;
-    let table = table.join(".");
-    let mut current = String::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if let Some(h) = line.strip_prefix('[') {
-            current = h.trim_end_matches(']').trim().to_string();
-            continue;
-        }
-        let Some((k, _)) = line.split_once('=') else {
-            continue;
-        };
-        let k = k.trim();
-        // A dotted key on the line itself (`core.num_sms = ...`) is also accepted.
-        let full = if current.is_empty() {
-            k.to_string()
-        } else {
-            format!("{current}.{k}")
-        };
-        if full == format!("{table}.{leaf}").trim_start_matches('.') {
-            return Some(i + 1);
-        }
-    }
-    None
+    Ok(GpuConfig::load(name_or_path)?)
 }
 
 /// Imports GPGPU-Sim `files` over the preset `base` and prints the single warning to stderr.
