@@ -298,16 +298,9 @@ impl<'a> Parser<'a> {
     fn reg_decl(&mut self, f: &mut Function, st: &mut FnState<'a>) -> Result<(), PtxError> {
         let mut ty = None;
         let mut vec = 1u8;
-        while let Some(t) = self.peek() {
-            if t.kind != TokKind::Dot {
-                break;
-            }
-            self.pos += 1;
-            let w = &self.text(t)[1..];
+        while let Some((t, w)) = self.next_dot_word() {
             if let Some(s) = crate::decode::scalar_type(w) {
-                if ty.replace(s).is_some() {
-                    return Err(self.err_at(t, "register declaration has two types"));
-                }
+                self.set_decl_type(&mut ty, s, t, "register declaration")?;
             } else if matches!(w, "v2" | "v4") {
                 vec = if w == "v2" { 2 } else { 4 };
             } else {

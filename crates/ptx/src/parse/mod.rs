@@ -147,6 +147,39 @@ impl<'a> Parser<'a> {
         let v = self.expect_uint(what)?;
         u32::try_from(v).map_err(|_| self.err_here_or(t, format!("{what} {v} is out of range")))
     }
+    /// The next `.word` of a declaration's attribute list (token and word without its dot),
+    /// consumed; `None` (nothing consumed) at the first token that is not a dotted word.
+    pub fn next_dot_word(&mut self) -> Option<(Tok, &'a str)> {
+        let t = self.peek().filter(|t| t.kind == TokKind::Dot)?;
+        self.pos += 1;
+        Some((t, &self.text(t)[1..]))
+    }
+    /// Records the declared type `s` (word `t`) of a `what` declaration; a second type is an
+    /// error ("`what` has two types").
+    pub fn set_decl_type(
+        &self,
+        ty: &mut Option<ScalarType>,
+        s: ScalarType,
+        t: Tok,
+        what: &str,
+    ) -> Result<(), PtxError> {
+        match ty.replace(s) {
+            Some(_) => Err(self.err_at(t, format!("{what} has two types"))),
+            None => Ok(()),
+        }
+    }
+    /// The `N` of `.align N` (after the word `t`): a power of two.
+    pub fn align_value(&mut self, t: Tok) -> Result<u32, PtxError> {
+        let at = self.peek();
+        let a = self.expect_u32("an alignment")?;
+        if !a.is_power_of_two() {
+            return Err(self.err_at(
+                at.unwrap_or(t),
+                format!("alignment {a} is not a power of two"),
+            ));
+        }
+        Ok(a)
+    }
     /// Skips every token on the line of `t` (directives without a terminating `;`, like `.loc`).
     pub fn skip_line(&mut self, line: u32) {
         while matches!(self.peek(), Some(t) if t.line == line) {
@@ -560,26 +593,11 @@ impl<'a> Parser<'a> {
         let mut align = None;
         let mut ptr_space = None;
         let mut ptr = false;
-        while let Some(t) = self.peek() {
-            if t.kind != TokKind::Dot {
-                break;
-            }
-            self.pos += 1;
-            let w = &self.text(t)[1..];
+        while let Some((t, w)) = self.next_dot_word() {
             if let Some(s) = crate::decode::scalar_type(w) {
-                if ty.replace(s).is_some() {
-                    return Err(self.err_at(t, "parameter has two types"));
-                }
+                self.set_decl_type(&mut ty, s, t, "parameter")?;
             } else if w == "align" {
-                let at = self.peek();
-                let a = self.expect_u32("an alignment")?;
-                if !a.is_power_of_two() {
-                    return Err(self.err_at(
-                        at.unwrap_or(t),
-                        format!("alignment {a} is not a power of two"),
-                    ));
-                }
-                align = Some(a);
+                align = Some(self.align_value(t)?);
             } else if w == "ptr" {
                 ptr = true;
             } else if ptr && matches!(w, "global" | "shared" | "const" | "local") {

@@ -31,31 +31,14 @@ impl<'a> Parser<'a> {
         let mut ty = None;
         let mut align = None;
         let mut vec = 1u8;
-        while let Some(t) = self.peek() {
-            if t.kind != TokKind::Dot {
-                break;
-            }
-            self.pos += 1;
-            let w = &self.text(t)[1..];
+        while let Some((t, w)) = self.next_dot_word() {
             if let Some(s) = crate::decode::scalar_type(w) {
-                if ty.replace(s).is_some() {
-                    return Err(self.err_at(t, "declaration has two types"));
-                }
+                self.set_decl_type(&mut ty, s, t, "declaration")?;
             } else if w == "texref" {
-                if ty.replace(ScalarType::B64).is_some() {
-                    return Err(self.err_at(t, "declaration has two types"));
-                }
+                self.set_decl_type(&mut ty, ScalarType::B64, t, "declaration")?;
                 space = StateSpace::Tex;
             } else if w == "align" {
-                let at = self.peek();
-                let a = self.expect_u32("an alignment")?;
-                if !a.is_power_of_two() {
-                    return Err(self.err_at(
-                        at.unwrap_or(t),
-                        format!("alignment {a} is not a power of two"),
-                    ));
-                }
-                align = Some(a);
+                align = Some(self.align_value(t)?);
             } else if matches!(w, "v2" | "v4" | "v8") {
                 vec = w[1..].parse().unwrap_or(1);
             } else if w == "attribute" {
