@@ -465,6 +465,26 @@ fn load_ext(v: u64, t: ScalarType) -> u64 {
     }
 }
 
+/// `atom.min` (`min` true) or `atom.max` of `old` and `b` as values of type `t`: signed,
+/// `.f32` (IEEE `min`/`max`: a NaN operand yields the other) or unsigned.
+fn atom_extreme(t: ScalarType, old: u64, b: u64, min: bool) -> u64 {
+    let n = bits(t);
+    if t.is_signed() {
+        let (x, y) = (sext(old, n), sext(b, n));
+        trunc(if min { x.min(y) } else { x.max(y) } as u64, n)
+    } else if t == ScalarType::F32 {
+        let (x, y) = (f32::from_bits(old as u32), f32::from_bits(b as u32));
+        (if min { x.min(y) } else { x.max(y) }).to_bits() as u64
+    } else {
+        let (x, y) = (trunc(old, n), trunc(b, n));
+        if min {
+            x.min(y)
+        } else {
+            x.max(y)
+        }
+    }
+}
+
 fn atom_apply(op: AtomOp, t: ScalarType, old: u64, b: u64, c: u64) -> u64 {
     let n = bits(t);
     match op {
@@ -475,28 +495,8 @@ fn atom_apply(op: AtomOp, t: ScalarType, old: u64, b: u64, c: u64) -> u64 {
             ScalarType::F64 => (f64::from_bits(old) + f64::from_bits(b)).to_bits(),
             _ => trunc(old.wrapping_add(b), n),
         },
-        AtomOp::Min => {
-            if t.is_signed() {
-                trunc(sext(old, n).min(sext(b, n)) as u64, n)
-            } else if t == ScalarType::F32 {
-                f32::from_bits(old as u32)
-                    .min(f32::from_bits(b as u32))
-                    .to_bits() as u64
-            } else {
-                trunc(old, n).min(trunc(b, n))
-            }
-        }
-        AtomOp::Max => {
-            if t.is_signed() {
-                trunc(sext(old, n).max(sext(b, n)) as u64, n)
-            } else if t == ScalarType::F32 {
-                f32::from_bits(old as u32)
-                    .max(f32::from_bits(b as u32))
-                    .to_bits() as u64
-            } else {
-                trunc(old, n).max(trunc(b, n))
-            }
-        }
+        AtomOp::Min => atom_extreme(t, old, b, true),
+        AtomOp::Max => atom_extreme(t, old, b, false),
         AtomOp::Inc => {
             let (o, b) = (trunc(old, n), trunc(b, n));
             if o >= b {

@@ -1033,6 +1033,23 @@ fn decode_inst(ctx: &Ctx, inst: &warpforge_ptx::Instruction, base: u32) -> Resul
         d.nd += 1;
         Ok(())
     };
+    // A destination that may be a predicate pair `%p|%q` (setp, shfl, match): both registers.
+    let push_pred_dsts = |d: &mut DInst, o: &Operand| -> Result<(), String> {
+        match o {
+            Operand::PredPair(p, q) => {
+                push_dst(d, &Operand::Reg(*p))?;
+                push_dst(d, &Operand::Reg(*q))
+            }
+            o => push_dst(d, o),
+        }
+    };
+    // The optional member-mask operand of vote and redux: all lanes when absent.
+    let member_mask = |o: Option<&Operand>| -> Result<Src, String> {
+        match o {
+            Some(o) => ctx.value(o, Some(ScalarType::B32)),
+            None => Ok(Src::I(0xffff_ffff)),
+        }
+    };
     // Source operand type for immediates.
     let src_ty = match op.kind {
         Cvt | Set | Slct | Tex => op.ty2.or(op.ty),
@@ -1310,13 +1327,7 @@ fn decode_inst(ctx: &Ctx, inst: &warpforge_ptx::Instruction, base: u32) -> Resul
         Setp => {
             need(3)?;
             d.k = K::Setp;
-            match &ops[0] {
-                Operand::PredPair(p, q) => {
-                    push_dst(&mut d, &Operand::Reg(*p))?;
-                    push_dst(&mut d, &Operand::Reg(*q))?;
-                }
-                o => push_dst(&mut d, o)?,
-            }
+            push_pred_dsts(&mut d, &ops[0])?;
             d.s[0] = ctx.value(&ops[1], op.ty)?;
             d.s[1] = ctx.value(&ops[2], op.ty)?;
             d.ns = 2;
@@ -1332,13 +1343,7 @@ fn decode_inst(ctx: &Ctx, inst: &warpforge_ptx::Instruction, base: u32) -> Resul
         Shfl => {
             need(4)?;
             d.k = K::Shfl;
-            match &ops[0] {
-                Operand::PredPair(p, q) => {
-                    push_dst(&mut d, &Operand::Reg(*p))?;
-                    push_dst(&mut d, &Operand::Reg(*q))?;
-                }
-                o => push_dst(&mut d, o)?,
-            }
+            push_pred_dsts(&mut d, &ops[0])?;
             let mut j = 1;
             if d.nd == 1 {
                 // A separate `|%p` operand form.
@@ -1362,10 +1367,7 @@ fn decode_inst(ctx: &Ctx, inst: &warpforge_ptx::Instruction, base: u32) -> Resul
             d.k = K::Vote;
             push_dst(&mut d, &ops[0])?;
             d.s[0] = ctx.value(&ops[1], Some(ScalarType::Pred))?;
-            d.s[1] = match ops.get(2) {
-                Some(o) => ctx.value(o, Some(ScalarType::B32))?,
-                None => Src::I(0xffff_ffff),
-            };
+            d.s[1] = member_mask(ops.get(2))?;
             d.ns = 2;
         }
         Activemask => {
@@ -1378,22 +1380,13 @@ fn decode_inst(ctx: &Ctx, inst: &warpforge_ptx::Instruction, base: u32) -> Resul
             d.k = K::Redux;
             push_dst(&mut d, &ops[0])?;
             d.s[0] = ctx.value(&ops[1], op.ty)?;
-            d.s[1] = match ops.get(2) {
-                Some(o) => ctx.value(o, Some(ScalarType::B32))?,
-                None => Src::I(0xffff_ffff),
-            };
+            d.s[1] = member_mask(ops.get(2))?;
             d.ns = 2;
         }
         Match => {
             need(3)?;
             d.k = K::Match;
-            match &ops[0] {
-                Operand::PredPair(p, q) => {
-                    push_dst(&mut d, &Operand::Reg(*p))?;
-                    push_dst(&mut d, &Operand::Reg(*q))?;
-                }
-                o => push_dst(&mut d, o)?,
-            }
+            push_pred_dsts(&mut d, &ops[0])?;
             d.s[0] = ctx.value(&ops[1], op.ty)?;
             d.s[1] = ctx.value(&ops[2], Some(ScalarType::B32))?;
             d.ns = 2;
