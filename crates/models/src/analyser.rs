@@ -119,6 +119,15 @@ pub struct KernelProfile {
     /// Of those, the extra passes of shared-memory bank conflicts (Σ degree − 1).
     #[serde(default)]
     pub smem_extra_passes: u64,
+    /// Instructions of the longest warp (most dynamic instructions; extension, critical warp).
+    #[serde(default)]
+    pub crit_warp_insts: u64,
+    /// Global/local memory instructions of that warp.
+    #[serde(default)]
+    pub crit_warp_mem: u64,
+    /// Of those, independent requests (issued while an earlier load was unconsumed).
+    #[serde(default)]
+    pub crit_warp_ind: u64,
     /// Global/local load requests (warp instructions) of the L1 replay.
     #[serde(default)]
     pub load_reqs: u64,
@@ -183,6 +192,9 @@ impl KernelProfile {
                 self.l2_hit_rate_after_l1()
             },
             ldst_passes: self.per_warp(self.ldst_passes as f64),
+            crit_warp_comp: self.crit_warp_insts.saturating_sub(self.crit_warp_mem) as f64,
+            crit_warp_mem: self.crit_warp_mem as f64,
+            crit_warp_ind: self.crit_warp_ind as f64,
             smem_extra_passes: self.per_warp(self.smem_extra_passes as f64),
             threads_per_block: self.threads_per_block,
             blocks: self.blocks,
@@ -276,6 +288,10 @@ struct WarpDeps {
     group: u32,
     /// Instructions this warp executed.
     count: u32,
+    /// Global/local memory instructions this warp executed.
+    mem: u32,
+    /// Of those, requests issued while an earlier load was unconsumed (independent).
+    ind: u32,
     /// Per register: `(index << 1 | from_memory) + 1` of its last writer, 0 = never written.
     writes: Vec<u32>,
 }
@@ -637,8 +653,10 @@ impl InstObserver for Analyser {
                 p.uncoal_transactions += t as u64;
             }
             if let Some(d) = self.deps.get_mut(slot) {
+                d.mem += 1;
                 if !d.pending.is_empty() {
                     p.ind_mem_req += 1;
+                    d.ind += 1;
                 }
                 if inst.class == OpClass::Load || inst.class == OpClass::Atomic {
                     d.pending.extend_from_slice(inst.dsts());
@@ -665,6 +683,12 @@ impl InstObserver for Analyser {
             for d in self.deps.iter().filter(|d| d.group > 0) {
                 p.load_groups += 1;
                 p.grouped_loads += d.group as u64;
+            }
+            // The longest warp; ties go to the lowest slot (deterministic).
+            if let Some(d) = self.deps.iter().rev().max_by_key(|d| (d.count, d.mem)) {
+                p.crit_warp_insts = d.count as u64;
+                p.crit_warp_mem = d.mem as u64;
+                p.crit_warp_ind = d.ind as u64;
             }
             if let Some(l1) = self.l1.as_mut() {
                 let res = BlockResources {

@@ -7,8 +7,8 @@
 //! three cases (21–23, identical to 58–60), synchronisation (25–27) and CPI (24).
 
 use crate::options::{
-    CacheMix, DepIssue, IssueFloor, L1Mix, LdstFloor, MemLCoal, ModelOptions, NpwForm, RepRounding,
-    SmemConflicts, SyncWarps,
+    CacheMix, CriticalWarp, DepIssue, IssueFloor, L1Mix, LdstFloor, MemLCoal, ModelOptions,
+    NpwForm, RepRounding, SmemConflicts, SyncWarps,
 };
 use serde::{Deserialize, Serialize};
 
@@ -122,6 +122,16 @@ pub struct KernelInputs {
     /// Fraction of the requests with an L1 miss whose every missing line hits in the L2.
     #[serde(default)]
     pub l2_req_hit_rate_after_l1: f64,
+    /// Computation instructions of the launch's longest warp (extension, [`CriticalWarp`]; 0 =
+    /// not measured).
+    #[serde(default)]
+    pub crit_warp_comp: f64,
+    /// Memory instructions of the longest warp.
+    #[serde(default)]
+    pub crit_warp_mem: f64,
+    /// Of those, independent requests.
+    #[serde(default)]
+    pub crit_warp_ind: f64,
     /// LD/ST-unit passes per warp (extension; see [`crate::options::LdstFloor`]).
     #[serde(default)]
     pub ldst_passes: f64,
@@ -456,6 +466,15 @@ pub fn evaluate(
     if opts.ldst == LdstFloor::Floor && mem.ldst_pass_cycles > 0.0 {
         exec_cycles_app = exec_cycles_app.max(ldst_cycles(mem, k, opts) * n * rep);
     }
+    if opts.crit == CriticalWarp::Floor && mem.dep_latency > 0.0 {
+        let issue_alone = match opts.dep {
+            DepIssue::Chapter5 => {
+                effective_issue_cycles(mem.issue_cycles, mem.dep_latency, &k.dep_hist, 1.0)
+            }
+            DepIssue::Off => mem.issue_cycles,
+        };
+        exec_cycles_app = exec_cycles_app.max(critical_warp_cycles(k, issue_alone, mem_l));
+    }
     let cwp_full = if comp_cycles > 0.0 {
         (mem_cycles + comp_cycles) / comp_cycles
     } else {
@@ -504,6 +523,14 @@ pub fn evaluate(
         exec_cycles,
         cpi,
     }
+}
+
+/// Extension ([`CriticalWarp`]): the time the launch's longest warp needs on its own, Eq (21)
+/// with N = MWP = 1 for its instruction counts: `Comp × Issue_alone + Mem_dep × Mem_L`, where
+/// only its dependent requests (`Mem − Ind`) each wait a full memory period.
+pub fn critical_warp_cycles(k: &KernelInputs, issue_alone: f64, mem_l: f64) -> f64 {
+    let dependent = (k.crit_warp_mem - k.crit_warp_ind).max(k.crit_warp_mem.min(1.0));
+    k.crit_warp_comp * issue_alone * k.m_factor.max(1.0) + dependent * mem_l
 }
 
 /// LD/ST-unit cycles per warp (extension, [`LdstFloor`]): the conflict-free passes times

@@ -160,6 +160,21 @@ pub enum SmemConflicts {
     Passes,
 }
 
+/// Extension beyond Chapter II (§2.6.5 sums divergent paths but assumes every warp of a kernel
+/// runs the same instruction count): a launch cannot end before its longest warp, which on
+/// irregular inputs (graph degrees, sparse rows) may run many times the average. Only active when
+/// the device gives `core.dep_latency` (the lone-warp issue rate needs it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CriticalWarp {
+    /// Every warp runs the average (`--no-crit`).
+    Off,
+    /// `Exec_cycles_app ≥` the longest warp's own time (see
+    /// [`crate::mwp_cwp::critical_warp_cycles`]) (default).
+    #[default]
+    Floor,
+}
+
 /// All erratum decisions of the Chapter II / III models in one place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct ModelOptions {
@@ -190,4 +205,7 @@ pub struct ModelOptions {
     /// Extension: shared-memory bank-conflict passes in the LD/ST floor.
     #[serde(default)]
     pub smem: SmemConflicts,
+    /// Extension: the longest warp bounds the launch.
+    #[serde(default)]
+    pub crit: CriticalWarp,
 }

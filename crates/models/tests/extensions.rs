@@ -349,3 +349,86 @@ fn l1_mix_uses_request_level_latency_and_line_level_traffic() {
         1e-9,
     );
 }
+
+#[test]
+fn critical_warp_bounds_an_imbalanced_launch() {
+    let g = builtin("gtx480").unwrap();
+    let t = g.timing();
+    let place = Placement {
+        active_blocks_per_sm: 2.0,
+        active_sms: 15.0,
+    };
+    let mut k = kernel();
+    k.dep_hist = [0.0; DEP_BUCKETS];
+    k.dep_hist[0] = 1.0; // independent instructions: a lone warp issues at the peak (0.5)
+    k.l2_hit_rate = 0.0;
+    k.ldst_passes = 0.0;
+    // One warp runs 1000 computation and 40 memory instructions, 10 of them independent.
+    k.crit_warp_comp = 1000.0;
+    k.crit_warp_mem = 40.0;
+    k.crit_warp_ind = 10.0;
+    let on = ModelOptions {
+        l1: L1Mix::Off,
+        ..Default::default()
+    };
+    let m = evaluate(&t, &k, &place, &on);
+    let alone = 1000.0 * 0.5 + 30.0 * m.mem_l;
+    close(
+        warpforge_models::mwp_cwp::critical_warp_cycles(&k, 0.5, m.mem_l),
+        alone,
+        1e-9,
+    );
+    close(m.exec_cycles_app, alone, 1e-6);
+    let off = ModelOptions {
+        crit: warpforge_models::options::CriticalWarp::Off,
+        ..on
+    };
+    let m_off = evaluate(&t, &k, &place, &off);
+    assert!(
+        m_off.exec_cycles_app < alone - 1000.0,
+        "{}",
+        m_off.exec_cycles_app
+    );
+    // Without `dep_latency` (document devices) the bound never acts.
+    let d = builtin("gtx280").unwrap();
+    assert_eq!(
+        evaluate(&d.timing(), &k, &place, &on),
+        evaluate(&d.timing(), &k, &place, &off)
+    );
+}
+
+#[test]
+fn analyser_finds_the_longest_warp() {
+    let mut a = Analyser::new(
+        Coalescing::Lines128,
+        MFactorSource::Experimental,
+        RegFileRow::AllOperandInsts,
+    );
+    let k = KernelInfo {
+        name: "k".into(),
+        grid: Dim3 { x: 2, y: 1, z: 1 },
+        block: Dim3 { x: 64, y: 1, z: 1 },
+        ..Default::default()
+    };
+    let alu = DynInst {
+        class: OpClass::IntAlu,
+        active_mask: u32::MAX,
+        ..Default::default()
+    };
+    a.on_launch(&k);
+    for (cta, warp, n_alu, n_ld) in [(0, 0, 3, 1), (0, 1, 2, 0), (1, 1, 5, 2), (1, 0, 1, 1)] {
+        for _ in 0..n_alu {
+            a.on_inst(cta, warp, &alu);
+        }
+        for i in 0..n_ld {
+            a.on_inst(cta, warp, &ld(128 * i as u64, false));
+        }
+    }
+    a.on_launch_end(&k);
+    let p = a.take_profiles().pop().unwrap();
+    assert_eq!((p.crit_warp_insts, p.crit_warp_mem), (7, 2));
+    // The second load issues while the first is unconsumed: independent.
+    assert_eq!(p.crit_warp_ind, 1);
+    let i = p.inputs();
+    assert_eq!((i.crit_warp_comp, i.crit_warp_mem), (5.0, 2.0));
+}

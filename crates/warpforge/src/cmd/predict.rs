@@ -23,8 +23,8 @@ use warpforge_models::analyser::{Analyser, KernelProfile};
 use warpforge_models::mwp_cwp::KernelInputs;
 use warpforge_models::occupancy::Occupancy;
 use warpforge_models::options::{
-    CacheMix, DepIssue, IssueFloor, L1Mix, LdstFloor, MFactorSource, MemLCoal, ModelOptions,
-    NpwForm, RepRounding, SmemConflicts, SyncWarps,
+    CacheMix, CriticalWarp, DepIssue, IssueFloor, L1Mix, LdstFloor, MFactorSource, MemLCoal,
+    ModelOptions, NpwForm, RepRounding, SmemConflicts, SyncWarps,
 };
 use warpforge_models::params::{self, DeviceParams};
 use warpforge_models::predict::{predict, Prediction};
@@ -145,6 +145,9 @@ pub struct Args {
     /// (devices with `memory.shared_banks`).
     #[arg(long)]
     pub no_smem_conflicts: bool,
+    /// Extension off: every warp runs the average instruction count (no longest-warp bound).
+    #[arg(long)]
+    pub no_crit: bool,
     /// Also simulate the workload on the timing model with this configuration preset (e.g.
     /// `gtx480`) and report, per kernel launch, simulated cycles next to the prediction and the
     /// power and energy the power model gives from the simulation's activity counters.
@@ -204,6 +207,11 @@ impl Args {
                 SmemConflicts::Off
             } else {
                 SmemConflicts::Passes
+            },
+            crit: if self.no_crit {
+                CriticalWarp::Off
+            } else {
+                CriticalWarp::Floor
             },
         }
     }
