@@ -39,19 +39,23 @@ pub struct Records {
     pub n: u32,
 }
 
-/// Runs the two map passes over `threads` map threads. `count_args(count)` gives the count
-/// kernel's arguments; `emit_args(offset, keys, vals)` the emit kernel's.
+/// Runs the two map passes over `threads` map threads. Both kernels take the `inputs`
+/// arguments first; `{prefix}_map_count` then the per-thread record counts, and
+/// `{prefix}_map_emit` the per-thread record offsets, the keys and the values.
 pub fn map(
     dev: &mut Device,
     m: ModuleId,
     prefix: &str,
     threads: u32,
-    count_args: impl Fn(DevPtr) -> Vec<KernelArg>,
-    emit_args: impl Fn(DevPtr, DevPtr, DevPtr) -> Vec<KernelArg>,
+    inputs: &[KernelArg],
 ) -> Result<Records, WorkloadError> {
+    let with = |tail: &[DevPtr]| -> Vec<KernelArg> {
+        let tail = tail.iter().map(|&p| KernelArg::Ptr(p));
+        inputs.iter().cloned().chain(tail).collect()
+    };
     let count = dev.malloc(threads as u64 * 4)?;
     let cfg = grid1d(threads, BLOCK);
-    dev.launch(m, &format!("{prefix}_map_count"), cfg, &count_args(count))?;
+    dev.launch(m, &format!("{prefix}_map_count"), cfg, &with(&[count]))?;
     let counts: Vec<u32> = dev.read(count, threads as usize)?;
     let (offsets, n) = exclusive_scan(&counts);
     let offset = dev.alloc_copy(&offsets)?;
@@ -61,7 +65,7 @@ pub fn map(
         m,
         &format!("{prefix}_map_emit"),
         cfg,
-        &emit_args(offset, keys, vals),
+        &with(&[offset, keys, vals]),
     )?;
     Ok(Records { keys, vals, n })
 }
@@ -78,6 +82,30 @@ pub struct Groups {
     pub start_dev: DevPtr,
     /// Device array of the values, grouped by key (arbitrary order within a group).
     pub grouped: DevPtr,
+}
+
+impl Groups {
+    /// Runs the reduce kernel `kernel` (one thread per key; arguments: group starts, group
+    /// counts, grouped values, `n_keys`, output) into a new device array of `n_keys` words,
+    /// which it returns.
+    pub fn reduce(
+        &self,
+        dev: &mut Device,
+        m: ModuleId,
+        kernel: &str,
+        n_keys: u32,
+    ) -> Result<DevPtr, WorkloadError> {
+        let out = dev.malloc(n_keys as u64 * 4)?;
+        let args = [
+            KernelArg::Ptr(self.start_dev),
+            KernelArg::Ptr(self.count_dev),
+            KernelArg::Ptr(self.grouped),
+            KernelArg::S32(n_keys as i32),
+            KernelArg::Ptr(out),
+        ];
+        dev.launch(m, kernel, grid1d(n_keys, BLOCK), &args)?;
+        Ok(out)
+    }
 }
 
 /// Groups `rec` by key (keys in `0..n_keys`).

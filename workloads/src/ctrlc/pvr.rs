@@ -100,39 +100,11 @@ impl Workload for Pvr {
         let threads = entries.div_ceil(CHUNK);
         let n = A::S32(entries as i32);
         let chunk = A::S32(CHUNK as i32);
-        let rec = mapreduce::map(
-            dev,
-            m,
-            "pvr",
-            threads,
-            |count| vec![A::Ptr(log), n.clone(), chunk.clone(), A::Ptr(count)],
-            |off, keys, vals| {
-                vec![
-                    A::Ptr(log),
-                    n.clone(),
-                    chunk.clone(),
-                    A::Ptr(off),
-                    A::Ptr(keys),
-                    A::Ptr(vals),
-                ]
-            },
-        )?;
+        let rec = mapreduce::map(dev, m, "pvr", threads, &[A::Ptr(log), n, chunk])?;
         let g = mapreduce::group(dev, m, "pvr", &rec, inp.urls)?;
-        let bytes = dev.malloc(inp.urls as u64 * 4)?;
+        let bytes = g.reduce(dev, m, "pvr_reduce", inp.urls)?;
         let nk = A::S32(inp.urls as i32);
         let cfg = grid1d(inp.urls, BLOCK);
-        dev.launch(
-            m,
-            "pvr_reduce",
-            cfg,
-            &[
-                A::Ptr(g.start_dev),
-                A::Ptr(g.count_dev),
-                A::Ptr(g.grouped),
-                nk.clone(),
-                A::Ptr(bytes),
-            ],
-        )?;
         let rank = dev.malloc(inp.urls as u64 * 4)?;
         dev.launch(m, "pvr_rank", cfg, &[A::Ptr(g.count_dev), nk, A::Ptr(rank)])?;
 

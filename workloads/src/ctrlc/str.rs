@@ -5,9 +5,9 @@
 //! `(keyword, offset)` per match), histogram, scatter, reduce (first occurrence). Checked
 //! exactly: matches per keyword, the set of match offsets of each keyword, first occurrences.
 
-use super::mapreduce::{self, BLOCK};
+use super::mapreduce;
 use super::text;
-use crate::common::{by_size, compare_exact, grid1d, load, rng};
+use crate::common::{by_size, compare_exact, load, rng};
 use crate::{check_or_return, Check, Size, Workload, WorkloadError, WorkloadInfo};
 use warpforge_simt::{Device, KernelArg as A};
 
@@ -91,7 +91,7 @@ impl Workload for Str {
         let kwo = dev.alloc_copy(&kw_off)?;
         let n = A::S32(inp.text.len() as i32);
         let chunk = A::S32(CHUNK as i32);
-        let common = vec![
+        let inputs = [
             A::Ptr(text_dev),
             n,
             chunk,
@@ -99,34 +99,10 @@ impl Workload for Str {
             A::Ptr(kwo),
             A::S32(nkw as i32),
         ];
-        let rec = mapreduce::map(
-            dev,
-            m,
-            "str",
-            (inp.text.len() as u32).div_ceil(CHUNK),
-            |count| [common.clone(), vec![A::Ptr(count)]].concat(),
-            |off, keys, vals| {
-                [
-                    common.clone(),
-                    vec![A::Ptr(off), A::Ptr(keys), A::Ptr(vals)],
-                ]
-                .concat()
-            },
-        )?;
+        let threads = (inp.text.len() as u32).div_ceil(CHUNK);
+        let rec = mapreduce::map(dev, m, "str", threads, &inputs)?;
         let g = mapreduce::group(dev, m, "str", &rec, nkw)?;
-        let first = dev.malloc(nkw as u64 * 4)?;
-        dev.launch(
-            m,
-            "str_reduce_first",
-            grid1d(nkw, BLOCK),
-            &[
-                A::Ptr(g.start_dev),
-                A::Ptr(g.count_dev),
-                A::Ptr(g.grouped),
-                A::S32(nkw as i32),
-                A::Ptr(first),
-            ],
-        )?;
+        let first = g.reduce(dev, m, "str_reduce_first", nkw)?;
         let want = reference(&inp);
         let grouped: Vec<u32> = dev.read(g.grouped, rec.n as usize)?;
         let first_got: Vec<u32> = dev.read(first, nkw as usize)?;

@@ -4,9 +4,9 @@
 //! `(fnv1a(word) mod buckets, 1)` per word), histogram, scatter, reduce. Output checked exactly:
 //! the word count of every hash bucket (colliding words share a bucket on both sides).
 
-use super::mapreduce::{self, BLOCK};
+use super::mapreduce;
 use super::text;
-use crate::common::{by_size, compare_exact, grid1d, load, rng};
+use crate::common::{by_size, compare_exact, load, rng};
 use crate::{check_or_return, Check, Size, Workload, WorkloadError, WorkloadInfo};
 use warpforge_simt::{Device, KernelArg as A};
 
@@ -69,46 +69,10 @@ impl Workload for Wc {
         let n = A::S32(t.len() as i32);
         let chunk = A::S32(CHUNK as i32);
         let nb = A::U32(buckets);
-        let rec = mapreduce::map(
-            dev,
-            m,
-            "wc",
-            (t.len() as u32).div_ceil(CHUNK),
-            |count| {
-                vec![
-                    A::Ptr(text_dev),
-                    n.clone(),
-                    chunk.clone(),
-                    nb.clone(),
-                    A::Ptr(count),
-                ]
-            },
-            |off, keys, vals| {
-                vec![
-                    A::Ptr(text_dev),
-                    n.clone(),
-                    chunk.clone(),
-                    nb.clone(),
-                    A::Ptr(off),
-                    A::Ptr(keys),
-                    A::Ptr(vals),
-                ]
-            },
-        )?;
+        let threads = (t.len() as u32).div_ceil(CHUNK);
+        let rec = mapreduce::map(dev, m, "wc", threads, &[A::Ptr(text_dev), n, chunk, nb])?;
         let g = mapreduce::group(dev, m, "wc", &rec, buckets)?;
-        let out = dev.malloc(buckets as u64 * 4)?;
-        dev.launch(
-            m,
-            "wc_reduce",
-            grid1d(buckets, BLOCK),
-            &[
-                A::Ptr(g.start_dev),
-                A::Ptr(g.count_dev),
-                A::Ptr(g.grouped),
-                A::S32(buckets as i32),
-                A::Ptr(out),
-            ],
-        )?;
+        let out = g.reduce(dev, m, "wc_reduce", buckets)?;
         let want = reference(&t, buckets);
         let got: Vec<u32> = dev.read(out, buckets as usize)?;
         check_or_return!(
