@@ -128,6 +128,9 @@ pub struct KernelProfile {
     /// Of those, independent requests (issued while an earlier load was unconsumed).
     #[serde(default)]
     pub crit_warp_ind: u64,
+    /// Of the L1 hits, pending ones (the line was still in flight, see [`crate::cache_est`]).
+    #[serde(default)]
+    pub l1_pending: u64,
     /// Global/local load requests (warp instructions) of the L1 replay.
     #[serde(default)]
     pub load_reqs: u64,
@@ -712,6 +715,7 @@ impl InstObserver for Analyser {
                 p.l2_lookups = c.l2_lookups;
                 p.l2_reuses = c.l2_reuses;
                 p.load_reqs = c.load_reqs;
+                p.l1_pending = c.l1_pending;
                 p.load_reqs_l1 = c.load_reqs_l1;
                 p.load_reqs_l2 = c.load_reqs_l2;
                 self.streams.reset(0);

@@ -44,13 +44,26 @@ pub enum SetIndex {
     Hashed,
 }
 
+/// Outcome of one L1 lookup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lookup {
+    /// The line is present and its fill has returned.
+    Hit,
+    /// The line was allocated by a request of the current round and is still in flight: the
+    /// request merges with it (no new L2 traffic) but waits like a miss.
+    Pending,
+    /// Not present.
+    Miss,
+}
+
 /// A per-SM LRU L1: loads allocate, stores invalidate (write-evict).
 #[derive(Debug, Clone)]
 pub(crate) struct L1Model {
     pub(crate) g: L1Geometry,
     index: SetIndex,
-    /// `sms × sets × ways` line tags (u64::MAX = empty), most recent first within a set.
-    tags: Vec<u64>,
+    /// `sms × sets × ways` (line tag, allocation turn); tag u64::MAX = empty; most recent first
+    /// within a set.
+    tags: Vec<(u64, u64)>,
 }
 
 impl L1Model {
@@ -59,13 +72,13 @@ impl L1Model {
         Self {
             g,
             index,
-            tags: vec![u64::MAX; n],
+            tags: vec![(u64::MAX, 0); n],
         }
     }
 
     /// Empties every set (a new launch: GPGPU-Sim flushes the L1 between kernels).
     pub(crate) fn flush(&mut self) {
-        self.tags.fill(u64::MAX);
+        self.tags.fill((u64::MAX, 0));
     }
 
     fn set_of(&self, line: u64) -> u32 {
@@ -79,28 +92,41 @@ impl L1Model {
         }
     }
 
-    /// Looks `line` up on SM `sm`; a load allocates (LRU), a store invalidates. Returns hit.
-    pub(crate) fn access(&mut self, sm: u32, line: u64, store: bool) -> bool {
+    /// Looks `line` up on SM `sm` at replay turn `now`; a load allocates (LRU), a store
+    /// invalidates. A hit on a line allocated fewer than `window` turns ago is [`Lookup::Pending`].
+    pub(crate) fn access(
+        &mut self,
+        sm: u32,
+        line: u64,
+        store: bool,
+        now: u64,
+        window: u64,
+    ) -> Lookup {
         let set = self.set_of(line);
         let base = ((sm * self.g.sets + set) * self.g.ways) as usize;
         let set = &mut self.tags[base..base + self.g.ways as usize];
-        match set.iter().position(|&t| t == line) {
+        match set.iter().position(|&(t, _)| t == line) {
             Some(i) => {
+                let fresh = now.saturating_sub(set[i].1) < window;
                 if store {
                     set[i..].rotate_left(1);
                     let last = set.len() - 1;
-                    set[last] = u64::MAX;
+                    set[last] = (u64::MAX, 0);
                 } else {
                     set[..=i].rotate_right(1);
                 }
-                true
+                if fresh {
+                    Lookup::Pending
+                } else {
+                    Lookup::Hit
+                }
             }
             None => {
                 if !store {
                     set.rotate_right(1);
-                    set[0] = line;
+                    set[0] = (line, now);
                 }
-                false
+                Lookup::Miss
             }
         }
     }
@@ -136,8 +162,12 @@ impl WarpStreams {
 pub struct ReplayCounts {
     /// Load line accesses looked up in the L1.
     pub l1_accesses: u64,
-    /// Of those, hits.
+    /// Of those, hits (including pending hits: the line is present or in flight, so the access
+    /// adds no traffic below the L1).
     pub l1_hits: u64,
+    /// Of the hits, pending ones (allocated within the current round: the request waits for
+    /// the fill like a miss).
+    pub l1_pending: u64,
     /// Requests that left the L1 (load misses, stores, atomics) and were looked up in the L2.
     pub l2_lookups: u64,
     /// Of those, lines an earlier request of the run had touched (first-touch L2 hits).
@@ -168,6 +198,7 @@ pub(crate) fn replay(
     l1.flush();
     // Per SM: next CTA to admit, resident warp ring (slots), cursor, per-resident-CTA live warps.
     struct Sm {
+        turn: u64,
         next_cta: usize,
         ring: Vec<usize>,
         cursor: usize,
@@ -176,6 +207,7 @@ pub(crate) fn replay(
     let mut pos = vec![0usize; streams.streams.len()];
     let mut sm_state: Vec<Sm> = (0..sms)
         .map(|s| Sm {
+            turn: 0,
             next_cta: s,
             ring: Vec::new(),
             cursor: 0,
@@ -213,6 +245,10 @@ pub(crate) fn replay(
                 sm.cursor = 0;
             }
             let slot = sm.ring[sm.cursor];
+            // A round: every resident warp issues once; lines allocated within the last round
+            // are still in flight (a miss outlasts a round of memory instructions).
+            let window = sm.ring.len() as u64 + 1;
+            sm.turn += 1;
             let stream = &streams.streams[slot];
             let p = &mut pos[slot];
             // One memory instruction: entries up to and including the `last` flag.
@@ -221,12 +257,14 @@ pub(crate) fn replay(
                 let e = stream[*p];
                 *p += 1;
                 let (line, store) = (e >> 2, e & 2 != 0);
-                let hit = l1.access(s as u32, line, store);
+                let look = l1.access(s as u32, line, store, sm.turn, window);
+                let hit = look != Lookup::Miss;
                 if !store {
                     is_load = true;
                     c.l1_accesses += 1;
                     c.l1_hits += hit as u64;
-                    all_l1 &= hit;
+                    c.l1_pending += (look == Lookup::Pending) as u64;
+                    all_l1 &= look == Lookup::Hit;
                 }
                 if store || !hit {
                     c.l2_lookups += 1;
@@ -309,10 +347,13 @@ mod tests {
         assert_eq!(c.l1_hits, 0);
         assert_eq!(c.l2_lookups, 16);
         assert_eq!(c.l2_reuses, 8, "the second pass finds every line touched");
-        // One warp per CTA, one CTA resident: the warps run one after the other and reuse.
+        // One warp per CTA, one CTA resident: the warps run one after the other and reuse
+        // (four turns later, so the fills have returned: real hits).
         let mut seen = Default::default();
         let c = replay(&st, 1, 1, &mut model(1, 1, 4), &mut seen);
         assert_eq!(c.l1_hits, 8);
+        assert_eq!(c.l1_pending, 0);
+        assert_eq!(c.load_reqs_l1, 8);
         assert_eq!(c.l2_lookups, 8);
     }
 
@@ -328,17 +369,20 @@ mod tests {
         st.push_inst(1, &[7, 8], false);
         let mut seen = Default::default();
         let c = replay(&st, 1, 8, &mut model(2, 4, 2), &mut seen);
-        // SM0: miss, hit, (store), miss; SM1: miss, miss.
+        // SM0: miss, pending hit (its own fill of the previous turn is still in flight),
+        // (store), miss; SM1: miss, miss.
         assert_eq!(c.l1_accesses, 5);
         assert_eq!(c.l1_hits, 1);
+        assert_eq!(c.l1_pending, 1);
         // To L2: 4 load misses (7 thrice, 8 once) + the store = 5 lookups; all but the first
         // touches of 7 and 8 are reuses.
         assert_eq!(c.l2_lookups, 5);
         assert_eq!(c.l2_reuses, 3);
-        // Requests: SM0 loads 3 (one all-hit), SM1 one two-line request (7 reused, 8 new).
+        // Requests: SM0 loads 3, SM1 one two-line request; none is a completed L1 hit.
         assert_eq!(c.load_reqs, 4);
-        assert_eq!(c.load_reqs_l1, 1);
-        // SM0's first load of 7 is new (DRAM), its last finds 7 in the L2; SM1 misses on 8.
-        assert_eq!(c.load_reqs_l2, 1);
+        assert_eq!(c.load_reqs_l1, 0);
+        // L2-served: SM0's pending request and its last load (7 is in the L2 by then); SM0's
+        // first load (7 new) and SM1's (8 new) go to DRAM.
+        assert_eq!(c.load_reqs_l2, 2);
     }
 }
