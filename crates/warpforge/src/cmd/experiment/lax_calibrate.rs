@@ -25,7 +25,7 @@ use warpforge_core::Dim3;
 use warpforge_runtime::lax::workload::{
     Calibration, KernelCost, KernelCostSource, BUILTIN_CALIBRATION,
 };
-use warpforge_simt::{Device, KernelArg as A, LaunchConfig, ModuleId};
+use warpforge_simt::{DevPtr, Device, KernelArg as A, LaunchConfig, ModuleId};
 use warpforge_timing::{GpuConfig, TimingRunner};
 
 /// Arguments of `experiment lax-calibrate`.
@@ -310,6 +310,24 @@ fn close(what: &str, got: &[f32], want: &[f32], tol: f32) -> Result<()> {
     Ok(())
 }
 
+/// A checker of the `f32` output `out` (`want.len()` elements) against `want`, within `tol`
+/// relative to `1 + |want|`.
+fn f32_checker(what: &'static str, out: DevPtr, want: Vec<f32>, tol: f32) -> Checker {
+    Box::new(move |d| close(what, &d.read::<f32>(out, want.len())?, &want, tol))
+}
+
+/// A checker of the `u32` output `out` against `want`, exactly; a mismatch reads
+/// "`what`[i]: got `unit`G, expected W".
+fn u32_checker(what: &'static str, unit: &'static str, out: DevPtr, want: Vec<u32>) -> Checker {
+    Box::new(move |d| {
+        let got = d.read::<u32>(out, want.len())?;
+        match got.iter().zip(&want).position(|(g, w)| g != w) {
+            Some(i) => bail!("{what}[{i}]: got {unit}{}, expected {}", got[i], want[i]),
+            None => Ok(()),
+        }
+    })
+}
+
 fn randf(rng: &mut ChaCha8Rng, n: usize) -> Vec<f32> {
     (0..n).map(|_| rng.gen_range(-1.0f32..1.0)).collect()
 }
@@ -333,8 +351,7 @@ fn setup_tensor(dev: &mut Device, rng: &mut ChaCha8Rng, n: usize) -> Result<Setu
         A::F32(2.0),
         A::S32(n as i32),
     ];
-    let check: Checker =
-        Box::new(move |d| close("rnn_tensor", &d.read::<f32>(dout, n)?, &want, 1e-6));
+    let check = f32_checker("rnn_tensor", dout, want, 1e-6);
     Ok((m, "rnn_tensor", args, check))
 }
 
@@ -364,7 +381,7 @@ fn setup_act(dev: &mut Device, rng: &mut ChaCha8Rng, h: usize, gates: u32) -> Re
         A::S32(h as i32),
         A::S32(gates as i32),
     ];
-    let check: Checker = Box::new(move |d| close("rnn_act", &d.read::<f32>(dh, h)?, &want, 1e-3));
+    let check = f32_checker("rnn_act", dh, want, 1e-3);
     Ok((m, "rnn_act", args, check))
 }
 
@@ -392,7 +409,7 @@ fn setup_gemv(dev: &mut Device, rng: &mut ChaCha8Rng, rows: u32, k: u32, t: u32)
         A::S32(k as i32),
         A::S32(t as i32),
     ];
-    let check: Checker = Box::new(move |d| close("rnn_gemv", &d.read::<f32>(dy, r)?, &want, 1e-4));
+    let check = f32_checker("rnn_gemv", dy, want, 1e-4);
     Ok((m, "rnn_gemv", args, check))
 }
 
@@ -421,6 +438,15 @@ fn ipv6_routes(rng: &mut ChaCha8Rng) -> Vec<(u128, u32, u32)> {
     routes
 }
 
+/// The trie entry `slot` names: (true, i) is `top[i]`, (false, i) is `nodes[i]`.
+fn entry<'a>(top: &'a mut [u32], nodes: &'a mut [u32], slot: (bool, usize)) -> &'a mut u32 {
+    if slot.0 {
+        &mut top[slot.1]
+    } else {
+        &mut nodes[slot.1]
+    }
+}
+
 fn setup_ipv6(dev: &mut Device, rng: &mut ChaCha8Rng, n: usize) -> Result<Setup> {
     let m = dev.load_ptx(IPV6_PTX, "ipv6.ptx")?;
     let routes = ipv6_routes(rng);
@@ -430,28 +456,19 @@ fn setup_ipv6(dev: &mut Device, rng: &mut ChaCha8Rng, n: usize) -> Result<Setup>
         // walk to depth (len - 16) / 8, creating children that inherit the best match so far
         let mut slot: (bool, usize) = (true, (p >> 112) as usize);
         for d in 0..(len - 16) / 8 {
-            let e = if slot.0 { top[slot.1] } else { nodes[slot.1] };
+            let e = *entry(&mut top, &mut nodes, slot);
             let node = if e & 0x8000_0000 != 0 {
                 (e & 0x7fff_ffff) as usize
             } else {
                 let id = nodes.len() / 256;
                 nodes.extend(std::iter::repeat_n(e, 256));
-                let r = if slot.0 {
-                    &mut top[slot.1]
-                } else {
-                    &mut nodes[slot.1]
-                };
-                *r = 0x8000_0000 | id as u32;
+                *entry(&mut top, &mut nodes, slot) = 0x8000_0000 | id as u32;
                 id
             };
             let byte = ((p >> (104 - 8 * d)) & 0xff) as usize;
             slot = (false, node * 256 + byte);
         }
-        let r = if slot.0 {
-            &mut top[slot.1]
-        } else {
-            &mut nodes[slot.1]
-        };
+        let r = entry(&mut top, &mut nodes, slot);
         if *r & 0x8000_0000 != 0 {
             bail!("ipv6 table: prefixes must be inserted shortest first");
         }
@@ -499,13 +516,7 @@ fn setup_ipv6(dev: &mut Device, rng: &mut ChaCha8Rng, n: usize) -> Result<Setup>
         A::Ptr(dh),
         A::S32(n as i32),
     ];
-    let check: Checker = Box::new(move |d| {
-        let got = d.read::<u32>(dh, n)?;
-        match got.iter().zip(&want).position(|(g, w)| g != w) {
-            Some(i) => bail!("ipv6_lookup[{i}]: got hop {}, expected {}", got[i], want[i]),
-            None => Ok(()),
-        }
-    });
+    let check = u32_checker("ipv6_lookup", "hop ", dh, want);
     Ok((m, "ipv6_lookup", args, check))
 }
 
@@ -583,13 +594,7 @@ fn setup_cuckoo(dev: &mut Device, rng: &mut ChaCha8Rng, n: usize, per: u32) -> R
         A::S32(per as i32),
         A::U32(mask),
     ];
-    let check: Checker = Box::new(move |d| {
-        let got = d.read::<u32>(dp, total)?;
-        match got.iter().zip(&want).position(|(g, w)| g != w) {
-            Some(i) => bail!("cuckoo_lookup[{i}]: got {}, expected {}", got[i], want[i]),
-            None => Ok(()),
-        }
-    });
+    let check = u32_checker("cuckoo_lookup", "", dp, want);
     Ok((m, "cuckoo_lookup", args, check))
 }
 
@@ -628,8 +633,7 @@ fn setup_gmm(dev: &mut Device, rng: &mut ChaCha8Rng, g: usize, frames: u32) -> R
         A::S32(frames as i32),
         A::S32(g as i32),
     ];
-    let check: Checker =
-        Box::new(move |d| close("gmm_score", &d.read::<f32>(ds, f * g)?, &want, 1e-4));
+    let check = f32_checker("gmm_score", ds, want, 1e-4);
     Ok((m, "gmm_score", args, check))
 }
 
