@@ -116,57 +116,38 @@ fn same_seed_same_report() {
     assert_ne!(run(3), run(4));
 }
 
-#[test]
-fn high_rate_orderings_at_reduced_size() {
-    // 64 jobs per benchmark (the full 128 is the #[ignore]d test below).
-    let cal = Calibration::builtin();
-    let names = policy::policy_names();
-    let r = lax::run_experiment(
-        &cal,
+/// `policies` on every benchmark at arrival rate `rate`, `jobs` jobs per benchmark (seed 1).
+fn experiment(rate: Rate, policies: &[&str], jobs: usize) -> lax::Report {
+    lax::run_experiment(
+        &Calibration::builtin(),
         &GpuConfig::default(),
-        Rate::High,
-        &names,
+        rate,
+        policies,
         &workload::BENCHMARKS,
-        64,
+        jobs,
         1,
         &mut |_, _| {},
     )
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn high_rate_orderings_at_reduced_size() {
+    // 64 jobs per benchmark (the full 128 is the #[ignore]d test below).
+    let r = experiment(Rate::High, &policy::policy_names(), 64);
     check_orderings(&r);
 }
 
 #[test]
 #[ignore = "full size: `warpforge experiment lax --rate high` (about 3 s in release)"]
 fn high_rate_orderings_full_size() {
-    let cal = Calibration::builtin();
-    let names = policy::policy_names();
-    let r = lax::run_experiment(
-        &cal,
-        &GpuConfig::default(),
-        Rate::High,
-        &names,
-        &workload::BENCHMARKS,
-        128,
-        1,
-        &mut |_, _| {},
-    )
-    .unwrap();
+    let r = experiment(Rate::High, &policy::policy_names(), 128);
     check_orderings(&r);
     // LAX's advantage grows with the arrival rate (1.7x, 3.1x, 4.2x in the document).
     let ratio = |rate| {
-        lax::run_experiment(
-            &cal,
-            &GpuConfig::default(),
-            rate,
-            &["RR", "LAX"],
-            &workload::BENCHMARKS,
-            128,
-            1,
-            &mut |_, _| {},
-        )
-        .unwrap()
-        .met_ratio("LAX", "RR")
-        .unwrap()
+        experiment(rate, &["RR", "LAX"], 128)
+            .met_ratio("LAX", "RR")
+            .unwrap()
     };
     let (lo, mid, hi) = (ratio(Rate::Low), ratio(Rate::Medium), ratio(Rate::High));
     assert!(lo >= 1.0 && lo < mid && mid < hi, "{lo} {mid} {hi}");

@@ -172,7 +172,8 @@ impl<'p> LaxSim<'p> {
         self.host.per_kernel == 0
     }
 
-    fn key_of(&mut self, job: usize) -> f64 {
+    /// Calls `f` with the policy and what it may read now.
+    fn consult<R>(&mut self, f: impl FnOnce(&mut dyn Policy, &View) -> R) -> R {
         let view = View {
             now: self.now,
             jobs: &self.jobs,
@@ -180,7 +181,11 @@ impl<'p> LaxSim<'p> {
             gpu: &self.gpu,
             in_flight: self.in_flight,
         };
-        self.policy.key(&view, job)
+        f(&mut *self.policy, &view)
+    }
+
+    fn key_of(&mut self, job: usize) -> f64 {
+        self.consult(|p, view| p.key(view, job))
     }
 
     /// Runs to completion.
@@ -253,14 +258,7 @@ impl<'p> LaxSim<'p> {
             Ev::CpTick => self.cp_tick(),
             Ev::Epoch => {
                 self.prof.roll(self.now);
-                let view = View {
-                    now: self.now,
-                    jobs: &self.jobs,
-                    prof: &self.prof,
-                    gpu: &self.gpu,
-                    in_flight: self.in_flight,
-                };
-                self.policy.on_epoch(&view);
+                self.consult(|p, view| p.on_epoch(view));
                 match self.policy.rekey_delay() {
                     Some(0) => self.rekey(),
                     Some(d) => self.q.push(self.now + d, Ev::Rekey),
@@ -352,14 +350,7 @@ impl<'p> LaxSim<'p> {
                 }
             }
             let j = self.host_wait[best];
-            let view = View {
-                now: self.now,
-                jobs: &self.jobs,
-                prof: &self.prof,
-                gpu: &self.gpu,
-                in_flight: self.in_flight,
-            };
-            let limit = self.policy.max_in_flight(&view, j);
+            let limit = self.consult(|p, view| p.max_in_flight(view, j));
             if limit.is_some_and(|l| self.in_flight >= l) {
                 return;
             }
