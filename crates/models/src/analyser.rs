@@ -119,6 +119,12 @@ pub struct KernelProfile {
     /// Of those, the extra passes of shared-memory bank conflicts (Σ degree − 1).
     #[serde(default)]
     pub smem_extra_passes: u64,
+    /// Instruction-cache misses of the launch's first warp (extension, fetch stalls).
+    #[serde(default)]
+    pub fetch_misses: u64,
+    /// Of those, lines never fetched before in the run (served by DRAM, not the L2).
+    #[serde(default)]
+    pub fetch_cold: u64,
     /// Instructions of the longest warp (most dynamic instructions; extension, critical warp).
     #[serde(default)]
     pub crit_warp_insts: u64,
@@ -195,6 +201,8 @@ impl KernelProfile {
                 self.l2_hit_rate_after_l1()
             },
             ldst_passes: self.per_warp(self.ldst_passes as f64),
+            fetch_misses: self.fetch_misses as f64,
+            fetch_cold: self.fetch_cold as f64,
             crit_warp_comp: self.crit_warp_insts.saturating_sub(self.crit_warp_mem) as f64,
             crit_warp_mem: self.crit_warp_mem as f64,
             crit_warp_ind: self.crit_warp_ind as f64,
@@ -407,6 +415,11 @@ pub struct Analyser {
     limits: Option<SmLimits>,
     streams: WarpStreams,
     smem_banks: Option<(u32, u32)>,
+    icache: Option<L1Model>,
+    kernel_ids: std::collections::BTreeMap<String, u64>,
+    kernel_id: u64,
+    last_code_line: u64,
+    code_seen: std::collections::HashSet<u64>,
     lines_seen: std::collections::HashSet<u64>,
     l2_seen: std::collections::HashSet<u64>,
     launch_lines: std::collections::HashSet<u64>,
@@ -429,6 +442,11 @@ impl Analyser {
             limits: None,
             streams: WarpStreams::default(),
             smem_banks: None,
+            icache: None,
+            kernel_ids: Default::default(),
+            kernel_id: 0,
+            last_code_line: u64::MAX,
+            code_seen: Default::default(),
             lines_seen: Default::default(),
             l2_seen: Default::default(),
             launch_lines: Default::default(),
@@ -448,6 +466,14 @@ impl Analyser {
     /// them every CTA of an SM is resident at once.
     pub fn with_limits(mut self, limits: SmLimits) -> Self {
         self.limits = Some(limits);
+        self
+    }
+
+    /// Instruction cache of `sets × ways` 128-byte lines (LRU, kept across launches) for the
+    /// fetch-miss count of the first warp of each launch (extension); 0 disables it.
+    pub fn with_icache(mut self, sets: u32, ways: u32) -> Self {
+        self.icache = (sets > 0 && ways > 0)
+            .then(|| L1Model::new(L1Geometry { sms: 1, sets, ways }, SetIndex::Linear));
         self
     }
 
@@ -541,6 +567,9 @@ impl InstObserver for Analyser {
             ..Default::default()
         });
         self.launch_lines.clear();
+        let next_id = self.kernel_ids.len() as u64;
+        self.kernel_id = *self.kernel_ids.entry(k.name.clone()).or_insert(next_id);
+        self.last_code_line = u64::MAX;
         if self.l1.is_some() {
             self.streams.reset(warps as usize);
         }
@@ -563,6 +592,21 @@ impl InstObserver for Analyser {
             _ => {}
         }
         let slot = cta as usize * self.warps_per_cta as usize + warp as usize;
+        if slot == 0 {
+            if let Some(ic) = self.icache.as_mut() {
+                // Each kernel's code in its own window (as the timing model places it).
+                let line = (self.kernel_id << 40) | (inst.pc >> 7);
+                if line != self.last_code_line {
+                    self.last_code_line = line;
+                    if crate::cache_est::Lookup::Miss == ic.access(0, line, false, 0, 0) {
+                        p.fetch_misses += 1;
+                        if self.code_seen.insert(line) {
+                            p.fetch_cold += 1;
+                        }
+                    }
+                }
+            }
+        }
         let is_mem = inst.class.is_memory();
         // Dependence distance to the nearest computation producer (memory producers are memory
         // time, not issue time).

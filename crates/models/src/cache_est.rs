@@ -46,7 +46,7 @@ pub enum SetIndex {
 
 /// Outcome of one L1 lookup.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Lookup {
+pub enum Lookup {
     /// The line is present and its fill has returned.
     Hit,
     /// The line was allocated by a request of the current round and is still in flight: the

@@ -7,8 +7,8 @@
 //! three cases (21–23, identical to 58–60), synchronisation (25–27) and CPI (24).
 
 use crate::options::{
-    CacheMix, CriticalWarp, DepIssue, IssueFloor, L1Mix, LdstFloor, MemLCoal, ModelOptions,
-    NpwForm, RepRounding, SmemConflicts, SyncWarps,
+    CacheMix, CriticalWarp, DepIssue, FetchStall, IssueFloor, L1Mix, LdstFloor, MemLCoal,
+    ModelOptions, NpwForm, RepRounding, SmemConflicts, SyncWarps,
 };
 use serde::{Deserialize, Serialize};
 
@@ -122,6 +122,12 @@ pub struct KernelInputs {
     /// Fraction of the requests with an L1 miss whose every missing line hits in the L2.
     #[serde(default)]
     pub l2_req_hit_rate_after_l1: f64,
+    /// Instruction-cache misses of the launch's first warp (extension, [`FetchStall`]).
+    #[serde(default)]
+    pub fetch_misses: f64,
+    /// Of those, lines never fetched before (DRAM).
+    #[serde(default)]
+    pub fetch_cold: f64,
     /// Computation instructions of the launch's longest warp (extension, [`CriticalWarp`]; 0 =
     /// not measured).
     #[serde(default)]
@@ -489,6 +495,9 @@ pub fn evaluate(
     } else {
         0.0
     }; // Eq (25)
+    if opts.fetch == FetchStall::Serial && mem.l2_latency > 0.0 {
+        exec_cycles_app += fetch_cycles(mem, k);
+    }
     let exec_cycles = exec_cycles_app + synch_cost; // Eq (27)
     let denom = total * (k.threads_per_block as f64 / 32.0) * (k.blocks as f64 / place.active_sms);
     let cpi = if denom > 0.0 {
@@ -523,6 +532,13 @@ pub fn evaluate(
         exec_cycles,
         cpi,
     }
+}
+
+/// Extension ([`FetchStall`]): cycles a warp waits for instruction-cache misses, each a round
+/// trip to the L2 (`l2_latency`), or to DRAM (`Mem_LD`) for code never fetched before.
+pub fn fetch_cycles(mem: &MemoryTiming, k: &KernelInputs) -> f64 {
+    let cold = k.fetch_cold.min(k.fetch_misses).max(0.0);
+    (k.fetch_misses - cold).max(0.0) * mem.l2_latency + cold * mem.mem_ld
 }
 
 /// Extension ([`CriticalWarp`]): the time the launch's longest warp needs on its own, Eq (21)

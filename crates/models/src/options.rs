@@ -175,6 +175,22 @@ pub enum CriticalWarp {
     Floor,
 }
 
+/// Extension beyond Chapter II (§2.7 "Limitations": no model of I-cache misses, assumed ~100%
+/// hits; Fermi's L1I is 2 KB): the fetch misses of a launch's first warp, through an LRU
+/// instruction cache of the device's geometry kept across launches, each cost one L2 round trip
+/// (DRAM for code never fetched before), added once per launch: the warps of an SM fetch the same
+/// code, so a miss stalls them together. Only active when the device gives `memory.l1i_sets`
+/// and `memory.l2_latency`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FetchStall {
+    /// Every fetch hits (`--no-fetch`).
+    Off,
+    /// `Exec_cycles_app += misses × latency` (default).
+    #[default]
+    Serial,
+}
+
 /// All erratum decisions of the Chapter II / III models in one place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct ModelOptions {
@@ -208,4 +224,7 @@ pub struct ModelOptions {
     /// Extension: the longest warp bounds the launch.
     #[serde(default)]
     pub crit: CriticalWarp,
+    /// Extension: instruction-fetch stalls.
+    #[serde(default)]
+    pub fetch: FetchStall,
 }

@@ -103,6 +103,13 @@ pub struct MemoryParams {
     /// Shared-memory bank width, bytes (extension).
     #[serde(default)]
     pub shared_bank_bytes: u32,
+    /// Instruction-cache sets per SM (extension, 128-byte lines; 0 = every fetch hits, as the
+    /// thesis assumes, §2.7 "Limitations").
+    #[serde(default)]
+    pub l1i_sets: u32,
+    /// Instruction-cache ways (extension).
+    #[serde(default)]
+    pub l1i_ways: u32,
 }
 
 /// Chapter V device inputs (Table 14).
@@ -193,6 +200,7 @@ impl DeviceParams {
             .with_l1(self.l1_geometry())
             .with_limits(self.core.limits)
             .with_shared_banks(self.memory.shared_banks, self.memory.shared_bank_bytes)
+            .with_icache(self.memory.l1i_sets, self.memory.l1i_ways)
     }
 
     /// Parses and validates a parameter file; `file` names it in errors.

@@ -432,3 +432,51 @@ fn analyser_finds_the_longest_warp() {
     let i = p.inputs();
     assert_eq!((i.crit_warp_comp, i.crit_warp_mem), (5.0, 2.0));
 }
+
+#[test]
+fn fetch_misses_of_the_first_warp_through_a_small_icache() {
+    // 1 set x 2 ways: a loop over 3 code lines thrashes, a loop over 2 lines does not.
+    let mut a = Analyser::new(
+        Coalescing::Lines128,
+        MFactorSource::Experimental,
+        RegFileRow::AllOperandInsts,
+    )
+    .with_icache(1, 2);
+    let k = KernelInfo {
+        name: "k".into(),
+        grid: Dim3 { x: 2, y: 1, z: 1 },
+        block: Dim3 { x: 32, y: 1, z: 1 },
+        ..Default::default()
+    };
+    let at = |pc: u64| DynInst {
+        pc,
+        class: OpClass::IntAlu,
+        active_mask: u32::MAX,
+        ..Default::default()
+    };
+    a.on_launch(&k);
+    for _ in 0..3 {
+        for pc in [0u64, 8, 128, 256] {
+            a.on_inst(0, 0, &at(pc)); // lines 0, 0, 1, 2
+        }
+    }
+    a.on_inst(1, 0, &at(512)); // another CTA's warp: not counted
+    a.on_launch_end(&k);
+    // Relaunch of a 2-line kernel body: line 2 still cached, line 0 is in the L2 (seen before).
+    a.on_launch(&k);
+    a.on_inst(0, 0, &at(256));
+    a.on_inst(0, 0, &at(0));
+    a.on_launch_end(&k);
+    let ps = a.take_profiles();
+    // LRU with 2 ways over lines 0,1,2 repeated: every line change misses (9), 3 of them cold.
+    assert_eq!((ps[0].fetch_misses, ps[0].fetch_cold), (9, 3));
+    assert_eq!((ps[1].fetch_misses, ps[1].fetch_cold), (1, 0));
+    let g = builtin("gtx480").unwrap();
+    let t = g.timing();
+    let i = ps[0].inputs();
+    close(
+        warpforge_models::mwp_cwp::fetch_cycles(&t, &i),
+        6.0 * t.l2_latency + 3.0 * t.mem_ld,
+        1e-9,
+    );
+}

@@ -97,6 +97,10 @@ fn gtx480_params_agree_with_timing_preset() {
         hashed,
         d.memory.l1_index == warpforge_models::analyser::SetIndex::Hashed
     );
+    let l1i = &v["l1i"];
+    assert_eq!(l1i["sets"].as_integer().unwrap() as u32, d.memory.l1i_sets);
+    assert_eq!(l1i["ways"].as_integer().unwrap() as u32, d.memory.l1i_ways);
+    assert_eq!(l1i["line_bytes"].as_integer().unwrap(), 128);
     let sh = &v["shared"];
     assert_eq!(
         sh["banks"].as_integer().unwrap() as u32,

@@ -23,8 +23,8 @@ use warpforge_models::analyser::{Analyser, KernelProfile};
 use warpforge_models::mwp_cwp::KernelInputs;
 use warpforge_models::occupancy::Occupancy;
 use warpforge_models::options::{
-    CacheMix, CriticalWarp, DepIssue, IssueFloor, L1Mix, LdstFloor, MFactorSource, MemLCoal,
-    ModelOptions, NpwForm, RepRounding, SmemConflicts, SyncWarps,
+    CacheMix, CriticalWarp, DepIssue, FetchStall, IssueFloor, L1Mix, LdstFloor, MFactorSource,
+    MemLCoal, ModelOptions, NpwForm, RepRounding, SmemConflicts, SyncWarps,
 };
 use warpforge_models::params::{self, DeviceParams};
 use warpforge_models::predict::{predict, Prediction};
@@ -148,6 +148,9 @@ pub struct Args {
     /// Extension off: every warp runs the average instruction count (no longest-warp bound).
     #[arg(long)]
     pub no_crit: bool,
+    /// Extension off: every instruction fetch hits (devices with `memory.l1i_sets`).
+    #[arg(long)]
+    pub no_fetch: bool,
     /// Also simulate the workload on the timing model with this configuration preset (e.g.
     /// `gtx480`) and report, per kernel launch, simulated cycles next to the prediction and the
     /// power and energy the power model gives from the simulation's activity counters.
@@ -212,6 +215,11 @@ impl Args {
                 CriticalWarp::Off
             } else {
                 CriticalWarp::Floor
+            },
+            fetch: if self.no_fetch {
+                FetchStall::Off
+            } else {
+                FetchStall::Serial
             },
         }
     }
