@@ -40,11 +40,7 @@ pub fn measure(scale: u32, reps: u32) -> Result<Vec<Figure>, SimtError> {
     // Compute-bound.
     let threads = 64 * 256 * scale;
     let out = dev.malloc(4 * threads as u64)?;
-    let cfg = LaunchConfig {
-        grid: Dim3::x(threads / 256),
-        block: Dim3::x(256),
-        shared_bytes: 0,
-    };
+    let cfg = ctas_of_256(threads / 256);
     let args = [KernelArg::Ptr(out), KernelArg::U32(256)];
     figs.push(time(
         &mut dev,
@@ -62,11 +58,7 @@ pub fn measure(scale: u32, reps: u32) -> Result<Vec<Figure>, SimtError> {
     let dx = dev.alloc_copy(&x)?;
     let dy = dev.alloc_copy(&x)?;
     let dz = dev.malloc(4 * n as u64)?;
-    let cfg = LaunchConfig {
-        grid: Dim3::x(256 * scale),
-        block: Dim3::x(256),
-        shared_bytes: 0,
-    };
+    let cfg = ctas_of_256(256 * scale);
     let args = [
         KernelArg::Ptr(dx),
         KernelArg::Ptr(dy),
@@ -86,11 +78,7 @@ pub fn measure(scale: u32, reps: u32) -> Result<Vec<Figure>, SimtError> {
     // Divergent.
     let threads = 256 * 64 * scale;
     let steps = dev.malloc(4 * threads as u64)?;
-    let cfg = LaunchConfig {
-        grid: Dim3::x(threads / 256),
-        block: Dim3::x(256),
-        shared_bytes: 0,
-    };
+    let cfg = ctas_of_256(threads / 256);
     let args = [KernelArg::Ptr(steps), KernelArg::U32(1)];
     figs.push(time(
         &mut dev,
@@ -114,6 +102,15 @@ pub fn measure(scale: u32, reps: u32) -> Result<Vec<Figure>, SimtError> {
         return Err(SimtError::Other(format!("bench_stream computed {z:?}")));
     }
     Ok(figs)
+}
+
+/// A launch of `ctas` CTAs of 256 threads (every bench kernel's CTA size).
+fn ctas_of_256(ctas: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid: Dim3::x(ctas),
+        block: Dim3::x(256),
+        shared_bytes: 0,
+    }
 }
 
 fn time(

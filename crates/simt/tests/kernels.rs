@@ -2,6 +2,8 @@
 //! functional executor and checked against CPU computations.
 #![allow(clippy::needless_range_loop)]
 
+mod common;
+use common::data;
 use warpforge_core::Dim3;
 use warpforge_simt::{DevPtr, Device, KernelArg, LaunchConfig, ModuleId};
 
@@ -17,19 +19,6 @@ fn cfg(grid: u32, block: u32) -> LaunchConfig {
         block: Dim3::x(block),
         shared_bytes: 0,
     }
-}
-
-/// Deterministic pseudo-random values (xorshift).
-fn data(n: usize, seed: u32) -> Vec<u32> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x
-        })
-        .collect()
 }
 
 fn p(d: DevPtr) -> KernelArg {

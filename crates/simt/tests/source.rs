@@ -3,6 +3,8 @@
 //! checks the instruction observer in both modes.
 #![allow(clippy::too_many_arguments)]
 
+mod common;
+use common::data;
 use std::any::Any;
 
 use warpforge_core::{
@@ -115,18 +117,6 @@ fn load(dev: &mut Device, name: &str) -> ModuleId {
     let path = format!("{}/tests/kernels/{name}.ptx", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap();
     dev.load_ptx(&text, &path).unwrap()
-}
-
-fn data(n: usize, seed: u32) -> Vec<u32> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x
-        })
-        .collect()
 }
 
 /// Runs `kernel` on a fresh device (functional, or with the mock runner) and returns the

@@ -136,26 +136,22 @@ fn bad_inputs_exit_2_without_output_files() {
     );
     assert!(!out.exists(), "no output after a failed run");
     // Wrong argument count, unknown kernel, bad scalar, bad buffer spec, unknown --out name.
-    base(&["--arg", "u32:1"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("takes 4 arguments"));
-    base(&["--arg", "u32:x"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("u32:x"));
-    base(&["--arg", "buf:a:f33:4:zeros"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("unknown element type"));
-    base(&["--arg", "buf:a:f32:4:ones"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("unknown INIT"));
-    base(&["--arg", "buf:a:f32:4:zeros", "--out", "zz=/tmp/x.npy"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("no buffer named `zz`"));
+    let cases: [(&[&str], &str); 5] = [
+        (&["--arg", "u32:1"], "takes 4 arguments"),
+        (&["--arg", "u32:x"], "u32:x"),
+        (&["--arg", "buf:a:f33:4:zeros"], "unknown element type"),
+        (&["--arg", "buf:a:f32:4:ones"], "unknown INIT"),
+        (
+            &["--arg", "buf:a:f32:4:zeros", "--out", "zz=/tmp/x.npy"],
+            "no buffer named `zz`",
+        ),
+    ];
+    for (args, want) in cases {
+        base(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(want));
+    }
     wf().args([
         "ptx",
         "run",

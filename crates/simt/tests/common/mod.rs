@@ -94,3 +94,16 @@ pub fn run(globals: &str, body: &str, grid: u32, block: u32, aux: &[u64]) -> Run
         Err(e) => panic!("{e}"),
     }
 }
+
+/// Deterministic pseudo-random values (xorshift32 from `seed | 1`).
+pub fn data(n: usize, seed: u32) -> Vec<u32> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        })
+        .collect()
+}
