@@ -573,9 +573,25 @@ DONE:
     assert_eq!(info.local_bytes, 16);
 }
 
+/// Launches harness kernel `t` of `m` as one warp (32 threads, a fresh 64-byte aux buffer) and
+/// returns the result slots, `common::SLOTS` per thread.
+fn launch_one_warp(dev: &mut warpforge_simt::Device, m: warpforge_simt::ModuleId) -> Vec<u64> {
+    use warpforge_simt::{KernelArg, LaunchConfig};
+    let out = dev.malloc(32 * 128).unwrap();
+    let aux = dev.malloc(64).unwrap();
+    let cfg = LaunchConfig {
+        grid: warpforge_core::Dim3::x(1),
+        block: warpforge_core::Dim3::x(32),
+        shared_bytes: 0,
+    };
+    dev.launch(m, "t", cfg, &[KernelArg::Ptr(out), KernelArg::Ptr(aux)])
+        .unwrap();
+    dev.read(out, 32 * common::SLOTS).unwrap()
+}
+
 #[test]
 fn texture_fetch_on_linear_memory() {
-    use warpforge_simt::{Device, KernelArg, LaunchConfig, TexBinding, TexFormat};
+    use warpforge_simt::{Device, TexBinding, TexFormat};
     let text = common::module(
         ".global .texref tx;",
         r#"
@@ -603,16 +619,7 @@ fn texture_fetch_on_linear_memory() {
         },
     )
     .unwrap();
-    let out = dev.malloc(32 * 128).unwrap();
-    let aux = dev.malloc(64).unwrap();
-    let cfg = LaunchConfig {
-        grid: warpforge_core::Dim3::x(1),
-        block: warpforge_core::Dim3::x(32),
-        shared_bytes: 0,
-    };
-    dev.launch(m, "t", cfg, &[KernelArg::Ptr(out), KernelArg::Ptr(aux)])
-        .unwrap();
-    let o: Vec<u64> = dev.read(out, 32 * 16).unwrap();
+    let o = launch_one_warp(&mut dev, m);
     for t in 0..32usize {
         assert_eq!(o[t * 16], (t.min(15) * 11) as u64, "clamped fetch");
         assert_eq!(o[t * 16 + 1], 0, "missing channels read 0");
@@ -651,7 +658,7 @@ fn isspacep_classifies_windows() {
 
 #[test]
 fn texture_2d_fetch_with_pitch_and_clamp() {
-    use warpforge_simt::{Device, KernelArg, LaunchConfig, TexBinding, TexFormat};
+    use warpforge_simt::{Device, TexBinding, TexFormat};
     let text = common::module(
         ".global .texref t2;",
         r#"
@@ -682,16 +689,7 @@ fn texture_2d_fetch_with_pitch_and_clamp() {
         pitch: 64,
     };
     dev.bind_texture("t2", binding).unwrap();
-    let out = dev.malloc(32 * 128).unwrap();
-    let aux = dev.malloc(64).unwrap();
-    let cfg = LaunchConfig {
-        grid: warpforge_core::Dim3::x(1),
-        block: warpforge_core::Dim3::x(32),
-        shared_bytes: 0,
-    };
-    dev.launch(m, "t", cfg, &[KernelArg::Ptr(out), KernelArg::Ptr(aux)])
-        .unwrap();
-    let o: Vec<u64> = dev.read(out, 32 * 16).unwrap();
+    let o = launch_one_warp(&mut dev, m);
     for t in 0..32usize {
         let (x, y) = ((t & 7).min(4), (t >> 3).min(2));
         assert_eq!(o[t * 16], (100 * y + x) as u64, "thread {t}");
