@@ -4,6 +4,7 @@
 // sr1_srad (diffusion coefficient) and sr1_srad2 (divergence + update). sr1_extract and
 // sr1_compress run once before and after (exp / log on the SFU).
 #include "wf.cuh"
+#include "srad.cuh"
 
 #define RBLOCK 256
 
@@ -53,19 +54,7 @@ WF_GLOBAL void sr1_srad(const float *img, int rows, int cols, const int *in, con
   float s_ = img[is[r] * cols + col] - jc;
   float w_ = img[r * cols + jw[col]] - jc;
   float e_ = img[r * cols + je[col]] - jc;
-  float g2 = (n_ * n_ + s_ * s_ + w_ * w_ + e_ * e_) / (jc * jc);
-  float l = (n_ + s_ + w_ + e_) / jc;
-  float num = 0.5f * g2 - (1.0f / 16.0f) * (l * l);
-  float den = 1.0f + 0.25f * l;
-  float qsqr = num / (den * den);
-  den = (qsqr - q0sqr) / (q0sqr * (1.0f + q0sqr));
-  float cv = 1.0f / (1.0f + den);
-  cv = cv < 0.0f ? 0.0f : (cv > 1.0f ? 1.0f : cv);
-  dn[i] = n_;
-  ds[i] = s_;
-  dw[i] = w_;
-  de[i] = e_;
-  c[i] = cv;
+  srad_coefficient(jc, n_, s_, w_, e_, q0sqr, i, dn, ds, dw, de, c);
 }
 
 WF_GLOBAL void sr1_srad2(float *img, int rows, int cols, const int *is, const int *je,

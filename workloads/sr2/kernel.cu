@@ -4,6 +4,7 @@
 // a coefficient tile with its south/east halo (sr2_srad2). The host computes the image statistics
 // between iterations, as the original does.
 #include "wf.cuh"
+#include "srad.cuh"
 
 #define T 16
 
@@ -28,19 +29,7 @@ WF_GLOBAL void sr2_srad1(const float *img, int rows, int cols, float *dn, float 
   float s_ = s[ty + 2][tx + 1] - jc;
   float w_ = s[ty + 1][tx] - jc;
   float e_ = s[ty + 1][tx + 2] - jc;
-  float g2 = (n_ * n_ + s_ * s_ + w_ * w_ + e_ * e_) / (jc * jc);
-  float l = (n_ + s_ + w_ + e_) / jc;
-  float num = 0.5f * g2 - (1.0f / 16.0f) * (l * l);
-  float den = 1.0f + 0.25f * l;
-  float qsqr = num / (den * den);
-  den = (qsqr - q0sqr) / (q0sqr * (1.0f + q0sqr));
-  float cv = 1.0f / (1.0f + den);
-  cv = cv < 0.0f ? 0.0f : (cv > 1.0f ? 1.0f : cv);
-  dn[i] = n_;
-  ds[i] = s_;
-  dw[i] = w_;
-  de[i] = e_;
-  c[i] = cv;
+  srad_coefficient(jc, n_, s_, w_, e_, q0sqr, i, dn, ds, dw, de, c);
 }
 
 WF_GLOBAL void sr2_srad2(float *img, int rows, int cols, const float *dn, const float *ds,
