@@ -1,0 +1,280 @@
+//! Execution stages of the SM: writeback events, load trackers, L1 fills, the LD/ST unit
+//! (shared memory, constant cache, L1D) and the operand collectors that dispatch to the units.
+
+use super::*;
+
+impl Sm {
+    pub(super) fn push_ev(&mut self, at: u64, ev: Ev) {
+        self.ev_seq += 1;
+        self.events.push(Reverse((at, self.ev_seq, ev)));
+    }
+
+    pub(super) fn tracker_done(&mut self, t: u32) {
+        let tr = &mut self.trackers[t as usize];
+        tr.pending -= 1;
+        if tr.pending == 0 {
+            let tr = *tr;
+            let wp = &mut self.warps[tr.warp as usize];
+            for &r in &tr.regs[..tr.n as usize] {
+                wp.sb.release(r);
+            }
+            wp.inflight -= 1;
+            wp.pending_loads -= 1;
+            self.free_trackers.push(t);
+        }
+    }
+
+    pub(super) fn fill_reply(&mut self, r: &MemReq) {
+        let mut woken = std::mem::take(&mut self.woken);
+        woken.clear();
+        match r.src {
+            ReqSrc::L1d => self.l1d.fill(r, |w| woken.push(w)),
+            ReqSrc::Const => self.cc.fill(r, |w| woken.push(w)),
+            ReqSrc::L1i => unreachable!("L1I replies are handled by `ifill`"),
+        }
+        for &w in &woken {
+            // Atomics without a destination (`red`) have no tracker.
+            if w != u32::MAX {
+                self.tracker_done(w);
+            }
+        }
+        self.woken = woken;
+    }
+
+    pub(super) fn ldst_step(&mut self, now: u64) {
+        let l = &mut *self.ldst;
+        if !l.busy {
+            return;
+        }
+        if l.shared_left > 0 {
+            l.shared_left -= 1;
+            if l.shared_left == 0 {
+                l.busy = false;
+                if l.tracker == u32::MAX {
+                    self.warps[l.warp as usize].inflight -= 1;
+                }
+            }
+            return;
+        }
+        if l.next < l.ntx {
+            let t = l.txns[l.next];
+            let unit = match l.src {
+                ReqSrc::L1d => &mut self.l1d,
+                ReqSrc::Const => &mut self.cc,
+                ReqSrc::L1i => unreachable!("the LD/ST unit never accesses the L1I"),
+            };
+            let waiter = if l.kind == AccessKind::Store {
+                ACK | l.warp as u32
+            } else {
+                l.tracker
+            };
+            let out = unit.access(&t, l.kind, waiter, l.pc, l.warp as u32, self.id, &self.map);
+            let lat = unit.latency as u64;
+            match out {
+                Outcome::Fail => return,
+                Outcome::Hit => {
+                    if waiter != u32::MAX && waiter & ACK == 0 {
+                        let at = now + lat;
+                        self.ldst.next += 1;
+                        self.push_ev(at, Ev::Tracker(waiter));
+                    } else {
+                        self.ldst.next += 1;
+                    }
+                }
+                Outcome::Miss => {
+                    if self.ldst.kind == AccessKind::Store {
+                        // The store's acknowledgement is now outstanding.
+                        self.warps[self.ldst.warp as usize].inflight += 1;
+                    }
+                    self.ldst.next += 1;
+                }
+            }
+        }
+        let l = &mut *self.ldst;
+        if l.next >= l.ntx {
+            l.busy = false;
+            if l.tracker != u32::MAX {
+                let t = l.tracker;
+                self.tracker_done(t); // the guard count
+            } else {
+                self.warps[l.warp as usize].inflight -= 1;
+            }
+        }
+    }
+
+    /// Operand collection (register-bank arbitration) and dispatch to execution units.
+    pub(super) fn collect_and_dispatch(&mut self, now: u64) {
+        // Dispatch: oldest ready CU per free unit.
+        for kind in [Unit::Sp, Unit::Sfu, Unit::Mem] {
+            let (lo, hi) = self.cu_range[match kind {
+                Unit::Sp => 0,
+                Unit::Sfu => 1,
+                _ => 2,
+            }];
+            loop {
+                let unit_idx = match kind {
+                    Unit::Sp => self.sp_free.iter().position(|&t| t <= now),
+                    Unit::Sfu => self.sfu_free.iter().position(|&t| t <= now),
+                    _ => (!self.ldst.busy).then_some(0),
+                };
+                let Some(ui) = unit_idx else { break };
+                let mut best: Option<usize> = None;
+                for i in lo..hi {
+                    let c = &self.cus[i];
+                    if c.busy && c.reads == 0 && best.is_none_or(|b| c.seq < self.cus[b].seq) {
+                        best = Some(i);
+                    }
+                }
+                let Some(ci) = best else { break };
+                if kind == Unit::Mem {
+                    if !self.start_mem(ci, now) {
+                        break;
+                    }
+                } else {
+                    let inst = &self.cus[ci].inst;
+                    let lat = Self::class_cycles(&self.lat, inst.class) as u64;
+                    let ii = Self::class_cycles(&self.ii, inst.class) as u64;
+                    let mut regs = [0u16; MAX_DST];
+                    let n = inst.n_dst;
+                    regs[..n as usize].copy_from_slice(inst.dsts());
+                    let branch = inst.class == OpClass::Branch;
+                    let warp = self.cus[ci].warp;
+                    match kind {
+                        Unit::Sp => self.sp_free[ui] = now + ii,
+                        _ => self.sfu_free[ui] = now + ii,
+                    }
+                    self.push_ev(
+                        now + lat.max(1),
+                        Ev::Writeback {
+                            warp,
+                            regs,
+                            n,
+                            branch,
+                        },
+                    );
+                }
+                self.cus[ci].busy = false;
+            }
+        }
+        // Operand reads: one per bank per cycle, collectors served round robin.
+        let mut bank_busy = 0u64;
+        let n = self.cus.len();
+        for k in 0..n {
+            let i = (self.cu_rr + k) % n;
+            let c = &mut self.cus[i];
+            if !c.busy || c.reads == 0 {
+                continue;
+            }
+            let mut j = 0;
+            while j < c.reads as usize {
+                let b = c.banks[j];
+                if bank_busy & (1 << b) == 0 {
+                    bank_busy |= 1 << b;
+                    c.reads -= 1;
+                    c.banks[j] = c.banks[c.reads as usize];
+                } else {
+                    self.stats.bank_conflicts += 1;
+                    j += 1;
+                }
+            }
+        }
+        self.cu_rr = (self.cu_rr + 1) % n.max(1);
+    }
+
+    /// Starts the memory instruction of collector `ci` on the LD/ST unit; false if it must wait
+    /// (no load tracker free).
+    pub(super) fn start_mem(&mut self, ci: usize, now: u64) -> bool {
+        let inst = self.cus[ci].inst;
+        let warp = self.cus[ci].warp;
+        let mut regs = [0u16; MAX_DST];
+        let n_dst = inst.n_dst;
+        regs[..n_dst as usize].copy_from_slice(inst.dsts());
+        let Some(mem) = inst.mem else {
+            // A memory-class instruction without an access: retire it like an ALU operation.
+            if n_dst > 0 && inst.class != OpClass::Store {
+                let wp = &mut self.warps[warp as usize];
+                wp.pending_loads = wp.pending_loads.saturating_sub(1);
+            }
+            self.push_ev(
+                now + 1,
+                Ev::Writeback {
+                    warp,
+                    regs,
+                    n: n_dst,
+                    branch: false,
+                },
+            );
+            return true;
+        };
+        let kind = if mem.is_atomic {
+            AccessKind::Atomic
+        } else if mem.is_store {
+            AccessKind::Store
+        } else {
+            AccessKind::Load
+        };
+        let tracker = if n_dst > 0 && kind != AccessKind::Store {
+            let Some(t) = self.free_trackers.pop() else {
+                return false;
+            };
+            self.trackers[t as usize] = Tracker {
+                warp,
+                n: n_dst,
+                regs,
+                pending: 1,
+            };
+            t
+        } else {
+            u32::MAX
+        };
+        let active = inst.active_mask;
+        let (mut ntx, mut shared_left, mut src) = (0usize, 0u32, ReqSrc::L1d);
+        match mem.space {
+            MemSpace::Shared => {
+                let d = conflict_degree(&mem, active, self.smem_banks, self.smem_bank_bytes);
+                self.stats.shared_accesses += 1;
+                self.stats.shared_conflict_cycles += (d - 1) as u64;
+                shared_left = d;
+                if tracker != u32::MAX {
+                    let at = now + self.smem_latency + d as u64 - 1;
+                    self.push_ev(at, Ev::Tracker(tracker));
+                }
+            }
+            MemSpace::Const | MemSpace::Param if kind == AccessKind::Load => {
+                let n = distinct_chunks(&mem, active, self.const_line, &mut self.chunks);
+                src = ReqSrc::Const;
+                for i in 0..n {
+                    self.ldst.txns[i] = Txn {
+                        line_addr: self.chunks[i],
+                        sectors: 1,
+                        lanes: 0,
+                    };
+                }
+                ntx = n;
+            }
+            _ => {
+                ntx = coalesce(
+                    &mem,
+                    active,
+                    self.l1d_line,
+                    self.l1d_sector,
+                    &mut self.ldst.txns,
+                );
+            }
+        }
+        if tracker != u32::MAX {
+            self.trackers[tracker as usize].pending += ntx as u32;
+        }
+        let l = &mut *self.ldst;
+        l.busy = true;
+        l.warp = warp;
+        l.kind = kind;
+        l.pc = inst.pc;
+        l.tracker = tracker;
+        l.next = 0;
+        l.ntx = ntx;
+        l.shared_left = shared_left;
+        l.src = src;
+        true
+    }
+}

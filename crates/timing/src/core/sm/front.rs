@@ -1,0 +1,307 @@
+//! Front end of the SM: CTA dispatch (resource checks, warp slots) and instruction fetch
+//! through the L1I (misses sent to the L2 through the interconnect, fills, re-fetch).
+
+use super::*;
+
+impl Sm {
+    /// Kernel boundary: flush the L1D and constant cache (GPGPU-Sim `-gpgpu_flush_l1_cache 1`)
+    /// and the L1I; the kernel's instructions live at `code_base` ([`code::code_base`]).
+    pub fn start_kernel(&mut self, code_base: u64) {
+        self.code_base = code_base;
+        self.l1d.flush();
+        self.cc.flush();
+        self.l1i.invalidate_all();
+    }
+
+    pub(super) fn cta_resources(k: &KernelInfo) -> (u32, u32, u32) {
+        let warps = k.warps_per_cta();
+        let regs = k.regs_per_thread * warps * WARP_SIZE as u32;
+        (warps, regs, k.shared_bytes)
+    }
+
+    /// Whether a CTA of `k` could ever fit on an empty SM (error text if not).
+    pub fn check_fits(cfg: &GpuConfig, k: &KernelInfo) -> Result<(), String> {
+        let (w, r, s) = Self::cta_resources(k);
+        let c = &cfg.core;
+        if w > c.max_warps {
+            return Err(format!(
+                "a CTA of {} warps exceeds core.max_warps = {}",
+                w, c.max_warps
+            ));
+        }
+        if r > c.registers {
+            return Err(format!(
+                "a CTA needs {r} registers, core.registers = {}",
+                c.registers
+            ));
+        }
+        if s > c.shared_bytes {
+            return Err(format!(
+                "a CTA needs {s} B of shared memory, core.shared_bytes = {}",
+                c.shared_bytes
+            ));
+        }
+        Ok(())
+    }
+
+    /// Tries to place CTA `cta` here; returns whether it was placed.
+    pub fn dispatch_cta(
+        &mut self,
+        cta: u32,
+        k: &KernelInfo,
+        src: &mut dyn WarpSource,
+    ) -> Result<bool, SourceError> {
+        let (w, r, s) = Self::cta_resources(k);
+        let free_warps = self.max_warps as u32 - self.used_warps.count_ones();
+        let Some(slot) = self.ctas.iter().position(|c| !c.active) else {
+            return Ok(false);
+        };
+        if w > free_warps
+            || self.regs_used + r > self.regs_total
+            || self.smem_used + s > self.smem_total
+        {
+            return Ok(false);
+        }
+        let n = src.start_cta(cta, self.id as u32)?;
+        let mut mask = 0u64;
+        let mut placed = 0;
+        for ws in 0..self.max_warps {
+            if placed == n {
+                break;
+            }
+            if self.used_warps & (1 << ws) != 0 {
+                continue;
+            }
+            mask |= 1 << ws;
+            let wp = &mut self.warps[ws];
+            *wp = Warp {
+                live: true,
+                cta_slot: slot as u8,
+                cta,
+                warp_in_cta: placed,
+                age: self.age_counter,
+                ..Warp::default()
+            };
+            self.ages[ws] = self.age_counter;
+            self.age_counter += 1;
+            placed += 1;
+        }
+        self.used_warps |= mask;
+        self.regs_used += r;
+        self.smem_used += s;
+        self.ctas[slot] = CtaSlot {
+            active: true,
+            cta,
+            warps: mask,
+            live: placed,
+            arrived: 0,
+            regs: r,
+            smem: s,
+        };
+        Ok(true)
+    }
+
+    /// Sequential phase: fetch for up to `fetch_per_cycle` warps.
+    pub fn fetch(&mut self, now: u64, src: &mut dyn WarpSource) -> Result<(), SourceError> {
+        if self.used_warps == 0 {
+            return Ok(());
+        }
+        for _ in 0..self.fetch_per_cycle {
+            let mut pick = None;
+            let mut m = self.used_warps;
+            // Round robin from fetch_rr.
+            let rot = m.rotate_right(self.fetch_rr as u32);
+            m = rot;
+            while m != 0 {
+                let k = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let w = (k + self.fetch_rr) % 64;
+                let wp = &self.warps[w];
+                if wp.live
+                    && (wp.refetch
+                        || (wp.len == 0
+                            && !wp.fetch_done
+                            && !wp.fetch_barrier
+                            && !wp.branch_pending))
+                {
+                    pick = Some(w);
+                    break;
+                }
+            }
+            let Some(w) = pick else { return Ok(()) };
+            self.fetch_rr = (w + 1) % 64;
+            if self.warps[w].refetch {
+                self.refetch(w, now);
+                let wp = &self.warps[w];
+                if wp.fetch_done || wp.fetch_barrier || wp.branch_pending {
+                    continue;
+                }
+            }
+            self.fetch_warp(w, now, src)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn fetch_warp(
+        &mut self,
+        w: usize,
+        now: u64,
+        src: &mut dyn WarpSource,
+    ) -> Result<(), SourceError> {
+        let mut ready = now + self.decode;
+        let cap = self.ibuf_cap;
+        loop {
+            let wp = &mut self.warps[w];
+            if wp.len >= cap {
+                break;
+            }
+            let slot = ((wp.head + wp.len) as usize) % MAX_IBUF;
+            let step = src.next(wp.cta, wp.warp_in_cta, &mut wp.ibuf[slot])?;
+            if step == WarpStep::Done {
+                wp.fetch_done = true;
+                break;
+            }
+            let inst = &wp.ibuf[slot];
+            let pc = inst.pc;
+            wp.last_pc = pc;
+            let line = self.l1i.line_of(code::code_addr(self.code_base, pc));
+            self.l1i_stats.accesses += 1;
+            let mut missed = false;
+            match self.l1i.lookup(line, 1) {
+                Lookup::Hit(way) => {
+                    self.l1i.touch(line, way);
+                    self.l1i_stats.hits += 1;
+                }
+                _ if self.l1i_miss > 0 => {
+                    // Fixed-penalty mode (`l1i.miss_latency > 0`): fill at once, pay the penalty.
+                    self.l1i_stats.misses += 1;
+                    self.l1i_fill(line);
+                    ready = ready.max(now + self.l1i_miss + self.decode);
+                }
+                _ => {
+                    // Realistic mode: the entry waits for the line from L2 (see `imiss_step`,
+                    // which counts the miss, or a merge into an outstanding miss).
+                    missed = true;
+                }
+            }
+            let wp = &mut self.warps[w];
+            let inst = &wp.ibuf[slot];
+            let class = inst.class;
+            let exits = inst.warp_exits;
+            wp.ready_at[slot] = if missed { u64::MAX } else { ready };
+            wp.len += 1;
+            if missed {
+                wp.imiss = Some(line);
+                self.imiss_unsent |= 1 << w;
+            }
+            if exits {
+                wp.fetch_done = true;
+                break;
+            }
+            if class == OpClass::Barrier {
+                wp.fetch_barrier = true;
+                break;
+            }
+            if class == OpClass::Branch {
+                wp.branch_pending = true;
+                break;
+            }
+            if missed {
+                // Fetch resumes for this warp once the line has arrived and the entry issued.
+                break;
+            }
+        }
+        let cs = self.warps[w].cta_slot as usize;
+        if self.warps[w].fetch_done {
+            self.check_barrier(cs);
+        }
+        Ok(())
+    }
+
+    /// The fetch slot re-accesses the L1I for warp `w` after its line arrived: the waiting
+    /// entry becomes issuable after decode.
+    pub(super) fn refetch(&mut self, w: usize, now: u64) {
+        let ready = now + self.decode;
+        let wp = &mut self.warps[w];
+        wp.refetch = false;
+        for k in 0..wp.len as usize {
+            let slot = (wp.head as usize + k) % MAX_IBUF;
+            if wp.ready_at[slot] == u64::MAX {
+                wp.ready_at[slot] = ready;
+            }
+        }
+    }
+
+    /// Installs L1I line `line` (allocate, evicting as the policy says, and mark valid).
+    pub(super) fn l1i_fill(&mut self, line: u64) {
+        if let Some((_, ev)) = self.l1i.allocate(line, false) {
+            if ev.is_some() {
+                self.l1i_stats.evictions += 1;
+            }
+            let full = self.l1i.full_mask();
+            self.l1i.fill(line, full);
+        }
+    }
+
+    /// L1I misses to the memory system: every warp waiting for a line without an MSHR entry
+    /// joins the entry of that line or opens one (when free), which queues a line-size read to
+    /// the L2 slice owning the code address. Allocation-free: the MSHR and the queue are
+    /// preallocated (`l1i.mshr_entries`).
+    pub(super) fn imiss_step(&mut self) {
+        let mut m = self.imiss_unsent;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let Some(line) = self.warps[w].imiss else {
+                self.imiss_unsent &= !(1 << w);
+                continue;
+            };
+            if self.imshr.find(line).is_some() {
+                self.l1i_stats.merged += 1;
+            } else {
+                if !self.imshr.has_free() {
+                    continue;
+                }
+                self.l1i_stats.misses += 1;
+                self.imshr.open(line, w as u8);
+                let addr = line * self.l1i.line_bytes();
+                self.imiss_q.push_back(MemReq {
+                    addr,
+                    bytes: self.l1i.line_bytes() as u32,
+                    kind: ReqKind::Read,
+                    src: ReqSrc::L1i,
+                    bypass: false,
+                    sm: self.id,
+                    slice: self.map.slice(addr) as u16,
+                    id: u32::MAX,
+                    born: 0,
+                });
+            }
+            self.imiss_unsent &= !(1 << w);
+        }
+    }
+
+    /// An L1I line arrived from L2: install it and mark every warp waiting for it for a
+    /// re-fetch (the fetch unit then serves them one per fetch slot).
+    pub(super) fn ifill(&mut self, r: &MemReq) {
+        let line = self.l1i.line_of(r.addr);
+        self.l1i_fill(line);
+        self.imshr.close(line, |_| {});
+        let mut m = self.used_warps;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let wp = &mut self.warps[w];
+            if wp.imiss != Some(line) {
+                continue;
+            }
+            wp.imiss = None;
+            wp.refetch = true;
+            if self.imiss_unsent & (1 << w) != 0 {
+                // Missed on this line in the cycle it arrived: counted as a merge.
+                self.l1i_stats.merged += 1;
+                self.imiss_unsent &= !(1 << w);
+            }
+        }
+    }
+}

@@ -1,0 +1,247 @@
+//! Issue stage of the SM: the warp schedulers' choice (scoreboard, barriers, free units),
+//! per-scheduler stall attribution, barrier release and warp/CTA retirement.
+
+use super::*;
+
+impl Sm {
+    /// Releases the barrier of CTA slot `cs` when every warp has arrived or is done.
+    pub(super) fn check_barrier(&mut self, cs: usize) {
+        let c = self.ctas[cs];
+        if !c.active || c.arrived == 0 {
+            return;
+        }
+        let mut m = c.warps;
+        let mut all = true;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let wp = &self.warps[w];
+            if wp.live && !wp.at_barrier && !wp.fetch_done {
+                all = false;
+                break;
+            }
+        }
+        if !all {
+            return;
+        }
+        let mut m = c.warps;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let wp = &mut self.warps[w];
+            wp.at_barrier = false;
+            wp.fetch_barrier = false;
+        }
+        self.ctas[cs].arrived = 0;
+    }
+
+    pub(super) fn unit_of(&self, c: OpClass) -> Unit {
+        match c {
+            OpClass::Load | OpClass::Store | OpClass::Atomic | OpClass::Tex => Unit::Mem,
+            OpClass::Sfu | OpClass::Conv => Unit::Sfu,
+            OpClass::Dp if self.dp_on_sfu => Unit::Sfu,
+            OpClass::Barrier | OpClass::Exit | OpClass::Nop | OpClass::Fence => Unit::None,
+            _ => Unit::Sp,
+        }
+    }
+
+    pub(super) fn class_cycles(t: &ClassCycles, c: OpClass) -> u32 {
+        match c {
+            OpClass::IntAlu => t.int_alu,
+            OpClass::IntMul => t.int_mul,
+            OpClass::IntDiv => t.int_div,
+            OpClass::FpAlu => t.fp_alu,
+            OpClass::FpDiv => t.fp_div,
+            OpClass::Dp => t.dp,
+            OpClass::Sfu => t.sfu,
+            OpClass::Conv => t.conv,
+            OpClass::Branch => t.branch,
+            OpClass::WarpCollective => t.collective,
+            _ => t.misc,
+        }
+    }
+
+    pub(super) fn free_units(&self) -> [usize; 3] {
+        let mut free = [0usize; 3];
+        for (k, &(lo, hi)) in self.cu_range.iter().enumerate() {
+            free[k] = self.cus[lo..hi].iter().filter(|c| !c.busy).count();
+        }
+        free
+    }
+
+    /// Scheduler `s`'s view of its warps at `now`: (mask of warps, ready warps, long-waiting
+    /// warps, the stall reason closest to issuing). Reads state only.
+    pub(super) fn classify(&self, s: usize, now: u64, free: &[usize; 3]) -> (u64, u64, u64, Why) {
+        let mask = self.sched_masks[s] & self.used_warps;
+        let mut ready = 0u64;
+        let mut long_wait = 0u64;
+        let mut why = Why::Idle;
+        let mut m = mask;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let wp = &self.warps[w];
+            let r = if !wp.live {
+                continue;
+            } else if wp.at_barrier {
+                long_wait |= 1 << w;
+                Why::Sync
+            } else if wp.len == 0 {
+                if wp.fetch_done {
+                    long_wait |= 1 << w;
+                    Why::Sync
+                } else if wp.branch_pending {
+                    Why::Control
+                } else {
+                    Why::Fetch
+                }
+            } else {
+                let h = wp.head as usize;
+                let inst = &wp.ibuf[h];
+                if wp.ready_at[h] > now {
+                    Why::Fetch
+                } else if wp.sb.hazard(inst).is_some() {
+                    if wp.pending_loads > 0 {
+                        long_wait |= 1 << w;
+                        Why::MemData
+                    } else {
+                        Why::DataHazard
+                    }
+                } else {
+                    match self.unit_of(inst.class) {
+                        Unit::Sp if free[0] == 0 => Why::Structural,
+                        Unit::Sfu if free[1] == 0 => Why::Structural,
+                        Unit::Mem if free[2] == 0 => Why::Ldst,
+                        _ => {
+                            ready |= 1 << w;
+                            continue;
+                        }
+                    }
+                }
+            };
+            why = why.min(r);
+        }
+        (mask, ready, long_wait, why)
+    }
+
+    pub(super) fn count_stall(&mut self, why: Why, n: u64) {
+        let st = &mut self.stalls;
+        match why {
+            Why::Idle => st.idle += n,
+            Why::Fetch => st.fetch += n,
+            Why::Control => st.control += n,
+            Why::Sync => st.sync += n,
+            Why::DataHazard => st.data_hazard += n,
+            Why::MemData => st.mem_data += n,
+            Why::Structural => st.structural += n,
+            Why::Ldst => st.ldst += n,
+        }
+    }
+
+    pub(super) fn issue(&mut self, now: u64) {
+        let mut free = self.free_units();
+        for s in 0..self.n_sched {
+            let (mask, ready, long_wait, why) = self.classify(s, now, &free);
+            let view = SchedView {
+                valid: mask,
+                ready,
+                long_wait,
+                age: &self.ages,
+            };
+            let pick = if ready != 0 {
+                self.scheds[s].pick(&view)
+            } else {
+                None
+            };
+            match pick {
+                Some(w) if ready & (1 << w) != 0 => {
+                    self.scheds[s].on_issue(w);
+                    self.issue_warp(w, &mut free);
+                }
+                _ => self.count_stall(why, 1),
+            }
+        }
+    }
+
+    pub(super) fn issue_warp(&mut self, w: usize, free: &mut [usize; 3]) {
+        self.progressed = true;
+        let h = self.warps[w].head as usize;
+        let inst = self.warps[w].ibuf[h];
+        {
+            let wp = &mut self.warps[w];
+            wp.head = ((h + 1) % MAX_IBUF) as u8;
+            wp.len -= 1;
+        }
+        self.stats.warp_insts += 1;
+        self.stats.thread_insts += inst.active_lanes() as u64;
+        let unit = self.unit_of(inst.class);
+        if unit == Unit::None {
+            if inst.class == OpClass::Barrier {
+                let cs = self.warps[w].cta_slot as usize;
+                self.warps[w].at_barrier = true;
+                self.ctas[cs].arrived += 1;
+                self.check_barrier(cs);
+            }
+            return;
+        }
+        let k = match unit {
+            Unit::Sp => 0,
+            Unit::Sfu => 1,
+            _ => 2,
+        };
+        free[k] -= 1;
+        let (lo, hi) = self.cu_range[k];
+        let ci = (lo..hi)
+            .find(|&i| !self.cus[i].busy)
+            .expect("free collector");
+        let wp = &mut self.warps[w];
+        for &r in inst.dsts() {
+            wp.sb.reserve(r);
+        }
+        wp.inflight += 1;
+        if unit == Unit::Mem && inst.n_dst > 0 && inst.class != OpClass::Store {
+            wp.pending_loads += 1;
+        }
+        self.cu_seq += 1;
+        let c = &mut self.cus[ci];
+        c.busy = true;
+        c.warp = w as u8;
+        c.seq = self.cu_seq;
+        c.reads = 0;
+        for &r in inst.srcs() {
+            let b = ((r as u32 + w as u32) % self.reg_banks) as u8;
+            c.banks[c.reads as usize] = b;
+            c.reads += 1;
+        }
+        c.inst = inst;
+    }
+
+    /// Frees warps that have exited with nothing in flight, and CTAs whose warps all did.
+    pub(super) fn retire(&mut self) {
+        let mut m = self.used_warps;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let wp = &self.warps[w];
+            if !(wp.live && wp.exited() && wp.inflight == 0) {
+                continue;
+            }
+            // A warp that has exited also leaves any pending barrier.
+            let cs = wp.cta_slot as usize;
+            self.warps[w].live = false;
+            self.used_warps &= !(1 << w);
+            self.exited_warp = true;
+            let c = &mut self.ctas[cs];
+            c.live -= 1;
+            if c.live == 0 {
+                c.active = false;
+                self.regs_used -= c.regs;
+                self.smem_used -= c.smem;
+                self.finished.push(c.cta);
+                self.stats.ctas += 1;
+            } else {
+                self.check_barrier(cs);
+            }
+        }
+    }
+}

@@ -1,0 +1,493 @@
+//! One SIMT core (SM), spec 000 §1.1 and §8.1 item 1. Stages, per core cycle:
+//!
+//! * sequential phase ([`Sm::dispatch_cta`], [`Sm::fetch`]): CTA dispatch, and fetch through the
+//!   L1I into per-warp instruction buffers. Fetch calls [`WarpSource::next`], which executes the
+//!   instruction functionally, so it runs in SM order; a warp is not fetched past a barrier
+//!   until its CTA has arrived, nor past a branch until it has executed.
+//! * parallel phase ([`Sm::cycle`]): writeback events, one reply from the interconnect (L1
+//!   fill), the LD/ST unit (coalescer, shared memory, constant cache, L1D), operand collectors
+//!   with register-bank arbitration and dispatch to SP/SFU/LD-ST units, then issue by the warp
+//!   schedulers (scoreboard, barriers), and retirement of finished warps and CTAs.
+//!
+//! Files: this one holds the state and the per-cycle driver; `front.rs` dispatch and fetch,
+//! `exec.rs` writeback, the LD/ST unit and the operand collectors, `issue.rs` the schedulers,
+//! stall attribution and retirement, `diag.rs` the deadlock diagnosis.
+
+mod diag;
+mod exec;
+mod front;
+mod issue;
+
+use super::sched::{self, SchedView, WarpScheduler};
+use super::warp::{Warp, MAX_IBUF};
+use crate::config::{ClassCycles, GpuConfig};
+use crate::dram::addrmap::AddrMap;
+use crate::mem::cache::{Cache, Lookup, Mshr};
+use crate::mem::coalesce::{coalesce, distinct_chunks, Txn, MAX_TXNS};
+use crate::mem::code;
+use crate::mem::l1::{AccessKind, Outcome, L1};
+use crate::mem::req::{MemReq, ReqKind, ReqSrc, ACK};
+use crate::mem::shared::conflict_degree;
+use crate::stats::{CacheStats, CoreStats, StallStats};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use warpforge_core::{
+    DynInst, KernelInfo, MemSpace, OpClass, SourceError, WarpSource, WarpStep, MAX_DST, WARP_SIZE,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    /// ALU result (or branch resolution) of `warp` written back.
+    Writeback {
+        warp: u8,
+        regs: [u16; MAX_DST],
+        n: u8,
+        branch: bool,
+    },
+    /// One transaction of a load tracker completed.
+    Tracker(u32),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Sp,
+    Sfu,
+    Mem,
+    None,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Tracker {
+    warp: u8,
+    n: u8,
+    regs: [u16; MAX_DST],
+    pending: u32,
+}
+
+#[derive(Clone)]
+struct Cu {
+    busy: bool,
+    warp: u8,
+    seq: u64,
+    reads: u8,
+    banks: [u8; 8],
+    inst: DynInst,
+}
+
+#[derive(Clone, Copy, Default)]
+struct CtaSlot {
+    active: bool,
+    cta: u32,
+    warps: u64,
+    live: u32,
+    arrived: u32,
+    regs: u32,
+    smem: u32,
+}
+
+/// What the LD/ST unit is working on.
+struct LdSt {
+    busy: bool,
+    warp: u8,
+    kind: AccessKind,
+    src: ReqSrc,
+    pc: u64,
+    ntx: usize,
+    next: usize,
+    tracker: u32,
+    txns: [Txn; MAX_TXNS],
+    shared_left: u32,
+}
+
+/// Why a warp cannot issue; lower is closer to issuing (the stall attributed to a cycle).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Why {
+    Structural,
+    Ldst,
+    MemData,
+    DataHazard,
+    Control,
+    Fetch,
+    Sync,
+    Idle,
+}
+
+/// One SM.
+pub struct Sm {
+    id: u16,
+    // configuration
+    max_warps: usize,
+    regs_total: u32,
+    smem_total: u32,
+    n_sched: usize,
+    ibuf_cap: u8,
+    fetch_per_cycle: u32,
+    decode: u64,
+    lat: ClassCycles,
+    ii: ClassCycles,
+    dp_on_sfu: bool,
+    reg_banks: u32,
+    smem_banks: u32,
+    smem_bank_bytes: u32,
+    smem_latency: u64,
+    l1i_miss: u64,
+    skip_idle: bool,
+    l1d_line: u64,
+    l1d_sector: u64,
+    const_line: u64,
+    out_cap: usize,
+    in_cap: usize,
+    // state
+    warps: Vec<Warp>,
+    ctas: Vec<CtaSlot>,
+    used_warps: u64,
+    regs_used: u32,
+    smem_used: u32,
+    scheds: Vec<Box<dyn WarpScheduler>>,
+    sched_masks: Vec<u64>,
+    ages: Vec<u64>,
+    age_counter: u64,
+    fetch_rr: usize,
+    l1i: Cache,
+    /// Outstanding L1I line misses (one entry per line; waiters are found by scanning warps).
+    imshr: Mshr<u8>,
+    /// Warps whose missing L1I line has no MSHR entry yet (waiting for a free one).
+    imiss_unsent: u64,
+    /// L1I miss requests waiting for the request network (sent before data misses).
+    imiss_q: VecDeque<MemReq>,
+    /// Code window of the running kernel ([`code::code_base`]).
+    code_base: u64,
+    l1d: L1,
+    cc: L1,
+    map: AddrMap,
+    cus: Vec<Cu>,
+    cu_range: [(usize, usize); 3],
+    cu_seq: u64,
+    cu_rr: usize,
+    sp_free: Vec<u64>,
+    sfu_free: Vec<u64>,
+    ldst: Box<LdSt>,
+    trackers: Vec<Tracker>,
+    free_trackers: Vec<u32>,
+    events: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    ev_seq: u64,
+    woken: Vec<u32>,
+    chunks: [u64; WARP_SIZE],
+    /// Requests waiting for the request network.
+    pub out_q: VecDeque<MemReq>,
+    /// Replies delivered by the reply network.
+    pub in_q: VecDeque<MemReq>,
+    /// CTAs finished this cycle (linear ids), for the sequential phase to release.
+    pub finished: Vec<u32>,
+    /// Something issued or a reply was consumed this cycle.
+    pub progressed: bool,
+    /// A warp exited this cycle.
+    pub exited_warp: bool,
+    /// Pipeline counters.
+    pub stats: CoreStats,
+    /// Issue-stall counters.
+    pub stalls: StallStats,
+    /// L1I counters.
+    pub l1i_stats: CacheStats,
+}
+
+impl Sm {
+    /// SM `id` of `cfg`.
+    pub fn new(id: u16, cfg: &GpuConfig, map: AddrMap) -> Self {
+        let c = &cfg.core;
+        let ctor = sched::find(&c.scheduler).expect("validated scheduler");
+        let n_sched = c.schedulers as usize;
+        let mut sched_masks = vec![0u64; n_sched];
+        for w in 0..c.max_warps as usize {
+            sched_masks[w % n_sched] |= 1 << w;
+        }
+        let (a, b, m) = (
+            c.collectors_sp as usize,
+            c.collectors_sfu as usize,
+            c.collectors_mem as usize,
+        );
+        let cu = Cu {
+            busy: false,
+            warp: 0,
+            seq: 0,
+            reads: 0,
+            banks: [0; 8],
+            inst: DynInst::default(),
+        };
+        Self {
+            id,
+            max_warps: c.max_warps as usize,
+            regs_total: c.registers,
+            smem_total: c.shared_bytes,
+            n_sched,
+            ibuf_cap: c.ibuffer_entries.min(MAX_IBUF as u32) as u8,
+            fetch_per_cycle: c.fetch_per_cycle,
+            decode: c.decode_latency as u64,
+            lat: c.latency.clone(),
+            ii: c.initiation.clone(),
+            dp_on_sfu: c.dp_on_sfu,
+            reg_banks: c.reg_banks,
+            smem_banks: cfg.shared.banks,
+            smem_bank_bytes: cfg.shared.bank_bytes,
+            smem_latency: cfg.shared.latency as u64,
+            l1i_miss: cfg.l1i.miss_latency as u64,
+            skip_idle: cfg.sim.skip_idle,
+            l1d_line: cfg.l1d.line_bytes as u64,
+            l1d_sector: cfg.l1d.sector_bytes as u64,
+            const_line: cfg.const_cache.line_bytes as u64,
+            out_cap: cfg.icnt.input_buffer as usize,
+            in_cap: cfg.icnt.ejection_buffer as usize,
+            warps: vec![Warp::default(); c.max_warps as usize],
+            ctas: vec![CtaSlot::default(); c.max_ctas as usize],
+            used_warps: 0,
+            regs_used: 0,
+            smem_used: 0,
+            scheds: (0..n_sched).map(|_| ctor(c)).collect(),
+            sched_masks,
+            ages: vec![0; 64],
+            age_counter: 0,
+            fetch_rr: 0,
+            l1i: Cache::new(&cfg.l1i),
+            imshr: Mshr::new(cfg.l1i.mshr_entries as usize, 1),
+            imiss_unsent: 0,
+            imiss_q: VecDeque::with_capacity(cfg.l1i.mshr_entries as usize),
+            code_base: code::code_base(""),
+            l1d: L1::new(&cfg.l1d, ReqSrc::L1d),
+            cc: L1::new(&cfg.const_cache, ReqSrc::Const),
+            map,
+            cus: vec![cu; a + b + m],
+            cu_range: [(0, a), (a, a + b), (a + b, a + b + m)],
+            cu_seq: 0,
+            cu_rr: 0,
+            sp_free: vec![0; c.sp_units as usize],
+            sfu_free: vec![0; c.sfu_units as usize],
+            ldst: Box::new(LdSt {
+                busy: false,
+                warp: 0,
+                kind: AccessKind::Load,
+                src: ReqSrc::L1d,
+                pc: 0,
+                ntx: 0,
+                next: 0,
+                tracker: u32::MAX,
+                txns: [Txn::default(); MAX_TXNS],
+                shared_left: 0,
+            }),
+            trackers: vec![Tracker::default(); c.load_trackers as usize],
+            free_trackers: (0..c.load_trackers).rev().collect(),
+            events: BinaryHeap::with_capacity(1024),
+            ev_seq: 0,
+            woken: Vec::with_capacity(64),
+            chunks: [0; WARP_SIZE],
+            out_q: VecDeque::with_capacity(cfg.icnt.input_buffer as usize),
+            in_q: VecDeque::with_capacity(cfg.icnt.ejection_buffer as usize),
+            finished: Vec::with_capacity(c.max_ctas as usize),
+            progressed: false,
+            exited_warp: false,
+            stats: CoreStats::default(),
+            stalls: StallStats::default(),
+            l1i_stats: CacheStats::default(),
+        }
+    }
+
+    /// L1D counters.
+    pub fn l1d_stats(&self) -> &CacheStats {
+        &self.l1d.stats
+    }
+    /// Constant-cache counters.
+    pub fn const_stats(&self) -> &CacheStats {
+        &self.cc.stats
+    }
+
+    /// Whether the SM holds any CTA.
+    pub fn has_work(&self) -> bool {
+        self.used_warps != 0
+    }
+
+    /// Whether anything is in flight (events, memory, queues).
+    pub fn busy(&self) -> bool {
+        self.used_warps != 0
+            || !self.events.is_empty()
+            || self.l1d.busy()
+            || self.cc.busy()
+            || !self.out_q.is_empty()
+            || !self.in_q.is_empty()
+            || self.imshr.used() > 0
+    }
+
+    /// Whether CTA dispatch could place a CTA of `k` here now (the checks of
+    /// [`Sm::dispatch_cta`] before it touches anything).
+    pub fn can_take_cta(&self, k: &KernelInfo) -> bool {
+        let (w, r, s) = Self::cta_resources(k);
+        let free_warps = self.max_warps as u32 - self.used_warps.count_ones();
+        self.ctas.iter().any(|c| !c.active)
+            && w <= free_warps
+            && self.regs_used + r <= self.regs_total
+            && self.smem_used + s <= self.smem_total
+    }
+
+    /// Whole-GPU idle skipping: `None` when fetch, a pipeline stage or retirement might change
+    /// state in core cycle `now`; otherwise `Some(t)`, the earliest core cycle at which this SM's
+    /// own state could change (`u64::MAX`: only a reply from the network can wake it). In
+    /// cycles `now..t`, with no reply arriving, [`Sm::cycle`] would only count the same stall
+    /// reasons and occupancy every cycle, which [`Sm::skip_cycles`] adds in bulk. Conservative:
+    /// any queued request, busy collector or LD/ST unit, fetchable or retirable warp, or warp
+    /// ready to issue means "not quiet".
+    pub fn quiet_until(&self, now: u64) -> Option<u64> {
+        if self.skip_idle && !self.busy() {
+            return Some(u64::MAX);
+        }
+        if !self.in_q.is_empty()
+            || !self.out_q.is_empty()
+            || self.imiss_unsent != 0
+            || !self.imiss_q.is_empty()
+            || !self.l1d.miss_queue.is_empty()
+            || !self.cc.miss_queue.is_empty()
+            || self.ldst.busy
+            || self.cus.iter().any(|c| c.busy)
+        {
+            return None;
+        }
+        let mut until = self.events.peek().map_or(u64::MAX, |Reverse((t, _, _))| *t);
+        if until <= now {
+            return None;
+        }
+        let mut m = self.used_warps;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let wp = &self.warps[w];
+            if !wp.live {
+                continue;
+            }
+            if wp.refetch
+                || (wp.len == 0 && !wp.fetch_done && !wp.fetch_barrier && !wp.branch_pending)
+                || (wp.exited() && wp.inflight == 0)
+            {
+                return None;
+            }
+            if wp.len > 0 {
+                let t = wp.ready_at[wp.head as usize];
+                if t > now {
+                    until = until.min(t);
+                }
+            }
+        }
+        let free = self.free_units();
+        for s in 0..self.n_sched {
+            if self.classify(s, now, &free).1 != 0 {
+                return None;
+            }
+        }
+        Some(until)
+    }
+
+    /// Accounts `n` core cycles from `now` in which [`Sm::quiet_until`] said nothing happens:
+    /// the stall reasons, occupancy and collector round robin advance exactly as `n` calls of
+    /// [`Sm::cycle`] would.
+    pub fn skip_cycles(&mut self, now: u64, n: u64) {
+        self.progressed = false;
+        self.exited_warp = false;
+        let nc = self.cus.len().max(1) as u64;
+        self.cu_rr = ((self.cu_rr as u64 + n) % nc) as usize;
+        if self.skip_idle && !self.busy() {
+            self.stalls.idle += self.n_sched as u64 * n;
+            return;
+        }
+        let free = self.free_units();
+        for s in 0..self.n_sched {
+            let why = self.classify(s, now, &free).3;
+            self.count_stall(why, n);
+        }
+        let live = self.used_warps.count_ones() as u64;
+        self.stats.warp_cycles += live * n;
+        if live > 0 {
+            self.stats.active_cycles += n;
+        }
+    }
+
+    /// Room for one more reply from the network.
+    pub fn can_accept_reply(&self) -> bool {
+        self.in_q.len() < self.in_cap
+    }
+
+    /// Parallel phase: one core cycle of the pipeline.
+    pub fn cycle(&mut self, now: u64) {
+        self.progressed = false;
+        self.exited_warp = false;
+        if self.skip_idle && !self.busy() {
+            // Nothing in flight: every stage would find nothing to do; only the schedulers'
+            // idle cycles are counted and the collectors' round robin advances, as the full
+            // path would.
+            self.stalls.idle += self.n_sched as u64;
+            self.cu_rr = (self.cu_rr + 1) % self.cus.len().max(1);
+            return;
+        }
+        // Writeback events.
+        while let Some(Reverse((t, _, ev))) = self.events.peek().copied() {
+            if t > now {
+                break;
+            }
+            self.events.pop();
+            match ev {
+                Ev::Writeback {
+                    warp,
+                    regs,
+                    n,
+                    branch,
+                } => {
+                    let wp = &mut self.warps[warp as usize];
+                    for &r in &regs[..n as usize] {
+                        wp.sb.release(r);
+                    }
+                    wp.inflight -= 1;
+                    if branch {
+                        wp.branch_pending = false;
+                    }
+                }
+                Ev::Tracker(t) => self.tracker_done(t),
+            }
+        }
+        // One reply per cycle fills the L1D or the constant cache.
+        if let Some(r) = self.in_q.pop_front() {
+            self.progressed = true;
+            if r.bypass && r.id & ACK != 0 && r.id != u32::MAX {
+                // A store acknowledgement.
+                self.warps[(r.id & !ACK) as usize].inflight -= 1;
+            } else {
+                self.stats.read_replies += 1;
+                self.stats.read_latency_cycles += now.saturating_sub(r.born);
+                if r.src == ReqSrc::L1i {
+                    self.ifill(&r);
+                } else {
+                    self.fill_reply(&r);
+                }
+            }
+        }
+        if self.imiss_unsent != 0 {
+            self.imiss_step();
+        }
+        self.ldst_step(now);
+        // Miss queues to the network (one request per cycle: L1I, then L1D, then constants).
+        if self.out_q.len() < self.out_cap {
+            let next = if let Some(r) = self.imiss_q.pop_front() {
+                Some(r)
+            } else if let Some(r) = self.l1d.miss_queue.pop_front() {
+                Some(r)
+            } else {
+                self.cc.miss_queue.pop_front()
+            };
+            if let Some(r) = next {
+                self.out_q.push_back(MemReq { born: now, ..r });
+            }
+        }
+        self.collect_and_dispatch(now);
+        self.issue(now);
+        self.retire();
+        let live = self.used_warps.count_ones() as u64;
+        self.stats.warp_cycles += live;
+        if live > 0 {
+            self.stats.active_cycles += 1;
+        }
+    }
+}
