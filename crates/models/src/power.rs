@@ -232,6 +232,27 @@ impl PowerParams {
 
     /// Runtime and total power for access rates `ar` with `active_sms` of `num_sms` SMs active.
     pub fn evaluate(&self, ar: &UnitCounts, active_sms: f64, num_sms: f64) -> PowerBreakdown {
+        self.evaluate_with(ar, active_sms, num_sms, true)
+    }
+
+    /// [`Self::evaluate`] without the per-unit map (`units` left empty; every total identical):
+    /// the allocation-free form the IPP sweep evaluates for every launch and SM count.
+    pub fn evaluate_totals(
+        &self,
+        ar: &UnitCounts,
+        active_sms: f64,
+        num_sms: f64,
+    ) -> PowerBreakdown {
+        self.evaluate_with(ar, active_sms, num_sms, false)
+    }
+
+    fn evaluate_with(
+        &self,
+        ar: &UnitCounts,
+        active_sms: f64,
+        num_sms: f64,
+        per_unit: bool,
+    ) -> PowerBreakdown {
         let mut units = std::collections::BTreeMap::new();
         let mut sm = self.const_sm_w;
         let mut mem = 0.0;
@@ -243,7 +264,9 @@ impl PowerParams {
                 rate
             };
             let w = p.max_w * eff; // Eq (39)
-            units.insert(u.name().to_string(), w);
+            if per_unit {
+                units.insert(u.name().to_string(), w);
+            }
             if u.in_sm() {
                 sm += w;
             } else {

@@ -194,6 +194,7 @@ fn power_of(
     l: &Launch,
     m: &MwpCwp,
     active_sms: u32,
+    per_unit: bool,
 ) -> Option<PowerBreakdown> {
     let pw = dev.power.as_ref()?;
     let wps = warps_per_sm(
@@ -202,7 +203,12 @@ fn power_of(
         active_sms as f64,
     );
     let ar = access_rates(&p.dac_per_warp(), wps, m.exec_cycles, dev.core.issue_cycles);
-    Some(pw.evaluate(&ar, active_sms as f64, dev.core.num_sms as f64))
+    let (a, n) = (active_sms as f64, dev.core.num_sms as f64);
+    Some(if per_unit {
+        pw.evaluate(&ar, a, n)
+    } else {
+        pw.evaluate_totals(&ar, a, n)
+    })
 }
 
 fn energy_of(dev: &DeviceParams, p: &KernelProfile, pb: &PowerBreakdown, time_s: f64) -> f64 {
@@ -229,7 +235,7 @@ pub fn predict(
         let l = prepare(dev, p);
         let (occ, m) = evaluate_at(dev, &l, dev.core.num_sms, opts, &p.kernel)?;
         let time_s = m.exec_cycles / freq_hz;
-        let power = power_of(dev, p, &l, &m, occ.active_sms);
+        let power = power_of(dev, p, &l, &m, occ.active_sms, true);
         let energy_j = power.as_ref().map(|pb| energy_of(dev, p, pb, time_s));
         let max_temp_rise_c = match (&dev.thermal, &power) {
             (Some(t), Some(pb)) => {
@@ -325,7 +331,7 @@ pub fn predict(
             for (p, l) in profiles.iter().zip(&prepared) {
                 let (occ, m) = evaluate_at(dev, l, s, opts, &p.kernel)?;
                 let ts = m.exec_cycles / freq_hz;
-                if let Some(pb) = power_of(dev, p, l, &m, occ.active_sms.min(s)) {
+                if let Some(pb) = power_of(dev, p, l, &m, occ.active_sms.min(s), false) {
                     e += energy_of(dev, p, &pb, ts);
                     er += pb.runtime_w * ts;
                 }

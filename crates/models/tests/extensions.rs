@@ -480,3 +480,35 @@ fn fetch_misses_of_the_first_warp_through_a_small_icache() {
         1e-9,
     );
 }
+
+#[test]
+fn power_totals_fast_path_matches_the_full_breakdown() {
+    for name in ["gtx280", "gtx580", "gtx480"] {
+        let d = builtin(name).unwrap();
+        let p = d.power.as_ref().unwrap();
+        let mut ar = UnitCounts::default();
+        for (i, u) in [Unit::Fp, Unit::Int, Unit::Reg, Unit::Fds, Unit::GlobalMem]
+            .into_iter()
+            .enumerate()
+        {
+            ar.add(u, 0.1 + 0.2 * i as f64);
+        }
+        let full = p.evaluate(&ar, 7.0, d.core.num_sms as f64);
+        let fast = p.evaluate_totals(&ar, 7.0, d.core.num_sms as f64);
+        assert!(fast.units.is_empty() && !full.units.is_empty());
+        assert_eq!(
+            (
+                fast.runtime_w,
+                fast.total_w,
+                fast.idle_w,
+                fast.sm_component_w
+            ),
+            (
+                full.runtime_w,
+                full.total_w,
+                full.idle_w,
+                full.sm_component_w
+            )
+        );
+    }
+}
