@@ -529,6 +529,18 @@ fn atom_apply(op: AtomOp, t: ScalarType, old: u64, b: u64, c: u64) -> u64 {
 }
 
 /// Removes `gone` lanes from stack entries `from..` and pops emptied/reconverged entries.
+/// Trace mode: stores a memory instruction's per-lane addresses in `out` and, when the
+/// generic addresses resolved to a state space, that space (of the first active lane).
+#[inline]
+fn record_addrs(out: &mut DynInst, addrs: &[u64; WARP_SIZE], space: Option<MemSpace>) {
+    if let Some(mem) = out.mem.as_mut() {
+        mem.addrs = *addrs;
+        if let Some(s) = space {
+            mem.space = s;
+        }
+    }
+}
+
 fn remove_lanes(w: &mut Warp, from: usize, gone: u32) {
     for e in &mut w.stack[from..] {
         e.mask &= !gone;
@@ -819,12 +831,7 @@ pub fn step<const TRACE: bool>(
                 return Err(fault(Some(l), e));
             }
             if TRACE {
-                if let Some(mem) = out.mem.as_mut() {
-                    mem.addrs = addrs;
-                    if let Some(s) = tspace {
-                        mem.space = s;
-                    }
-                }
+                record_addrs(out, &addrs, tspace);
             }
             advance(w);
         }
@@ -865,12 +872,7 @@ pub fn step<const TRACE: bool>(
                 }
             }
             if TRACE {
-                if let Some(mem) = out.mem.as_mut() {
-                    mem.addrs = addrs;
-                    if let Some(s) = tspace {
-                        mem.space = s;
-                    }
-                }
+                record_addrs(out, &addrs, tspace);
             }
             advance(w);
         }

@@ -11,13 +11,12 @@
 
 use warpforge_simt::{DevPtr, Device, KernelArg as A};
 
-use super::srad::{check_step, q0sqr, speckle_image, sums, Diffusion};
+use super::srad::{check_step, describe, q0sqr, speckle_image, sums, Diffusion, LAMBDA};
 use crate::common::{by_size, compare_f32, grid1d, load, rng};
 use crate::{check_or_return, Check, Size, Workload, WorkloadError, WorkloadInfo};
 
 const PTX: &str = include_str!("../../sr1/kernel.ptx");
 const BLOCK: u32 = 256;
-const LAMBDA: f32 = 0.5;
 
 /// The SRAD v1 workload.
 pub struct Sr1;
@@ -46,8 +45,7 @@ impl Workload for Sr1 {
     }
 
     fn input(&self, size: Size) -> String {
-        let (r, c, it) = dims(size);
-        format!("{r}x{c} image, {it} iterations")
+        describe(dims(size))
     }
 
     fn run(&self, dev: &mut Device, size: Size) -> Result<Check, WorkloadError> {

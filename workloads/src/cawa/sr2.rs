@@ -10,13 +10,12 @@
 use warpforge_core::Dim3;
 use warpforge_simt::{Device, KernelArg as A};
 
-use super::srad::{check_step, q0sqr, speckle_image, sums, Diffusion};
+use super::srad::{check_step, describe, q0sqr, speckle_image, sums, Diffusion, LAMBDA};
 use crate::common::{by_size, load, rng, shape};
 use crate::{check_or_return, Check, Size, Workload, WorkloadError, WorkloadInfo};
 
 const PTX: &str = include_str!("../../sr2/kernel.ptx");
 const T: u32 = 16;
-const LAMBDA: f32 = 0.5;
 
 /// The SRAD v2 workload.
 pub struct Sr2;
@@ -39,8 +38,7 @@ impl Workload for Sr2 {
     }
 
     fn input(&self, size: Size) -> String {
-        let (r, c, it) = dims(size);
-        format!("{r}x{c} image, {it} iterations")
+        describe(dims(size))
     }
 
     fn run(&self, dev: &mut Device, size: Size) -> Result<Check, WorkloadError> {

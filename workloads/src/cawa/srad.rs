@@ -66,6 +66,14 @@ pub(crate) fn q0sqr(sum: f64, sq: f64, n: usize) -> f64 {
     var / (mean * mean)
 }
 
+/// The diffusion rate (lambda) of both SRAD workloads.
+pub(crate) const LAMBDA: f32 = 0.5;
+
+/// The input description of a SRAD workload of `rows` x `cols` pixels and `iters` iterations.
+pub(crate) fn describe((rows, cols, iters): (usize, usize, usize)) -> String {
+    format!("{rows}x{cols} image, {iters} iterations")
+}
+
 /// Sum and sum of squares of an image, in f64.
 pub(crate) fn sums(img: &[f32]) -> (f64, f64) {
     let sum: f64 = img.iter().map(|&v| v as f64).sum();

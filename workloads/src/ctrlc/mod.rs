@@ -22,6 +22,7 @@ mod hot;
 mod mapreduce;
 mod mis;
 mod mm;
+mod prio_mesh;
 mod prk;
 mod pvr;
 mod ss;
