@@ -71,7 +71,7 @@ pub enum RepRounding {
     Fractional,
     /// Whole rounds (default): a kernel ends when its busiest SM has run `ceil(#Rep)` rounds, so
     /// a partial last wave costs a full one. Cross-validation against the timing model: MAPE
-    /// 41.9% fractional vs 33.0% whole rounds (docs/MODELS.md).
+    /// 22.2% fractional vs 17.9% whole rounds (docs/MODELS.md).
     #[default]
     Ceil,
 }

@@ -1,5 +1,6 @@
 //! The extensions beyond Chapter II used for the timing-model parameter set (`gtx480`): the
-//! dependent-issue latency, the L2 hit mix, the MSHR bound, the L1 estimate, the N_pw overlap
+//! dependent-issue latency, the L2 hit mix, the MSHR bound, the L1 estimate and mix, the LD/ST
+//! floor with shared-memory bank conflicts, the critical warp, fetch stalls, the N_pw overlap
 //! case, and power from simulated activity. Each is off for the document's devices.
 
 use warpforge_core::{Dim3, DynInst, InstObserver, KernelInfo, MemAccess, MemSpace, OpClass};
