@@ -31,6 +31,14 @@ fn timing_run_json(dir: &Path) -> serde_json::Value {
     read_json(&run_json)
 }
 
+/// `trace record micro_copy --size tiny --config gtx480`, for the output and more options.
+fn record_micro_copy() -> Command {
+    let mut c = wf();
+    c.args(["trace", "record", "micro_copy", "--size", "tiny"])
+        .args(["--config", "gtx480"]);
+    c
+}
+
 /// Asserts that each of `keys` stands at the top level of `v`, equal to `v.stats.total[key]`.
 fn assert_top_level_totals(v: &serde_json::Value, keys: &[&str], what: &str) {
     for key in keys {
@@ -147,19 +155,7 @@ fn trace_run_json_has_the_run_layout() {
     let rec = dir.path().join("rec");
     let v = timing_run_json(dir.path());
     // The replay of a recorded trace reports the same layout (and the same cycles).
-    wf().args([
-        "trace",
-        "record",
-        "micro_copy",
-        "--size",
-        "tiny",
-        "--config",
-        "gtx480",
-    ])
-    .arg("-o")
-    .arg(&rec)
-    .assert()
-    .success();
+    record_micro_copy().arg("-o").arg(&rec).assert().success();
     let trace_json = dir.path().join("trace.json");
     wf().args(["trace", "run", "--config", "gtx480"])
         .arg(&rec)
@@ -185,20 +181,12 @@ fn trace_run_json_has_the_run_layout() {
 #[test]
 fn zero_threads_are_refused_by_trace() {
     let dir = tempfile::tempdir().unwrap();
-    wf().args([
-        "trace",
-        "record",
-        "micro_copy",
-        "--size",
-        "tiny",
-        "--config",
-        "gtx480",
-    ])
-    .args(["--threads", "0", "-o"])
-    .arg(dir.path().join("t"))
-    .assert()
-    .code(2)
-    .stderr(predicate::str::contains("--threads"));
+    record_micro_copy()
+        .args(["--threads", "0", "-o"])
+        .arg(dir.path().join("t"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--threads"));
 }
 
 #[test]

@@ -15,6 +15,21 @@ fn wf() -> Command {
     Command::cargo_bin("warpforge").unwrap()
 }
 
+/// `ptx run vecadd.ptx --kernel saxpy_i32` over 4 CTAs of 128 threads with scale `a` (an
+/// `--arg` spec), for the buffers and outputs.
+fn saxpy_500(a: &str) -> Command {
+    let mut c = wf();
+    c.args([
+        "ptx",
+        "run",
+        &kernels("vecadd.ptx"),
+        "--kernel",
+        "saxpy_i32",
+    ])
+    .args(["--grid", "4", "--block", "128", "--arg", a]);
+    c
+}
+
 #[test]
 fn check_summarises_or_reports_position() {
     wf().args(["ptx", "check", &kernels("reduce.ptx")])
@@ -39,26 +54,19 @@ fn check_summarises_or_reports_position() {
 fn run_writes_npy_outputs_matching_a_cpu_computation() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("c.npy");
-    wf().args([
-        "ptx",
-        "run",
-        &kernels("vecadd.ptx"),
-        "--kernel",
-        "saxpy_i32",
-    ])
-    .args(["--grid", "4", "--block", "128", "--arg", "s32:-3"])
-    .args([
-        "--arg",
-        "buf:x:s32:500:range",
-        "--arg",
-        "buf:y:s32:500:rand:7",
-        "--arg",
-        "u32:500",
-    ])
-    .args(["--out", &format!("y={}", out.display()), "--launches", "2"])
-    .assert()
-    .success()
-    .stdout(predicate::str::contains("2 launches"));
+    saxpy_500("s32:-3")
+        .args([
+            "--arg",
+            "buf:x:s32:500:range",
+            "--arg",
+            "buf:y:s32:500:rand:7",
+            "--arg",
+            "u32:500",
+        ])
+        .args(["--out", &format!("y={}", out.display()), "--launches", "2"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("2 launches"));
     let a = npy::read(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(a.dtype, npy::Dtype::I32);
     assert_eq!(a.shape, vec![500]);
@@ -69,24 +77,17 @@ fn run_writes_npy_outputs_matching_a_cpu_computation() {
         .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
         .collect();
     let out2 = dir.path().join("y2.npy");
-    wf().args([
-        "ptx",
-        "run",
-        &kernels("vecadd.ptx"),
-        "--kernel",
-        "saxpy_i32",
-    ])
-    .args(["--grid", "4", "--block", "128", "--arg", "s32:2"])
-    .args(["--arg", "buf:x:s32:500:range"])
-    .args([
-        "--arg",
-        &format!("buf:y:s32:500:file:{}", out.display()),
-        "--arg",
-        "u32:500",
-    ])
-    .args(["--out", &format!("y={}", out2.display())])
-    .assert()
-    .success();
+    saxpy_500("s32:2")
+        .args(["--arg", "buf:x:s32:500:range"])
+        .args([
+            "--arg",
+            &format!("buf:y:s32:500:file:{}", out.display()),
+            "--arg",
+            "u32:500",
+        ])
+        .args(["--out", &format!("y={}", out2.display())])
+        .assert()
+        .success();
     let b = npy::read(&std::fs::read(&out2).unwrap()).unwrap();
     let second: Vec<i32> = b
         .data
