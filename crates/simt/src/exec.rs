@@ -529,6 +529,26 @@ fn atom_apply(op: AtomOp, t: ScalarType, old: u64, b: u64, c: u64) -> u64 {
 }
 
 /// Removes `gone` lanes from stack entries `from..` and pops emptied/reconverged entries.
+/// The address lane `l` of memory instruction `inst` accesses (base register + offset) and how
+/// it resolves; in trace mode the address goes to `addrs[l]` and the first resolved state space
+/// to `space`.
+#[inline(always)]
+fn lane_address<const TRACE: bool>(
+    regs: &[[u64; WARP_SIZE]],
+    inst: &DInst,
+    l: usize,
+    addrs: &mut [u64; WARP_SIZE],
+    space: &mut Option<MemSpace>,
+) -> (u64, Acc) {
+    let addr = rd(regs, inst.s[0], l).wrapping_add(inst.addr_off as u64);
+    let (acc, msp) = classify(inst.space, addr);
+    if TRACE {
+        addrs[l] = addr;
+        space.get_or_insert(msp);
+    }
+    (addr, acc)
+}
+
 /// Trace mode: stores a memory instruction's per-lane addresses in `out` and, when the
 /// generic addresses resolved to a state space, that space (of the first active lane).
 #[inline]
@@ -790,12 +810,7 @@ pub fn step<const TRACE: bool>(
             while m != 0 {
                 let l = m.trailing_zeros() as usize;
                 m &= m - 1;
-                let addr = rd(&w.regs, inst.s[0], l).wrapping_add(inst.addr_off as u64);
-                let (acc0, msp) = classify(inst.space, addr);
-                if TRACE {
-                    addrs[l] = addr;
-                    tspace.get_or_insert(msp);
-                }
+                let (_, acc0) = lane_address::<TRACE>(&w.regs, inst, l, &mut addrs, &mut tspace);
                 for j in 0..nel {
                     let off = j as u64 * eb as u64;
                     let acc = match acc0 {
@@ -847,12 +862,7 @@ pub fn step<const TRACE: bool>(
             while m != 0 {
                 let l = m.trailing_zeros() as usize;
                 m &= m - 1;
-                let addr = rd(&w.regs, inst.s[0], l).wrapping_add(inst.addr_off as u64);
-                let (acc, msp) = classify(inst.space, addr);
-                if TRACE {
-                    addrs[l] = addr;
-                    tspace.get_or_insert(msp);
-                }
+                let (addr, acc) = lane_address::<TRACE>(&w.regs, inst, l, &mut addrs, &mut tspace);
                 if !matches!(acc, Acc::Global(_) | Acc::Shared(_)) {
                     return Err(fault(
                         Some(l),

@@ -15,18 +15,11 @@ fn wf() -> Command {
     Command::cargo_bin("warpforge").unwrap()
 }
 
-/// `ptx run vecadd.ptx --kernel saxpy_i32` over 4 CTAs of 128 threads with scale `a` (an
-/// `--arg` spec), for the buffers and outputs.
-fn saxpy_500(a: &str) -> Command {
+/// `ptx run vecadd.ptx --kernel KERNEL --grid GRID --block BLOCK`, for the arguments.
+fn vecadd_run(kernel: &str, grid: &str, block: &str) -> Command {
     let mut c = wf();
-    c.args([
-        "ptx",
-        "run",
-        &kernels("vecadd.ptx"),
-        "--kernel",
-        "saxpy_i32",
-    ])
-    .args(["--grid", "4", "--block", "128", "--arg", a]);
+    c.args(["ptx", "run", &kernels("vecadd.ptx"), "--kernel", kernel])
+        .args(["--grid", grid, "--block", block]);
     c
 }
 
@@ -54,7 +47,8 @@ fn check_summarises_or_reports_position() {
 fn run_writes_npy_outputs_matching_a_cpu_computation() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("c.npy");
-    saxpy_500("s32:-3")
+    vecadd_run("saxpy_i32", "4", "128")
+        .args(["--arg", "s32:-3"])
         .args([
             "--arg",
             "buf:x:s32:500:range",
@@ -77,7 +71,8 @@ fn run_writes_npy_outputs_matching_a_cpu_computation() {
         .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
         .collect();
     let out2 = dir.path().join("y2.npy");
-    saxpy_500("s32:2")
+    vecadd_run("saxpy_i32", "4", "128")
+        .args(["--arg", "s32:2"])
         .args(["--arg", "buf:x:s32:500:range"])
         .args([
             "--arg",
@@ -105,18 +100,8 @@ fn bad_inputs_exit_2_without_output_files() {
     let out = dir.path().join("c.npy");
     let outs = format!("c={}", out.display());
     let base = |extra: &[&str]| {
-        let mut c = wf();
-        c.args([
-            "ptx",
-            "run",
-            &kernels("vecadd.ptx"),
-            "--kernel",
-            "vecadd_f32",
-            "--grid",
-            "1",
-        ])
-        .args(["--block", "64"])
-        .args(extra);
+        let mut c = vecadd_run("vecadd_f32", "1", "64");
+        c.args(extra);
         c
     };
     // Out-of-bounds access: the buffers are too small for n = 1000.

@@ -62,23 +62,17 @@ impl Workload for Clr {
     }
 
     fn run(&self, dev: &mut Device, size: Size) -> Result<Check, WorkloadError> {
-        let PrioMesh {
-            g,
-            prio,
-            m,
-            row,
-            col,
-            pr,
-        } = PrioMesh::upload(dev, "clr", PTX, size)?;
+        let mesh = PrioMesh::upload(dev, "clr", PTX, size)?;
+        let (g, m) = (&mesh.g, mesh.m);
         let n = g.vertices();
         let color = dev.alloc_copy(&vec![-1i32; n])?;
         let uncolored = dev.malloc(4)?;
         let cfg = grid1d(n as u32, BLOCK);
         let round = |dev: &mut Device, round: i32| -> Result<(), WorkloadError> {
             let args = [
-                A::Ptr(row),
-                A::Ptr(col),
-                A::Ptr(pr),
+                A::Ptr(mesh.row),
+                A::Ptr(mesh.col),
+                A::Ptr(mesh.pr),
                 A::Ptr(color),
                 A::Ptr(uncolored),
                 A::S32(round),
@@ -89,7 +83,10 @@ impl Workload for Clr {
         };
         rounds_until_clear(dev, uncolored, n, round, |_| "clr: no progress".into())?;
         let got: Vec<i32> = dev.read(color, n)?;
-        check_or_return!("clr", compare_exact("color", &got, &reference(&g, &prio)));
+        check_or_return!(
+            "clr",
+            compare_exact("color", &got, &reference(g, &mesh.prio))
+        );
         for v in 0..n {
             if got[v] < 0 || g.neighbours(v).any(|(w, _)| got[w] == got[v]) {
                 return Ok(Check::Failed(format!(

@@ -59,14 +59,8 @@ impl Workload for Mis {
     }
 
     fn run(&self, dev: &mut Device, size: Size) -> Result<Check, WorkloadError> {
-        let PrioMesh {
-            g,
-            prio,
-            m,
-            row,
-            col,
-            pr,
-        } = PrioMesh::upload(dev, "mis", PTX, size)?;
+        let mesh = PrioMesh::upload(dev, "mis", PTX, size)?;
+        let (g, m) = (&mesh.g, mesh.m);
         let n = g.vertices();
         let state = dev.malloc(n as u64 * 4)?;
         let undecided = dev.malloc(4)?;
@@ -75,15 +69,15 @@ impl Workload for Mis {
         // `mis_select` does not read the flag, so zeroing it before the round is the same as
         // zeroing it between the two launches
         let select = [
-            A::Ptr(row),
-            A::Ptr(col),
-            A::Ptr(pr),
+            A::Ptr(mesh.row),
+            A::Ptr(mesh.col),
+            A::Ptr(mesh.pr),
             A::Ptr(state),
             nn.clone(),
         ];
         let remove = [
-            A::Ptr(row),
-            A::Ptr(col),
+            A::Ptr(mesh.row),
+            A::Ptr(mesh.col),
             A::Ptr(state),
             A::Ptr(undecided),
             nn,
@@ -95,7 +89,10 @@ impl Workload for Mis {
         };
         rounds_until_clear(dev, undecided, n, round, |_| "mis: no progress".into())?;
         let got: Vec<i32> = dev.read(state, n)?;
-        check_or_return!("mis", compare_exact("state", &got, &reference(&g, &prio)));
+        check_or_return!(
+            "mis",
+            compare_exact("state", &got, &reference(g, &mesh.prio))
+        );
         for v in 0..n {
             let in_nb = g.neighbours(v).any(|(w, _)| got[w] == 1);
             if (got[v] == 1 && in_nb) || (got[v] != 1 && !in_nb) {
