@@ -134,6 +134,11 @@ pub struct KernelProfile {
     /// Of those, independent requests (issued while an earlier load was unconsumed).
     #[serde(default)]
     pub crit_warp_ind: u64,
+    /// The launch recorded more line accesses than
+    /// [`crate::cache_est::MAX_RECORDED_LINES`]: no L1 estimate (its L1 fractions are 0 and the
+    /// L2 estimate is the all-access first-touch one).
+    #[serde(default)]
+    pub l1_streams_dropped: bool,
     /// Of the L1 hits, pending ones (the line was still in flight, see [`crate::cache_est`]).
     #[serde(default)]
     pub l1_pending: u64,
@@ -737,7 +742,8 @@ impl InstObserver for Analyser {
                 p.crit_warp_mem = d.mem as u64;
                 p.crit_warp_ind = d.ind as u64;
             }
-            if let Some(l1) = self.l1.as_mut() {
+            p.l1_streams_dropped = self.l1.is_some() && self.streams.overflowed();
+            if let Some(l1) = self.l1.as_mut().filter(|_| !p.l1_streams_dropped) {
                 let res = BlockResources {
                     threads: p.threads_per_block,
                     regs_per_thread: p.regs_per_thread,

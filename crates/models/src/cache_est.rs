@@ -132,10 +132,18 @@ impl L1Model {
     }
 }
 
+/// Line accesses one launch may record (8 bytes each, 256 MiB): beyond it the launch's streams
+/// are dropped and the launch gets no L1 estimate ([`WarpStreams::overflowed`]).
+pub const MAX_RECORDED_LINES: usize = 1 << 25;
+
 /// Per-warp line streams of one launch: entry = `line << 2 | store << 1 | last_line_of_inst`.
 #[derive(Debug, Clone, Default)]
 pub struct WarpStreams {
     streams: Vec<Vec<u64>>,
+    recorded: usize,
+    overflowed: bool,
+    /// Recording limit; 0 = [`MAX_RECORDED_LINES`].
+    limit: usize,
 }
 
 impl WarpStreams {
@@ -143,10 +151,38 @@ impl WarpStreams {
     pub fn reset(&mut self, warps: usize) {
         self.streams.clear();
         self.streams.resize_with(warps, Vec::new);
+        self.recorded = 0;
+        self.overflowed = false;
+    }
+
+    /// Sets the recording limit (line accesses per launch; 0 = [`MAX_RECORDED_LINES`]).
+    pub fn set_limit(&mut self, lines: usize) {
+        self.limit = lines;
+    }
+
+    /// Whether the launch recorded more than [`MAX_RECORDED_LINES`] (its streams were dropped).
+    pub fn overflowed(&self) -> bool {
+        self.overflowed
     }
 
     /// Appends one memory instruction of warp `slot`: the distinct lines it touches.
     pub fn push_inst(&mut self, slot: usize, lines: &[u64], store: bool) {
+        if self.overflowed {
+            return;
+        }
+        self.recorded += lines.len();
+        let limit = if self.limit == 0 {
+            MAX_RECORDED_LINES
+        } else {
+            self.limit
+        };
+        if self.recorded > limit {
+            self.overflowed = true;
+            let warps = self.streams.len();
+            self.streams = Vec::new();
+            self.streams.resize_with(warps, Vec::new);
+            return;
+        }
         let Some(s) = self.streams.get_mut(slot) else {
             return;
         };
@@ -308,6 +344,22 @@ mod tests {
 
     fn model(sms: u32, sets: u32, ways: u32) -> L1Model {
         L1Model::new(L1Geometry { sms, sets, ways }, SetIndex::Linear)
+    }
+
+    #[test]
+    fn streams_beyond_the_limit_are_dropped() {
+        let mut st = WarpStreams::default();
+        st.set_limit(3);
+        st.reset(1);
+        st.push_inst(0, &[1, 2], false);
+        assert!(!st.overflowed());
+        st.push_inst(0, &[3, 4], false);
+        assert!(st.overflowed());
+        let mut seen = Default::default();
+        let c = replay(&st, 1, 1, &mut model(1, 1, 4), &mut seen);
+        assert_eq!(c, ReplayCounts::default());
+        st.reset(1);
+        assert!(!st.overflowed(), "a new launch records again");
     }
 
     #[test]
