@@ -5,7 +5,6 @@
 //! (lock-step); batches are served round-robin.
 
 use super::{HostCosts, Policy, View};
-use crate::engine::US;
 
 /// Dynamic cellular batching.
 pub struct BatchMaker;
@@ -16,9 +15,8 @@ impl Policy for BatchMaker {
     }
     fn host(&self) -> HostCosts {
         HostCosts {
-            per_job: 0,
-            per_kernel: 4 * US,
             batching: true,
+            ..HostCosts::host_launched(0)
         }
     }
     fn key(&mut self, _view: &View, _job: usize) -> f64 {

@@ -6,7 +6,8 @@
 //! QoS headroom (deadline - elapsed - predicted remaining, smallest first) and the number of
 //! concurrent jobs is capped by the offline co-location limit. 4 µs per kernel launch.
 
-use super::deadline::{host_launched, DeadlinePolicy, Rates};
+use super::deadline::{DeadlinePolicy, Rates};
+use super::HostCosts;
 use crate::engine::{Time, US};
 use crate::lax::tables::{remaining_time, Job};
 
@@ -21,7 +22,7 @@ fn headroom(job: &Job, rates: &[f64], now: Time) -> f64 {
 pub(super) const BAY: DeadlinePolicy = DeadlinePolicy {
     name: "BAY",
     rates: Rates::Seed,
-    host: host_launched(50 * US),
+    host: HostCosts::host_launched(50 * US),
     rekey: None,
     key: headroom,
     offline_cap: true,

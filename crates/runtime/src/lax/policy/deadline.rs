@@ -4,7 +4,7 @@
 //! keys are refreshed; each of their files is one [`DeadlinePolicy`] value.
 
 use super::{HostCosts, Policy, View};
-use crate::engine::{Time, US};
+use crate::engine::Time;
 use crate::lax::tables::{admit_by_queueing_delay, AdmissionRecord, Job, ProfilingTable};
 
 /// Which rates of the Kernel Profiling Table a policy reads (WGs/ns per kernel).
@@ -26,16 +26,6 @@ impl Rates {
             Rates::Stale => &prof.stale,
             Rates::Seed => &prof.seed,
         }
-    }
-}
-
-/// Host costs of a CPU-side scheduler that launches each kernel itself: a 4 µs host-device
-/// round trip per kernel (§6.5.1), plus `per_job` ns before a job can be issued.
-pub(super) const fn host_launched(per_job: Time) -> HostCosts {
-    HostCosts {
-        per_job,
-        per_kernel: 4 * US,
-        batching: false,
     }
 }
 

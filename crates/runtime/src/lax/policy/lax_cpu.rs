@@ -5,7 +5,8 @@
 //! epoch's rates, but after every epoch it rewrites all priorities, which take effect 1.5 µs later
 //! (the MMIO write latency; the document gives none, the digest suggests 1–2 µs).
 
-use super::deadline::{host_launched, DeadlinePolicy, Rates};
+use super::deadline::{DeadlinePolicy, Rates};
+use super::HostCosts;
 use crate::lax::tables::laxity_priority;
 
 /// Laxity-aware scheduling on the host with MMIO priority writes: stale rates, keys refreshed
@@ -13,7 +14,7 @@ use crate::lax::tables::laxity_priority;
 pub(super) const LAX_CPU: DeadlinePolicy = DeadlinePolicy {
     name: "LAX-CPU",
     rates: Rates::Stale,
-    host: host_launched(0),
+    host: HostCosts::host_launched(0),
     rekey: Some(1500),
     key: laxity_priority,
     offline_cap: false,

@@ -4,14 +4,15 @@
 //! profiling data one epoch late (rates of the previous window), and can only set a job's priority
 //! when it launches the job's next kernel: priorities do not change while a kernel waits.
 
-use super::deadline::{host_launched, DeadlinePolicy, Rates};
+use super::deadline::{DeadlinePolicy, Rates};
+use super::HostCosts;
 use crate::lax::tables::laxity_priority;
 
 /// Laxity-aware scheduling on the host: stale rates, static keys.
 pub(super) const LAX_SW: DeadlinePolicy = DeadlinePolicy {
     name: "LAX-SW",
     rates: Rates::Stale,
-    host: host_launched(0),
+    host: HostCosts::host_launched(0),
     rekey: None,
     key: laxity_priority,
     offline_cap: false,

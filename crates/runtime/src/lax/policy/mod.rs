@@ -52,6 +52,18 @@ pub struct HostCosts {
     pub batching: bool,
 }
 
+impl HostCosts {
+    /// Costs of a CPU-side scheduler that launches each kernel itself: a 4 µs host-device
+    /// round trip per kernel (§6.5.1), `per_job` ns before a job can be issued, no batching.
+    pub const fn host_launched(per_job: Time) -> Self {
+        HostCosts {
+            per_job,
+            per_kernel: 4 * crate::engine::US,
+            batching: false,
+        }
+    }
+}
+
 /// A queue-scheduling policy.
 pub trait Policy {
     /// Registry name.

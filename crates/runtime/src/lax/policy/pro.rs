@@ -6,7 +6,6 @@
 //! rejects: jobs wait on the host. 4 µs host round trip per kernel.
 
 use super::{offline_concurrency, HostCosts, Policy, View};
-use crate::engine::US;
 
 /// Prophet-style co-location.
 #[derive(Default)]
@@ -17,11 +16,7 @@ impl Policy for Prophet {
         "PRO"
     }
     fn host(&self) -> HostCosts {
-        HostCosts {
-            per_job: 0,
-            per_kernel: 4 * US,
-            batching: false,
-        }
+        HostCosts::host_launched(0)
     }
     fn key(&mut self, view: &View, job: usize) -> f64 {
         view.jobs[job].arrival as f64
