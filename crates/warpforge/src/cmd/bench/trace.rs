@@ -43,6 +43,17 @@ fn timed<T>(f: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<(T, f64)> {
     Ok((v, t0.elapsed().as_secs_f64()))
 }
 
+/// Replays `kl` on a fresh one-thread timing runner of `cfg`, best of 3: ((cycles, warp
+/// instructions), seconds).
+fn replay_best(kl: &KernelList, cfg: &GpuConfig) -> anyhow::Result<((u64, u64), f64)> {
+    best(3, || {
+        let mut r = TimingRunner::new(cfg.clone(), 1);
+        let ((), s) = timed(|| Ok(replay(kl, &mut r, None).map(|_| ())?))?;
+        let t = r.stats().total;
+        Ok(((t.cycles, t.warp_insts), s))
+    })
+}
+
 /// Runs the trace benchmark, prints a table and returns the figures.
 pub fn run() -> anyhow::Result<serde_json::Value> {
     let mm = reference().join("matrixmul-32-32-trace");
@@ -68,12 +79,7 @@ pub fn run() -> anyhow::Result<serde_json::Value> {
         warpforge_trace::gpgpusim::mapping::import_files(&files, GpuConfig::preset("gtx480")?)?
             .config;
     let kl = KernelList::open(&mm)?;
-    let ((cycles, insts), s) = best(3, || {
-        let mut r = TimingRunner::new(cfg.clone(), 1);
-        let ((), s) = timed(|| Ok(replay(&kl, &mut r, None).map(|_| ())?))?;
-        let t = r.stats().total;
-        Ok(((t.cycles, t.warp_insts), s))
-    })?;
+    let ((cycles, insts), s) = replay_best(&kl, &cfg)?;
     rows.push(
         json!({"figure": "replay-matrixmul", "config": "gtx1080 (imported)", "cycles": cycles,
         "warp_insts": insts, "seconds": s, "kcycles_per_s": cycles as f64 / s / 1e3,
@@ -113,12 +119,7 @@ pub fn run() -> anyhow::Result<serde_json::Value> {
         rec.finish().map_err(anyhow::Error::msg)?;
     }
     let kl = KernelList::open(&dir)?;
-    let ((cycles, insts), s) = best(3, || {
-        let mut r = TimingRunner::new(gtx480.clone(), 1);
-        let ((), s) = timed(|| Ok(replay(&kl, &mut r, None).map(|_| ())?))?;
-        let t = r.stats().total;
-        Ok(((t.cycles, t.warp_insts), s))
-    })?;
+    let ((cycles, insts), s) = replay_best(&kl, &gtx480)?;
     let bytes: u64 = kl
         .kernels()
         .filter_map(|k| std::fs::metadata(k).ok())
