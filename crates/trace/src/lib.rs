@@ -5,10 +5,12 @@
 //!   [`warpforge_core::WarpSource`].
 //! * [`OpcodeTable`]: SASS opcode → `OpClass` tables as data files (`crates/trace/opcodes/`).
 //! * [`gpgpusim`]: GPGPU-Sim option files (`gpgpusim.config`, `trace.config`, `.icnt`).
+//! * [`accelsim_stats`]: statistics in GPGPU-Sim / Accel-Sim's report layout for existing scripts.
 //! * [`TraceRecorder`]: writes an execution-driven run as an Accel-Sim trace in the
 //!   "warpforge PTX" pseudo-ISA, which [`TraceSource`] replays exactly.
 #![deny(missing_docs)]
 
+pub mod accelsim_stats;
 pub mod error;
 pub mod gpgpusim;
 pub mod kernelslist;

@@ -180,3 +180,59 @@ fn broken_configs_are_clear_errors() {
     assert_eq!(imp.config.core.num_sms, 6);
     assert!(imp.warning().unwrap().contains("-gpgpu_tex_cache:l1"));
 }
+
+/// `key = value` pairs of a GPGPU-Sim report (the first value of each key).
+fn report_values(text: &str) -> std::collections::BTreeMap<String, String> {
+    let mut m = std::collections::BTreeMap::new();
+    for line in text.lines() {
+        if let Some((k, v)) = line.split_once('=') {
+            let k = k.trim();
+            if !k.is_empty() && !k.starts_with('-') && !k.contains(' ') {
+                m.entry(k.to_string())
+                    .or_insert_with(|| v.trim().trim_end_matches('%').trim().to_string());
+            }
+        }
+    }
+    m
+}
+
+/// The Accel-Sim-layout report of our vectoradd run, read with the same key extraction as
+/// Accel-Sim's own log: the counts warpforge models with GPGPU-Sim's meaning are equal, the
+/// timing-dependent ones within 10%.
+#[test]
+fn accelsim_layout_report_agrees_with_the_accelsim_log() {
+    let cfg = gtx1080();
+    let kl = KernelList::open(&reference().join("accelsim-traces/vectoradd-100-32-trace")).unwrap();
+    let mut r = TimingRunner::new(cfg.clone(), 1);
+    replay(&kl, &mut r, None).unwrap();
+    let ours = report_values(&warpforge_trace::accelsim_stats::render(
+        &r.stats(),
+        cfg.core.max_warps,
+    ));
+    let log = std::fs::read_to_string(
+        reference().join("accelsim-traces/vectoradd-100-32-trace/accelsim_log.txt"),
+    )
+    .unwrap();
+    let theirs = report_values(&log);
+    for key in [
+        "gpu_sim_insn",
+        "gpu_tot_sim_insn",
+        "gpu_tot_issued_cta",
+        "gpgpu_n_tot_w_icount",
+        "L1I_total_cache_misses",
+        "L2_total_cache_accesses",
+        "L2_total_cache_misses",
+        "L2_total_cache_pending_hits",
+        "L2_total_cache_reservation_fails",
+        "icnt_total_pkts_mem_to_simt",
+        "icnt_total_pkts_simt_to_mem",
+    ] {
+        assert!(theirs.contains_key(key), "{key} missing from the log");
+        assert_eq!(ours.get(key), theirs.get(key), "{key}");
+    }
+    for key in ["gpu_sim_cycle", "averagemflatency", "gpu_occupancy"] {
+        let a: f64 = ours[key].parse().unwrap();
+        let b: f64 = theirs[key].parse().unwrap();
+        assert!((a - b).abs() / b <= 0.10, "{key}: {a} vs {b}");
+    }
+}

@@ -42,6 +42,20 @@ fn config_import_writes_a_loadable_preset_and_one_warning() {
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["stats"]["total"]["warp_insts"], 344);
     assert_eq!(v["mode"], "trace");
+    // The same run reported in Accel-Sim's layout agrees with the JSON.
+    let log = dir.path().join("va.log");
+    wf().args(["trace", "run"])
+        .arg(reference().join("accelsim-traces/vectoradd-100-32-trace/kernelslist.g"))
+        .arg("--config")
+        .arg(&out)
+        .arg("--accelsim-stats")
+        .arg(&log)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&log).unwrap();
+    let cycles = v["stats"]["total"]["cycles"].as_u64().unwrap();
+    assert!(text.contains(&format!("\ngpu_sim_cycle = {cycles}\n")), "{text}");
+    assert!(text.contains("\ngpgpu_n_tot_w_icount = 344\n"), "{text}");
 }
 
 #[test]

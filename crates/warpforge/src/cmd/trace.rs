@@ -58,6 +58,10 @@ pub struct RunArgs {
     /// Write the statistics as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Also write the statistics in GPGPU-Sim / Accel-Sim's report layout (`gpu_sim_cycle = ...`
+    /// lines) to this file, for scripts that parse Accel-Sim logs.
+    #[arg(long, value_name = "FILE")]
+    pub accelsim_stats: Option<PathBuf>,
 }
 
 /// Arguments of `warpforge trace record`.
@@ -257,6 +261,13 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
                 });
                 super::run::add_top_level_totals(&mut v);
                 write_json(p, &v)?;
+            }
+            if let Some(p) = &a.accelsim_stats {
+                let text = warpforge_trace::accelsim_stats::render(
+                    &stats,
+                    r.config().core.max_warps,
+                );
+                std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
             }
             Ok(())
         }

@@ -258,6 +258,7 @@ impl Sm {
             };
             if self.imshr.find(line).is_some() {
                 self.l1i_stats.merged += 1;
+                self.l1i_stats.misses += 1;
             } else {
                 if !self.imshr.has_free() {
                     continue;
@@ -300,6 +301,7 @@ impl Sm {
             if self.imiss_unsent & (1 << w) != 0 {
                 // Missed on this line in the cycle it arrived: counted as a merge.
                 self.l1i_stats.merged += 1;
+                self.l1i_stats.misses += 1;
                 self.imiss_unsent &= !(1 << w);
             }
         }
