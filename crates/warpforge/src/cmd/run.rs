@@ -130,17 +130,8 @@ fn run_functional(
     json_path: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
     let name = w.info().name;
-    let mut dev = Device::new();
-    dev.set_observer(Some(Box::new(InstCounter::default())));
-    let t0 = Instant::now();
-    let check = w
-        .run(&mut dev, size)
-        .with_context(|| format!("running workload `{name}` at size {}", size.name()))?;
-    let wall = t0.elapsed().as_secs_f64();
-    let counts = dev
-        .observer_mut()
-        .and_then(|o| o.as_any_mut().downcast_ref::<InstCounter>().copied())
-        .unwrap_or_default();
+    let (counts, check, wall) =
+        super::observed::run_observed(w, size, InstCounter::default(), |c| *c)?;
     println!(
         "{name} ({}) functional: {} launches, {} warp instructions, {} thread instructions, {:.2} s",
         size.name(),
