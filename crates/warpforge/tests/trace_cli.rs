@@ -54,7 +54,10 @@ fn config_import_writes_a_loadable_preset_and_one_warning() {
         .success();
     let text = std::fs::read_to_string(&log).unwrap();
     let cycles = v["stats"]["total"]["cycles"].as_u64().unwrap();
-    assert!(text.contains(&format!("\ngpu_sim_cycle = {cycles}\n")), "{text}");
+    assert!(
+        text.contains(&format!("\ngpu_sim_cycle = {cycles}\n")),
+        "{text}"
+    );
     assert!(text.contains("\ngpgpu_n_tot_w_icount = 344\n"), "{text}");
 }
 

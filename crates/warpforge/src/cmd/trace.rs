@@ -263,10 +263,8 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
                 write_json(p, &v)?;
             }
             if let Some(p) = &a.accelsim_stats {
-                let text = warpforge_trace::accelsim_stats::render(
-                    &stats,
-                    r.config().core.max_warps,
-                );
+                let text =
+                    warpforge_trace::accelsim_stats::render(&stats, r.config().core.max_warps);
                 std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
             }
             Ok(())
