@@ -320,23 +320,30 @@ impl Device {
         self.copy_htod(p, data)?;
         Ok(p)
     }
+    /// The `len` device bytes at `p` for a host copy; outside one allocation the error reads
+    /// "`op` of `len` bytes `dir` 0x`p`: not inside one allocation".
+    fn host_span(
+        &mut self,
+        op: &str,
+        dir: &str,
+        p: DevPtr,
+        len: usize,
+    ) -> Result<&mut [u8], SimtError> {
+        self.gmem.slice_mut(p.0, len as u64).map_err(|_| {
+            SimtError::Memory(format!(
+                "{op} of {len} bytes {dir} 0x{:x}: not inside one allocation",
+                p.0
+            ))
+        })
+    }
     /// Copies host data to device memory.
     pub fn copy_htod<T: Pod>(&mut self, dst: DevPtr, data: &[T]) -> Result<(), SimtError> {
         let bytes: &[u8] = bytemuck::cast_slice(data);
         if bytes.is_empty() {
             return Ok(());
         }
-        let s = self
-            .gmem
-            .slice_mut(dst.0, bytes.len() as u64)
-            .map_err(|_| {
-                SimtError::Memory(format!(
-                    "copy_htod of {} bytes to 0x{:x}: not inside one allocation",
-                    bytes.len(),
-                    dst.0
-                ))
-            })?;
-        s.copy_from_slice(bytes);
+        self.host_span("copy_htod", "to", dst, bytes.len())?
+            .copy_from_slice(bytes);
         Ok(())
     }
     /// Copies device memory to host.
@@ -345,17 +352,7 @@ impl Device {
         if bytes.is_empty() {
             return Ok(());
         }
-        let s = self
-            .gmem
-            .slice_mut(src.0, bytes.len() as u64)
-            .map_err(|_| {
-                SimtError::Memory(format!(
-                    "copy_dtoh of {} bytes from 0x{:x}: not inside one allocation",
-                    bytes.len(),
-                    src.0
-                ))
-            })?;
-        bytes.copy_from_slice(s);
+        bytes.copy_from_slice(self.host_span("copy_dtoh", "from", src, bytes.len())?);
         Ok(())
     }
     /// Reads `n` elements back.
