@@ -150,16 +150,34 @@ fn run_accepts_gpgpusim_configs() {
     .arg(g.join("gpgpusim.trace.config"))
     .arg("--json")
     .arg(&json)
+    .arg("--accelsim-stats")
+    .arg(dir.path().join("run.log"))
     .assert()
     .success()
     .stderr(predicate::str::contains("warning:").count(1));
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["config"], "gpgpusim:ref_config_gtx1080_from_microgpusim");
+    // One Accel-Sim-layout report per launch; the last cumulative cycle count is the total.
+    let log = std::fs::read_to_string(dir.path().join("run.log")).unwrap();
+    let kernels = v["stats"]["kernels"].as_array().unwrap().len();
+    assert_eq!(log.matches("kernel_name = ").count(), kernels);
+    let total = v["stats"]["total"]["cycles"].as_u64().unwrap();
+    assert!(
+        log.contains(&format!("gpu_tot_sim_cycle = {total}\n")),
+        "{log}"
+    );
     // Functional mode refuses timing-only flags.
     wf().args(["run", name, "--mode", "functional", "--gpgpusim-config"])
         .arg(g.join("gpgpusim.config"))
         .assert()
         .failure()
         .stderr(predicate::str::contains("--gpgpusim-config"));
+    let stray = dir.path().join("functional.log");
+    wf().args(["run", name, "--mode", "functional", "--accelsim-stats"])
+        .arg(&stray)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--accelsim-stats"));
+    assert!(!stray.exists());
 }

@@ -80,6 +80,10 @@ pub struct Args {
     /// the timing configuration (`gtx480`), else power is omitted; `none` turns power off.
     #[arg(long = "power-params", value_name = "NAME|FILE")]
     pub power_params: Option<String>,
+    /// Timing mode: also write the statistics in GPGPU-Sim / Accel-Sim's report layout
+    /// (`gpu_sim_cycle = ...` lines) to this file, for scripts that parse Accel-Sim logs.
+    #[arg(long, value_name = "FILE")]
+    pub accelsim_stats: Option<PathBuf>,
 }
 
 /// Parses a `--size` value (clap value parser).
@@ -113,9 +117,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 || args.threads.is_some()
                 || !args.gpgpusim_config.is_empty()
                 || args.power_params.is_some()
+                || args.accelsim_stats.is_some()
             {
                 bail!(
-                    "--config, --gpgpusim-config, --set, --threads and --power-params apply to --mode timing only"
+                    "--config, --gpgpusim-config, --set, --threads, --power-params and --accelsim-stats apply to --mode timing only"
                 );
             }
             run_functional(w, args.size, args.json.as_deref())
@@ -342,6 +347,7 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let power_dev = power_params(args.power_params.as_deref(), &cfg_name)?;
     let machine = sim_machine(&cfg);
+    let max_warps = cfg.core.max_warps;
     let observer: Option<Box<dyn InstObserver>> = match &power_dev {
         Ok(_) => Some(Box::new(UnitCounter::new(RegFileRow::default()))),
         Err(_) => None,
@@ -411,6 +417,10 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
         add_top_level_totals(&mut v);
         std::fs::write(path, serde_json::to_string_pretty(&v)? + "\n")
             .with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &args.accelsim_stats {
+        let text = warpforge_trace::accelsim_stats::render(&stats, max_warps);
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
     }
     match check? {
         Check::Passed => {
