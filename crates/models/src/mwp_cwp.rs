@@ -339,6 +339,27 @@ pub struct MwpCwp {
     pub exec_cycles: f64,
     /// Eq (24).
     pub cpi: f64,
+    /// Which term set `Exec_cycles_app` (the case formula or a floor).
+    #[serde(default)]
+    pub bound: Bound,
+    /// Extension: fetch-stall cycles included in `Exec_cycles_app` ([`FetchStall`]).
+    #[serde(default)]
+    pub fetch_cycles: f64,
+}
+
+/// What set `Exec_cycles_app`: the case formula (Eqs 21–23) or one of the floors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    /// The case formula.
+    #[default]
+    Cases,
+    /// The issue floor (erratum 2, [`IssueFloor`]).
+    Issue,
+    /// The LD/ST-unit floor ([`LdstFloor`]).
+    Ldst,
+    /// The longest warp ([`CriticalWarp`]).
+    CriticalWarp,
 }
 
 /// Evaluates the whole Chapter II model for one kernel on one device.
@@ -466,11 +487,19 @@ pub fn evaluate(
         mem_l,
         rep,
     });
+    let mut bound = Bound::Cases;
+    let mut raise = |v: f64, b: Bound, cur: &mut f64| {
+        if v > *cur {
+            *cur = v;
+            bound = b;
+        }
+    };
     if opts.issue_floor == IssueFloor::Floor {
-        exec_cycles_app = exec_cycles_app.max(comp_cycles * n * rep);
+        raise(comp_cycles * n * rep, Bound::Issue, &mut exec_cycles_app);
     }
     if opts.ldst == LdstFloor::Floor && mem.ldst_pass_cycles > 0.0 {
-        exec_cycles_app = exec_cycles_app.max(ldst_cycles(mem, k, opts) * n * rep);
+        let v = ldst_cycles(mem, k, opts) * n * rep;
+        raise(v, Bound::Ldst, &mut exec_cycles_app);
     }
     if opts.crit == CriticalWarp::Floor && mem.dep_latency > 0.0 {
         let issue_alone = match opts.dep {
@@ -479,7 +508,8 @@ pub fn evaluate(
             }
             DepIssue::Off => mem.issue_cycles,
         };
-        exec_cycles_app = exec_cycles_app.max(critical_warp_cycles(k, issue_alone, mem_l));
+        let v = critical_warp_cycles(k, issue_alone, mem_l);
+        raise(v, Bound::CriticalWarp, &mut exec_cycles_app);
     }
     let cwp_full = if comp_cycles > 0.0 {
         (mem_cycles + comp_cycles) / comp_cycles
@@ -495,9 +525,12 @@ pub fn evaluate(
     } else {
         0.0
     }; // Eq (25)
-    if opts.fetch == FetchStall::Serial && mem.l2_latency > 0.0 {
-        exec_cycles_app += fetch_cycles(mem, k);
-    }
+    let fetch = if opts.fetch == FetchStall::Serial && mem.l2_latency > 0.0 {
+        fetch_cycles(mem, k)
+    } else {
+        0.0
+    };
+    exec_cycles_app += fetch;
     let exec_cycles = exec_cycles_app + synch_cost; // Eq (27)
     let denom = total * (k.threads_per_block as f64 / 32.0) * (k.blocks as f64 / place.active_sms);
     let cpi = if denom > 0.0 {
@@ -528,6 +561,8 @@ pub fn evaluate(
         case,
         exec_cycles_app,
         npwb,
+        bound,
+        fetch_cycles: fetch,
         synch_cost,
         exec_cycles,
         cpi,

@@ -80,6 +80,20 @@ pub struct Prediction {
 
 /// Describes the bottleneck of one Chapter II evaluation.
 pub fn bottleneck(m: &MwpCwp) -> String {
+    use crate::mwp_cwp::Bound;
+    let floor = match m.bound {
+        Bound::Cases | Bound::Issue => None,
+        Bound::Ldst => Some("LD/ST-unit-bound: the SM's LD/ST passes (lines, shared bank-conflict passes) take longer than the model's case formula"),
+        Bound::CriticalWarp => Some("critical-warp-bound: the longest warp alone takes longer than the average warps' time (load imbalance)"),
+    };
+    if let Some(f) = floor {
+        return format!(
+            "{f}; case {} with MWP {:.2}, CWP {:.2}",
+            m.case.id(),
+            m.mwp,
+            m.cwp
+        );
+    }
     match m.case {
         Case::Empty => "empty kernel".into(),
         Case::PureCompute => format!(

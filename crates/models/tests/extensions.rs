@@ -291,6 +291,7 @@ fn ldst_floor_bounds_a_conflicting_kernel_and_only_when_asked() {
     let m = evaluate(&t, &k, &place, &on);
     // N = 16 warps, #Rep = ceil(120 / 30) = 4.
     close(m.exec_cycles_app, 2800.0 * 16.0 * 4.0, 1e-6);
+    assert_eq!(m.bound, warpforge_models::mwp_cwp::Bound::Ldst);
     let no_smem = ModelOptions {
         smem: SmemConflicts::Off,
         ..on
@@ -380,6 +381,8 @@ fn critical_warp_bounds_an_imbalanced_launch() {
         1e-9,
     );
     close(m.exec_cycles_app, alone, 1e-6);
+    assert_eq!(m.bound, warpforge_models::mwp_cwp::Bound::CriticalWarp);
+    assert!(warpforge_models::predict::bottleneck(&m).starts_with("critical-warp-bound"));
     let off = ModelOptions {
         crit: warpforge_models::options::CriticalWarp::Off,
         ..on
