@@ -1,0 +1,260 @@
+//! The branch-free fast paths for full-warp integer/float ALU instructions, global loads/stores and
+//! integer comparisons (32 lanes at a time on whole register vectors).
+
+use super::*;
+
+/// All 32 lanes of a source operand.
+#[inline(always)]
+pub(super) fn fetch(regs: &[[u64; WARP_SIZE]], s: Src) -> [u64; WARP_SIZE] {
+    match s {
+        Src::R(r) => regs[r as usize],
+        Src::N(r) => {
+            let mut v = regs[r as usize];
+            v.iter_mut().for_each(|x| *x = (*x & 1) ^ 1);
+            v
+        }
+        Src::I(v) => [v; WARP_SIZE],
+    }
+}
+
+/// Writes `out` (masked by `m`) to the active lanes of slot `d`.
+#[inline(always)]
+pub(super) fn commit(
+    regs: &mut [[u64; WARP_SIZE]],
+    d: usize,
+    m: u64,
+    out: &[u64; WARP_SIZE],
+    active: u32,
+) {
+    let dst = &mut regs[d];
+    if active == FULL {
+        for l in 0..WARP_SIZE {
+            dst[l] = out[l] & m;
+        }
+    } else {
+        lanes(active, |l| dst[l] = out[l] & m);
+    }
+}
+
+#[inline(always)]
+pub(super) fn map2(
+    a: &[u64; WARP_SIZE],
+    b: &[u64; WARP_SIZE],
+    f: impl Fn(u64, u64) -> u64,
+) -> [u64; WARP_SIZE] {
+    let mut o = [0u64; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        o[l] = f(a[l], b[l]);
+    }
+    o
+}
+
+#[inline(always)]
+pub(super) fn map3(
+    a: &[u64; WARP_SIZE],
+    b: &[u64; WARP_SIZE],
+    c: &[u64; WARP_SIZE],
+    f: impl Fn(u64, u64, u64) -> u64,
+) -> [u64; WARP_SIZE] {
+    let mut o = [0u64; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        o[l] = f(a[l], b[l], c[l]);
+    }
+    o
+}
+
+/// Executes a [`Fast`] ALU instruction: all lanes computed, active lanes committed.
+pub(super) fn fast_alu(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32) {
+    use crate::arith;
+    let a = fetch(regs, inst.s[0]);
+    let b = if inst.ns > 1 {
+        fetch(regs, inst.s[1])
+    } else {
+        [0; WARP_SIZE]
+    };
+    let f32v = |v: u64| f32::from_bits(v as u32);
+    let rn = warpforge_ptx::Rounding::Rn;
+    let out = match inst.fast {
+        Fast::Add => map2(&a, &b, |x, y| x.wrapping_add(y)),
+        Fast::Sub => map2(&a, &b, |x, y| x.wrapping_sub(y)),
+        Fast::MulLo => map2(&a, &b, |x, y| x.wrapping_mul(y)),
+        Fast::MadLo => {
+            let c = fetch(regs, inst.s[2]);
+            map3(&a, &b, &c, |x, y, z| x.wrapping_mul(y).wrapping_add(z))
+        }
+        Fast::MulWideU32 => map2(&a, &b, |x, y| (x & 0xffff_ffff) * (y & 0xffff_ffff)),
+        Fast::MulWideS32 => map2(&a, &b, |x, y| {
+            ((x as i32 as i64) * (y as i32 as i64)) as u64
+        }),
+        Fast::And => map2(&a, &b, |x, y| x & y),
+        Fast::Or => map2(&a, &b, |x, y| x | y),
+        Fast::Xor => map2(&a, &b, |x, y| x ^ y),
+        Fast::Shl32 => map2(
+            &a,
+            &b,
+            |x, y| if (y as u32) >= 32 { 0 } else { x << (y as u32) },
+        ),
+        Fast::Shl64 => map2(
+            &a,
+            &b,
+            |x, y| if (y as u32) >= 64 { 0 } else { x << (y as u32) },
+        ),
+        Fast::ShrU32 => map2(&a, &b, |x, y| {
+            if (y as u32) >= 32 {
+                0
+            } else {
+                (x & 0xffff_ffff) >> (y as u32)
+            }
+        }),
+        Fast::ShrU64 => map2(
+            &a,
+            &b,
+            |x, y| if (y as u32) >= 64 { 0 } else { x >> (y as u32) },
+        ),
+        Fast::ShrS32 => map2(&a, &b, |x, y| {
+            ((x as i32) >> (y as u32).min(31)) as u32 as u64
+        }),
+        Fast::ShrS64 => map2(&a, &b, |x, y| ((x as i64) >> (y as u32).min(63)) as u64),
+        Fast::Selp => {
+            let c = fetch(regs, inst.s[2]);
+            map3(&a, &b, &c, |x, y, p| if p & 1 != 0 { x } else { y })
+        }
+        Fast::MinS32 => map2(&a, &b, |x, y| (x as i32).min(y as i32) as u32 as u64),
+        Fast::MaxS32 => map2(&a, &b, |x, y| (x as i32).max(y as i32) as u32 as u64),
+        Fast::MinU32 => map2(&a, &b, |x, y| (x as u32).min(y as u32) as u64),
+        Fast::MaxU32 => map2(&a, &b, |x, y| (x as u32).max(y as u32) as u64),
+        Fast::CvtU64U32 => map2(&a, &b, |x, _| x & 0xffff_ffff),
+        Fast::CvtS64S32 => map2(&a, &b, |x, _| x as i32 as i64 as u64),
+        Fast::AddF32 => map2(&a, &b, |x, y| {
+            arith::f32_add(f32v(x), f32v(y), rn).to_bits() as u64
+        }),
+        Fast::MulF32 => map2(&a, &b, |x, y| {
+            arith::f32_mul(f32v(x), f32v(y), rn).to_bits() as u64
+        }),
+        Fast::SubF32 => map2(&a, &b, |x, y| {
+            arith::f32_sub(f32v(x), f32v(y), rn).to_bits() as u64
+        }),
+        Fast::NegF32 => map2(&a, &b, |x, _| x ^ 0x8000_0000),
+        Fast::AbsF32 => map2(&a, &b, |x, _| x & 0x7fff_ffff),
+        Fast::Not => map2(&a, &b, |x, _| !x),
+        Fast::Copy => a,
+        Fast::FmaF32 => {
+            let c = fetch(regs, inst.s[2]);
+            map3(&a, &b, &c, |x, y, z| {
+                arith::f32_fma(f32v(x), f32v(y), f32v(z), rn).to_bits() as u64
+            })
+        }
+        Fast::None => unreachable!("fast_alu without a fast path"),
+    };
+    commit(regs, inst.d[0] as usize, inst.fmask, &out, active);
+}
+
+/// Global loads and stores whose lanes all fall in the allocation of the first active lane:
+/// one allocation lookup per instruction. Returns `false` (having changed nothing) when some lane
+/// is elsewhere, so the general path handles it and reports faults.
+#[inline]
+pub(super) fn global_fast<const TRACE: bool>(
+    gmem: &mut GlobalMem,
+    inst: &DInst,
+    regs: &mut [[u64; WARP_SIZE]],
+    active: u32,
+    out: &mut DynInst,
+) -> bool {
+    let is_st = inst.k == K::St;
+    let nel = if is_st {
+        inst.ns as usize - 1
+    } else {
+        inst.nd as usize
+    };
+    let eb = inst.elem_bytes as u64;
+    let span = eb * nel as u64;
+    let base_src = fetch(regs, inst.s[0]);
+    let off = inst.addr_off as u64;
+    let first = active.trailing_zeros() as usize;
+    let a0 = base_src[first].wrapping_add(off);
+    let Some((lo, data)) = gmem.alloc_at(a0) else {
+        return false;
+    };
+    let hi = lo + data.len() as u64;
+    let mut ok = true;
+    lanes(active, |l| {
+        let a = base_src[l].wrapping_add(off);
+        ok &= a >= lo && a.wrapping_add(span) <= hi && a.wrapping_add(span) >= a;
+    });
+    if !ok {
+        return false;
+    }
+    if is_st {
+        for j in 0..nel {
+            let v = fetch(regs, inst.s[1 + j]);
+            lanes(active, |l| {
+                let o = (base_src[l].wrapping_add(off) - lo) as usize + j * eb as usize;
+                crate::memory::store_le(&mut data[o..], eb as u32, v[l]);
+            });
+        }
+    } else {
+        let t = inst.op.ty.unwrap_or(ScalarType::B32);
+        let mut vals = [[0u64; WARP_SIZE]; 4];
+        for (j, vj) in vals.iter_mut().enumerate().take(nel) {
+            lanes(active, |l| {
+                let o = (base_src[l].wrapping_add(off) - lo) as usize + j * eb as usize;
+                vj[l] = load_ext(crate::memory::load_le(&data[o..], eb as u32), t) & inst.dmask[j];
+            });
+        }
+        for (j, vj) in vals.iter().enumerate().take(nel) {
+            let d = &mut regs[inst.d[j] as usize];
+            lanes(active, |l| d[l] = vj[l]);
+        }
+    }
+    if TRACE {
+        if let Some(mem) = out.mem.as_mut() {
+            lanes(active, |l| mem.addrs[l] = base_src[l].wrapping_add(off));
+        }
+    }
+    true
+}
+
+#[inline(always)]
+pub(super) fn cmp_mask(
+    a: &[u64; WARP_SIZE],
+    b: &[u64; WARP_SIZE],
+    f: impl Fn(u64, u64) -> bool,
+) -> u32 {
+    let mut m = 0u32;
+    for l in 0..WARP_SIZE {
+        m |= (f(a[l], b[l]) as u32) << l;
+    }
+    m
+}
+
+/// `setp.CMP.{s,u,b}{32,64}` without a boolean combiner: operands are mapped to an
+/// order-preserving unsigned key (sign bit flipped for signed types), compared for all lanes,
+/// and the predicate (and its complement) written to the active lanes.
+pub(super) fn setp_int(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32) {
+    use warpforge_ptx::CmpOp::*;
+    let t = inst.op.ty.unwrap_or(ScalarType::B32);
+    let n = bits(t);
+    let flip = if t.is_signed() { 1u64 << (n - 1) } else { 0 };
+    let mut a = fetch(regs, inst.s[0]);
+    let mut b = fetch(regs, inst.s[1]);
+    for l in 0..WARP_SIZE {
+        a[l] = trunc(a[l], n) ^ flip;
+        b[l] = trunc(b[l], n) ^ flip;
+    }
+    let m = match inst.op.cmp.unwrap_or(Eq) {
+        Eq | Equ => cmp_mask(&a, &b, |x, y| x == y),
+        Ne | Neu => cmp_mask(&a, &b, |x, y| x != y),
+        Lt | Lo | Ltu => cmp_mask(&a, &b, |x, y| x < y),
+        Le | Ls | Leu => cmp_mask(&a, &b, |x, y| x <= y),
+        Gt | Hi | Gtu => cmp_mask(&a, &b, |x, y| x > y),
+        Ge | Hs | Geu => cmp_mask(&a, &b, |x, y| x >= y),
+        Num => u32::MAX,
+        Nan => 0,
+    };
+    let p = inst.d[0] as usize;
+    lanes(active, |l| regs[p][l] = ((m >> l) & 1) as u64);
+    if inst.nd > 1 {
+        let q = inst.d[1] as usize;
+        lanes(active, |l| regs[q][l] = ((!m >> l) & 1) as u64);
+    }
+}
