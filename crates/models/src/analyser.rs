@@ -22,7 +22,7 @@
 //!   or, literally, without shared stores ([`RegFileRow::Literal`]).
 
 use crate::options::{MFactorSource, RegFileRow};
-use crate::params::Coalescing;
+use crate::params::{Coalescing, DeviceParams};
 use crate::power::{Unit, UnitCounts};
 use serde::{Deserialize, Serialize};
 use warpforge_core::{DynInst, InstObserver, KernelInfo, MemSpace, OpClass};
@@ -431,6 +431,25 @@ pub struct Analyser {
 }
 
 impl Analyser {
+    /// The analyser configured for device `dev`: its coalescing rules, the L2 capacity, the L1
+    /// geometry (where the device gives an L1 latency, sets and ways) and set index, the SM
+    /// limits (resident CTAs of the L1 replay), the shared-memory banks and the L1I.
+    pub fn for_device(dev: &DeviceParams, m_src: MFactorSource, reg_row: RegFileRow) -> Analyser {
+        let m = &dev.memory;
+        let l1 = (m.l1_latency > 0.0 && m.l1_sets > 0 && m.l1_ways > 0).then_some(L1Geometry {
+            sms: dev.core.num_sms,
+            sets: m.l1_sets,
+            ways: m.l1_ways,
+        });
+        Analyser::new(m.coalescing, m_src, reg_row)
+            .with_l2(m.l2_bytes)
+            .with_l1_index(m.l1_index)
+            .with_l1(l1)
+            .with_limits(dev.core.limits)
+            .with_shared_banks(m.shared_banks, m.shared_bank_bytes)
+            .with_icache(m.l1i_sets, m.l1i_ways)
+    }
+
     /// An analyser applying the coalescing rules of the target device.
     pub fn new(rules: Coalescing, m_src: MFactorSource, reg_row: RegFileRow) -> Self {
         Self {

@@ -176,33 +176,6 @@ impl DeviceParams {
         }
     }
 
-    /// L1 geometry for the analyser's hit estimate, where the device gives one.
-    pub fn l1_geometry(&self) -> Option<crate::analyser::L1Geometry> {
-        (self.memory.l1_latency > 0.0 && self.memory.l1_sets > 0 && self.memory.l1_ways > 0)
-            .then_some(crate::analyser::L1Geometry {
-                sms: self.core.num_sms,
-                sets: self.memory.l1_sets,
-                ways: self.memory.l1_ways,
-            })
-    }
-
-    /// The instruction analyser configured for this device: its coalescing rules, the L2
-    /// capacity, the L1 geometry and set index, the SM limits (resident CTAs of the L1 replay)
-    /// and the shared-memory banks.
-    pub fn analyser(
-        &self,
-        m_src: crate::options::MFactorSource,
-        reg_row: crate::options::RegFileRow,
-    ) -> crate::analyser::Analyser {
-        crate::analyser::Analyser::new(self.memory.coalescing, m_src, reg_row)
-            .with_l2(self.memory.l2_bytes)
-            .with_l1_index(self.memory.l1_index)
-            .with_l1(self.l1_geometry())
-            .with_limits(self.core.limits)
-            .with_shared_banks(self.memory.shared_banks, self.memory.shared_bank_bytes)
-            .with_icache(self.memory.l1i_sets, self.memory.l1i_ways)
-    }
-
     /// Parses and validates a parameter file; `file` names it in errors.
     pub fn from_toml(text: &str, file: &str) -> Result<Self, ModelError> {
         let p: DeviceParams = toml::from_str(text).map_err(|e| ModelError::Params {

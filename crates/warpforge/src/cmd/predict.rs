@@ -283,7 +283,7 @@ pub fn analyse(
     dev: &DeviceParams,
     opts: &ModelOptions,
 ) -> anyhow::Result<(Vec<KernelProfile>, Check, f64)> {
-    let analyser = dev.analyser(opts.m_factor, opts.reg_file);
+    let analyser = Analyser::for_device(dev, opts.m_factor, opts.reg_file);
     super::observed::run_observed(w, size, analyser, |a| a.take_profiles())
 }
 
