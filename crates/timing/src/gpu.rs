@@ -4,7 +4,7 @@
 //!
 //! Each core cycle has three phases, which keeps the statistics identical for every thread
 //! count: (1) sequential, in SM order: CTA dispatch and fetch (the only calls into the
-//! [`WarpSource`], which executes instructions functionally); (2) parallel (rayon): every SM's
+//! [`WarpSource`], which executes instructions functionally); (2) parallel ([`Team`]): every SM's
 //! pipeline and L1s, touching only SM-local state; (3) sequential: finished CTAs are released.
 //! The interconnect, L2 and DRAM domains are stepped sequentially in a fixed order.
 //!
@@ -27,7 +27,7 @@ use crate::mem::icnt::{Network, Sources};
 use crate::mem::l2::L2Slice;
 use crate::mem::req::MemReq;
 use crate::stats::{IcntStats, KernelStats, RunStats, Totals};
-use rayon::prelude::*;
+use crate::team::Team;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use warpforge_core::{KernelInfo, KernelRunner, SourceError, WarpSource};
@@ -81,8 +81,7 @@ pub struct Gpu {
     slices: Vec<L2Slice>,
     channels: Vec<Channel>,
     spc: usize,
-    pool: Option<rayon::ThreadPool>,
-    chunk: usize,
+    team: Option<Team>,
     period: [u64; 4],
     next: [u64; 4],
     cyc: [u64; 4],
@@ -101,12 +100,6 @@ impl Gpu {
         let n_sm = cfg.core.num_sms as usize;
         let n_slices = cfg.dram.channels as usize * spc;
         let threads = threads.max(1);
-        let pool = (threads > 1).then(|| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .expect("thread pool")
-        });
         Self {
             sms: (0..n_sm)
                 .map(|i| Sm::new(i as u16, &cfg, map.clone()))
@@ -120,8 +113,7 @@ impl Gpu {
                 .map(|_| Channel::new(&cfg.dram))
                 .collect(),
             spc,
-            pool,
-            chunk: n_sm.div_ceil(threads).max(1),
+            team: (threads > 1).then(|| Team::new(threads.min(n_sm.max(1)))),
             period: [
                 period_fs(cfg.clocks.core_mhz),
                 period_fs(cfg.clocks.icnt_mhz),
@@ -422,16 +414,8 @@ impl Gpu {
                     s.fetch(now, src)?;
                 }
                 // Phase 2: pipelines in parallel.
-                match &self.pool {
-                    Some(p) => {
-                        let sms = &mut self.sms;
-                        let chunk = self.chunk;
-                        p.install(|| {
-                            sms.par_iter_mut()
-                                .with_min_len(chunk)
-                                .for_each(|s| s.cycle(now))
-                        });
-                    }
+                match &mut self.team {
+                    Some(team) => team.cycle(&mut self.sms, now),
                     None => {
                         for s in &mut self.sms {
                             s.cycle(now);

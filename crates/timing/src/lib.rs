@@ -19,6 +19,7 @@ pub mod dram;
 pub mod gpu;
 pub mod mem;
 pub mod stats;
+mod team;
 
 pub use config::{ConfigError, GpuConfig};
 pub use gpu::{Gpu, Progress, TimingRunner};

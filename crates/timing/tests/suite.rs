@@ -39,3 +39,21 @@ fn every_workload_passes_and_is_identical_on_one_and_two_threads() {
     }
     assert!(n >= 6);
 }
+
+/// More stepping threads than the machine has cores (CI has two): workers are descheduled in
+/// the middle of phases and the main thread steps their SMs itself; the statistics must not
+/// change.
+#[test]
+fn oversubscribed_thread_team_gives_identical_statistics() {
+    for name in ["bfs", "mm", "nw"] {
+        let w = registry()
+            .iter()
+            .copied()
+            .find(|w| w.info().name == name)
+            .unwrap();
+        let a = run(w, 1);
+        for threads in [5, 15] {
+            assert_eq!(a, run(w, threads), "{name}: {threads} threads");
+        }
+    }
+}

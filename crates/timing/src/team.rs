@@ -1,0 +1,177 @@
+//! The worker team that steps the SM pipelines of one core cycle in parallel (phase 2 of
+//! [`crate::gpu`]).
+//!
+//! A phase lasts a few microseconds, so handing it to a general-purpose pool each cycle costs as
+//! much as the work itself. The team is a set of threads that live as long as the GPU. Per
+//! phase, the main thread publishes the SM array and the cycle and opens a new *epoch* in the
+//! `claim` word (epoch in the high 32 bits, next SM index in the low 32); every participant,
+//! the main thread included, claims SMs one at a time by compare-and-swap on that word and steps
+//! them; the main thread leaves the phase when every SM of it has been stepped. A worker that is
+//! late (descheduled on a busy machine) never holds the phase up: its claim fails once the epoch
+//! has moved on or every SM is taken, and the main thread simply steps more SMs itself. Idle
+//! workers spin briefly, then park until the main thread unparks them at the next phase. Each
+//! SM's step reads and writes only that SM, so the result does not depend on which thread
+//! stepped which SM.
+
+use crate::core::sm::Sm;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread::{JoinHandle, Thread};
+
+/// Spins this many times waiting for work (or for the last SMs) before parking or yielding.
+const SPINS: u32 = 1 << 12;
+
+struct Shared {
+    /// Epoch (high 32 bits) and next SM index to claim (low 32 bits).
+    claim: AtomicU64,
+    /// Core cycle of the current phase.
+    now: AtomicU64,
+    /// The SM array of the current phase and its length.
+    sms: AtomicPtr<Sm>,
+    len: AtomicUsize,
+    /// SMs stepped in the current phase.
+    completed: AtomicUsize,
+    /// Workers parked waiting for a phase.
+    parked: AtomicUsize,
+    quit: AtomicBool,
+}
+
+impl Shared {
+    /// Claims and steps SMs of the current phase until none is left to claim; returns whether
+    /// it stepped any.
+    fn work(&self) -> bool {
+        let mut any = false;
+        loop {
+            let c = self.claim.load(Ordering::Acquire);
+            let i = (c & 0xFFFF_FFFF) as usize;
+            if i >= self.len.load(Ordering::Acquire) {
+                return any;
+            }
+            if self
+                .claim
+                .compare_exchange_weak(c, c + 1, Ordering::AcqRel, Ordering::Acquire)
+                .is_err()
+            {
+                continue;
+            }
+            // SAFETY: the claim succeeded on (epoch, i) with i below the phase's length, so
+            // the phase is still open (the main thread waits for SM i before it leaves it and
+            // before it publishes another array, cycle or length), `sms` is that phase's array
+            // of `len` SMs, and no other participant claimed index i: this is the only
+            // reference to SM i until `completed` is incremented.
+            unsafe {
+                let base = self.sms.load(Ordering::Acquire);
+                (*base.add(i)).cycle(self.now.load(Ordering::Acquire));
+            }
+            self.completed.fetch_add(1, Ordering::AcqRel);
+            any = true;
+        }
+    }
+
+    /// Whether the current phase has an SM left to claim.
+    fn open(&self) -> bool {
+        let i = (self.claim.load(Ordering::SeqCst) & 0xFFFF_FFFF) as usize;
+        i < self.len.load(Ordering::SeqCst)
+    }
+}
+
+/// Worker threads for phase 2; dropping the team stops and joins them.
+pub struct Team {
+    shared: Arc<Shared>,
+    workers: Vec<JoinHandle<()>>,
+    threads: Vec<Thread>,
+    epoch: u64,
+}
+
+impl Team {
+    /// A team of `threads` participants: the calling thread and `threads - 1` workers.
+    pub fn new(threads: usize) -> Self {
+        let shared = Arc::new(Shared {
+            claim: AtomicU64::new(0),
+            now: AtomicU64::new(0),
+            sms: AtomicPtr::new(std::ptr::null_mut()),
+            len: AtomicUsize::new(0),
+            completed: AtomicUsize::new(0),
+            parked: AtomicUsize::new(0),
+            quit: AtomicBool::new(false),
+        });
+        let workers: Vec<JoinHandle<()>> = (1..threads.max(1))
+            .map(|_| {
+                let s = Arc::clone(&shared);
+                std::thread::spawn(move || {
+                    let mut idle = 0u32;
+                    while !s.quit.load(Ordering::Acquire) {
+                        if s.work() {
+                            idle = 0;
+                        } else if idle < SPINS {
+                            std::hint::spin_loop();
+                            idle += 1;
+                        } else {
+                            // SeqCst with `Team::start`: either `open` sees the new phase or
+                            // `start` sees this worker parked and unparks it.
+                            s.parked.fetch_add(1, Ordering::SeqCst);
+                            if !s.open() && !s.quit.load(Ordering::SeqCst) {
+                                std::thread::park();
+                            }
+                            s.parked.fetch_sub(1, Ordering::SeqCst);
+                            idle = 0;
+                        }
+                    }
+                })
+            })
+            .collect();
+        let threads = workers.iter().map(|w| w.thread().clone()).collect();
+        Self {
+            shared,
+            workers,
+            threads,
+            epoch: 0,
+        }
+    }
+
+    fn wake(&self) {
+        if self.shared.parked.load(Ordering::SeqCst) > 0 {
+            for t in &self.threads {
+                t.unpark();
+            }
+        }
+    }
+
+    /// Steps every SM of `sms` for core cycle `now` on all participants; returns when all are
+    /// done.
+    pub fn cycle(&mut self, sms: &mut [Sm], now: u64) {
+        let s = &self.shared;
+        self.epoch = (self.epoch + 1) & 0xFFFF_FFFF;
+        // Closed while the phase's values are written: no index is below any length.
+        s.claim
+            .store((self.epoch << 32) | 0xFFFF_FFFF, Ordering::SeqCst);
+        s.sms.store(sms.as_mut_ptr(), Ordering::Release);
+        s.len.store(sms.len(), Ordering::Release);
+        s.now.store(now, Ordering::Release);
+        s.completed.store(0, Ordering::Release);
+        s.claim.store(self.epoch << 32, Ordering::SeqCst);
+        self.wake();
+        s.work();
+        let mut n = 0u32;
+        while s.completed.load(Ordering::Acquire) != sms.len() {
+            if n < SPINS {
+                std::hint::spin_loop();
+                n += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+impl Drop for Team {
+    fn drop(&mut self) {
+        self.shared.quit.store(true, Ordering::SeqCst);
+        for t in &self.threads {
+            t.unpark();
+        }
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
