@@ -18,6 +18,12 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering}
 use std::sync::Arc;
 use std::thread::{JoinHandle, Thread};
 
+// The SMs are handed to other threads through raw pointers: they must be `Send`.
+const _: fn() = || {
+    fn send<T: Send>() {}
+    send::<Sm>();
+};
+
 /// Spins this many times waiting for work (or for the last SMs) before parking or yielding.
 const SPINS: u32 = 1 << 12;
 
@@ -33,6 +39,8 @@ struct Shared {
     completed: AtomicUsize,
     /// Workers parked waiting for a phase.
     parked: AtomicUsize,
+    /// A worker panicked while stepping an SM (the main thread re-raises it).
+    poisoned: AtomicBool,
     quit: AtomicBool,
 }
 
@@ -59,9 +67,12 @@ impl Shared {
             // before it publishes another array, cycle or length), `sms` is that phase's array
             // of `len` SMs, and no other participant claimed index i: this is the only
             // reference to SM i until `completed` is incremented.
-            unsafe {
+            let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe {
                 let base = self.sms.load(Ordering::Acquire);
                 (*base.add(i)).cycle(self.now.load(Ordering::Acquire));
+            }));
+            if step.is_err() {
+                self.poisoned.store(true, Ordering::Release);
             }
             self.completed.fetch_add(1, Ordering::AcqRel);
             any = true;
@@ -93,6 +104,7 @@ impl Team {
             len: AtomicUsize::new(0),
             completed: AtomicUsize::new(0),
             parked: AtomicUsize::new(0),
+            poisoned: AtomicBool::new(false),
             quit: AtomicBool::new(false),
         });
         let workers: Vec<JoinHandle<()>> = (1..threads.max(1))
@@ -161,6 +173,10 @@ impl Team {
                 std::thread::yield_now();
             }
         }
+        assert!(
+            !s.poisoned.load(Ordering::Acquire),
+            "an SM-stepping thread panicked (message above)"
+        );
     }
 }
 
