@@ -38,7 +38,8 @@ pub enum WriteAllocate {
     Lazy,
     /// Send the write on to the next level and fetch the line into the cache as well; the write
     /// is complete when the next level has written it (GPGPU-Sim `W`, its "naive" write
-    /// allocate: one write and one read per write miss).
+    /// allocate: one write and one read per write miss). Only a line miss is sent on; a write
+    /// to a present or pending line with missing sectors validates them, as `Lazy` does.
     Naive,
     /// Send the write on to the next level without allocating; complete when the next level
     /// has written it (GPGPU-Sim `N`).
