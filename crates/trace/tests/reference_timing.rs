@@ -236,3 +236,23 @@ fn accelsim_layout_report_agrees_with_the_accelsim_log() {
         assert!((a - b).abs() / b <= 0.10, "{key}: {a} vs {b}");
     }
 }
+
+/// The `.icnt` file sets the interconnect: 32-byte flits, router delays 0 + 1 + 1 (+2 for the
+/// channel in and out), and one flit per cycle per port (`input_speedup = 2`, `output_speedup =
+/// 1`: the output port bounds it). The shipped configs (both speedups 1) also get one.
+#[test]
+fn interconnect_comes_from_the_icnt_file() {
+    let g = gtx1080();
+    assert_eq!(
+        (g.icnt.flit_bytes, g.icnt.latency, g.icnt.flits_per_cycle),
+        (32, 4, 1)
+    );
+    let d = reference().join("gpgpusim-configs/SM7_QV100");
+    let q = import_files(
+        &[d.join("gpgpusim.config"), d.join("trace.config")],
+        GpuConfig::preset("gtx480").unwrap(),
+    )
+    .unwrap()
+    .config;
+    assert_eq!((q.icnt.flit_bytes, q.icnt.flits_per_cycle), (40, 1));
+}

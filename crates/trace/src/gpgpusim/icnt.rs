@@ -62,18 +62,28 @@ impl IcntConfig {
             .map(|(_, v, _)| v.as_str())
     }
 
-    /// An unsigned integer value, with an error naming file, line and key.
-    pub fn u32(&self, key: &str) -> Result<Option<u32>, TraceError> {
+    /// The last value of `key` parsed as `T`, with an error naming file, line, key and `what`.
+    fn parsed<T: std::str::FromStr>(&self, key: &str, what: &str) -> Result<Option<T>, TraceError> {
         match self.entries.iter().rev().find(|(k, _, _)| k == key) {
             None => Ok(None),
             Some((_, v, l)) => v.parse().map(Some).map_err(|_| {
                 TraceError::parse(
                     &self.file,
                     *l,
-                    format!("`{key}`: expected an unsigned integer, found `{v}`"),
+                    format!("`{key}`: expected {what}, found `{v}`"),
                 )
             }),
         }
+    }
+
+    /// An unsigned integer value, with an error naming file, line and key.
+    pub fn u32(&self, key: &str) -> Result<Option<u32>, TraceError> {
+        self.parsed(key, "an unsigned integer")
+    }
+
+    /// A number (`internal_speedup = 2.0;`), with an error naming file, line and key.
+    pub fn f64(&self, key: &str) -> Result<Option<f64>, TraceError> {
+        self.parsed(key, "a number")
     }
 }
 
@@ -86,6 +96,9 @@ mod tests {
         let t = "// c\nuse_map = 0;\nflit_size = 32; // x\npacket_size ={{1,2},{10,20}};\ntopology = fly;\n";
         let c = IcntConfig::parse(t, Path::new("a.icnt")).unwrap();
         assert_eq!(c.u32("flit_size").unwrap(), Some(32));
+        assert_eq!(c.f64("flit_size").unwrap(), Some(32.0));
+        let e = c.f64("topology").unwrap_err().to_string();
+        assert!(e.contains("a.icnt:5") && e.contains("expected a number"), "{e}");
         assert_eq!(c.get("topology"), Some("fly"));
         assert_eq!(c.get("packet_size"), Some("{{1,2},{10,20}}"));
         let e = IcntConfig::parse("k = 5\n", Path::new("a.icnt"))

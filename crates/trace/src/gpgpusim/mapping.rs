@@ -662,12 +662,21 @@ pub fn to_timing_config(
                 let d = |k: &str| ic.u32(k).map(|v| v.unwrap_or(0));
                 cfg.icnt.latency =
                     d("routing_delay")? + d("vc_alloc_delay")? + d("sw_alloc_delay")? + 2;
+                // A router port moves `speedup` flits per cycle; a packet crosses an input and an
+                // output port, so the slower of the two bounds it (`internal_speedup` is the
+                // switch's, which runs between them, not a port's).
+                let speedup = |k: &str| ic.f64(k).map(|v| v.unwrap_or(1.0));
+                let ports = speedup("input_speedup")?.min(speedup("output_speedup")?);
+                cfg.icnt.flits_per_cycle = (ports.round() as u32).max(1);
             }
         }
         _ => {
             if let Some(v) = o.u32("icnt_flit_size")? {
                 cfg.icnt.flit_bytes = v.max(1);
             }
+            // GPGPU-Sim's local crossbar (`network_mode 2`) moves one flit per port per
+            // interconnect cycle.
+            cfg.icnt.flits_per_cycle = 1;
         }
     }
     if let Some(v) = o.u32("icnt_in_buffer_limit")? {
