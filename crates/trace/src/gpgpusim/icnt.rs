@@ -98,7 +98,10 @@ mod tests {
         assert_eq!(c.u32("flit_size").unwrap(), Some(32));
         assert_eq!(c.f64("flit_size").unwrap(), Some(32.0));
         let e = c.f64("topology").unwrap_err().to_string();
-        assert!(e.contains("a.icnt:5") && e.contains("expected a number"), "{e}");
+        assert!(
+            e.contains("a.icnt:5") && e.contains("expected a number"),
+            "{e}"
+        );
         assert_eq!(c.get("topology"), Some("fly"));
         assert_eq!(c.get("packet_size"), Some("{{1,2},{10,20}}"));
         let e = IcntConfig::parse("k = 5\n", Path::new("a.icnt"))
