@@ -5,8 +5,9 @@
 //! write-back slice follow `write_allocate`: `lazy` validates the written sectors without a fetch
 //! and acknowledges at once; `naive` (GPGPU-Sim's `W`) sends the store on to DRAM, fetches the
 //! line as well, and acknowledges when DRAM has written the store; `none` only sends the store on.
-//! Atomics execute here (read, then the line is dirty). DRAM returns wait `dram_latency` L2 cycles before the fill. Every queue is
-//! bounded; a request that cannot proceed stays at the head (back-pressure).
+//! Atomics execute here (read, then the line is dirty). DRAM returns wait `dram_latency` L2
+//! cycles before the fill. Every queue is bounded; a request that cannot proceed stays at the head
+//! (back-pressure).
 
 use super::cache::{Cache, Lookup, Mshr, WriteAllocate, WritePolicy};
 use super::req::{MemReq, ReqKind, ReqSrc, ACK};
