@@ -5,7 +5,7 @@
 //! The functional run executes warps in an order unrelated to the hardware's (often one warp
 //! to its end before the next), so looking its stream up in an L1 as it comes would see reuse
 //! that an SM interleaving 48 warps over 16 KB never sees. Instead the analyser records each
-//! warp's line stream ([`WarpStreams`]) and, at the end of the launch, [`replay`]s it in a
+//! warp's line stream ([`WarpStreams`]) and, at the end of the launch, replays it (`replay`) in a
 //! hardware-like order:
 //! * CTA `c` runs on SM `c mod #SMs`; each SM holds `#Active_blocks_per_SM` CTAs at a time (the
 //!   occupancy of the model's step 0) and admits its next CTA when one finishes;

@@ -4,8 +4,9 @@
 //!
 //! Each core cycle has three phases, which keeps the statistics identical for every thread
 //! count: (1) sequential, in SM order: CTA dispatch and fetch (the only calls into the
-//! [`WarpSource`], which executes instructions functionally); (2) parallel ([`Team`]): every SM's
-//! pipeline and L1s, touching only SM-local state; (3) sequential: finished CTAs are released.
+//! [`WarpSource`], which executes instructions functionally); (2) parallel (a thread team,
+//! `team.rs`): every SM's pipeline and L1s, touching only SM-local state; (3) sequential:
+//! finished CTAs are released.
 //! The interconnect, L2 and DRAM domains are stepped sequentially in a fixed order.
 //!
 //! Idle work is cheap, and with `sim.skip_idle` idle time is skipped: an SM with nothing in

@@ -29,7 +29,7 @@ pub struct BenchSpec {
     pub sync: bool,
     /// Registers per thread by default (> 32 spills under Pagoda's cap).
     pub regs: u32,
-    /// Mean isolated compute time of one 128-thread task (ns) [calibration].
+    /// Mean isolated compute time of one 128-thread task (ns) (calibration).
     pub compute_ns: f64,
     /// Task-count multiplier relative to 32K (SLUD 273K / 32K).
     pub count_scale: f64,

@@ -317,7 +317,7 @@ fn f32_checker(what: &'static str, out: DevPtr, want: Vec<f32>, tol: f32) -> Che
 }
 
 /// A checker of the `u32` output `out` against `want`, exactly; a mismatch reads
-/// "`what`[i]: got `unit`G, expected W".
+/// "`what`\[i\]: got `unit`G, expected W".
 fn u32_checker(what: &'static str, unit: &'static str, out: DevPtr, want: Vec<u32>) -> Checker {
     Box::new(move |d| {
         let got = d.read::<u32>(out, want.len())?;
