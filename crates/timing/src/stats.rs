@@ -32,7 +32,8 @@ counters! {
         misses,
         /// Misses merged into an outstanding MSHR entry.
         merged,
-        /// Read misses sent on without allocating (bypass path).
+        /// Misses sent on without allocating (bypass path): read misses, and stores of a cache
+        /// that skips global stores (insertion `bypass_all`).
         bypassed,
         /// Accesses refused for lack of an MSHR, merge slot, miss-queue slot or free way.
         reservation_fails,

@@ -12,9 +12,8 @@
 //!   fetch of up to two instructions); misses include fetches that found the line already
 //!   requested (GPGPU-Sim counts those as misses too).
 //! * `*_pending_hits` are accesses merged into an outstanding miss (MSHR merges).
-//! * L1D: loads sent around the L1D (`gmem_skip_L1D`, insertion `bypass_all`) are not counted,
-//!   as in GPGPU-Sim; stores are, because warpforge's write-through / write-evict L1D looks them
-//!   up (GPGPU-Sim skips the L1D for them as well when `gmem_skip_L1D` is set).
+//! * L1D: accesses sent around the L1D (`gmem_skip_L1D`, insertion `bypass_all`: loads and
+//!   stores) are not counted, as in GPGPU-Sim.
 //! * `gpu_occupancy` is resident warps over `max warps x` SM-cycles in which the SM held a CTA.
 //! * `averagemflatency` is the mean over read replies of core cycles from the SM sending the
 //!   request to consuming its reply (integer, truncated, as GPGPU-Sim prints it).

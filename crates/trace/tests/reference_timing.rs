@@ -220,6 +220,7 @@ fn accelsim_layout_report_agrees_with_the_accelsim_log() {
         "gpu_tot_issued_cta",
         "gpgpu_n_tot_w_icount",
         "L1I_total_cache_misses",
+        "L1D_total_cache_accesses",
         "L2_total_cache_accesses",
         "L2_total_cache_misses",
         "L2_total_cache_pending_hits",

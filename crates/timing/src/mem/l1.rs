@@ -230,6 +230,22 @@ impl L1 {
     /// L2 acknowledges when it carries [`super::req::ACK`]) and return `Miss`; write-back keeps it
     /// and returns `Hit`.
     fn store(&mut self, t: &Txn, line: u64, waiter: u32, sm: u16, map: &AddrMap) -> Outcome {
+        if self.write != WritePolicy::WriteBack && self.insertion.skips_stores() {
+            // The cache is off for global accesses: the store goes around it.
+            if self.mq_free() == 0 {
+                self.stats.reservation_fails += 1;
+                return Outcome::Fail;
+            }
+            let (a, b) = self.span(t);
+            let mut r = self.req(a, b, ReqKind::Write, sm, map);
+            r.id = waiter;
+            self.miss_queue.push_back(r);
+            self.stats.accesses += 1;
+            self.stats.writes += 1;
+            self.stats.misses += 1;
+            self.stats.bypassed += 1;
+            return Outcome::Miss;
+        }
         let look = self.cache.lookup(line, t.sectors);
         let hit = matches!(look, Lookup::Hit(_));
         if self.write == WritePolicy::WriteBack {
@@ -442,5 +458,20 @@ mod tests {
             Outcome::Miss,
             "not allocated"
         );
+        // Stores go around the cache too: sent on as they are and counted as bypassed.
+        assert_eq!(
+            l1.access(&t, AccessKind::Store, 9, 0, 0, 0, &m),
+            Outcome::Miss
+        );
+        let w = l1.miss_queue.pop_back().unwrap();
+        assert_eq!(
+            (w.kind, w.addr, w.bytes, w.id),
+            (ReqKind::Write, 0x3020, 64, 9)
+        );
+        assert_eq!(
+            (l1.stats.accesses, l1.stats.bypassed, l1.stats.writes),
+            (3, 3, 1)
+        );
+        assert_eq!(l1.stats.hits, 0);
     }
 }

@@ -24,6 +24,11 @@ pub trait Insertion {
     fn bypass(&mut self, miss: &MissInfo) -> bool;
     /// A line was evicted; `reused` says whether it was hit after its fill.
     fn on_evict(&mut self, _line: u64, _reused: bool) {}
+    /// Whether stores skip the cache altogether (no lookup: the cache is off for global
+    /// accesses, GPGPU-Sim `-gpgpu_gmem_skip_L1D`); selective load-bypass policies keep `false`.
+    fn skips_stores(&self) -> bool {
+        false
+    }
 }
 
 macro_rules! policies {
@@ -46,6 +51,10 @@ macro_rules! policies {
             #[inline]
             fn on_evict(&mut self, line: u64, reused: bool) {
                 match self { $( Policy::$variant(p) => p.on_evict(line, reused), )* }
+            }
+            #[inline]
+            fn skips_stores(&self) -> bool {
+                match self { $( Policy::$variant(p) => p.skips_stores(), )* }
             }
         }
     };
