@@ -119,8 +119,8 @@ impl Team {
                             std::hint::spin_loop();
                             idle += 1;
                         } else {
-                            // SeqCst with `Team::start`: either `open` sees the new phase or
-                            // `start` sees this worker parked and unparks it.
+                            // SeqCst with `Team::wake`: either `open` sees the new phase or
+                            // `wake` sees this worker parked and unparks it.
                             s.parked.fetch_add(1, Ordering::SeqCst);
                             if !s.open() && !s.quit.load(Ordering::SeqCst) {
                                 std::thread::park();
