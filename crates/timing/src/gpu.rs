@@ -152,6 +152,7 @@ impl Gpu {
         for s in &self.sms {
             t.core.add(&s.stats);
             t.stalls.add(&s.stalls);
+            t.latency.add(&s.latency);
             t.l1d.add(s.l1d_stats());
             t.l1i.add(&s.l1i_stats);
             t.const_cache.add(s.const_stats());
@@ -403,7 +404,7 @@ impl Gpu {
                             break;
                         }
                         let s = (cta_rr + i) % n_sm;
-                        if self.sms[s].dispatch_cta(next_cta as u32, &k, src)? {
+                        if self.sms[s].dispatch_cta(now, next_cta as u32, &k, src)? {
                             next_cta += 1;
                             last_progress = now;
                             last_exit = now;

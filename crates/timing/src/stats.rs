@@ -70,6 +70,40 @@ counters! {
 }
 
 counters! {
+    /// Latency attribution (spec 000 §2, Lee 2017 §3.2.1, Algorithms 1 and 2), summed over the
+    /// warps that retired: every cycle of a warp's life, from its dispatch cycle to its
+    /// retirement cycle inclusive, is charged to exactly one factor, so the factors sum to
+    /// `lifetime`. Each cycle a scheduler probes its warps in its priority order up to the one it
+    /// issues (all of them when none is ready); a probed warp is charged one cycle of the first
+    /// factor that holds it, and the cycles since its previous probe minus one to `scheduling`
+    /// (the doc's `t`, with the `t − 1` reading of §2.3 so nothing is counted twice).
+    LatencyStats {
+        /// Warps that retired.
+        warps,
+        /// Their lifetimes, core cycles.
+        lifetime,
+        /// Waiting while the scheduler served other warps (not probed).
+        scheduling,
+        /// Instruction buffer empty or the next instruction still in fetch / decode.
+        fetch,
+        /// Instruction buffer empty because fetch waits for a branch to resolve.
+        control,
+        /// A RAW/WAW dependence on an ALU result, or the first cycle on a pending load.
+        data_hazard,
+        /// Further cycles waiting on the same pending load (`DataCacheMiss` of Algorithm 2).
+        data_miss,
+        /// The LD/ST path cannot take the memory instruction (collectors, unit, MSHRs full).
+        mshr,
+        /// No free operand collector / unit for an ALU instruction.
+        structural,
+        /// At a barrier, or finished and waiting for its CTA / stores (to retirement).
+        sync,
+        /// Issued.
+        exec,
+    }
+}
+
+counters! {
     /// Counters of one SM's pipeline.
     CoreStats {
         /// Warp instructions issued.
@@ -207,6 +241,8 @@ pub struct Totals {
     pub cycles: u64,
     /// SM pipelines.
     pub core: CoreStats,
+    /// Latency attribution of retired warps.
+    pub latency: LatencyStats,
     /// Issue stalls.
     pub stalls: StallStats,
     /// L1 data caches.
@@ -229,6 +265,7 @@ impl Totals {
         Totals {
             cycles: self.cycles - o.cycles,
             core: self.core.sub(&o.core),
+            latency: self.latency.sub(&o.latency),
             stalls: self.stalls.sub(&o.stalls),
             l1d: self.l1d.sub(&o.l1d),
             l1i: self.l1i.sub(&o.l1i),
@@ -242,6 +279,7 @@ impl Totals {
     pub fn add(&mut self, o: &Totals) {
         self.cycles += o.cycles;
         self.core.add(&o.core);
+        self.latency.add(&o.latency);
         self.stalls.add(&o.stalls);
         self.l1d.add(&o.l1d);
         self.l1i.add(&o.l1i);
@@ -257,6 +295,54 @@ fn ratio(a: u64, b: u64) -> f64 {
         0.0
     } else {
         a as f64 / b as f64
+    }
+}
+
+/// Latency attribution averaged over a launch's warps (Lee 2017 Figure 3.2 plots these), core
+/// cycles per warp; the factors sum to `lifetime`.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct LatencyReport {
+    /// Warps that retired.
+    pub warps: u64,
+    /// Average warp lifetime.
+    pub lifetime: f64,
+    /// See [`LatencyStats`] for each factor.
+    pub scheduling: f64,
+    /// Instruction fetch.
+    pub fetch: f64,
+    /// Control hazard.
+    pub control: f64,
+    /// Data hazard.
+    pub data_hazard: f64,
+    /// Data-cache miss (further cycles on the same pending load).
+    pub data_miss: f64,
+    /// LD/ST path and MSHRs.
+    pub mshr: f64,
+    /// Structural hazard.
+    pub structural: f64,
+    /// Synchronisation.
+    pub sync: f64,
+    /// Issued.
+    pub exec: f64,
+}
+
+impl LatencyReport {
+    /// Per-warp averages of `l`.
+    pub fn new(l: &LatencyStats) -> Self {
+        let avg = |v: u64| ratio(v, l.warps);
+        Self {
+            warps: l.warps,
+            lifetime: avg(l.lifetime),
+            scheduling: avg(l.scheduling),
+            fetch: avg(l.fetch),
+            control: avg(l.control),
+            data_hazard: avg(l.data_hazard),
+            data_miss: avg(l.data_miss),
+            mshr: avg(l.mshr),
+            structural: avg(l.structural),
+            sync: avg(l.sync),
+            exec: avg(l.exec),
+        }
     }
 }
 
@@ -291,6 +377,10 @@ pub struct KernelStats {
     /// interconnect to consuming its reply, over every read reply (GPGPU-Sim's
     /// `averagemflatency`); 0 without reads.
     pub avg_mem_latency: f64,
+    /// Latency attribution: per-warp average cycles of each factor (spec 000 §2); only with
+    /// `sim.latency_attribution`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<LatencyReport>,
     /// Issue-stall cycles per reason (per scheduler).
     pub stalls: StallStats,
     /// Output check of the workload: `passed`, `failed` or `none`.
@@ -334,6 +424,7 @@ impl KernelStats {
                 l2_to_l1_flits: t.icnt.reply_flits,
             },
             avg_mem_latency: ratio(t.core.read_latency_cycles, t.core.read_replies),
+            latency: (t.latency.warps > 0).then(|| LatencyReport::new(&t.latency)),
             stalls: t.stalls,
             check: "none".into(),
             interrupted: false,

@@ -94,6 +94,15 @@ pub struct Warp {
     /// The line of the newest I-buffer entry has arrived; the fetch unit must re-access the L1I
     /// for this warp (one warp per fetch slot, as GPGPU-Sim re-fetches after a fill).
     pub refetch: bool,
+    /// Latency attribution: core cycle the warp was dispatched.
+    pub born: u64,
+    /// Latency attribution: core cycle of the last probe (dispatch cycle − 1 before the first).
+    pub probed: u64,
+    /// Latency attribution: the pending load last charged (loads issued so far << 16 | hazard
+    /// register + 1; 0 = none).
+    pub pending_dep: u64,
+    /// Loads issued (identifies the load a stalled warp waits for, with the hazard register).
+    pub loads_issued: u32,
 }
 
 impl Default for Warp {
@@ -118,6 +127,10 @@ impl Default for Warp {
             last_pc: 0,
             imiss: None,
             refetch: false,
+            born: 0,
+            probed: 0,
+            pending_dep: 0,
+            loads_issued: 0,
         }
     }
 }

@@ -33,4 +33,22 @@ impl WarpScheduler for Gto {
     fn on_issue(&mut self, warp: usize) {
         self.last = Some(warp);
     }
+    fn visited_before(&self, v: &SchedView<'_>, pick: usize) -> u64 {
+        // The greedy warp first (unless it is the pick), then oldest first up to the pick.
+        let mut m = match self.last {
+            Some(l) if l != pick => 1 << l,
+            _ => 0,
+        };
+        if self.last != Some(pick) {
+            let mut valid = v.valid;
+            while valid != 0 {
+                let w = valid.trailing_zeros() as usize;
+                valid &= valid - 1;
+                if v.age[w] < v.age[pick] {
+                    m |= 1 << w;
+                }
+            }
+        }
+        m & v.valid
+    }
 }

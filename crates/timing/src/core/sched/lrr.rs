@@ -1,6 +1,6 @@
 //! Loose round robin (GPGPU-Sim `lrr`): the first ready warp after the one issued last.
 
-use super::{next_from, SchedView, WarpScheduler};
+use super::{cyclic_range, next_from, SchedView, WarpScheduler};
 use crate::config::CoreConfig;
 
 struct Lrr {
@@ -17,5 +17,8 @@ impl WarpScheduler for Lrr {
     }
     fn on_issue(&mut self, warp: usize) {
         self.last = warp;
+    }
+    fn visited_before(&self, v: &SchedView<'_>, pick: usize) -> u64 {
+        cyclic_range(self.last + 1, pick) & v.valid
     }
 }

@@ -32,6 +32,23 @@ pub trait WarpScheduler: Send {
     fn pick(&mut self, view: &SchedView<'_>) -> Option<usize>;
     /// The picked warp issued.
     fn on_issue(&mut self, _warp: usize) {}
+    /// The warps this policy examines before reaching `pick` in its priority order (latency
+    /// attribution, Lee 2017 Algorithm 1: a scheduler probes warps in order until the first
+    /// ready one). Default: every warp that is not ready.
+    fn visited_before(&self, view: &SchedView<'_>, _pick: usize) -> u64 {
+        view.valid & !view.ready
+    }
+}
+
+/// Bits `from..to` of a 64-bit warp mask, wrapping around (`from == to`: none).
+pub(crate) fn cyclic_range(from: usize, to: usize) -> u64 {
+    let (from, to) = (from % 64, to % 64);
+    let below = |b: usize| if b == 0 { 0 } else { u64::MAX >> (64 - b) };
+    if from <= to {
+        below(to) & !below(from)
+    } else {
+        !below(from) | below(to)
+    }
 }
 
 /// Constructor of a scheduler from the core configuration.
@@ -155,6 +172,38 @@ mod tests {
             seen |= 1 << w;
         }
         assert_eq!(seen, 0b0110);
+    }
+
+    #[test]
+    fn visited_before_follows_each_priority_order() {
+        assert_eq!(cyclic_range(2, 5), 0b11100);
+        assert_eq!(cyclic_range(62, 1), (1 << 62) | (1 << 63) | 1);
+        assert_eq!(cyclic_range(3, 3), 0);
+        let age = [5u64, 1, 9, 3];
+        let v = SchedView {
+            valid: 0b1111,
+            ready: 0b0101,
+            long_wait: 0,
+            age: &age,
+        };
+        // LRR after issuing warp 3: visits 0 (ready, picked) first.
+        let mut lrr = find("lrr").unwrap()(&cfg());
+        lrr.on_issue(3);
+        assert_eq!(lrr.pick(&v), Some(0));
+        assert_eq!(lrr.visited_before(&v, 0), 0);
+        // After issuing 0: visits 1 (not ready), then picks 2.
+        lrr.on_issue(0);
+        assert_eq!(lrr.pick(&v), Some(2));
+        assert_eq!(lrr.visited_before(&v, 2), 0b0010);
+        // GTO after issuing 1 (now not ready): visits 1, then oldest first: 3 (age 3) before
+        // picking 0 (age 5); 2 (age 9) is younger than the pick and never examined.
+        let mut gto = find("gto").unwrap()(&cfg());
+        gto.on_issue(1);
+        assert_eq!(gto.pick(&v), Some(0));
+        assert_eq!(gto.visited_before(&v, 0), 0b1010);
+        // Greedy: the last warp is ready again and examined first.
+        gto.on_issue(0);
+        assert_eq!(gto.visited_before(&v, 0), 0);
     }
 
     #[test]

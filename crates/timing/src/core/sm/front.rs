@@ -44,9 +44,10 @@ impl Sm {
         Ok(())
     }
 
-    /// Tries to place CTA `cta` here; returns whether it was placed.
+    /// Tries to place CTA `cta` here in core cycle `now`; returns whether it was placed.
     pub fn dispatch_cta(
         &mut self,
+        now: u64,
         cta: u32,
         k: &KernelInfo,
         src: &mut dyn WarpSource,
@@ -80,6 +81,8 @@ impl Sm {
                 cta,
                 warp_in_cta: placed,
                 age: self.age_counter,
+                born: now,
+                probed: now.wrapping_sub(1),
                 ..Warp::default()
             };
             self.ages[ws] = self.age_counter;

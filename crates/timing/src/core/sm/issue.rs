@@ -69,9 +69,55 @@ impl Sm {
         free
     }
 
+    /// Why warp `w` cannot issue at `now` (`None`: it is ready). Reads state only.
+    pub(super) fn warp_why(&self, w: usize, now: u64, free: &[usize; 3]) -> Option<Why> {
+        let wp = &self.warps[w];
+        Some(if wp.at_barrier {
+            Why::Sync
+        } else if wp.len == 0 {
+            if wp.fetch_done {
+                Why::Sync
+            } else if wp.branch_pending {
+                Why::Control
+            } else {
+                Why::Fetch
+            }
+        } else {
+            let h = wp.head as usize;
+            let inst = &wp.ibuf[h];
+            if wp.ready_at[h] > now {
+                Why::Fetch
+            } else if wp.sb.hazard(inst).is_some() {
+                if wp.pending_loads > 0 {
+                    Why::MemData
+                } else {
+                    Why::DataHazard
+                }
+            } else {
+                match self.unit_of(inst.class) {
+                    Unit::Sp if free[0] == 0 => Why::Structural,
+                    Unit::Sfu if free[1] == 0 => Why::Structural,
+                    Unit::Mem if free[2] == 0 => Why::Ldst,
+                    _ => return None,
+                }
+            }
+        })
+    }
+
     /// Scheduler `s`'s view of its warps at `now`: (mask of warps, ready warps, long-waiting
     /// warps, the stall reason closest to issuing). Reads state only.
     pub(super) fn classify(&self, s: usize, now: u64, free: &[usize; 3]) -> (u64, u64, u64, Why) {
+        self.classify_into(s, now, free, &mut [None; 64])
+    }
+
+    /// [`Sm::classify`], also leaving each live warp's reason in `whys` (`None`: ready).
+    pub(super) fn classify_into(
+        &self,
+        s: usize,
+        now: u64,
+        free: &[usize; 3],
+        whys: &mut [Option<Why>; 64],
+    ) -> (u64, u64, u64, Why) {
         let mask = self.sched_masks[s] & self.used_warps;
         let mut ready = 0u64;
         let mut long_wait = 0u64;
@@ -80,48 +126,73 @@ impl Sm {
         while m != 0 {
             let w = m.trailing_zeros() as usize;
             m &= m - 1;
-            let wp = &self.warps[w];
-            let r = if !wp.live {
+            if !self.warps[w].live {
                 continue;
-            } else if wp.at_barrier {
-                long_wait |= 1 << w;
-                Why::Sync
-            } else if wp.len == 0 {
-                if wp.fetch_done {
-                    long_wait |= 1 << w;
-                    Why::Sync
-                } else if wp.branch_pending {
-                    Why::Control
-                } else {
-                    Why::Fetch
-                }
-            } else {
-                let h = wp.head as usize;
-                let inst = &wp.ibuf[h];
-                if wp.ready_at[h] > now {
-                    Why::Fetch
-                } else if wp.sb.hazard(inst).is_some() {
-                    if wp.pending_loads > 0 {
+            }
+            let r = self.warp_why(w, now, free);
+            whys[w] = r;
+            match r {
+                None => ready |= 1 << w,
+                Some(r) => {
+                    if matches!(r, Why::Sync | Why::MemData) {
                         long_wait |= 1 << w;
-                        Why::MemData
-                    } else {
-                        Why::DataHazard
                     }
-                } else {
-                    match self.unit_of(inst.class) {
-                        Unit::Sp if free[0] == 0 => Why::Structural,
-                        Unit::Sfu if free[1] == 0 => Why::Structural,
-                        Unit::Mem if free[2] == 0 => Why::Ldst,
-                        _ => {
-                            ready |= 1 << w;
-                            continue;
-                        }
-                    }
+                    why = why.min(r);
                 }
-            };
-            why = why.min(r);
+            }
         }
         (mask, ready, long_wait, why)
+    }
+
+    /// Latency attribution: `n` probes of warp `w` in consecutive cycles from `now`, each
+    /// finding it held by `why` (`None`: it issued). The cycles since its previous probe,
+    /// minus one, were spent waiting for the scheduler.
+    pub(super) fn probe(&mut self, w: usize, now: u64, n: u64, why: Option<Why>) {
+        let wp = &mut self.warps[w];
+        let l = &mut self.latency;
+        l.scheduling += now.wrapping_sub(wp.probed).saturating_sub(1);
+        wp.probed = now + n - 1;
+        match why {
+            None => l.exec += n,
+            Some(Why::Sync) => l.sync += n,
+            Some(Why::Fetch) => l.fetch += n,
+            Some(Why::Control) => l.control += n,
+            Some(Why::DataHazard) => l.data_hazard += n,
+            Some(Why::MemData) => {
+                // Algorithm 2: the first stall cycle on a pending load is a data hazard, later
+                // ones on the same load are data-cache-miss cycles. The load is identified by the
+                // register the instruction waits for and the loads the warp has issued (the
+                // document's pending address: a warp stalled on a load issues no other).
+                let reg = wp
+                    .sb
+                    .hazard(&wp.ibuf[wp.head as usize])
+                    .map_or(0, |r| r as u64 + 1);
+                let dep = (wp.loads_issued as u64) << 16 | reg;
+                if dep != wp.pending_dep {
+                    wp.pending_dep = dep;
+                    l.data_hazard += 1;
+                    l.data_miss += n - 1;
+                } else {
+                    l.data_miss += n;
+                }
+            }
+            Some(Why::Structural) => l.structural += n,
+            Some(Why::Ldst) => l.mshr += n,
+            Some(Why::Idle) => {}
+        }
+    }
+
+    /// Probes every live warp of `mask` (a scheduler that found no ready warp), `n` cycles;
+    /// `whys` are their reasons from [`Sm::classify_into`].
+    pub(super) fn probe_all(&mut self, mask: u64, now: u64, n: u64, whys: &[Option<Why>; 64]) {
+        let mut m = mask;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if self.warps[w].live {
+                self.probe(w, now, n, whys[w]);
+            }
+        }
     }
 
     pub(super) fn count_stall(&mut self, why: Why, n: u64) {
@@ -140,8 +211,9 @@ impl Sm {
 
     pub(super) fn issue(&mut self, now: u64) {
         let mut free = self.free_units();
+        let mut whys = [None; 64];
         for s in 0..self.n_sched {
-            let (mask, ready, long_wait, why) = self.classify(s, now, &free);
+            let (mask, ready, long_wait, why) = self.classify_into(s, now, &free, &mut whys);
             let view = SchedView {
                 valid: mask,
                 ready,
@@ -155,10 +227,31 @@ impl Sm {
             };
             match pick {
                 Some(w) if ready & (1 << w) != 0 => {
+                    // The warps the scheduler examined before its pick (none of them ready).
+                    let mut before = if self.attribute {
+                        self.scheds[s].visited_before(&view, w) & mask & !ready
+                    } else {
+                        0
+                    };
+                    while before != 0 {
+                        let v = before.trailing_zeros() as usize;
+                        before &= before - 1;
+                        if self.warps[v].live {
+                            self.probe(v, now, 1, whys[v]);
+                        }
+                    }
+                    if self.attribute {
+                        self.probe(w, now, 1, None);
+                    }
                     self.scheds[s].on_issue(w);
                     self.issue_warp(w, &mut free);
                 }
-                _ => self.count_stall(why, 1),
+                _ => {
+                    self.count_stall(why, 1);
+                    if self.attribute {
+                        self.probe_all(mask, now, 1, &whys);
+                    }
+                }
             }
         }
     }
@@ -201,6 +294,7 @@ impl Sm {
         wp.inflight += 1;
         if unit == Unit::Mem && inst.n_dst > 0 && inst.class != OpClass::Store {
             wp.pending_loads += 1;
+            wp.loads_issued = wp.loads_issued.wrapping_add(1);
         }
         self.cu_seq += 1;
         let c = &mut self.cus[ci];
@@ -216,8 +310,10 @@ impl Sm {
         c.inst = inst;
     }
 
-    /// Frees warps that have exited with nothing in flight, and CTAs whose warps all did.
-    pub(super) fn retire(&mut self) {
+    /// Frees warps that have exited with nothing in flight, and CTAs whose warps all did; a
+    /// retiring warp's cycles since its last probe are synchronisation (waiting for its stores
+    /// and its CTA), and its lifetime is closed.
+    pub(super) fn retire(&mut self, now: u64) {
         let mut m = self.used_warps;
         while m != 0 {
             let w = m.trailing_zeros() as usize;
@@ -228,6 +324,12 @@ impl Sm {
             }
             // A warp that has exited also leaves any pending barrier.
             let cs = wp.cta_slot as usize;
+            if self.attribute {
+                let l = &mut self.latency;
+                l.warps += 1;
+                l.lifetime += now + 1 - wp.born;
+                l.sync += now.wrapping_sub(wp.probed);
+            }
             self.warps[w].live = false;
             self.used_warps &= !(1 << w);
             self.exited_warp = true;

@@ -28,7 +28,7 @@ use crate::mem::code;
 use crate::mem::l1::{AccessKind, Outcome, L1};
 use crate::mem::req::{MemReq, ReqKind, ReqSrc, ACK};
 use crate::mem::shared::conflict_degree;
-use crate::stats::{CacheStats, CoreStats, StallStats};
+use crate::stats::{CacheStats, CoreStats, LatencyStats, StallStats};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use warpforge_core::{
@@ -132,6 +132,8 @@ pub struct Sm {
     smem_latency: u64,
     l1i_miss: u64,
     skip_idle: bool,
+    /// `sim.latency_attribution`.
+    attribute: bool,
     l1d_line: u64,
     l1d_sector: u64,
     const_line: u64,
@@ -187,6 +189,8 @@ pub struct Sm {
     pub stats: CoreStats,
     /// Issue-stall counters.
     pub stalls: StallStats,
+    /// Latency attribution of the warps retired here.
+    pub latency: LatencyStats,
     /// L1I counters.
     pub l1i_stats: CacheStats,
 }
@@ -232,6 +236,7 @@ impl Sm {
             smem_latency: cfg.shared.latency as u64,
             l1i_miss: cfg.l1i.miss_latency as u64,
             skip_idle: cfg.sim.skip_idle,
+            attribute: cfg.sim.latency_attribution,
             l1d_line: cfg.l1d.line_bytes as u64,
             l1d_sector: cfg.l1d.sector_bytes as u64,
             const_line: cfg.const_cache.line_bytes as u64,
@@ -286,6 +291,7 @@ impl Sm {
             exited_warp: false,
             stats: CoreStats::default(),
             stalls: StallStats::default(),
+            latency: LatencyStats::default(),
             l1i_stats: CacheStats::default(),
         }
     }
@@ -395,9 +401,14 @@ impl Sm {
             return;
         }
         let free = self.free_units();
+        let mut whys = [None; 64];
         for s in 0..self.n_sched {
-            let why = self.classify(s, now, &free).3;
+            let (mask, _, _, why) = self.classify_into(s, now, &free, &mut whys);
             self.count_stall(why, n);
+            // No warp is ready in a quiet span: each cycle the scheduler probes all its warps.
+            if self.attribute {
+                self.probe_all(mask, now, n, &whys);
+            }
         }
         let live = self.used_warps.count_ones() as u64;
         self.stats.warp_cycles += live * n;
@@ -483,7 +494,7 @@ impl Sm {
         }
         self.collect_and_dispatch(now);
         self.issue(now);
-        self.retire();
+        self.retire(now);
         let live = self.used_warps.count_ones() as u64;
         self.stats.warp_cycles += live;
         if live > 0 {
