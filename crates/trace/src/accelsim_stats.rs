@@ -32,20 +32,26 @@ fn ratio(a: u64, b: u64) -> f64 {
     }
 }
 
-fn cache(out: &mut String, name: &str, c: &CacheStats) {
-    let _ = writeln!(out, "\t{name}_total_cache_accesses = {}", c.accesses);
-    let _ = writeln!(out, "\t{name}_total_cache_misses = {}", c.misses);
+/// The `<name>_total_cache_*` lines, each after `indent` (GPGPU-Sim indents the core caches'
+/// lines with a tab and the L2's not at all).
+fn cache(out: &mut String, indent: &str, name: &str, c: &CacheStats) {
+    let _ = writeln!(out, "{indent}{name}_total_cache_accesses = {}", c.accesses);
+    let _ = writeln!(out, "{indent}{name}_total_cache_misses = {}", c.misses);
     if c.accesses > 0 {
         let _ = writeln!(
             out,
-            "\t{name}_total_cache_miss_rate = {:.4}",
+            "{indent}{name}_total_cache_miss_rate = {:.4}",
             ratio(c.misses, c.accesses)
         );
     }
-    let _ = writeln!(out, "\t{name}_total_cache_pending_hits = {}", c.merged);
     let _ = writeln!(
         out,
-        "\t{name}_total_cache_reservation_fails = {}",
+        "{indent}{name}_total_cache_pending_hits = {}",
+        c.merged
+    );
+    let _ = writeln!(
+        out,
+        "{indent}{name}_total_cache_reservation_fails = {}",
         c.reservation_fails
     );
 }
@@ -75,21 +81,18 @@ fn kernel(out: &mut String, uid: usize, k: &KernelStats, tot: &Totals, max_warps
         occupancy(tot, max_warps)
     );
     out.push_str("L1I_cache:\n");
-    cache(out, "L1I", &tot.l1i);
+    cache(out, "\t", "L1I", &tot.l1i);
     out.push_str("L1D_cache:\n");
     let l1d = CacheStats {
         accesses: tot.l1d.accesses - tot.l1d.bypassed,
         misses: tot.l1d.misses - tot.l1d.bypassed,
         ..tot.l1d
     };
-    cache(out, "L1D", &l1d);
+    cache(out, "\t", "L1D", &l1d);
     let _ = writeln!(out, "gpgpu_n_tot_w_icount = {}", tot.core.warp_insts);
     let lat = ratio(tot.core.read_latency_cycles, tot.core.read_replies) as u64;
     let _ = writeln!(out, "averagemflatency = {lat} ");
-    // GPGPU-Sim prints the L2 totals without the leading tab.
-    let mut l2 = String::new();
-    cache(&mut l2, "L2", &tot.l2);
-    out.push_str(&l2.replace('\t', ""));
+    cache(out, "", "L2", &tot.l2);
     let _ = writeln!(out, "icnt_total_pkts_mem_to_simt={}", tot.icnt.reply_flits);
     let _ = writeln!(out, "icnt_total_pkts_simt_to_mem={}", tot.icnt.req_flits);
     out.push('\n');

@@ -96,6 +96,27 @@ impl L1 {
         }
     }
 
+    /// Sends the sectors of `t` on without touching the tags (caller checked the miss queue):
+    /// a bypassed read, an atomic (both answered to `waiter` without filling) or a store around
+    /// a cache that skips stores (acknowledged to `waiter`); counted as an access that missed.
+    fn send_around(
+        &mut self,
+        t: &Txn,
+        kind: ReqKind,
+        waiter: u32,
+        sm: u16,
+        map: &AddrMap,
+    ) -> Outcome {
+        let (a, b) = self.span(t);
+        let mut r = self.req(a, b, kind, sm, map);
+        r.bypass = kind != ReqKind::Write;
+        r.id = waiter;
+        self.miss_queue.push_back(r);
+        self.stats.accesses += 1;
+        self.stats.misses += 1;
+        Outcome::Miss
+    }
+
     fn span(&self, t: &Txn) -> (u64, u32) {
         let first = t.sectors.trailing_zeros() as u64;
         let last = 7 - t.sectors.leading_zeros() as u64;
@@ -127,14 +148,7 @@ impl L1 {
                     return Outcome::Fail;
                 }
                 self.cache.invalidate(line);
-                let (a, b) = self.span(t);
-                let mut r = self.req(a, b, ReqKind::Atomic, sm, map);
-                r.bypass = true;
-                r.id = waiter;
-                self.miss_queue.push_back(r);
-                self.stats.accesses += 1;
-                self.stats.misses += 1;
-                Outcome::Miss
+                self.send_around(t, ReqKind::Atomic, waiter, sm, map)
             }
         }
     }
@@ -178,15 +192,8 @@ impl L1 {
                         self.stats.reservation_fails += 1;
                         return Outcome::Fail;
                     }
-                    let (a, b) = self.span(t);
-                    let mut r = self.req(a, b, ReqKind::Read, sm, map);
-                    r.bypass = true;
-                    r.id = waiter;
-                    self.miss_queue.push_back(r);
-                    self.stats.accesses += 1;
-                    self.stats.misses += 1;
                     self.stats.bypassed += 1;
-                    return Outcome::Miss;
+                    return self.send_around(t, ReqKind::Read, waiter, sm, map);
                 }
                 let need_mq = if self.write == WritePolicy::WriteBack {
                     2
@@ -236,15 +243,9 @@ impl L1 {
                 self.stats.reservation_fails += 1;
                 return Outcome::Fail;
             }
-            let (a, b) = self.span(t);
-            let mut r = self.req(a, b, ReqKind::Write, sm, map);
-            r.id = waiter;
-            self.miss_queue.push_back(r);
-            self.stats.accesses += 1;
             self.stats.writes += 1;
-            self.stats.misses += 1;
             self.stats.bypassed += 1;
-            return Outcome::Miss;
+            return self.send_around(t, ReqKind::Write, waiter, sm, map);
         }
         let look = self.cache.lookup(line, t.sectors);
         let hit = matches!(look, Lookup::Hit(_));

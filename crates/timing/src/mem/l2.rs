@@ -10,7 +10,7 @@
 //! (back-pressure).
 
 use super::cache::{Cache, Lookup, Mshr, WriteAllocate, WritePolicy};
-use super::req::{MemReq, ReqKind, ReqSrc, ACK};
+use super::req::{MemReq, ReqKind, ReqSrc};
 use crate::config::L2Config;
 use crate::dram::addrmap::AddrMap;
 use crate::dram::DramReq;
@@ -235,12 +235,12 @@ impl L2Slice {
             .global_of(self.id as u32, local_line * self.cache.line_bytes())
     }
 
-    /// Processes request `r`; false if it must wait. A store tagged [`ACK`] is acknowledged
+    /// Processes request `r`; false if it must wait. A store tagged [`super::req::ACK`] is acknowledged
     /// with a 0-byte reply once processed, or, when it was sent on to DRAM (write-allocate
     /// `naive` / `none`), once DRAM has written it (GPGPU-Sim retires a warp only when its
     /// stores are acknowledged).
     fn access(&mut self, r: &MemReq) -> bool {
-        let ack = r.kind == ReqKind::Write && r.id != u32::MAX && r.id & ACK != 0;
+        let ack = r.acked_store();
         if ack && self.out_q.len() >= self.out_cap {
             return false;
         }
@@ -268,7 +268,7 @@ impl L2Slice {
     /// A store sent on to DRAM, carrying its acknowledgement when the SM waits for one.
     fn store_to_dram(&self, r: &MemReq) -> DramReq {
         let mut d = self.dram_req(r.addr, r.bytes, true);
-        if r.id != u32::MAX && r.id & ACK != 0 {
+        if r.acked_store() {
             d.ack = Some(Self::ack_of(r));
         }
         d
@@ -411,6 +411,7 @@ impl L2Slice {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mem::req::ACK;
     use crate::GpuConfig;
 
     /// A gtx480 slice 0 with `write_allocate = alloc`, and an address that maps to it.

@@ -54,6 +54,11 @@ pub struct MemReq {
 }
 
 impl MemReq {
+    /// A store the SM waits to see acknowledged (tagged [`ACK`]).
+    pub fn acked_store(&self) -> bool {
+        self.kind == ReqKind::Write && self.id != u32::MAX && self.id & ACK != 0
+    }
+
     /// Bytes on the wire: header plus data for writes and replies.
     pub fn wire_bytes(&self, header: u32) -> u32 {
         match self.kind {
