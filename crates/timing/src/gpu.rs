@@ -53,13 +53,17 @@ pub struct Progress {
     pub ctas_total: u64,
 }
 
-struct SmPorts<'a>(&'a mut [Sm]);
+/// The SMs as sources of the request network; only awake SMs can have a packet.
+struct SmPorts<'a>(&'a mut [Sm], &'a [u32]);
 impl Sources for SmPorts<'_> {
     fn head(&self, s: usize) -> Option<&MemReq> {
         self.0[s].out_q.front()
     }
     fn pop(&mut self, s: usize) -> MemReq {
         self.0[s].out_q.pop_front().expect("head")
+    }
+    fn active(&self) -> Option<&[u32]> {
+        Some(self.1)
     }
 }
 
@@ -83,6 +87,21 @@ pub struct Gpu {
     channels: Vec<Channel>,
     spc: usize,
     team: Option<Team>,
+    /// Scratch list of reply destinations.
+    scratch: Vec<u32>,
+    /// SMs stepped every core cycle, ascending. With `sim.skip_idle`, an SM with no warp and
+    /// nothing in flight goes to sleep (leaves this list) and costs nothing until a CTA or a
+    /// reply wakes it; its idle cycles are then accounted in bulk, exactly as stepping would
+    /// have counted them. Without `sim.skip_idle`, every SM is always awake.
+    awake: Vec<u32>,
+    /// Per SM: `Some(c)` while asleep, `c` being its first core cycle not yet accounted.
+    asleep: Vec<Option<u64>>,
+    /// Per SM: the launch whose start (`Sm::start_kernel`) it has seen; a sleeper catches up
+    /// when it wakes.
+    started: Vec<u64>,
+    /// Launches begun, and the code base of the current one.
+    launch: u64,
+    code_base: u64,
     period: [u64; 4],
     next: [u64; 4],
     cyc: [u64; 4],
@@ -115,6 +134,16 @@ impl Gpu {
                 .collect(),
             spc,
             team: (threads > 1).then(|| Team::new(threads.min(n_sm.max(1)))),
+            scratch: Vec::new(),
+            awake: if cfg.sim.skip_idle {
+                Vec::new()
+            } else {
+                (0..n_sm as u32).collect()
+            },
+            asleep: vec![cfg.sim.skip_idle.then_some(0); n_sm],
+            started: vec![0; n_sm],
+            launch: 0,
+            code_base: 0,
             period: [
                 period_fs(cfg.clocks.core_mhz),
                 period_fs(cfg.clocks.icnt_mhz),
@@ -206,7 +235,8 @@ impl Gpu {
     fn icnt_tick(&mut self) {
         let now = self.cyc[ICNT];
         let l2now = self.cyc[L2];
-        self.req_net.cycle(now, &mut SmPorts(&mut self.sms));
+        self.req_net
+            .cycle(now, &mut SmPorts(&mut self.sms, &self.awake));
         for (d, s) in self.slices.iter_mut().enumerate() {
             while self.req_net.peek(d, now).is_some() && s.can_accept() {
                 let r = self.req_net.pop(d);
@@ -214,10 +244,53 @@ impl Gpu {
             }
         }
         self.reply_net.cycle(now, &mut SlicePorts(&mut self.slices));
-        for (d, s) in self.sms.iter_mut().enumerate() {
+        let mut dests = std::mem::take(&mut self.scratch);
+        dests.clear();
+        dests.extend_from_slice(self.reply_net.occupied());
+        dests.sort_unstable();
+        for &d in &dests {
+            let d = d as usize;
+            if self.reply_net.peek(d, now).is_none() {
+                continue;
+            }
+            self.wake(d, self.cyc[CORE]);
+            let s = &mut self.sms[d];
             while self.reply_net.peek(d, now).is_some() && s.can_accept_reply() {
                 let r = self.reply_net.pop(d);
                 s.in_q.push_back(r);
+            }
+        }
+        self.scratch = dests;
+    }
+
+    /// Wakes SM `s` (if asleep) before its work in core cycle `now`: it catches up with the
+    /// current launch's start and is charged the idle cycles it slept through.
+    fn wake(&mut self, s: usize, now: u64) {
+        let Some(since) = self.asleep[s].take() else {
+            return;
+        };
+        let sm = &mut self.sms[s];
+        if self.started[s] != self.launch {
+            sm.start_kernel(self.code_base);
+            self.started[s] = self.launch;
+        }
+        if now > since {
+            sm.skip_cycles(since, now - since);
+        }
+        let at = self.awake.binary_search(&(s as u32)).unwrap_err();
+        self.awake.insert(at, s as u32);
+    }
+
+    /// Charges every sleeping SM its idle cycles up to the current core cycle (before the
+    /// statistics are read); they stay asleep.
+    fn settle_sleepers(&mut self) {
+        let now = self.cyc[CORE];
+        for (sm, since) in self.sms.iter_mut().zip(&mut self.asleep) {
+            if let Some(c) = since {
+                if now > *c {
+                    sm.skip_cycles(*c, now - *c);
+                    *c = now;
+                }
             }
         }
     }
@@ -249,12 +322,20 @@ impl Gpu {
         ctas_left: bool,
         cap: u64,
     ) -> Option<(u64, u64)> {
-        if ctas_left && self.sms.iter().any(|s| s.can_take_cta(k)) {
+        // A sleeping SM is empty, and a CTA of the launch fits an empty SM (checked at launch).
+        let sleepers = self.awake.len() < self.sms.len();
+        if ctas_left
+            && (sleepers
+                || self
+                    .awake
+                    .iter()
+                    .any(|&s| self.sms[s as usize].can_take_cta(k)))
+        {
             return None;
         }
         let mut until = cap;
-        for s in &self.sms {
-            until = until.min(s.quiet_until(now)?);
+        for &s in &self.awake {
+            until = until.min(self.sms[s as usize].quiet_until(now)?);
         }
         if until <= now {
             return None;
@@ -298,8 +379,8 @@ impl Gpu {
     /// (see [`Gpu::idle_span`]), advancing each domain's cycle count and next tick time exactly
     /// as stepping would.
     fn skip_span(&mut self, now: u64, n: u64, t_stop: u64) {
-        for s in &mut self.sms {
-            s.skip_cycles(now, n);
+        for &s in &self.awake {
+            self.sms[s as usize].skip_cycles(now, n);
         }
         for d in [DRAM, L2, ICNT] {
             let k = if t_stop > self.next[d] {
@@ -342,6 +423,19 @@ impl Gpu {
         stop: &AtomicBool,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<(), RunError> {
+        let r = self.run_launch(src, stop, progress);
+        // However the launch ended, sleeping SMs are charged their idle cycles before anyone
+        // reads the statistics.
+        self.settle_sleepers();
+        r
+    }
+
+    fn run_launch(
+        &mut self,
+        src: &mut dyn WarpSource,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<(), RunError> {
         let k: KernelInfo = src.kernel().clone();
         let total = k.num_ctas();
         if total == 0 {
@@ -349,9 +443,11 @@ impl Gpu {
         }
         Sm::check_fits(&self.cfg, &k)
             .map_err(|e| RunError::Source(SourceError::new(format!("kernel `{}`: {e}", k.name))))?;
-        let code_base = crate::mem::code::code_base(&k.name);
-        for s in &mut self.sms {
-            s.start_kernel(code_base);
+        self.code_base = crate::mem::code::code_base(&k.name);
+        self.launch += 1;
+        for &s in &self.awake {
+            self.sms[s as usize].start_kernel(self.code_base);
+            self.started[s as usize] = self.launch;
         }
         let start_cycle = self.cyc[CORE];
         let start_insts = self.sms.iter().map(|s| s.stats.warp_insts).sum::<u64>();
@@ -404,6 +500,12 @@ impl Gpu {
                             break;
                         }
                         let s = (cta_rr + i) % n_sm;
+                        if self.asleep[s].is_some() {
+                            if !self.sms[s].can_take_cta(&k) {
+                                continue;
+                            }
+                            self.wake(s, now);
+                        }
                         if self.sms[s].dispatch_cta(now, next_cta as u32, &k, src)? {
                             next_cta += 1;
                             last_progress = now;
@@ -412,20 +514,21 @@ impl Gpu {
                         }
                     }
                 }
-                for s in &mut self.sms {
-                    s.fetch(now, src)?;
+                for &s in &self.awake {
+                    self.sms[s as usize].fetch(now, src)?;
                 }
                 // Phase 2: pipelines in parallel.
                 match &mut self.team {
-                    Some(team) => team.cycle(&mut self.sms, now),
+                    Some(team) => team.cycle(&mut self.sms, &self.awake, now),
                     None => {
-                        for s in &mut self.sms {
-                            s.cycle(now);
+                        for &s in &self.awake {
+                            self.sms[s as usize].cycle(now);
                         }
                     }
                 }
                 // Phase 3: release finished CTAs, in SM order.
-                for s in &mut self.sms {
+                for &i in &self.awake {
+                    let s = &mut self.sms[i as usize];
                     if s.progressed {
                         last_progress = now;
                     }
@@ -437,6 +540,17 @@ impl Gpu {
                         done += 1;
                     }
                     s.finished.clear();
+                }
+                // SMs left with nothing to do sleep from the next cycle on.
+                if self.cfg.sim.skip_idle {
+                    let (sms, asleep) = (&self.sms, &mut self.asleep);
+                    self.awake.retain(|&i| {
+                        let busy = sms[i as usize].busy();
+                        if !busy {
+                            asleep[i as usize] = Some(now + 1);
+                        }
+                        busy
+                    });
                 }
                 self.cyc[CORE] += 1;
                 self.next[CORE] += self.period[CORE];

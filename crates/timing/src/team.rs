@@ -32,8 +32,10 @@ struct Shared {
     claim: AtomicU64,
     /// Core cycle of the current phase.
     now: AtomicU64,
-    /// The SM array of the current phase and its length.
+    /// The SM array of the current phase, the indices of the SMs to step (`order`) and their
+    /// count.
     sms: AtomicPtr<Sm>,
+    order: AtomicPtr<u32>,
     len: AtomicUsize,
     /// SMs stepped in the current phase.
     completed: AtomicUsize,
@@ -63,13 +65,15 @@ impl Shared {
                 continue;
             }
             // SAFETY: the claim succeeded on (epoch, i) with i below the phase's length, so
-            // the phase is still open (the main thread waits for SM i before it leaves it and
-            // before it publishes another array, cycle or length), `sms` is that phase's array
-            // of `len` SMs, and no other participant claimed index i: this is the only
-            // reference to SM i until `completed` is incremented.
+            // the phase is still open (the main thread waits for claim i before it leaves it
+            // and before it publishes another array, order, cycle or length), `order` is that
+            // phase's list of `len` distinct, in-range indices into `sms` (checked by
+            // `Team::cycle`), and no other participant claimed index i: this is the only
+            // reference to SM `order[i]` until `completed` is incremented.
             let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe {
                 let base = self.sms.load(Ordering::Acquire);
-                (*base.add(i)).cycle(self.now.load(Ordering::Acquire));
+                let sm = *self.order.load(Ordering::Acquire).add(i) as usize;
+                (*base.add(sm)).cycle(self.now.load(Ordering::Acquire));
             }));
             if step.is_err() {
                 self.poisoned.store(true, Ordering::Release);
@@ -101,6 +105,7 @@ impl Team {
             claim: AtomicU64::new(0),
             now: AtomicU64::new(0),
             sms: AtomicPtr::new(std::ptr::null_mut()),
+            order: AtomicPtr::new(std::ptr::null_mut()),
             len: AtomicUsize::new(0),
             completed: AtomicUsize::new(0),
             parked: AtomicUsize::new(0),
@@ -149,23 +154,32 @@ impl Team {
         }
     }
 
-    /// Steps every SM of `sms` for core cycle `now` on all participants; returns when all are
-    /// done.
-    pub fn cycle(&mut self, sms: &mut [Sm], now: u64) {
+    /// Steps the SMs `sms[order[0]], sms[order[1]], ...` for core cycle `now` on all
+    /// participants; returns when all are done.
+    ///
+    /// # Panics
+    /// If an index of `order` is out of range or repeated (two threads would step one SM).
+    pub fn cycle(&mut self, sms: &mut [Sm], order: &[u32], now: u64) {
+        assert!(
+            order.windows(2).all(|w| w[0] < w[1])
+                && order.last().is_none_or(|&i| (i as usize) < sms.len()),
+            "team order must be increasing SM indices in range"
+        );
         let s = &self.shared;
         self.epoch = (self.epoch + 1) & 0xFFFF_FFFF;
         // Closed while the phase's values are written: no index is below any length.
         s.claim
             .store((self.epoch << 32) | 0xFFFF_FFFF, Ordering::SeqCst);
         s.sms.store(sms.as_mut_ptr(), Ordering::Release);
-        s.len.store(sms.len(), Ordering::Release);
+        s.order.store(order.as_ptr().cast_mut(), Ordering::Release);
+        s.len.store(order.len(), Ordering::Release);
         s.now.store(now, Ordering::Release);
         s.completed.store(0, Ordering::Release);
         s.claim.store(self.epoch << 32, Ordering::SeqCst);
         self.wake();
         s.work();
         let mut n = 0u32;
-        while s.completed.load(Ordering::Acquire) != sms.len() {
+        while s.completed.load(Ordering::Acquire) != order.len() {
             if n < SPINS {
                 std::hint::spin_loop();
                 n += 1;

@@ -7,6 +7,10 @@ use warpforge_timing::{GpuConfig, TimingRunner};
 use warpforge_workloads::{registry, Check, Size};
 
 fn run(name: &str, skip: bool) -> (serde_json::Value, u64) {
+    run_on(name, skip, 15, 1)
+}
+
+fn run_on(name: &str, skip: bool, sms: u32, threads: usize) -> (serde_json::Value, u64) {
     let w = registry()
         .into_iter()
         .find(|w| w.info().name == name)
@@ -14,8 +18,9 @@ fn run(name: &str, skip: bool) -> (serde_json::Value, u64) {
     let mut cfg = GpuConfig::preset("gtx480").unwrap();
     cfg.set("sim.skip_idle", if skip { "true" } else { "false" })
         .unwrap();
+    cfg.set("core.num_sms", &sms.to_string()).unwrap();
     let mut dev = Device::new();
-    dev.set_runner(Box::new(TimingRunner::new(cfg, 1)));
+    dev.set_runner(Box::new(TimingRunner::new(cfg, threads)));
     let check = w
         .run(&mut dev, Size::Tiny)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -52,6 +57,30 @@ fn skipping_idle_cycles_keeps_every_statistic() {
         );
         assert_eq!(on, off);
     }
+}
+
+/// On a machine much larger than the grid, SMs without work sleep and are charged their idle
+/// cycles in bulk when they wake or the launch ends: every statistic (idle stall counts and
+/// occupancy included) equals stepping every SM every cycle, for one thread and for a team, and
+/// the cycles equal those of the 15-SM machine when the grid fits on it.
+#[test]
+fn sleeping_sms_keep_every_statistic() {
+    for (name, threads) in [("kmn", 1), ("bt", 3), ("bfs", 2)] {
+        let (lazy, _) = run_on(name, true, 240, threads);
+        let (eager, _) = run_on(name, false, 240, 1);
+        let mut diffs = Vec::new();
+        diff("", &lazy, &eager, &mut diffs);
+        assert!(
+            diffs.is_empty(),
+            "{name}: statistics differ with sleeping SMs (240 SMs, {threads} threads): {}",
+            diffs.join("; ")
+        );
+    }
+    // kmn at tiny has fewer CTAs than 15 SMs: 4000 SMs change nothing but the idle counts.
+    let (small, _) = run_on("kmn", true, 15, 1);
+    let (huge, _) = run_on("kmn", true, 4000, 1);
+    assert_eq!(small["total"]["cycles"], huge["total"]["cycles"]);
+    assert_eq!(small["total"]["warp_insts"], huge["total"]["warp_insts"]);
 }
 
 /// The paths (with both values) at which two JSON values differ, at most 12.

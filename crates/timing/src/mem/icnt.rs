@@ -32,6 +32,12 @@ pub trait Sources {
     fn head(&self, s: usize) -> Option<&MemReq>;
     /// Removes the head packet of source `s`.
     fn pop(&mut self, s: usize) -> MemReq;
+    /// The sources that may have a head this cycle (`None`: every source). A machine with
+    /// many idle SMs names only its awake ones, so that the network's cost follows the
+    /// traffic, not the machine.
+    fn active(&self) -> Option<&[u32]> {
+        None
+    }
 }
 
 /// One network.
@@ -46,7 +52,13 @@ pub struct Network {
     dst_free: Vec<u64>,
     rr: Vec<usize>,
     heads: Vec<u32>,
+    /// Sources whose `heads` entry was set this cycle (the others are `NONE`).
+    headed: Vec<u32>,
     dst_q: Vec<VecDeque<(u64, MemReq)>>,
+    /// Destinations with a non-empty queue, in no particular order.
+    occupied: Vec<u32>,
+    /// Scratch: the destinations headed for this cycle.
+    dests: Vec<u32>,
     /// Counters.
     pub stats: NetStats,
 }
@@ -68,18 +80,13 @@ impl Network {
             dst_free: vec![0; n_dst],
             rr: vec![0; n_dst],
             heads: vec![NONE; n_src],
+            headed: Vec::with_capacity(n_src.min(64)),
+            occupied: Vec::with_capacity(n_dst.min(64)),
+            dests: Vec::with_capacity(n_dst.min(64)),
             dst_q: (0..n_dst)
                 .map(|_| VecDeque::with_capacity(c.ejection_buffer as usize))
                 .collect(),
             stats: NetStats::default(),
-        }
-    }
-
-    fn dst(&self, r: &MemReq) -> usize {
-        if self.to_sm {
-            r.sm as usize
-        } else {
-            r.slice as usize
         }
     }
 
@@ -90,48 +97,77 @@ impl Network {
 
     /// Whether packets are in flight or waiting at a destination.
     pub fn busy(&self) -> bool {
-        self.dst_q.iter().any(|q| !q.is_empty())
+        !self.occupied.is_empty()
     }
 
     /// Idle skipping: the earliest cycle (of this network's clock, `>= now`) at which a packet
     /// reaches the head of an ejection buffer; `None` when nothing is in flight. Injection is
     /// not covered: the caller checks that every source queue is empty.
     pub fn next_event(&self, now: u64) -> Option<u64> {
-        self.dst_q
+        self.occupied
             .iter()
-            .filter_map(|q| q.front().map(|&(t, _)| t.max(now)))
+            .filter_map(|&d| self.dst_q[d as usize].front().map(|&(t, _)| t.max(now)))
             .min()
+    }
+
+    /// The destinations that have packets queued (arrived or in flight), in no particular order.
+    pub fn occupied(&self) -> &[u32] {
+        &self.occupied
     }
 
     /// One interconnect cycle.
     pub fn cycle(&mut self, now: u64, src: &mut impl Sources) {
-        let mut any = false;
-        for s in 0..self.heads.len() {
-            self.heads[s] = match src.head(s) {
-                Some(r) if self.src_free[s] <= now => {
-                    any = true;
-                    self.dst(r) as u32
-                }
-                _ => NONE,
-            };
-        }
-        if !any {
-            return;
+        for s in self.headed.drain(..) {
+            self.heads[s as usize] = NONE;
         }
         let ns = self.heads.len();
-        for d in 0..self.dst_free.len() {
+        let scan = |s: usize, heads: &mut [u32], headed: &mut Vec<u32>| {
+            if let Some(r) = src.head(s) {
+                if self.src_free[s] <= now {
+                    heads[s] = if self.to_sm {
+                        r.sm as u32
+                    } else {
+                        r.slice as u32
+                    };
+                    headed.push(s as u32);
+                }
+            }
+        };
+        match src.active() {
+            Some(list) => {
+                for &s in list {
+                    scan(s as usize, &mut self.heads, &mut self.headed);
+                }
+            }
+            None => {
+                for s in 0..ns {
+                    scan(s, &mut self.heads, &mut self.headed);
+                }
+            }
+        }
+        if self.headed.is_empty() {
+            return;
+        }
+        // Destinations are independent (a source heads for one destination only), so only
+        // those some source heads for are visited.
+        let mut dests = std::mem::take(&mut self.dests);
+        dests.clear();
+        dests.extend(self.headed.iter().map(|&s| self.heads[s as usize]));
+        dests.sort_unstable();
+        dests.dedup();
+        for &d in &dests {
+            let d = d as usize;
             if self.dst_free[d] > now || self.dst_q[d].len() >= self.cap {
                 continue;
             }
+            // Round robin: the first source at or after `rr[d]` (cyclically) headed for `d`.
             let start = self.rr[d];
-            let mut pick = None;
-            for k in 0..ns {
-                let s = (start + k) % ns;
-                if self.heads[s] == d as u32 {
-                    pick = Some(s);
-                    break;
-                }
-            }
+            let pick = self
+                .headed
+                .iter()
+                .map(|&s| s as usize)
+                .filter(|&s| self.heads[s] == d as u32)
+                .min_by_key(|&s| (s + ns - start) % ns);
             let Some(s) = pick else { continue };
             let r = src.pop(s);
             self.heads[s] = NONE;
@@ -143,8 +179,12 @@ impl Network {
             self.stats.packets += 1;
             self.stats.flits += f as u64;
             self.stats.bytes += r.wire_bytes(self.header) as u64;
+            if self.dst_q[d].is_empty() {
+                self.occupied.push(d as u32);
+            }
             self.dst_q[d].push_back((now + self.latency + occ - 1, r));
         }
+        self.dests = dests;
     }
 
     /// The packet that has arrived at destination `d` by `now`, if any (not removed).
@@ -157,7 +197,13 @@ impl Network {
 
     /// Removes the packet `peek` returned.
     pub fn pop(&mut self, d: usize) -> MemReq {
-        self.dst_q[d].pop_front().expect("peeked").1
+        let r = self.dst_q[d].pop_front().expect("peeked").1;
+        if self.dst_q[d].is_empty() {
+            let k = self.occupied.iter().position(|&o| o as usize == d);
+            self.occupied
+                .swap_remove(k.expect("a queued destination is listed"));
+        }
+        r
     }
 }
 

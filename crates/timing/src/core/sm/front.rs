@@ -64,6 +64,11 @@ impl Sm {
             return Ok(false);
         }
         let n = src.start_cta(cta, self.id as u32)?;
+        if self.warps.is_empty() {
+            // First CTA on this SM: warp slots (with their instruction buffers, the bulk of an
+            // SM's memory) are allocated only now, so SMs that never run a CTA cost nothing.
+            self.warps = vec![Warp::default(); self.max_warps];
+        }
         let mut mask = 0u64;
         let mut placed = 0;
         for ws in 0..self.max_warps {

@@ -242,7 +242,8 @@ impl Sm {
             const_line: cfg.const_cache.line_bytes as u64,
             out_cap: cfg.icnt.input_buffer as usize,
             in_cap: cfg.icnt.ejection_buffer as usize,
-            warps: vec![Warp::default(); c.max_warps as usize],
+            // Allocated by the first CTA dispatch (`dispatch_cta`).
+            warps: Vec::new(),
             ctas: vec![CtaSlot::default(); c.max_ctas as usize],
             used_warps: 0,
             regs_used: 0,
@@ -280,7 +281,8 @@ impl Sm {
             }),
             trackers: vec![Tracker::default(); c.load_trackers as usize],
             free_trackers: (0..c.load_trackers).rev().collect(),
-            events: BinaryHeap::with_capacity(1024),
+            // Grows to its working size in the first cycles of work (no allocation after).
+            events: BinaryHeap::new(),
             ev_seq: 0,
             woken: Vec::with_capacity(64),
             chunks: [0; WARP_SIZE],
