@@ -2,13 +2,15 @@
 //! own module; `--what` picks one or runs them all. Figures go to `docs/PERFORMANCE.md`.
 
 mod functional;
+mod scaling;
 mod timing;
 mod trace;
 
 /// Arguments of `warpforge bench`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// What to measure: `functional`, `timing`, `trace` or `all`.
+    /// What to measure: `functional`, `timing`, `trace`, `all` (those three) or `scaling`
+    /// (thread scaling of the timing model; minutes, not part of `all`).
     #[arg(long, default_value = "all")]
     pub what: String,
     /// Write the figures as JSON to this file as well.
@@ -20,11 +22,14 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let mut report = serde_json::Map::new();
     let all = args.what == "all";
-    if !all && !["functional", "timing", "trace"].contains(&args.what.as_str()) {
+    if !all && !["functional", "timing", "trace", "scaling"].contains(&args.what.as_str()) {
         anyhow::bail!(
-            "unknown --what `{}` (expected functional, timing, trace or all)",
+            "unknown --what `{}` (expected functional, timing, trace, scaling or all)",
             args.what
         );
+    }
+    if args.what == "scaling" {
+        report.insert("scaling".into(), scaling::run()?);
     }
     if all || args.what == "functional" {
         report.insert("functional".into(), functional::run()?);
