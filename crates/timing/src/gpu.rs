@@ -614,6 +614,7 @@ pub struct TimingRunner {
     stop: Arc<AtomicBool>,
     progress: Option<ProgressFn>,
     sim_seconds: f64,
+    threads: usize,
 }
 
 impl TimingRunner {
@@ -627,7 +628,13 @@ impl TimingRunner {
             stop: Arc::new(AtomicBool::new(false)),
             progress: None,
             sim_seconds: 0.0,
+            threads: threads.max(1),
         }
+    }
+
+    /// Threads stepping the SMs (as asked at construction, at least 1).
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// The configuration.

@@ -9,4 +9,5 @@ pub mod observed;
 pub mod predict;
 pub mod ptx;
 pub mod run;
+pub mod threads;
 pub mod trace;

@@ -72,9 +72,10 @@ pub struct Args {
     /// Timing mode: override one configuration key (repeatable), e.g. `--set l1d.sets=64`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Timing mode: simulation worker threads.
-    #[arg(long)]
-    pub threads: Option<usize>,
+    /// Timing mode: simulation worker threads, a number or `auto` (the default: free cores,
+    /// capped where measurements show no gain; statistics never depend on it).
+    #[arg(long, value_parser = super::threads::parse_threads)]
+    pub threads: Option<super::threads::Threads>,
     /// Timing mode: power-model parameter set (name as in `predict --gpu`, or a `*.toml` file)
     /// for power and energy from the activity counters; default: the built-in set named like
     /// the timing configuration (`gtx480`), else power is omitted; `none` turns power off.
@@ -338,10 +339,10 @@ pub fn add_top_level_totals(v: &mut serde_json::Value) {
 fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
     let name = w.info().name;
     let cfg = super::config::resolve(args.config.as_deref(), &args.gpgpusim_config, &args.set)?;
-    let threads = args.threads.unwrap_or(1);
-    if threads == 0 {
-        bail!("--threads must be at least 1");
-    }
+    let threads = args
+        .threads
+        .unwrap_or(super::threads::Threads::Auto)
+        .resolve(&cfg);
     let sms = cfg.core.num_sms as f64;
     let cfg_name = cfg.name.clone();
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());

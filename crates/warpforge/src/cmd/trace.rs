@@ -40,9 +40,10 @@ pub struct ConfigArgs {
     /// Override one configuration key (repeatable), e.g. `--set l1d.sets=64`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Simulation worker threads.
-    #[arg(long, default_value_t = 1)]
-    pub threads: usize,
+    /// Simulation worker threads, a number or `auto` (free cores, capped where measurements
+    /// show no gain; statistics never depend on it).
+    #[arg(long, default_value = "auto", value_parser = super::threads::parse_threads)]
+    pub threads: super::threads::Threads,
 }
 
 /// Arguments of `warpforge trace run`.
@@ -97,11 +98,9 @@ fn timing_requested(c: &ConfigArgs) -> bool {
 }
 
 fn runner(c: &ConfigArgs) -> anyhow::Result<TimingRunner> {
-    if c.threads == 0 {
-        anyhow::bail!("--threads must be at least 1");
-    }
     let cfg = super::config::resolve(c.config.as_deref(), &c.gpgpusim_config, &c.set)?;
-    Ok(TimingRunner::new(cfg, c.threads))
+    let threads = c.threads.resolve(&cfg);
+    Ok(TimingRunner::new(cfg, threads))
 }
 
 fn write_json(path: &std::path::Path, v: &serde_json::Value) -> anyhow::Result<()> {
@@ -205,7 +204,7 @@ fn record_into(a: &RecordArgs, dir: &Path) -> anyhow::Result<()> {
                 "size": a.size.name(),
                 "mode": "timing",
                 "config": r.config().name,
-                "threads": a.cfg.threads,
+                "threads": r.threads(),
                 "stats": r.stats_json(),
             });
             super::run::add_top_level_totals(&mut v);
@@ -246,7 +245,7 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
                 "{} on {}, {} thread(s): {wall:.2} s, {sm_cycles_per_s:.0} SM-cycles/s",
                 a.list.display(),
                 stats.config,
-                a.cfg.threads
+                r.threads()
             );
             if let Some(p) = &a.json {
                 // The layout of `warpforge run --mode timing --json`, with `trace` for `workload`.
@@ -254,7 +253,7 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
                     "trace": a.list.display().to_string(),
                     "mode": "trace",
                     "config": stats.config,
-                    "threads": a.cfg.threads,
+                    "threads": r.threads(),
                     "wall_s": wall,
                     "sm_cycles_per_s": sm_cycles_per_s,
                     "stats": r.stats_json(),

@@ -1,0 +1,92 @@
+//! `--threads N|auto`: how many threads step the SMs of a timing simulation (issue 20).
+//!
+//! Statistics never depend on the thread count; only wall time does. `auto` (the default)
+//! takes the cores that are free now (the core count minus the one-minute load average,
+//! rounded), capped at [`AUTO_CAP`] and at one thread per [`SMS_PER_THREAD`] simulated SMs, and
+//! falls back to one thread where that leaves less than two. The cap is what measurements
+//! support: `warpforge bench --what scaling` on the 2-core development machine gives 1.15x to
+//! 1.36x with two threads (docs/PERFORMANCE.md), and no machine with more cores has measured a
+//! gain from more threads yet; raise it when `bench --what scaling` on one does.
+
+use warpforge_timing::GpuConfig;
+
+/// The most threads `auto` picks (see the module documentation for why).
+pub const AUTO_CAP: usize = 2;
+/// `auto` gives each thread at least this many simulated SMs.
+pub const SMS_PER_THREAD: u32 = 4;
+
+/// A `--threads` value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Threads {
+    /// Chosen from the free cores and the machine size.
+    Auto,
+    /// Exactly this many (at least 1).
+    Fixed(usize),
+}
+
+/// Parses `--threads`: `auto` or a whole number of at least 1 (clap value parser).
+pub fn parse_threads(s: &str) -> Result<Threads, String> {
+    if s == "auto" {
+        return Ok(Threads::Auto);
+    }
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (or `auto`)".into()),
+        Ok(n) => Ok(Threads::Fixed(n)),
+        Err(_) => Err(format!("`{s}` is neither a thread count nor `auto`")),
+    }
+}
+
+/// The one-minute load average, if the system reports it.
+fn load_average() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
+/// The `auto` choice for `cores` cores with `load` of them busy and a machine of `sms` SMs.
+pub fn auto_threads(cores: usize, load: f64, sms: u32) -> usize {
+    let free = (cores as f64 - load.max(0.0)).round().max(1.0) as usize;
+    let by_size = (sms / SMS_PER_THREAD).max(1) as usize;
+    let n = free.min(AUTO_CAP).min(by_size).min(cores.max(1));
+    if n < 2 {
+        1
+    } else {
+        n
+    }
+}
+
+impl Threads {
+    /// The thread count for a simulation of `cfg`.
+    pub fn resolve(self, cfg: &GpuConfig) -> usize {
+        match self {
+            Threads::Fixed(n) => n,
+            Threads::Auto => auto_threads(
+                std::thread::available_parallelism().map_or(1, |n| n.get()),
+                load_average().unwrap_or(0.0),
+                cfg.core.num_sms,
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_uses_free_cores_up_to_the_cap_and_falls_back_to_one() {
+        assert_eq!(auto_threads(2, 0.1, 15), 2);
+        assert_eq!(auto_threads(2, 1.2, 15), 1, "one core busy: one thread");
+        assert_eq!(auto_threads(1, 0.0, 120), 1);
+        assert_eq!(auto_threads(16, 0.0, 120), AUTO_CAP);
+        assert_eq!(auto_threads(16, 0.0, 4), 1, "a 4-SM machine is too small");
+        assert_eq!(auto_threads(16, 15.6, 120), 1);
+    }
+
+    #[test]
+    fn threads_parse() {
+        assert_eq!(parse_threads("auto"), Ok(Threads::Auto));
+        assert_eq!(parse_threads("3"), Ok(Threads::Fixed(3)));
+        assert!(parse_threads("0").is_err());
+        assert!(parse_threads("many").unwrap_err().contains("many"));
+    }
+}
