@@ -66,6 +66,20 @@ pub(super) fn reserve(bytes: usize) -> anyhow::Result<Vec<u8>> {
     Ok(v)
 }
 
+/// Checks the form of an initialiser (`zeros`, `range`, `rand:SEED`, `file:PATH`) without
+/// reading or allocating anything.
+pub(super) fn check_init(spec: &str) -> anyhow::Result<()> {
+    match spec.split_once(':') {
+        _ if spec == "zeros" || spec == "range" => Ok(()),
+        Some(("rand", seed)) => seed
+            .parse::<u64>()
+            .map(|_| ())
+            .map_err(|_| anyhow!("`rand:{seed}`: the seed must be an integer")),
+        Some(("file", _)) => Ok(()),
+        _ => bail!("unknown INIT `{spec}` (expected zeros, range, rand:SEED or file:PATH.npy)"),
+    }
+}
+
 pub(super) fn init_bytes(spec: &str, dtype: Dtype, count: u64) -> anyhow::Result<Vec<u8>> {
     let bytes = buffer_bytes(dtype, count)?;
     let n = count as usize;

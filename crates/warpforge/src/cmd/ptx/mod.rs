@@ -251,20 +251,25 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
     }
     let secs = t.elapsed().as_secs_f64();
     let st = dev.total_stats();
-    for l in &program.launches {
-        println!(
-            "{} grid {} block {}: {} launch{}",
-            l.kernel,
-            l.cfg.grid,
-            l.cfg.block,
-            l.repeat,
-            if l.repeat == 1 { "" } else { "es" },
-        );
-    }
-    println!(
+    let plural = |n: u32| if n == 1 { "" } else { "es" };
+    let totals = format!(
         "{} warp instructions, {} thread instructions, {:.3} s",
         st.warp_insts, st.thread_insts, secs
     );
+    if let [l] = program.launches.as_slice() {
+        let (g, b, n) = (l.cfg.grid, l.cfg.block, l.repeat);
+        println!(
+            "{} grid {g} block {b}: {n} launch{}, {totals}",
+            l.kernel,
+            plural(n)
+        );
+    } else {
+        for l in &program.launches {
+            let (g, b, n) = (l.cfg.grid, l.cfg.block, l.repeat);
+            println!("{} grid {g} block {b}: {n} launch{}", l.kernel, plural(n));
+        }
+        println!("{totals}");
+    }
     let mut json = json!({
         "ptx": program.ptx.display().to_string(),
         "mode": if timing.is_some() { "timing" } else { "functional" },

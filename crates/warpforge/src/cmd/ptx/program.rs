@@ -30,7 +30,7 @@ use warpforge_core::Dim3;
 use warpforge_simt::npy::Dtype;
 use warpforge_simt::{Device, KernelArg, LaunchConfig, ModuleId};
 
-use super::buffers::{dtype_of, init_bytes, parse_scalar, Buffer};
+use super::buffers::{check_init, dtype_of, init_bytes, parse_scalar, Buffer};
 
 /// A buffer to create before the first launch.
 pub struct BufferSpec {
@@ -137,6 +137,7 @@ fn buffer_spec(
         bail!("buffer name `{name}` is empty or used twice");
     }
     let dtype = dtype_of(ty)?;
+    check_init(init)?;
     let count: u64 = count
         .parse()
         .map_err(|_| anyhow!("COUNT `{count}` is not an integer"))?;
