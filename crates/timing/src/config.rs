@@ -371,6 +371,11 @@ pub struct SimConfig {
     /// cycle, which costs about 10% of simulation speed; timing is identical either way.
     #[serde(default)]
     pub latency_attribution: bool,
+    /// Reuse-distance histogram of L1D loads (Lee 2017 §5.1 Figure 5.3; `raw.l1d_reuse` in the
+    /// statistics). Off by default: it scans a per-set stack on every L1D load; timing is
+    /// identical either way.
+    #[serde(default)]
+    pub reuse_histogram: bool,
 }
 
 /// The whole GPU: the root of the configuration tree.
@@ -806,15 +811,8 @@ fn validate_cache(p: &str, c: &CacheConfig) -> Result<(), ConfigError> {
             ),
         ));
     }
-    if crate::mem::insertion::find(&c.insertion).is_none() {
-        return Err(ConfigError::new(
-            key("insertion"),
-            format!(
-                "unknown insertion policy `{}` (known: {})",
-                c.insertion,
-                crate::mem::insertion::names().join(", ")
-            ),
-        ));
+    if let Err(e) = crate::mem::insertion::Policy::parse(&c.insertion) {
+        return Err(ConfigError::new(key("insertion"), e));
     }
     if crate::mem::cache::WritePolicy::parse(&c.write_policy).is_none() {
         return Err(ConfigError::new(

@@ -183,6 +183,7 @@ impl Gpu {
             t.stalls.add(&s.stalls);
             t.latency.add(&s.latency);
             t.l1d.add(s.l1d_stats());
+            t.l1d_reuse.add(&s.l1d_reuse_stats());
             t.l1i.add(&s.l1i_stats);
             t.const_cache.add(s.const_stats());
         }

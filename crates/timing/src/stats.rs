@@ -41,8 +41,71 @@ counters! {
         writes,
         /// Lines evicted.
         evictions,
+        /// Lines evicted that were never hit after their fill (zero-reuse lines, spec 000 §8.2).
+        evictions_unreused,
         /// Dirty lines written back.
         writebacks,
+    }
+}
+
+counters! {
+    /// Reuse-distance histogram of L1D load accesses (per-set stack distance, spec 000 §5.1
+    /// Figure 5.3; see `mem::reuse`), only with `sim.reuse_histogram`: accesses whose line was
+    /// last accessed with `k` distinct other lines of its set in between, binned by `k`.
+    ReuseStats {
+        /// First access to the line.
+        cold,
+        /// k = 0.
+        d0,
+        /// k = 1.
+        d1,
+        /// k in 2..=3.
+        d2_3,
+        /// k in 4..=7.
+        d4_7,
+        /// k in 8..=15.
+        d8_15,
+        /// k in 16..=31.
+        d16_31,
+        /// k in 32..=63.
+        d32_63,
+        /// k in 64..=127.
+        d64_127,
+        /// k >= 128.
+        d128_up,
+    }
+}
+
+impl ReuseStats {
+    /// Counts one access at distance `k`.
+    pub fn count(&mut self, k: u64) {
+        let b = match k {
+            0 => &mut self.d0,
+            1 => &mut self.d1,
+            2..=3 => &mut self.d2_3,
+            4..=7 => &mut self.d4_7,
+            8..=15 => &mut self.d8_15,
+            16..=31 => &mut self.d16_31,
+            32..=63 => &mut self.d32_63,
+            64..=127 => &mut self.d64_127,
+            _ => &mut self.d128_up,
+        };
+        *b += 1;
+    }
+
+    /// The bins after `cold` as (label, count), in order of distance.
+    pub fn bins(&self) -> [(&'static str, u64); 9] {
+        [
+            ("0", self.d0),
+            ("1", self.d1),
+            ("2-3", self.d2_3),
+            ("4-7", self.d4_7),
+            ("8-15", self.d8_15),
+            ("16-31", self.d16_31),
+            ("32-63", self.d32_63),
+            ("64-127", self.d64_127),
+            (">=128", self.d128_up),
+        ]
     }
 }
 
@@ -190,6 +253,11 @@ pub struct CacheReport {
     pub reservation_fails: u64,
     /// Bypassed read misses.
     pub bypassed: u64,
+    /// Lines evicted.
+    pub evictions: u64,
+    /// Evicted lines never hit after their fill / evicted lines (spec 000 §8.2; 0 without
+    /// evictions).
+    pub zero_reuse_fraction: f64,
 }
 
 impl CacheReport {
@@ -202,6 +270,8 @@ impl CacheReport {
             mpki: ratio(c.misses * 1000, thread_insts),
             reservation_fails: c.reservation_fails,
             bypassed: c.bypassed,
+            evictions: c.evictions,
+            zero_reuse_fraction: ratio(c.evictions_unreused, c.evictions),
         }
     }
 }
@@ -247,6 +317,8 @@ pub struct Totals {
     pub stalls: StallStats,
     /// L1 data caches.
     pub l1d: CacheStats,
+    /// Reuse distances of L1D loads (zero unless `sim.reuse_histogram`).
+    pub l1d_reuse: ReuseStats,
     /// L1 instruction caches.
     pub l1i: CacheStats,
     /// Constant caches.
@@ -268,6 +340,7 @@ impl Totals {
             latency: self.latency.sub(&o.latency),
             stalls: self.stalls.sub(&o.stalls),
             l1d: self.l1d.sub(&o.l1d),
+            l1d_reuse: self.l1d_reuse.sub(&o.l1d_reuse),
             l1i: self.l1i.sub(&o.l1i),
             const_cache: self.const_cache.sub(&o.const_cache),
             l2: self.l2.sub(&o.l2),
@@ -282,6 +355,7 @@ impl Totals {
         self.latency.add(&o.latency);
         self.stalls.add(&o.stalls);
         self.l1d.add(&o.l1d);
+        self.l1d_reuse.add(&o.l1d_reuse);
         self.l1i.add(&o.l1i);
         self.const_cache.add(&o.const_cache);
         self.l2.add(&o.l2);

@@ -80,6 +80,9 @@ pub struct Evicted {
     pub dirty: u8,
     /// Whether it was hit after its fill.
     pub reused: bool,
+    /// PC of the load that inserted it (0 when the owner did not record one; see
+    /// [`Cache::set_pc`]): the `insertPC` line metadata of Ctrl-C (spec 000 §5.2).
+    pub pc: u64,
 }
 
 const INVALID: u64 = u64::MAX;
@@ -98,6 +101,7 @@ pub struct Cache {
     valid: Vec<u8>,
     dirty: Vec<u8>,
     flags: Vec<u8>,
+    pcs: Vec<u64>,
     repl: Policy,
 }
 
@@ -116,6 +120,7 @@ impl Cache {
             valid: vec![0; n],
             dirty: vec![0; n],
             flags: vec![0; n],
+            pcs: vec![0; n],
             repl: Policy::new(&c.replacement, c.sets as usize, c.ways as usize)
                 .expect("validated replacement"),
         }
@@ -125,6 +130,11 @@ impl Cache {
     #[inline]
     pub fn line_of(&self, addr: u64) -> u64 {
         addr >> self.line_shift
+    }
+
+    /// Number of sets.
+    pub fn num_sets(&self) -> usize {
+        self.sets
     }
 
     /// Line size in bytes.
@@ -227,6 +237,7 @@ impl Cache {
                     line: self.tags[i],
                     dirty: self.dirty[i],
                     reused: self.flags[i] & F_REUSED != 0,
+                    pc: self.pcs[i],
                 };
                 (w, Some(ev))
             }
@@ -236,8 +247,16 @@ impl Cache {
         self.valid[i] = 0;
         self.dirty[i] = 0;
         self.flags[i] = if reserve { F_RESERVED } else { 0 };
+        self.pcs[i] = 0;
         self.repl.on_fill(set, way);
         Some((way, ev))
+    }
+
+    /// Records `pc` as the inserting instruction of (`line`'s set, `way`); reported back in
+    /// [`Evicted::pc`].
+    pub fn set_pc(&mut self, line: u64, way: usize, pc: u64) {
+        let i = self.set_of(line) * self.ways + way;
+        self.pcs[i] = pc;
     }
 
     /// Marks `line` (already allocated) as reserved for a pending fill.
@@ -272,16 +291,30 @@ impl Cache {
 
     /// Invalidates `line` if present and not reserved.
     pub fn invalidate(&mut self, line: u64) {
+        self.remove(line);
+    }
+
+    /// Invalidates `line` if present and not reserved, returning what left (a write-evict
+    /// invalidation is an eviction to an insertion policy, spec 000 §5.3 "stores").
+    pub fn remove(&mut self, line: u64) -> Option<Evicted> {
         let base = self.set_of(line) * self.ways;
         for w in 0..self.ways {
             let i = base + w;
             if self.tags[i] == line && self.flags[i] & F_RESERVED == 0 {
+                let ev = Evicted {
+                    line,
+                    dirty: self.dirty[i],
+                    reused: self.flags[i] & F_REUSED != 0,
+                    pc: self.pcs[i],
+                };
                 self.tags[i] = INVALID;
                 self.valid[i] = 0;
                 self.dirty[i] = 0;
                 self.flags[i] = 0;
+                return Some(ev);
             }
         }
+        None
     }
 
     /// Invalidates every line that is not reserved (kernel-boundary L1 flush).

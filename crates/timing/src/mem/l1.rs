@@ -5,15 +5,20 @@
 //! Decisions: a read miss that allocates fetches the whole line; a bypassed read fetches only the
 //! span of its sectors and does not merge with other misses; a read that finds its line pending
 //! merges into the MSHR entry (counted as a miss); atomics always go to the L2 (the L1 copy, if
-//! any, is invalidated) and return to their waiter directly.
+//! any, is invalidated) and return to their waiter directly. The insertion policy decides once
+//! per miss: a miss refused for lack of resources keeps its decision for its retry (the LD/ST
+//! unit retries the same access until it is accepted), so stateful policies such as Ctrl-C
+//! count each miss once. Lines leaving by replacement or by a write-evict / atomic
+//! invalidation are reported to the policy with their reuse bit and inserting PC.
 
-use super::cache::{Cache, Lookup, Mshr, WritePolicy};
+use super::cache::{Cache, Evicted, Lookup, Mshr, WritePolicy};
 use super::coalesce::Txn;
 use super::insertion::{Insertion, MissInfo, Policy};
 use super::req::{MemReq, ReqKind, ReqSrc};
+use super::reuse::ReuseObserver;
 use crate::config::CacheConfig;
 use crate::dram::addrmap::AddrMap;
-use crate::stats::CacheStats;
+use crate::stats::{CacheStats, ReuseStats};
 use std::collections::VecDeque;
 
 /// Kind of an access.
@@ -54,6 +59,11 @@ pub struct L1 {
     pub latency: u32,
     /// Counters.
     pub stats: CacheStats,
+    /// Reuse distances of accepted loads (only with [`L1::observe_reuse`]).
+    pub reuse_stats: ReuseStats,
+    reuse: Option<Box<ReuseObserver>>,
+    /// The decision of a refused miss, kept for its retry: (line, pc, warp, bypass).
+    pending: Option<(u64, u64, u32, bool)>,
 }
 
 impl L1 {
@@ -70,7 +80,21 @@ impl L1 {
             sector_bytes: c.sector_bytes as u64,
             latency: c.latency,
             stats: CacheStats::default(),
+            reuse_stats: ReuseStats::default(),
+            reuse: None,
+            pending: None,
         }
+    }
+
+    /// Starts counting reuse distances of loads (`reuse_stats`).
+    pub fn observe_reuse(&mut self) {
+        self.reuse = Some(Box::new(ReuseObserver::new(self.cache.num_sets())));
+    }
+
+    fn evicted(&mut self, ev: &Evicted) {
+        self.stats.evictions += 1;
+        self.stats.evictions_unreused += u64::from(!ev.reused);
+        self.insertion.on_evict(ev);
     }
 
     fn mq_free(&self) -> usize {
@@ -140,14 +164,25 @@ impl L1 {
     ) -> Outcome {
         let line = self.cache.line_of(t.line_addr);
         match kind {
-            AccessKind::Load => self.load(t, line, waiter, pc, warp, sm, map),
+            AccessKind::Load => {
+                let out = self.load(t, line, waiter, pc, warp, sm, map);
+                if out != Outcome::Fail {
+                    self.pending = None;
+                    if let Some(o) = &mut self.reuse {
+                        o.access(self.cache.set_of(line), line, &mut self.reuse_stats);
+                    }
+                }
+                out
+            }
             AccessKind::Store => self.store(t, line, waiter, sm, map),
             AccessKind::Atomic => {
                 if self.mq_free() == 0 {
                     self.stats.reservation_fails += 1;
                     return Outcome::Fail;
                 }
-                self.cache.invalidate(line);
+                if let Some(ev) = self.cache.remove(line) {
+                    self.insertion.on_evict(&ev);
+                }
                 self.send_around(t, ReqKind::Atomic, waiter, sm, map)
             }
         }
@@ -186,10 +221,14 @@ impl L1 {
                 }
             },
             look @ (Lookup::SectorMiss(_) | Lookup::Miss) => {
-                let info = MissInfo { pc, line, warp };
-                if self.insertion.bypass(&info) {
+                let bypass = match self.pending.take() {
+                    Some((l, p, w, b)) if (l, p, w) == (line, pc, warp) => b,
+                    _ => self.insertion.bypass(&MissInfo { pc, line, warp }),
+                };
+                if bypass {
                     if self.mq_free() == 0 {
                         self.stats.reservation_fails += 1;
+                        self.pending = Some((line, pc, warp, true));
                         return Outcome::Fail;
                     }
                     self.stats.bypassed += 1;
@@ -205,15 +244,16 @@ impl L1 {
                     && (matches!(look, Lookup::SectorMiss(_)) || self.cache.can_allocate(line));
                 if !ok {
                     self.stats.reservation_fails += 1;
+                    self.pending = Some((line, pc, warp, false));
                     return Outcome::Fail;
                 }
                 match look {
                     Lookup::SectorMiss(w) => self.cache.reserve(line, w),
                     _ => {
-                        let (_, ev) = self.cache.allocate(line, true).expect("checked");
+                        let (w, ev) = self.cache.allocate(line, true).expect("checked");
+                        self.cache.set_pc(line, w, pc);
                         if let Some(ev) = ev {
-                            self.stats.evictions += 1;
-                            self.insertion.on_evict(ev.line, ev.reused);
+                            self.evicted(&ev);
                             if ev.dirty != 0 {
                                 self.stats.writebacks += 1;
                                 let lb = self.cache.line_bytes();
@@ -261,7 +301,7 @@ impl L1 {
                     }
                     let (w, ev) = self.cache.allocate(line, false).expect("checked");
                     if let Some(ev) = ev {
-                        self.stats.evictions += 1;
+                        self.evicted(&ev);
                         if ev.dirty != 0 {
                             self.stats.writebacks += 1;
                             let lb = self.cache.line_bytes();
@@ -282,7 +322,9 @@ impl L1 {
                     self.cache.write(line, w, t.sectors, false)
                 }
                 (WritePolicy::WriteEvict, Lookup::Hit(_) | Lookup::SectorMiss(_)) => {
-                    self.cache.invalidate(line)
+                    if let Some(ev) = self.cache.remove(line) {
+                        self.insertion.on_evict(&ev);
+                    }
                 }
                 _ => {}
             }

@@ -218,6 +218,7 @@ impl L2Slice {
     fn evict(&mut self, ev: Option<super::cache::Evicted>) {
         if let Some(ev) = ev {
             self.stats.evictions += 1;
+            self.stats.evictions_unreused += u64::from(!ev.reused);
             if ev.dirty != 0 {
                 self.stats.writebacks += 1;
                 // `ev.line` is slice-local: map it back to its global address.

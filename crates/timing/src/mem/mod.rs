@@ -10,4 +10,5 @@ pub mod l1;
 pub mod l2;
 pub mod replacement;
 pub mod req;
+pub mod reuse;
 pub mod shared;

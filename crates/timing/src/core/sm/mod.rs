@@ -258,7 +258,13 @@ impl Sm {
             imiss_unsent: 0,
             imiss_q: VecDeque::with_capacity(cfg.l1i.mshr_entries as usize),
             code_base: code::code_base(""),
-            l1d: L1::new(&cfg.l1d, ReqSrc::L1d),
+            l1d: {
+                let mut u = L1::new(&cfg.l1d, ReqSrc::L1d);
+                if cfg.sim.reuse_histogram {
+                    u.observe_reuse();
+                }
+                u
+            },
             cc: L1::new(&cfg.const_cache, ReqSrc::Const),
             map,
             cus: vec![cu; a + b + m],
@@ -301,6 +307,10 @@ impl Sm {
     /// L1D counters.
     pub fn l1d_stats(&self) -> &CacheStats {
         &self.l1d.stats
+    }
+    /// L1D reuse-distance counters (zero unless `sim.reuse_histogram`).
+    pub fn l1d_reuse_stats(&self) -> crate::stats::ReuseStats {
+        self.l1d.reuse_stats
     }
     /// Constant-cache counters.
     pub fn const_stats(&self) -> &CacheStats {

@@ -1,16 +1,27 @@
 //! Insertion / bypass policies of a cache (spec 000 §8.1 item 3): on a read miss the cache asks
 //! whether to allocate the line or send the request to the next level without allocating (the
-//! bypass path). Ctrl-C and CACP plug in here later.
+//! bypass path), and tells the policy about every line that leaves (evicted by replacement or
+//! invalidated by a write) with its reuse bit and the PC that inserted it.
 //!
-//! Adding a policy: one file implementing [`Insertion`], one row in the `policies!` call below.
+//! Adding a policy: one file implementing [`Insertion`] and `Default`, one row in the
+//! `policies!` call below. A policy with parameters reads them from the text after a colon in
+//! its configured name (`l1d.insertion = "name:ARGS"`, see [`Insertion::configure`]).
+//!
+//! The cache asks [`Insertion::bypass`] once per miss: an access refused for lack of resources
+//! (reservation failure) and retried keeps the decision it got (see `l1.rs`).
 
 mod always;
 mod bypass_all;
+pub mod ctrlc;
+mod pc_bypass;
+pub mod pc_exp;
+
+pub use super::cache::Evicted;
 
 /// What the cache tells the policy about a read miss.
 #[derive(Debug, Clone, Copy)]
 pub struct MissInfo {
-    /// PC of the load.
+    /// PC of the load (byte address in its kernel's code).
     pub pc: u64,
     /// Line address (byte address / line size).
     pub line: u64,
@@ -22,12 +33,18 @@ pub struct MissInfo {
 pub trait Insertion {
     /// Whether this read miss should bypass the cache (not allocate).
     fn bypass(&mut self, miss: &MissInfo) -> bool;
-    /// A line was evicted; `reused` says whether it was hit after its fill.
-    fn on_evict(&mut self, _line: u64, _reused: bool) {}
+    /// A line left the cache (replacement victim or write-evict invalidation); `ev.reused`
+    /// says whether it was hit after its fill, `ev.pc` which load inserted it.
+    fn on_evict(&mut self, _ev: &Evicted) {}
     /// Whether stores skip the cache altogether (no lookup: the cache is off for global
     /// accesses, GPGPU-Sim `-gpgpu_gmem_skip_L1D`); selective load-bypass policies keep `false`.
     fn skips_stores(&self) -> bool {
         false
+    }
+    /// Applies the parameters written after the colon of `name:ARGS`; policies without
+    /// parameters refuse any.
+    fn configure(&mut self, args: &str) -> Result<(), String> {
+        Err(format!("takes no parameters (got `{args}`)"))
     }
 }
 
@@ -38,9 +55,25 @@ macro_rules! policies {
         /// Registry: (name, description).
         pub const INSERTIONS: &[(&str, &str)] = &[$(($name, $doc)),*];
         impl Policy {
-            /// The policy `name`.
-            pub fn new(name: &str) -> Option<Policy> {
-                match name { $( $name => Some(Policy::$variant(<$ty>::default())), )* _ => None }
+            /// The policy configured as `spec` (`name` or `name:ARGS`), or why not.
+            pub fn parse(spec: &str) -> Result<Policy, String> {
+                let (name, args) = match spec.split_once(':') {
+                    Some((n, a)) => (n, Some(a)),
+                    None => (spec, None),
+                };
+                let mut p = match name {
+                    $( $name => Policy::$variant(<$ty>::default()), )*
+                    _ => return Err(format!(
+                        "unknown insertion policy `{name}` (known: {})", names().join(", "))),
+                };
+                if let Some(a) = args {
+                    p.configure(a).map_err(|e| format!("insertion policy `{name}`: {e}"))?;
+                }
+                Ok(p)
+            }
+            /// The policy `spec` (`name` or `name:ARGS`), if valid.
+            pub fn new(spec: &str) -> Option<Policy> {
+                Self::parse(spec).ok()
             }
         }
         impl Insertion for Policy {
@@ -49,12 +82,15 @@ macro_rules! policies {
                 match self { $( Policy::$variant(p) => p.bypass(m), )* }
             }
             #[inline]
-            fn on_evict(&mut self, line: u64, reused: bool) {
-                match self { $( Policy::$variant(p) => p.on_evict(line, reused), )* }
+            fn on_evict(&mut self, ev: &Evicted) {
+                match self { $( Policy::$variant(p) => p.on_evict(ev), )* }
             }
             #[inline]
             fn skips_stores(&self) -> bool {
                 match self { $( Policy::$variant(p) => p.skips_stores(), )* }
+            }
+            fn configure(&mut self, args: &str) -> Result<(), String> {
+                match self { $( Policy::$variant(p) => p.configure(args), )* }
             }
         }
     };
@@ -63,14 +99,42 @@ macro_rules! policies {
 policies! {
     "always" => Always(always::Always), "allocate every miss";
     "bypass_all" => BypassAll(bypass_all::BypassAll), "never allocate on a read miss (L1D off)";
+    "ctrlc" => CtrlC(ctrlc::CtrlC), "Ctrl-C: per-PC control-loop insertion rate 1/2^AGG (Lee 2017 Ch. 5)";
+    "pc_bypass" => PcBypass(pc_bypass::PcBypass), "PC-based all-or-nothing adaptive bypassing (Lee 2017 §5.3.1)";
+    "pc_exp" => PcExp(pc_exp::PcExp), "static per-PC insertion exponents `pc_exp:IDX=N,..` (Lee 2017 Fig. 5.5)";
 }
 
-/// Whether `name` is registered.
-pub fn find(name: &str) -> Option<&'static str> {
+/// The registered name of `spec` (`name` or `name:ARGS`), if it is registered.
+pub fn find(spec: &str) -> Option<&'static str> {
+    let name = spec.split_once(':').map_or(spec, |(n, _)| n);
     INSERTIONS.iter().find(|r| r.0 == name).map(|r| r.0)
 }
 
 /// Registered names.
 pub fn names() -> Vec<&'static str> {
     INSERTIONS.iter().map(|r| r.0).collect()
+}
+
+/// Index of a load PC in a 128-entry per-instruction table: the low 7 bits of the instruction
+/// index (`pc / 8`, the simulator's PC stride), spec 000 §5.2 `PC[6:0]` (digest: index with
+/// instruction-index bits, not byte-offset bits, to avoid aliasing).
+#[inline]
+pub fn pc_index(pc: u64) -> usize {
+    ((pc >> 3) & 0x7f) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_names_and_arguments() {
+        assert!(Policy::parse("always").is_ok());
+        let err = |s: &str| Policy::parse(s).err().unwrap_or_default();
+        assert!(err("always:3").contains("no parameters"));
+        assert!(err("nope").contains("known: always"));
+        assert_eq!(find("pc_exp:3=5"), Some("pc_exp"));
+        assert!(Policy::parse("pc_exp:3=5,7=2").is_ok());
+        assert!(Policy::parse("pc_exp:3=9").is_err());
+    }
 }
