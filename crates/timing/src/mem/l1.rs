@@ -368,6 +368,7 @@ impl L1 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mem::req::ACK;
 
     fn setup() -> (L1, AddrMap) {
         let g = crate::GpuConfig::preset("gtx480").unwrap();
@@ -516,5 +517,120 @@ mod tests {
             (3, 3, 1)
         );
         assert_eq!(l1.stats.hits, 0);
+    }
+
+    fn with_insertion(name: &str) -> (L1, AddrMap) {
+        let g = crate::GpuConfig::preset("gtx480").unwrap();
+        let mut c = g.l1d.clone();
+        c.insertion = name.into();
+        (L1::new(&c, ReqSrc::L1d), AddrMap::new(&g.dram, 1).unwrap())
+    }
+
+    /// Loads line address `a` for `pc`, answering every request sent at once; returns whether
+    /// the miss (if any) bypassed.
+    fn load_now(l1: &mut L1, m: &AddrMap, a: u64, pc: u64) -> Option<bool> {
+        let out = l1.access(&txn(a), AccessKind::Load, 0, pc, 0, 0, m);
+        assert_ne!(out, Outcome::Fail);
+        let mut byp = None;
+        while let Some(r) = l1.miss_queue.pop_front() {
+            if r.kind == ReqKind::Read {
+                byp = Some(r.bypass);
+            }
+            l1.fill(&r, |_| {});
+        }
+        byp
+    }
+
+    #[test]
+    fn ctrlc_learns_to_bypass_a_streaming_pc_but_not_a_reused_one() {
+        let (mut l1, m) = with_insertion("ctrlc");
+        let (stream, hot) = (8 * 3, 8 * 7);
+        let mut next = 1u64 << 24;
+        let mut stream_bypass = 0;
+        let mut hot_hits = 0;
+        for i in 0..40_000u64 {
+            // PC `stream` touches a new line every time; PC `hot` cycles over 8 lines.
+            if load_now(&mut l1, &m, next, stream) == Some(true) && i >= 30_000 {
+                stream_bypass += 1;
+            }
+            next += 128;
+            let h0 = l1.stats.hits;
+            load_now(&mut l1, &m, (i % 8) * 128 * 1024, hot);
+            if i >= 30_000 {
+                hot_hits += l1.stats.hits - h0;
+            }
+        }
+        // AGG of `stream` saturates at 7: 127 of every 128 misses bypass.
+        assert!(stream_bypass >= 10_000 * 126 / 128, "{stream_bypass}");
+        // The hot lines stay cached.
+        assert!(hot_hits >= 9_900, "{hot_hits}");
+        assert!(l1.stats.evictions_unreused > 0);
+    }
+
+    #[test]
+    fn always_and_pc_bypass_do_not_bypass_reused_lines() {
+        for name in ["always", "pc_bypass"] {
+            let (mut l1, m) = with_insertion(name);
+            for i in 0..2000u64 {
+                assert_ne!(load_now(&mut l1, &m, (i % 4) * 4096, 8), Some(true), "{name}");
+            }
+            assert_eq!(l1.stats.hits, 1996, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_refused_miss_keeps_its_decision_for_the_retry() {
+        // PC 8 (index 1) alternates: bypass, insert, bypass, insert, ...
+        let (mut l1, m) = with_insertion("pc_exp:1=1");
+        assert_eq!(load_now(&mut l1, &m, 0x10_0000, 8), Some(true));
+        // Fill the miss queue with another PC's misses so the next miss is refused.
+        for i in 0..8 {
+            l1.access(&txn(0x20_0000 + i * 4096), AccessKind::Load, 0, 0, 0, 0, &m);
+        }
+        for _ in 0..3 {
+            let out = l1.access(&txn(0x30_0000), AccessKind::Load, 0, 8, 0, 0, &m);
+            assert_eq!(out, Outcome::Fail);
+        }
+        l1.miss_queue.clear();
+        let out = l1.access(&txn(0x30_0000), AccessKind::Load, 0, 8, 0, 0, &m);
+        assert_eq!(out, Outcome::Miss);
+        let r = l1.miss_queue.pop_front().unwrap();
+        assert!(!r.bypass, "the refused miss was an insertion and stays one");
+        l1.fill(&r, |_| {});
+        assert_eq!(load_now(&mut l1, &m, 0x40_0000, 8), Some(true), "then a bypass");
+    }
+
+    #[test]
+    fn write_evict_invalidations_train_the_policy() {
+        // pc_bypass: three lines of PC 16 leaving unreused make it bypass everything.
+        let (mut l1, m) = with_insertion("pc_bypass");
+        let st = |a: u64| Txn {
+            line_addr: a,
+            sectors: 1,
+            lanes: 1,
+        };
+        for k in 0..3u64 {
+            assert_eq!(load_now(&mut l1, &m, k * 4096, 16), Some(false));
+            l1.access(&st(k * 4096), AccessKind::Store, ACK, 0, 0, 0, &m);
+            l1.miss_queue.clear();
+        }
+        assert_eq!(l1.stats.evictions, 0, "invalidations are not replacements");
+        assert_eq!(load_now(&mut l1, &m, 0x9000, 16), Some(true));
+        assert_eq!(load_now(&mut l1, &m, 0x9000, 24), Some(false), "other PCs insert");
+    }
+
+    #[test]
+    fn reuse_observer_sees_every_accepted_load() {
+        let (mut l1, m) = setup();
+        l1.observe_reuse();
+        for _ in 0..3 {
+            for a in [0u64, 4096 * 32] {
+                load_now(&mut l1, &m, a, 0);
+            }
+        }
+        let s = l1.reuse_stats;
+        // Lines 0 and 32*4096/128 = 1024 map to one set or two; either way 2 cold, 4 reuses.
+        assert_eq!(s.cold, 2);
+        assert_eq!(s.d0 + s.d1, 4);
     }
 }
