@@ -572,7 +572,11 @@ mod tests {
         for name in ["always", "pc_bypass"] {
             let (mut l1, m) = with_insertion(name);
             for i in 0..2000u64 {
-                assert_ne!(load_now(&mut l1, &m, (i % 4) * 4096, 8), Some(true), "{name}");
+                assert_ne!(
+                    load_now(&mut l1, &m, (i % 4) * 4096, 8),
+                    Some(true),
+                    "{name}"
+                );
             }
             assert_eq!(l1.stats.hits, 1996, "{name}");
         }
@@ -597,7 +601,11 @@ mod tests {
         let r = l1.miss_queue.pop_front().unwrap();
         assert!(!r.bypass, "the refused miss was an insertion and stays one");
         l1.fill(&r, |_| {});
-        assert_eq!(load_now(&mut l1, &m, 0x40_0000, 8), Some(true), "then a bypass");
+        assert_eq!(
+            load_now(&mut l1, &m, 0x40_0000, 8),
+            Some(true),
+            "then a bypass"
+        );
     }
 
     #[test]
@@ -616,7 +624,11 @@ mod tests {
         }
         assert_eq!(l1.stats.evictions, 0, "invalidations are not replacements");
         assert_eq!(load_now(&mut l1, &m, 0x9000, 16), Some(true));
-        assert_eq!(load_now(&mut l1, &m, 0x9000, 24), Some(false), "other PCs insert");
+        assert_eq!(
+            load_now(&mut l1, &m, 0x9000, 24),
+            Some(false),
+            "other PCs insert"
+        );
     }
 
     #[test]

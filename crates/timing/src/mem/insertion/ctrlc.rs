@@ -62,13 +62,13 @@ pub struct Entry {
 /// The policy: the iReuse table.
 #[derive(Debug, Clone)]
 pub struct CtrlC {
-    table: [Entry; TABLE_ENTRIES],
+    table: Vec<Entry>,
 }
 
 impl Default for CtrlC {
     fn default() -> Self {
         Self {
-            table: [Entry::default(); TABLE_ENTRIES],
+            table: vec![Entry::default(); TABLE_ENTRIES],
         }
     }
 }
@@ -151,8 +151,8 @@ mod tests {
     fn storage_is_608_bytes_for_16k() {
         assert_eq!(storage_bits(32 * 4), 608 * 8);
         // Largest counter values fit their widths: BYP < 2^7, INSERT and ZERO < 2^10.
-        assert!(((1u32 << AGG_MAX) - 1) < 1 << BYP_BITS);
-        assert!(SAMPLE_BASE - 1 < 1 << INSERT_BITS);
+        const { assert!(((1u32 << AGG_MAX) - 1) < 1 << BYP_BITS) };
+        const { assert!(SAMPLE_BASE - 1 < 1 << INSERT_BITS) };
     }
 
     #[test]
@@ -172,7 +172,10 @@ mod tests {
             for _ in 0..3 {
                 let pattern: Vec<bool> = (0..n).map(|_| p.bypass(&miss(PC))).collect();
                 assert!(pattern[..n as usize - 1].iter().all(|&b| b), "AGG {a}");
-                assert!(!pattern[n as usize - 1], "AGG {a}: the 2^AGG-th miss inserts");
+                assert!(
+                    !pattern[n as usize - 1],
+                    "AGG {a}: the 2^AGG-th miss inserts"
+                );
                 assert_eq!(p.entry(PC).byp, 0);
             }
         }
@@ -193,7 +196,11 @@ mod tests {
             assert_eq!(p.entry(PC).zero as u32, period - 1);
             evict(&mut p, PC, false, 1);
             assert_eq!(p.entry(PC).agg, a + 1, "decided at eviction {period}");
-            assert_eq!((p.entry(PC).insert, p.entry(PC).zero), (0, 0), "sample reset");
+            assert_eq!(
+                (p.entry(PC).insert, p.entry(PC).zero),
+                (0, 0),
+                "sample reset"
+            );
         }
     }
 
@@ -202,12 +209,12 @@ mod tests {
         let mut p = CtrlC::default();
         raise_to(&mut p, 4);
         let period = SAMPLE_BASE >> 4; // 64
-        // Fraction 26/64 = 0.406 > 0.4: up.
+                                       // Fraction 26/64 = 0.406 > 0.4: up.
         evict(&mut p, PC, true, period - 26);
         evict(&mut p, PC, false, 26);
         assert_eq!(p.entry(PC).agg, 5);
         let period = SAMPLE_BASE >> 5; // 32
-        // Fraction 12/32 = 0.375 inside [0.1, 0.4]: hold.
+                                       // Fraction 12/32 = 0.375 inside [0.1, 0.4]: hold.
         evict(&mut p, PC, false, 12);
         evict(&mut p, PC, true, period - 12);
         assert_eq!(p.entry(PC).agg, 5);

@@ -18,12 +18,12 @@ pub const MAX: u8 = 3;
 /// The policy: one saturating counter per table entry.
 #[derive(Debug, Clone)]
 pub struct PcBypass {
-    conf: [u8; 128],
+    conf: Vec<u8>,
 }
 
 impl Default for PcBypass {
     fn default() -> Self {
-        Self { conf: [0; 128] }
+        Self { conf: vec![0; 128] }
     }
 }
 

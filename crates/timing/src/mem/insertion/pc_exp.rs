@@ -11,15 +11,15 @@ use super::{pc_index, Insertion, MissInfo};
 /// The policy: an exponent and a bypass count per table entry.
 #[derive(Debug, Clone)]
 pub struct PcExp {
-    exp: [u8; 128],
-    byp: [u8; 128],
+    exp: Vec<u8>,
+    byp: Vec<u8>,
 }
 
 impl Default for PcExp {
     fn default() -> Self {
         Self {
-            exp: [0; 128],
-            byp: [0; 128],
+            exp: vec![0; 128],
+            byp: vec![0; 128],
         }
     }
 }
