@@ -22,6 +22,7 @@ pub mod exec;
 pub mod memory;
 pub mod npy;
 pub mod program;
+pub mod record;
 pub mod regest;
 pub mod run;
 pub mod source;
@@ -36,6 +37,7 @@ use warpforge_ptx::Module;
 pub use exec::{TexBinding, TexFormat};
 pub use memory::{CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
 pub use program::PC_STRIDE;
+pub use record::{LaunchHook, LaunchRecord};
 pub use run::LaunchStats;
 
 /// A device address in the simulated 64-bit global address space.
@@ -148,6 +150,7 @@ pub const MAX_SHARED_BYTES: u64 = 96 * 1024;
 
 pub(crate) struct Loaded {
     pub module: Module,
+    pub source: String,
     pub layout: program::ModuleLayout,
     pub kernels: HashMap<String, Arc<program::KernelCode>>,
 }
@@ -159,6 +162,7 @@ pub struct Device {
     pub(crate) textures: BTreeMap<String, TexBinding>,
     runner: Option<Box<dyn KernelRunner>>,
     observer: Option<Box<dyn InstObserver>>,
+    hook: Option<Box<dyn LaunchHook>>,
     last: LaunchStats,
     total: LaunchStats,
     nsm: u32,
@@ -174,6 +178,7 @@ impl Device {
             textures: BTreeMap::new(),
             runner: None,
             observer: None,
+            hook: None,
             last: LaunchStats::default(),
             total: LaunchStats::default(),
             nsm: 1,
@@ -221,6 +226,7 @@ impl Device {
         let layout = program::layout_module(&module, &mut self.gmem).map_err(SimtError::Decode)?;
         let mut loaded = Loaded {
             module,
+            source: text.to_string(),
             layout,
             kernels: HashMap::new(),
         };
@@ -250,6 +256,26 @@ impl Device {
             .map_err(SimtError::Decode)?;
         }
         Ok(())
+    }
+    /// The PTX text module `m` was loaded from.
+    pub fn module_source(&self, m: ModuleId) -> Option<&str> {
+        self.modules.get(m.0 as usize).map(|l| l.source.as_str())
+    }
+    /// The global allocations (base address, contents, label: `malloc` or a module variable's
+    /// name), in address order (which is allocation order).
+    pub fn allocations(&self) -> impl Iterator<Item = (DevPtr, &[u8], &str)> {
+        self.gmem
+            .allocs()
+            .iter()
+            .map(|a| (DevPtr(a.base), a.data.as_slice(), a.label.as_str()))
+    }
+    /// Installs a launch hook (called before and after every launch); `None` removes it.
+    pub fn set_launch_hook(&mut self, hook: Option<Box<dyn LaunchHook>>) {
+        self.hook = hook;
+    }
+    /// Removes and returns the launch hook.
+    pub fn take_launch_hook(&mut self) -> Option<Box<dyn LaunchHook>> {
+        self.hook.take()
     }
     /// The parsed module.
     pub fn module(&self, m: ModuleId) -> Option<&Module> {
@@ -470,6 +496,16 @@ impl Device {
     ) -> Result<(), SimtError> {
         let code = self.code(m, kernel)?;
         let params = self.prepare(&code, &cfg, args)?;
+        let mut hook = self.hook.take();
+        if let Some(h) = hook.as_deref_mut() {
+            let rec = record::LaunchRecord {
+                module: m,
+                kernel,
+                cfg,
+                args,
+            };
+            h.before_launch(self, &rec);
+        }
         let info = kernel_info(&code, cfg);
         let cbank = std::mem::take(&mut self.modules[m.0 as usize].layout.const_bank);
         let mut observer = self.observer.take();
@@ -507,7 +543,17 @@ impl Device {
         }
         self.observer = observer;
         self.modules[m.0 as usize].layout.const_bank = cbank;
-        let stats = result?;
+        let stats = match result {
+            Ok(s) => s,
+            Err(e) => {
+                self.hook = hook;
+                return Err(e);
+            }
+        };
+        if let Some(h) = hook.as_deref_mut() {
+            h.after_launch(self);
+        }
+        self.hook = hook;
         self.last = stats;
         self.total.warp_insts += stats.warp_insts;
         self.total.thread_insts += stats.thread_insts;

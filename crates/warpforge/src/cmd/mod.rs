@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod bench;
+pub mod bundle;
 pub mod characterize;
 pub mod config;
 pub mod experiment;

@@ -81,6 +81,11 @@ pub struct Args {
     /// the timing configuration (`gtx480`), else power is omitted; `none` turns power off.
     #[arg(long = "power-params", value_name = "NAME|FILE")]
     pub power_params: Option<String>,
+    /// Functional mode: also write every launch as a launch bundle into this (new or empty)
+    /// directory: `kernel.ptx`, `launches.toml` and the buffers as `.npy`, replayable with
+    /// `warpforge ptx run --bundle DIR` and `scripts/replay-bundle.py` (on a GPU).
+    #[arg(long, value_name = "DIR")]
+    pub dump_launches: Option<PathBuf>,
     /// Timing mode: also write the statistics in GPGPU-Sim / Accel-Sim's report layout
     /// (`gpu_sim_cycle = ...` lines) to this file, for scripts that parse Accel-Sim logs.
     #[arg(long, value_name = "FILE")]
@@ -124,7 +129,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     "--config, --gpgpusim-config, --set, --threads, --power-params and --accelsim-stats apply to --mode timing only"
                 );
             }
-            run_functional(w, args.size, args.json.as_deref())
+            run_functional(
+                w,
+                args.size,
+                args.json.as_deref(),
+                args.dump_launches.as_deref(),
+            )
+        }
+        Mode::Timing if args.dump_launches.is_some() => {
+            bail!("--dump-launches records in functional mode (the launches are the same in timing mode); drop --mode timing")
         }
         Mode::Timing => run_timing(w, &args),
     }
@@ -134,10 +147,43 @@ fn run_functional(
     w: &dyn Workload,
     size: Size,
     json_path: Option<&std::path::Path>,
+    dump: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
     let name = w.info().name;
-    let (counts, check, wall) =
-        super::observed::run_observed(w, size, InstCounter::default(), |c| *c)?;
+    let staging = dump.map(super::bundle::staging_dir).transpose()?;
+    let hook: Option<Box<dyn warpforge_simt::LaunchHook>> = staging
+        .as_deref()
+        .map(|d| Box::new(super::bundle::Recorder::new(d)) as _);
+    let run = super::observed::run_hooked(w, size, InstCounter::default(), hook, |c| *c);
+    let (counts, check, wall, hook) = match run {
+        Ok(r) => r,
+        Err(e) => {
+            if let Some(d) = &staging {
+                let _ = std::fs::remove_dir_all(d);
+            }
+            return Err(e);
+        }
+    };
+    if let (Some(tmp), Some(dir), Some(mut hook)) = (&staging, dump, hook) {
+        let rec = hook
+            .as_any_mut()
+            .downcast_mut::<super::bundle::Recorder>()
+            .expect("the bundle recorder");
+        let written = rec
+            .finish()
+            .and_then(|r| super::bundle::publish(tmp, dir).map(|_| r));
+        let (launches, bufs, bytes) = match written {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(tmp);
+                return Err(e);
+            }
+        };
+        println!(
+            "wrote launch bundle {}: {launches} launches, {bufs} buffers, {bytes} bytes of buffer data",
+            dir.display()
+        );
+    }
     println!(
         "{name} ({}) functional: {} launches, {} warp instructions, {} thread instructions, {:.2} s",
         size.name(),

@@ -139,7 +139,19 @@ pub(super) fn parse_scalar(kind: &str, v: &str) -> anyhow::Result<KernelArg> {
         "s64" | "i64" => KernelArg::S64(v.parse().map_err(|e| bad(&e))?),
         "f32" => KernelArg::F32(v.parse().map_err(|e| bad(&e))?),
         "f64" => KernelArg::F64(v.parse().map_err(|e| bad(&e))?),
-        _ => bail!("unknown argument kind `{kind}` (expected u32 s32 u64 s64 f32 f64 or buf)"),
+        "bytes" => {
+            if !v.len().is_multiple_of(2) || !v.bytes().all(|c| c.is_ascii_hexdigit()) {
+                bail!("`bytes:{v}`: expected an even number of hexadecimal digits");
+            }
+            let b = (0..v.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&v[i..i + 2], 16).expect("checked hex"))
+                .collect();
+            KernelArg::Bytes(b)
+        }
+        _ => {
+            bail!("unknown argument kind `{kind}` (expected u32 s32 u64 s64 f32 f64 bytes or buf)")
+        }
     })
 }
 

@@ -6,7 +6,8 @@
 //!   [--out NAME=PATH.npy] [--launches N] [--max-warp-insts N]`: allocates the argument
 //!   buffers, launches the kernel and writes chosen buffers back as `.npy` files;
 //!   `run --script FILE.toml` runs a launch script instead (buffers once, then a sequence of
-//!   kernels: [`program`]).
+//!   kernels: [`program`]); `run --bundle DIR` replays a launch bundle (`warpforge run
+//!   WORKLOAD --dump-launches DIR`: every launch of a built-in workload).
 //! - `run ... --mode timing [--config NAME|FILE] [--gpgpusim-config FILE]... [--set K=V]...
 //!   [--threads N|auto]`: the same launches on the cycle-level model (issue 14), with the
 //!   same functional results; `--json FILE` writes `cycles` and the other totals at the top
@@ -54,16 +55,16 @@ pub enum Command {
 #[derive(clap::Args)]
 pub struct RunArgs {
     /// The PTX file (not with `--script`).
-    #[arg(required_unless_present = "script")]
+    #[arg(required_unless_present_any = ["script", "bundle"])]
     pub file: Option<PathBuf>,
     /// Kernel (entry) name.
-    #[arg(long, required_unless_present = "script")]
+    #[arg(long, required_unless_present_any = ["script", "bundle"])]
     pub kernel: Option<String>,
     /// Grid in CTAs: `X`, `X,Y` or `X,Y,Z`.
-    #[arg(long, value_parser = parse_dim, required_unless_present = "script")]
+    #[arg(long, value_parser = parse_dim, required_unless_present_any = ["script", "bundle"])]
     pub grid: Option<Dim3>,
     /// CTA in threads: `X`, `X,Y` or `X,Y,Z`.
-    #[arg(long, value_parser = parse_dim, required_unless_present = "script")]
+    #[arg(long, value_parser = parse_dim, required_unless_present_any = ["script", "bundle"])]
     pub block: Option<Dim3>,
     /// Dynamic shared memory per CTA in bytes.
     #[arg(long, default_value_t = 0)]
@@ -82,6 +83,10 @@ pub struct RunArgs {
     /// and `--launches`.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["file", "kernel", "grid", "block", "args"])]
     pub script: Option<PathBuf>,
+    /// A launch bundle directory written by `warpforge run WORKLOAD --dump-launches DIR`:
+    /// replays its `launches.toml` (every launch of the workload, on the recorded memory).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["file", "kernel", "grid", "block", "args", "script"])]
+    pub bundle: Option<PathBuf>,
     /// Stop a launch after this many warp instructions (catches livelocks and spin-waits on
     /// other CTAs, which functional mode runs one after another).
     #[arg(long)]
@@ -168,7 +173,8 @@ fn check(file: &Path) -> anyhow::Result<()> {
 /// Builds the program of the command line or script, runs it (functionally or on the timing
 /// model), then writes the `--out` buffers and the `--json` statistics.
 fn run_program(a: RunArgs) -> anyhow::Result<()> {
-    let program = match &a.script {
+    let script = a.bundle.as_ref().map(|d| d.join("launches.toml"));
+    let program = match script.as_ref().or(a.script.as_ref()) {
         Some(script) => {
             if a.launches != 1 || a.shared != 0 {
                 bail!("--launches and --shared do not apply with --script (the script sets them per launch)");
@@ -243,7 +249,8 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
     };
     let loaded = program.load(&mut dev)?;
     let t = Instant::now();
-    for (l, args) in program.launches.iter().zip(&loaded.args) {
+    for (k, (l, args)) in program.launches.iter().zip(&loaded.args).enumerate() {
+        program.apply_inputs(k, &mut dev, &loaded)?;
         for _ in 0..l.repeat {
             dev.launch(loaded.module, &l.kernel, l.cfg, args)
                 .map_err(|e| anyhow!("{e}"))?;

@@ -21,6 +21,11 @@
 //! args = ["s32:-3", "buf:x", "buf:y", "u32:500"]
 //! repeat = 1        # back-to-back launches (default 1)
 //! ```
+//!
+//! Launch bundles (`warpforge run W --dump-launches DIR`) add a buffer's `address` (the replay
+//! checks its allocation lands there), a launch's `inputs = { NAME = "FILE.npy" }` (copied in
+//! before the launch: what the host wrote between launches), `buf:NAME+OFFSET` arguments and
+//! `bytes:HEX` by-value parameters.
 
 use std::path::{Path, PathBuf};
 
@@ -28,12 +33,15 @@ use anyhow::{anyhow, bail, Context};
 use serde::Deserialize;
 use warpforge_core::Dim3;
 use warpforge_simt::npy::Dtype;
-use warpforge_simt::{Device, KernelArg, LaunchConfig, ModuleId};
+use warpforge_simt::{DevPtr, Device, KernelArg, LaunchConfig, ModuleId};
 
 use super::buffers::{check_init, dtype_of, init_bytes, parse_scalar, Buffer};
 
 /// A buffer to create before the first launch.
 pub struct BufferSpec {
+    /// The device address it must get (launch bundles record it, so that pointers stored
+    /// inside buffers stay valid); `None`: wherever it lands.
+    pub address: Option<u64>,
     /// Name used by `buf:NAME` and `--out NAME=...`.
     pub name: String,
     /// Element type.
@@ -46,8 +54,8 @@ pub struct BufferSpec {
 
 /// A kernel argument: a buffer (index into [`Program::buffers`]) or a scalar.
 pub enum ArgSpec {
-    /// The device address of a buffer.
-    Buffer(usize),
+    /// The device address of a buffer plus a byte offset.
+    Buffer(usize, u64),
     /// A scalar value.
     Scalar(KernelArg),
 }
@@ -62,6 +70,9 @@ pub struct LaunchSpec {
     pub args: Vec<ArgSpec>,
     /// Number of back-to-back launches (at least 1).
     pub repeat: u32,
+    /// Buffers overwritten from `.npy` files before the launch (what the host wrote between
+    /// launches): (buffer index, file).
+    pub inputs: Vec<(usize, PathBuf)>,
 }
 
 /// Buffers, then launches in order.
@@ -90,11 +101,18 @@ fn parse_arg(s: &str, buffers: &mut Vec<BufferSpec>, declare: bool) -> anyhow::R
     if let Some(rest) = s.strip_prefix("buf:") {
         let parts: Vec<&str> = rest.splitn(4, ':').collect();
         if parts.len() == 1 && !declare {
-            let name = parts[0];
+            let (name, off) = match parts[0].split_once('+') {
+                Some((n, o)) => (
+                    n,
+                    o.parse::<u64>()
+                        .map_err(|_| anyhow!("`+{o}`: the offset must be a byte count"))?,
+                ),
+                None => (parts[0], 0),
+            };
             return buffers
                 .iter()
                 .position(|b| b.name == name)
-                .map(ArgSpec::Buffer)
+                .map(|i| ArgSpec::Buffer(i, off))
                 .ok_or_else(|| {
                     let names: Vec<&str> = buffers.iter().map(|b| b.name.as_str()).collect();
                     anyhow!(
@@ -117,7 +135,7 @@ fn parse_arg(s: &str, buffers: &mut Vec<BufferSpec>, declare: bool) -> anyhow::R
         let (name, ty, count, init) = (parts[0], parts[1], parts[2], parts[3]);
         let spec = buffer_spec(name, ty, count, init, buffers)?;
         buffers.push(spec);
-        return Ok(ArgSpec::Buffer(buffers.len() - 1));
+        return Ok(ArgSpec::Buffer(buffers.len() - 1, 0));
     }
     let (kind, v) = s
         .split_once(':')
@@ -142,6 +160,7 @@ fn buffer_spec(
         .parse()
         .map_err(|_| anyhow!("COUNT `{count}` is not an integer"))?;
     Ok(BufferSpec {
+        address: None,
         name: name.to_string(),
         dtype,
         count,
@@ -176,6 +195,7 @@ impl Program {
                 cfg,
                 args: specs,
                 repeat: launches,
+                inputs: Vec::new(),
             }],
         })
     }
@@ -217,8 +237,9 @@ impl Program {
                 Some(f) => format!("file:{}", dir.join(f).display()),
                 None => b.init.clone(),
             };
-            let spec = buffer_spec(&b.name, &b.ty, &b.count.to_string(), &init, &buffers)
+            let mut spec = buffer_spec(&b.name, &b.ty, &b.count.to_string(), &init, &buffers)
                 .with_context(|| at(format!("buffer {} (`{}`)", i + 1, b.name)))?;
+            spec.address = b.address;
             buffers.push(spec);
         }
         let mut launches = Vec::new();
@@ -235,6 +256,18 @@ impl Program {
                     .with_context(|| format!("{}: argument {} (`{a}`)", ctx(), j + 1))?;
                 args.push(arg);
             }
+            let mut inputs = Vec::new();
+            for (name, file) in &l.inputs {
+                let i = buffers
+                    .iter()
+                    .position(|b| &b.name == name)
+                    .ok_or_else(|| anyhow!("{}: inputs: no buffer named `{name}`", ctx()))?;
+                let file = dir.join(file);
+                if !file.is_file() {
+                    bail!("{}: inputs: cannot read {}", ctx(), file.display());
+                }
+                inputs.push((i, file));
+            }
             launches.push(LaunchSpec {
                 kernel: l.kernel.clone(),
                 cfg: LaunchConfig {
@@ -244,6 +277,7 @@ impl Program {
                 },
                 args,
                 repeat: l.repeat,
+                inputs,
             });
         }
         Ok(Self {
@@ -279,6 +313,13 @@ impl Program {
             let ctx = || format!("buffer `{}`", b.name);
             let data = init_bytes(&b.init, b.dtype, b.count).with_context(ctx)?;
             let ptr = dev.malloc(data.len() as u64).with_context(ctx)?;
+            if let Some(want) = b.address.filter(|&a| a != ptr.0) {
+                bail!(
+                    "buffer `{}` was allocated at 0x{:x}, the script requires 0x{want:x} (allocations must come in the recorded order and sizes)",
+                    b.name,
+                    ptr.0
+                );
+            }
             dev.copy_htod(ptr, &data)?;
             buffers.push(Buffer {
                 dtype: b.dtype,
@@ -293,7 +334,7 @@ impl Program {
                 l.args
                     .iter()
                     .map(|a| match a {
-                        ArgSpec::Buffer(i) => KernelArg::Ptr(buffers[*i].ptr),
+                        ArgSpec::Buffer(i, off) => KernelArg::Ptr(DevPtr(buffers[*i].ptr.0 + off)),
                         ArgSpec::Scalar(v) => v.clone(),
                     })
                     .collect()
@@ -304,6 +345,18 @@ impl Program {
             buffers,
             args,
         })
+    }
+
+    /// Copies launch `k`'s `inputs` files into their buffers (before its first repeat).
+    pub fn apply_inputs(&self, k: usize, dev: &mut Device, loaded: &Loaded) -> anyhow::Result<()> {
+        for (i, file) in &self.launches[k].inputs {
+            let (spec, buf) = (&self.buffers[*i], &loaded.buffers[*i]);
+            let spec_text = format!("file:{}", file.display());
+            let data = init_bytes(&spec_text, spec.dtype, spec.count)
+                .with_context(|| format!("launch {} input for `{}`", k + 1, spec.name))?;
+            dev.copy_htod(buf.ptr, &data)?;
+        }
+        Ok(())
     }
 
     /// The launches as JSON (`kernel`, `grid`, `block`, `shared`, `repeat`).
@@ -344,6 +397,8 @@ struct ScriptBuffer {
     count: u64,
     #[serde(default = "zeros")]
     init: String,
+    #[serde(default)]
+    address: Option<u64>,
 }
 
 fn zeros() -> String {
@@ -366,6 +421,8 @@ struct ScriptLaunch {
     args: Vec<String>,
     #[serde(default = "one")]
     repeat: u32,
+    #[serde(default)]
+    inputs: std::collections::BTreeMap<String, PathBuf>,
 }
 
 /// A grid or CTA shape: `4`, `"4,2"` or `[4, 2]`.
