@@ -151,6 +151,18 @@ pub struct KernelProfile {
     /// Requests with an L1 miss whose every missing line hit the first-touch L2.
     #[serde(default)]
     pub load_reqs_l2: u64,
+    /// Branch warp instructions (branch, call, return; HeteroPDP features, document 000 Table 6.4).
+    #[serde(default)]
+    pub branch_insts: u64,
+    /// Atomic warp instructions (HeteroPDP features).
+    #[serde(default)]
+    pub atomic_insts: u64,
+    /// Special-math (SFU) warp instructions (HeteroPDP features).
+    #[serde(default)]
+    pub sfu_insts: u64,
+    /// Global/local store warp instructions (HeteroPDP: share of the footprint copied back).
+    #[serde(default)]
+    pub store_insts: u64,
 }
 
 impl KernelProfile {
@@ -613,6 +625,17 @@ impl InstObserver for Analyser {
         match inst.class {
             OpClass::FpAlu | OpClass::FpDiv | OpClass::Dp => p.fp_insts += 1,
             OpClass::IntAlu | OpClass::IntMul | OpClass::IntDiv => p.int_insts += 1,
+            OpClass::Branch => p.branch_insts += 1,
+            OpClass::Atomic => p.atomic_insts += 1,
+            OpClass::Sfu => p.sfu_insts += 1,
+            OpClass::Store => {
+                if matches!(
+                    inst.mem.as_ref().map(|m| m.space),
+                    Some(MemSpace::Global) | Some(MemSpace::Local)
+                ) {
+                    p.store_insts += 1;
+                }
+            }
             _ => {}
         }
         let slot = cta as usize * self.warps_per_cta as usize + warp as usize;

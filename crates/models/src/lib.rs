@@ -13,6 +13,7 @@ pub mod activity;
 pub mod analyser;
 pub mod cache_est;
 pub mod hetero;
+pub mod heteropdp;
 pub mod ipp;
 pub mod mwp_cwp;
 pub mod occupancy;

@@ -1,0 +1,316 @@
+//! The regression models of document 000 §6.5 (Eq 6.5, Appendix A): `Time = Σ_i coef_i ×
+//! factor1_i × factor2_i` over every main effect (factor × 1) and every pairwise product of
+//! distinct factors, no intercept, fitted by least squares (nalgebra's SVD), and the K-fold
+//! cross-validation that prunes the training set (claim 31).
+//!
+//! Decisions (the document leaves them open):
+//! * rows are weighted by `1 / time` (relative-error least squares), because the measured times
+//!   span several orders of magnitude and plain least squares would fit only the longest kernels;
+//!   [`Weighting::Absolute`] gives the plain fit;
+//! * columns are scaled to unit maximum before the solve (the solution is the same in exact
+//!   arithmetic; the scaling keeps the SVD's rank decision meaningful for counts near 1e9 and
+//!   products near 1e18); rank-deficient systems get the minimum-norm solution;
+//! * the pruning score is the cross-validated R² of `ln(time)` (errors are multiplicative), and
+//!   a group is one kernel (all its sizes fall in the same fold).
+
+use nalgebra::{DMatrix, DVector};
+use serde::{Deserialize, Serialize};
+
+/// One training or test observation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Cross-validation group (the kernel; its input sizes share a fold).
+    pub group: String,
+    /// Factor values, in the model's factor order.
+    pub x: Vec<f64>,
+    /// Measured time, s.
+    pub y: f64,
+}
+
+/// A term: a main effect `(i, None)` or the product of factors `i < j`.
+pub type Term = (usize, Option<usize>);
+
+/// Row weighting of the least-squares fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Weighting {
+    /// Plain least squares on the times.
+    Absolute,
+    /// Each row divided by its measured time (relative error).
+    Relative,
+}
+
+/// Every main effect, then every pairwise product (`n + n(n−1)/2` terms: 36 for 8 factors, 55
+/// for 10, 45 for 9, as Appendix A counts them).
+pub fn all_terms(n_factors: usize) -> Vec<Term> {
+    let mut t: Vec<Term> = (0..n_factors).map(|i| (i, None)).collect();
+    for i in 0..n_factors {
+        for j in i + 1..n_factors {
+            t.push((i, Some(j)));
+        }
+    }
+    t
+}
+
+/// The value of one term for factor values `x`.
+pub fn term_value(x: &[f64], t: Term) -> f64 {
+    match t.1 {
+        None => x[t.0],
+        Some(j) => x[t.0] * x[j],
+    }
+}
+
+/// A fitted model (Eq 6.5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Model {
+    /// Factor names, in order.
+    pub factors: Vec<String>,
+    /// Terms, in coefficient order.
+    pub terms: Vec<Term>,
+    /// Coefficients (time units per factor-product unit).
+    pub coef: Vec<f64>,
+}
+
+/// Fitting failures.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum FitError {
+    /// No samples.
+    #[error("no training samples")]
+    Empty,
+    /// A sample's factor count differs from the model's.
+    #[error("sample {index} has {got} factors, the model {want}")]
+    Arity {
+        /// Sample index.
+        index: usize,
+        /// Factors given.
+        got: usize,
+        /// Factors expected.
+        want: usize,
+    },
+    /// A non-finite or non-positive time, or a non-finite factor.
+    #[error("sample {0} has a non-finite factor or a non-positive time")]
+    BadValue(usize),
+    /// The SVD did not converge.
+    #[error("least-squares solve failed: {0}")]
+    Solve(String),
+}
+
+impl Model {
+    /// Predicted time for factor values `x`, s (may be negative: a linear model is not bounded).
+    pub fn predict(&self, x: &[f64]) -> f64 {
+        self.terms
+            .iter()
+            .zip(&self.coef)
+            .map(|(&t, c)| c * term_value(x, t))
+            .sum()
+    }
+
+    /// Least-squares fit of every main effect and pairwise product of `factors`.
+    pub fn fit(factors: &[String], samples: &[Sample], w: Weighting) -> Result<Model, FitError> {
+        let terms = all_terms(factors.len());
+        Self::fit_terms(factors, terms, samples, w)
+    }
+
+    /// Least-squares fit of the given terms.
+    pub fn fit_terms(
+        factors: &[String],
+        terms: Vec<Term>,
+        samples: &[Sample],
+        w: Weighting,
+    ) -> Result<Model, FitError> {
+        if samples.is_empty() {
+            return Err(FitError::Empty);
+        }
+        for (i, s) in samples.iter().enumerate() {
+            if s.x.len() != factors.len() {
+                return Err(FitError::Arity {
+                    index: i,
+                    got: s.x.len(),
+                    want: factors.len(),
+                });
+            }
+            if !(s.y.is_finite() && s.y > 0.0) || s.x.iter().any(|v| !v.is_finite()) {
+                return Err(FitError::BadValue(i));
+            }
+        }
+        let (m, n) = (samples.len(), terms.len());
+        let mut a = DMatrix::<f64>::zeros(m, n);
+        let mut b = DVector::<f64>::zeros(m);
+        for (r, s) in samples.iter().enumerate() {
+            let rw = match w {
+                Weighting::Absolute => 1.0,
+                Weighting::Relative => 1.0 / s.y,
+            };
+            for (c, &t) in terms.iter().enumerate() {
+                a[(r, c)] = term_value(&s.x, t) * rw;
+            }
+            b[r] = s.y * rw;
+        }
+        let mut scale = vec![1.0; n];
+        for (c, sc) in scale.iter_mut().enumerate() {
+            let mx = a.column(c).iter().fold(0.0f64, |acc, v| acc.max(v.abs()));
+            if mx > 0.0 {
+                *sc = mx;
+                a.column_mut(c).iter_mut().for_each(|v| *v /= mx);
+            }
+        }
+        let svd = a.svd(true, true);
+        let smax = svd.singular_values.max();
+        let eps = smax * (m.max(n) as f64) * f64::EPSILON * 16.0;
+        let sol = svd.solve(&b, eps).map_err(|e| FitError::Solve(e.to_string()))?;
+        let coef = sol.iter().zip(&scale).map(|(v, s)| v / s).collect();
+        Ok(Model {
+            factors: factors.to_vec(),
+            terms,
+            coef,
+        })
+    }
+}
+
+/// R² of `ln(time)`: `1 − Σ(ln ŷ − ln y)² / Σ(ln y − mean)²`; predictions are floored at 1e-3 of
+/// the measured time (a non-positive prediction counts as a 1000× error).
+pub fn r2_log(pred: &[f64], meas: &[f64]) -> f64 {
+    let n = meas.len() as f64;
+    if meas.is_empty() {
+        return 0.0;
+    }
+    let ly: Vec<f64> = meas.iter().map(|y| y.ln()).collect();
+    let mean = ly.iter().sum::<f64>() / n;
+    let ss_tot: f64 = ly.iter().map(|v| (v - mean).powi(2)).sum();
+    let ss_res: f64 = pred
+        .iter()
+        .zip(meas)
+        .map(|(p, y)| (p.max(y * 1e-3).ln() - y.ln()).powi(2))
+        .sum();
+    if ss_tot > 0.0 {
+        1.0 - ss_res / ss_tot
+    } else {
+        0.0
+    }
+}
+
+/// Held-out predictions of K-fold cross-validation by group: groups (sorted) go to folds round
+/// robin; returns one prediction per sample (in sample order).
+pub fn cross_validate(
+    factors: &[String],
+    samples: &[Sample],
+    k: usize,
+    w: Weighting,
+) -> Result<Vec<f64>, FitError> {
+    let mut groups: Vec<&str> = samples.iter().map(|s| s.group.as_str()).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    let k = k.clamp(2, groups.len().max(2));
+    let fold_of = |g: &str| groups.binary_search(&g).map(|i| i % k).unwrap_or(0);
+    let mut pred = vec![0.0; samples.len()];
+    for f in 0..k {
+        let train: Vec<Sample> = samples
+            .iter()
+            .filter(|s| fold_of(&s.group) != f)
+            .cloned()
+            .collect();
+        if train.is_empty() {
+            continue;
+        }
+        let m = Model::fit(factors, &train, w)?;
+        for (i, s) in samples.iter().enumerate() {
+            if fold_of(&s.group) == f {
+                pred[i] = m.predict(&s.x);
+            }
+        }
+    }
+    Ok(pred)
+}
+
+/// Outcome of the K-fold pruning of the training pool (claim 31).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pruning {
+    /// Folds (test passes).
+    pub folds: usize,
+    /// Kernels (groups) in the pool.
+    pub pool: usize,
+    /// Kernels kept.
+    pub kept: Vec<String>,
+    /// Kernels removed, in removal order.
+    pub removed: Vec<String>,
+    /// Cross-validated R² of ln(time) over the whole pool.
+    pub cv_r2_pool: f64,
+    /// Cross-validated R² of ln(time) over the kept set.
+    pub cv_r2_kept: f64,
+}
+
+/// Greedy K-fold pruning: repeatedly drops the kernel with the largest mean held-out
+/// |ln(ŷ/y)| while that raises the cross-validated R², removing at most `max_removed` of the
+/// pool's kernels (a fraction).
+pub fn prune(
+    factors: &[String],
+    samples: &[Sample],
+    k: usize,
+    max_removed: f64,
+    w: Weighting,
+) -> Result<Pruning, FitError> {
+    let mut groups: Vec<String> = samples.iter().map(|s| s.group.clone()).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    let pool = groups.len();
+    let limit = (pool as f64 * max_removed).floor() as usize;
+    let mut cur: Vec<Sample> = samples.to_vec();
+    let score = |set: &[Sample]| -> Result<(f64, Vec<f64>), FitError> {
+        let p = cross_validate(factors, set, k, w)?;
+        let y: Vec<f64> = set.iter().map(|s| s.y).collect();
+        Ok((r2_log(&p, &y), p))
+    };
+    let (r2_pool, mut pred) = score(&cur)?;
+    let mut best = r2_pool;
+    let mut removed = Vec::new();
+    while removed.len() < limit {
+        // Mean held-out log error per group.
+        let mut err: Vec<(String, f64, usize)> = Vec::new();
+        for (s, p) in cur.iter().zip(&pred) {
+            let e = (p.max(s.y * 1e-3) / s.y).ln().abs();
+            match err.iter_mut().find(|(g, _, _)| *g == s.group) {
+                Some(x) => {
+                    x.1 += e;
+                    x.2 += 1;
+                }
+                None => err.push((s.group.clone(), e, 1)),
+            }
+        }
+        let Some(worst) = err
+            .iter()
+            .map(|(g, e, n)| (g, e / *n as f64))
+            .fold(None::<(&String, f64)>, |b, (g, e)| match b {
+                Some((_, be)) if be >= e => b,
+                _ => Some((g, e)),
+            })
+            .map(|(g, _)| g.clone())
+        else {
+            break;
+        };
+        let next: Vec<Sample> = cur.iter().filter(|s| s.group != worst).cloned().collect();
+        let remaining = pool - removed.len() - 1;
+        if remaining < 3 {
+            break;
+        }
+        let (r2, p) = score(&next)?;
+        if r2 <= best {
+            break;
+        }
+        best = r2;
+        cur = next;
+        pred = p;
+        removed.push(worst);
+    }
+    let kept = groups
+        .into_iter()
+        .filter(|g| !removed.contains(g))
+        .collect();
+    Ok(Pruning {
+        folds: k,
+        pool,
+        kept,
+        removed,
+        cv_r2_pool: r2_pool,
+        cv_r2_kept: best,
+    })
+}
