@@ -13,5 +13,10 @@
 //! * [`metrics`]: Eqs 6.1–6.4 and 6.6;
 //! * [`decide`]: the decision rule of §6.5.
 
+pub mod bubble;
+pub mod corunner;
+pub mod decide;
+pub mod features;
 pub mod metrics;
+pub mod platform;
 pub mod regression;
