@@ -30,6 +30,8 @@ enum Command {
     Ptx(cmd::ptx::Command),
     /// Predict performance, power and energy with the analytical models.
     Predict(cmd::predict::Args),
+    /// HeteroPDP: choose the CPU or the GPU for a workload's kernels, alone or with co-runners.
+    PredictTarget(cmd::heteropdp::Args),
     /// Accel-Sim traces: record a workload, run a trace.
     #[command(subcommand)]
     Trace(cmd::trace::Command),
@@ -51,6 +53,7 @@ fn main() {
         Command::Characterize(a) => cmd::characterize::run(a),
         Command::Ptx(c) => cmd::ptx::run(c),
         Command::Predict(a) => cmd::predict::run(a),
+        Command::PredictTarget(a) => cmd::heteropdp::run(a),
         Command::Trace(c) => cmd::trace::run(c),
         Command::Config(c) => cmd::config::run(c),
         Command::Experiment(c) => cmd::experiment::run(c),

@@ -20,3 +20,4 @@ pub mod features;
 pub mod metrics;
 pub mod platform;
 pub mod regression;
+pub mod train;

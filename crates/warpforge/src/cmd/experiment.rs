@@ -5,6 +5,7 @@
 //! - [`batch`]: the parallel, cached runner of timing simulations that the chapter experiments use.
 //! - `lax-calibrate`: derives the LAX kernel costs from kernels simulated on the timing model
 //!   (see [`lax_calibrate`]); `lax --calibration FILE` consumes the table it writes.
+//! - `heteropdp`: document 000 Ch. 6, CPU-or-GPU target prediction (see [`heteropdp`]).
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -15,6 +16,7 @@ use warpforge_runtime::pagoda;
 // Used by the chapter experiments (cawa, caws, ctrlc) as they land.
 #[allow(dead_code)]
 pub mod batch;
+pub mod heteropdp;
 pub mod lax_calibrate;
 
 /// Subcommands of `warpforge experiment`.
@@ -26,6 +28,8 @@ pub enum Command {
     Pagoda(PagodaArgs),
     /// Derive the LAX calibration table from the timing model (document 003 Table 3.1 kernels).
     LaxCalibrate(lax_calibrate::LaxCalibrateArgs),
+    /// HeteroPDP CPU-or-GPU target prediction under memory interference (document 000, Ch. 6).
+    Heteropdp(heteropdp::HeteropdpArgs),
 }
 
 /// Arguments of `experiment lax`.
@@ -86,6 +90,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Lax(a) => run_lax(a),
         Command::Pagoda(a) => run_pagoda(a),
         Command::LaxCalibrate(a) => lax_calibrate::run(a),
+        Command::Heteropdp(a) => heteropdp::run(a),
     }
 }
 

@@ -5,6 +5,7 @@ pub mod bundle;
 pub mod characterize;
 pub mod config;
 pub mod experiment;
+pub mod heteropdp;
 pub mod list;
 pub mod observed;
 pub mod predict;
