@@ -1,0 +1,181 @@
+//! HeteroPDP (document 000 Chapter 6): regression, metrics, decision rule and interference model.
+
+use warpforge_models::heteropdp::corunner::spec2006;
+use warpforge_models::heteropdp::decide::{choose, Target};
+use warpforge_models::heteropdp::metrics::{
+    fairness, fairness_ratio, slowdown, weighted_fairness, weighted_speedup,
+};
+use warpforge_models::heteropdp::platform::{corunner_load, llc_shares, solve, Load, Platform};
+use warpforge_models::heteropdp::regression::{
+    all_terms, cross_validate, prune, Model, Sample, Weighting,
+};
+
+/// Deterministic pseudo-random factors in [1, 100).
+fn lcg(seed: &mut u64) -> f64 {
+    *seed = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    1.0 + 99.0 * ((*seed >> 11) as f64 / (1u64 << 53) as f64)
+}
+
+fn synthetic(coef: &[f64], n_factors: usize, rows: usize, seed: u64) -> Vec<Sample> {
+    let terms = all_terms(n_factors);
+    let mut s = seed;
+    (0..rows)
+        .map(|r| {
+            let x: Vec<f64> = (0..n_factors).map(|_| lcg(&mut s)).collect();
+            let y = terms
+                .iter()
+                .zip(coef)
+                .map(|(&t, c)| {
+                    c * match t.1 {
+                        None => x[t.0],
+                        Some(j) => x[t.0] * x[j],
+                    }
+                })
+                .sum();
+            Sample {
+                group: format!("k{}", r / 2),
+                x,
+                y,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn term_counts_match_appendix_a() {
+    assert_eq!(all_terms(8).len(), 36);
+    assert_eq!(all_terms(10).len(), 55);
+    assert_eq!(all_terms(9).len(), 45);
+    assert!(all_terms(3).contains(&(0, Some(2))));
+    assert!(!all_terms(3).iter().any(|t| t.1 == Some(t.0)));
+}
+
+#[test]
+fn least_squares_recovers_known_coefficients() {
+    // Three factors: 3 main effects + 3 products, coefficients of mixed sign and scale.
+    let coef = [2.0, -0.5, 1e-3, 0.25, -4e-2, 7.0];
+    let names: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+    // y must stay positive for the relative weighting: add a large positive main effect.
+    let coef_pos = [200.0, 50.0, 30.0, 0.25, 4e-2, 7.0];
+    for (c, w) in [(coef, Weighting::Absolute), (coef_pos, Weighting::Relative)] {
+        let s: Vec<Sample> = synthetic(&c, 3, 40, 7)
+            .into_iter()
+            .filter(|s| s.y > 0.0)
+            .collect();
+        assert!(s.len() > 12);
+        let m = Model::fit(&names, &s, w).unwrap();
+        for (got, want) in m.coef.iter().zip(&c) {
+            assert!(
+                (got - want).abs() <= 1e-6 * want.abs().max(1.0),
+                "{w:?}: {got} vs {want}"
+            );
+        }
+        // And it predicts an unseen point exactly.
+        let x = [3.0, 5.0, 11.0];
+        let y: f64 = c[0] * 3.0 + c[1] * 5.0 + c[2] * 11.0 + c[3] * 15.0 + c[4] * 33.0 + c[5] * 55.0;
+        assert!((m.predict(&x) - y).abs() < 1e-6 * y.abs().max(1.0));
+    }
+}
+
+#[test]
+fn fit_rejects_bad_samples() {
+    let names = vec!["a".to_string()];
+    let bad = vec![Sample {
+        group: "g".into(),
+        x: vec![1.0],
+        y: 0.0,
+    }];
+    assert!(Model::fit(&names, &bad, Weighting::Relative).is_err());
+    assert!(Model::fit(&names, &[], Weighting::Relative).is_err());
+    let arity = vec![Sample {
+        group: "g".into(),
+        x: vec![1.0, 2.0],
+        y: 1.0,
+    }];
+    assert!(Model::fit(&names, &arity, Weighting::Relative).is_err());
+}
+
+#[test]
+fn cross_validation_is_exact_on_noiseless_data_and_pruning_drops_an_outlier() {
+    let coef = [5.0, 3.0, 0.5, 0.1, 0.2, 0.3];
+    let names: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+    let mut s = synthetic(&coef, 3, 60, 11);
+    let p = cross_validate(&names, &s, 5, Weighting::Relative).unwrap();
+    for (pi, si) in p.iter().zip(&s) {
+        assert!((pi - si.y).abs() < 1e-6 * si.y);
+    }
+    // Corrupt one kernel's times: it is the one the pruning removes.
+    for x in s.iter_mut().filter(|x| x.group == "k3") {
+        x.y *= 40.0;
+    }
+    let pr = prune(&names, &s, 10, 0.3, Weighting::Relative).unwrap();
+    assert_eq!(pr.removed.first().map(String::as_str), Some("k3"));
+    assert!(pr.cv_r2_kept > pr.cv_r2_pool);
+    assert!(!pr.kept.contains(&"k3".to_string()));
+}
+
+#[test]
+fn metrics_on_hand_computed_examples() {
+    assert_eq!(slowdown(3.0, 2.0), 1.5);
+    // Eq 6.1: min 1.2 / max 1.5 = 0.8.
+    assert!((fairness(&[1.5, 1.2]) - 0.8).abs() < 1e-12);
+    assert_eq!(fairness(&[1.3]), 1.0);
+    // Eq 6.2.
+    assert!((fairness_ratio(0.8, 0.4) - 2.0).abs() < 1e-12);
+    // Eq 6.3/6.4: slowdowns 1.5 (OpenCL, w 1) and 1.2 (CPU, w 2.5) -> 1.5 and 3.0 -> 0.5.
+    assert!((weighted_fairness(&[1.5, 1.2], &[1.0, 2.5]) - 0.5).abs() < 1e-12);
+    // Weighted speedup: 1/1.5 + 1/1.2 = 1.5.
+    assert!((weighted_speedup(&[1.5, 1.2]) - 1.5).abs() < 1e-12);
+}
+
+#[test]
+fn decision_rule_picks_the_faster_or_fairer_target() {
+    assert_eq!(choose([2.0, 1.0], [2.0, 1.0], None), Target::Gpu);
+    assert_eq!(choose([0.5, 1.0], [0.5, 1.0], None), Target::Cmp);
+    // Co-located: fairness decides even when the GPU is faster.
+    assert_eq!(choose([2.0, 1.0], [3.0, 1.1], Some([0.9, 0.5])), Target::Cmp);
+    assert_eq!(choose([2.0, 1.0], [3.0, 1.1], Some([0.4, 0.5])), Target::Gpu);
+    // Equal fairness: the faster co-located time.
+    assert_eq!(choose([1.0, 1.0], [3.0, 2.0], Some([0.7, 0.7])), Target::Gpu);
+}
+
+#[test]
+fn mm1_solve_is_consistent_alone_and_slows_with_pressure() {
+    let p = Platform::default();
+    // A program alone at its own utilisation keeps its alone time.
+    let bytes = 5.5e9; // 5.5 GB in 1 s: rho 0.25
+    let l = Load {
+        compute_s: 0.4,
+        memory_s: 0.6,
+        dram_bytes: bytes,
+        rho_alone: bytes / 22e9,
+        ps: 1.0,
+    };
+    let (rho, t) = solve(&p, &[l]);
+    assert!((rho - 0.25).abs() < 1e-9 && (t[0] - 1.0).abs() < 1e-9);
+    // Heavier co-runners slow it more, and the fixed point holds.
+    for c in spec2006() {
+        let co = corunner_load(&p, &c, 8e6, 1.0);
+        let (rho, t) = solve(&p, &[l, co]);
+        let demand = bytes / t[0] + co.dram_bytes / t[1];
+        assert!(t[0] >= 1.0 - 1e-12);
+        assert!((demand / 22e9 - rho).abs() < 1e-6 || rho >= p.rho_max - 1e-9);
+    }
+    let light = solve(&p, &[l, corunner_load(&p, &spec2006()[1], 8e6, 1.0)]).1[0];
+    let heavy = solve(&p, &[l, corunner_load(&p, &spec2006()[2], 8e6, 1.0)]).1[0];
+    assert!(heavy > light, "lbm {heavy} vs calculix {light}");
+}
+
+#[test]
+fn llc_shares_follow_insertion_rates_and_footprints() {
+    let s = llc_shares(8.0, &[1.0, 3.0], &[100.0, 100.0]);
+    assert!((s[0] - 2.0).abs() < 1e-12 && (s[1] - 6.0).abs() < 1e-12);
+    // A small footprint is capped and the rest redistributed.
+    let s = llc_shares(8.0, &[1.0, 1.0], &[1.0, 100.0]);
+    assert!((s[0] - 1.0).abs() < 1e-12 && (s[1] - 7.0).abs() < 1e-12);
+    // Fitting programs all keep their footprint.
+    let s = llc_shares(8.0, &[5.0, 1.0], &[2.0, 3.0]);
+    assert_eq!(s, vec![2.0, 3.0]);
+}
