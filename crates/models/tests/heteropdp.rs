@@ -7,7 +7,7 @@ use warpforge_models::heteropdp::metrics::{
 };
 use warpforge_models::heteropdp::platform::{corunner_load, llc_shares, solve, Load, Platform};
 use warpforge_models::heteropdp::regression::{
-    all_terms, cross_validate, prune, Model, Sample, Weighting,
+    all_terms, cross_validate, prune, Fit, Model, Sample, Weighting,
 };
 
 /// Deterministic pseudo-random factors in [1, 100).
@@ -65,7 +65,7 @@ fn least_squares_recovers_known_coefficients() {
             .filter(|s| s.y > 0.0)
             .collect();
         assert!(s.len() > 12);
-        let m = Model::fit(&names, &s, w).unwrap();
+        let m = Model::fit(&names, &s, Fit { weighting: w, rcond: 0.0 }).unwrap();
         for (got, want) in m.coef.iter().zip(&c) {
             assert!(
                 (got - want).abs() <= 1e-6 * want.abs().max(1.0),
@@ -87,14 +87,14 @@ fn fit_rejects_bad_samples() {
         x: vec![1.0],
         y: 0.0,
     }];
-    assert!(Model::fit(&names, &bad, Weighting::Relative).is_err());
-    assert!(Model::fit(&names, &[], Weighting::Relative).is_err());
+    assert!(Model::fit(&names, &bad, Fit::default()).is_err());
+    assert!(Model::fit(&names, &[], Fit::default()).is_err());
     let arity = vec![Sample {
         group: "g".into(),
         x: vec![1.0, 2.0],
         y: 1.0,
     }];
-    assert!(Model::fit(&names, &arity, Weighting::Relative).is_err());
+    assert!(Model::fit(&names, &arity, Fit::default()).is_err());
 }
 
 #[test]
@@ -102,7 +102,7 @@ fn cross_validation_is_exact_on_noiseless_data_and_pruning_drops_an_outlier() {
     let coef = [5.0, 3.0, 0.5, 0.1, 0.2, 0.3];
     let names: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
     let mut s = synthetic(&coef, 3, 60, 11);
-    let p = cross_validate(&names, &s, 5, Weighting::Relative).unwrap();
+    let p = cross_validate(&names, &s, 5, Fit::default()).unwrap();
     for (pi, si) in p.iter().zip(&s) {
         assert!((pi - si.y).abs() < 1e-6 * si.y);
     }
@@ -110,7 +110,7 @@ fn cross_validation_is_exact_on_noiseless_data_and_pruning_drops_an_outlier() {
     for x in s.iter_mut().filter(|x| x.group == "k3") {
         x.y *= 40.0;
     }
-    let pr = prune(&names, &s, 10, 0.3, Weighting::Relative).unwrap();
+    let pr = prune(&names, &s, 10, 0.3, Fit::default()).unwrap();
     assert_eq!(pr.removed.first().map(String::as_str), Some("k3"));
     assert!(pr.cv_r2_kept > pr.cv_r2_pool);
     assert!(!pr.kept.contains(&"k3".to_string()));

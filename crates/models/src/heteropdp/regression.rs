@@ -40,6 +40,28 @@ pub enum Weighting {
     Relative,
 }
 
+/// How a model is fitted.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Fit {
+    /// Row weighting.
+    pub weighting: Weighting,
+    /// Singular values below `rcond × σ_max` (of the column-scaled system) are dropped
+    /// (truncated-SVD least squares); 0 keeps every numerically non-zero one.
+    pub rcond: f64,
+}
+
+impl Default for Fit {
+    fn default() -> Self {
+        Fit {
+            weighting: Weighting::Relative,
+            rcond: 0.0,
+        }
+    }
+}
+
+/// Truncation levels [`select_rcond`] tries.
+pub const RCOND_CANDIDATES: [f64; 10] = [0.0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 3e-2, 1e-1, 3e-1];
+
 /// Every main effect, then every pairwise product (`n + n(n−1)/2` terms: 36 for 8 factors, 55
 /// for 10, 45 for 9, as Appendix A counts them).
 pub fn all_terms(n_factors: usize) -> Vec<Term> {
@@ -106,9 +128,9 @@ impl Model {
     }
 
     /// Least-squares fit of every main effect and pairwise product of `factors`.
-    pub fn fit(factors: &[String], samples: &[Sample], w: Weighting) -> Result<Model, FitError> {
+    pub fn fit(factors: &[String], samples: &[Sample], fit: Fit) -> Result<Model, FitError> {
         let terms = all_terms(factors.len());
-        Self::fit_terms(factors, terms, samples, w)
+        Self::fit_terms(factors, terms, samples, fit)
     }
 
     /// Least-squares fit of the given terms.
@@ -116,8 +138,9 @@ impl Model {
         factors: &[String],
         terms: Vec<Term>,
         samples: &[Sample],
-        w: Weighting,
+        fit: Fit,
     ) -> Result<Model, FitError> {
+        let w = fit.weighting;
         if samples.is_empty() {
             return Err(FitError::Empty);
         }
@@ -156,7 +179,7 @@ impl Model {
         }
         let svd = a.svd(true, true);
         let smax = svd.singular_values.max();
-        let eps = smax * (m.max(n) as f64) * f64::EPSILON * 16.0;
+        let eps = smax * ((m.max(n) as f64) * f64::EPSILON * 16.0).max(fit.rcond);
         let sol = svd.solve(&b, eps).map_err(|e| FitError::Solve(e.to_string()))?;
         let coef = sol.iter().zip(&scale).map(|(v, s)| v / s).collect();
         Ok(Model {
@@ -195,7 +218,7 @@ pub fn cross_validate(
     factors: &[String],
     samples: &[Sample],
     k: usize,
-    w: Weighting,
+    fit: Fit,
 ) -> Result<Vec<f64>, FitError> {
     let mut groups: Vec<&str> = samples.iter().map(|s| s.group.as_str()).collect();
     groups.sort_unstable();
@@ -212,7 +235,7 @@ pub fn cross_validate(
         if train.is_empty() {
             continue;
         }
-        let m = Model::fit(factors, &train, w)?;
+        let m = Model::fit(factors, &train, fit)?;
         for (i, s) in samples.iter().enumerate() {
             if fold_of(&s.group) == f {
                 pred[i] = m.predict(&s.x);
@@ -247,7 +270,7 @@ pub fn prune(
     samples: &[Sample],
     k: usize,
     max_removed: f64,
-    w: Weighting,
+    fit: Fit,
 ) -> Result<Pruning, FitError> {
     let mut groups: Vec<String> = samples.iter().map(|s| s.group.clone()).collect();
     groups.sort_unstable();
@@ -256,7 +279,7 @@ pub fn prune(
     let limit = (pool as f64 * max_removed).floor() as usize;
     let mut cur: Vec<Sample> = samples.to_vec();
     let score = |set: &[Sample]| -> Result<(f64, Vec<f64>), FitError> {
-        let p = cross_validate(factors, set, k, w)?;
+        let p = cross_validate(factors, set, k, fit)?;
         let y: Vec<f64> = set.iter().map(|s| s.y).collect();
         Ok((r2_log(&p, &y), p))
     };
@@ -313,4 +336,29 @@ pub fn prune(
         cv_r2_pool: r2_pool,
         cv_r2_kept: best,
     })
+}
+
+/// Cross-validated R² of ln(time) of `samples` under `fit`.
+pub fn cv_r2(factors: &[String], samples: &[Sample], k: usize, fit: Fit) -> Result<f64, FitError> {
+    let p = cross_validate(factors, samples, k, fit)?;
+    let y: Vec<f64> = samples.iter().map(|s| s.y).collect();
+    Ok(r2_log(&p, &y))
+}
+
+/// The truncation of [`RCOND_CANDIDATES`] with the best cross-validated R² of ln(time) (model
+/// selection on the training data only; the first best wins ties).
+pub fn select_rcond(
+    factors: &[String],
+    samples: &[Sample],
+    k: usize,
+    weighting: Weighting,
+) -> Result<(f64, f64), FitError> {
+    let mut best = (0.0, f64::NEG_INFINITY);
+    for rcond in RCOND_CANDIDATES {
+        let r2 = cv_r2(factors, samples, k, Fit { weighting, rcond })?;
+        if r2 > best.1 {
+            best = (rcond, r2);
+        }
+    }
+    Ok(best)
 }

@@ -6,7 +6,7 @@ use super::corunner::CoRunner;
 use super::decide::Predictor;
 use super::features::{factors, names, system_features, KernelFeatures, ModelKind};
 use super::platform::{Measured, Targets};
-use super::regression::{prune, FitError, Model, Pruning, Sample, Weighting};
+use super::regression::{prune, select_rcond, Fit, FitError, Model, Pruning, Sample, Weighting};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -59,8 +59,9 @@ impl Default for TrainOptions {
 pub struct Trained {
     /// The predictor.
     pub predictor: Predictor,
-    /// Pruning of models 1–4 (keys `cmp_alone`, ...).
-    pub pruning: BTreeMap<String, Pruning>,
+    /// Pruning of models 1–4 (keys `cmp_alone`, ...) and the SVD truncation chosen by
+    /// cross-validation.
+    pub pruning: BTreeMap<String, (Pruning, f64)>,
 }
 
 /// The samples of `kind` from `jobs` (co-located models: one per single co-runner).
@@ -114,13 +115,18 @@ pub fn train(
     for kind in ModelKind::ALL {
         let f = names(kind);
         let s = samples(targets, kind, corunners, jobs);
-        let pr = prune(&f, &s, o.folds, o.max_pruned, o.weighting)?;
+        let (rcond, _) = select_rcond(&f, &s, o.folds, o.weighting)?;
+        let fit = Fit {
+            weighting: o.weighting,
+            rcond,
+        };
+        let pr = prune(&f, &s, o.folds, o.max_pruned, fit)?;
         let kept: Vec<Sample> = s
             .into_iter()
             .filter(|x| pr.kept.binary_search(&x.group).is_ok())
             .collect();
-        models.push(Model::fit(&f, &kept, o.weighting)?);
-        pruning.insert(kind.key().to_string(), pr);
+        models.push(Model::fit(&f, &kept, fit)?);
+        pruning.insert(kind.key().to_string(), (pr, rcond));
     }
     let bubbles = corunners
         .iter()

@@ -123,6 +123,7 @@ pub fn run(a: HeteropdpArgs) -> Result<()> {
 
     // Alone: accuracy and speed-up over the CMP.
     let (mut ok_alone, mut sp_gpu, mut sp_hpdp, mut sp_orc) = (0, vec![], vec![], vec![]);
+    let mut cases_alone = Vec::new();
     let mut within: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
     let mut scatter: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
     let mut note = |k: ModelKind, pred: f64, meas: f64| {
@@ -139,6 +140,10 @@ pub fn run(a: HeteropdpArgs) -> Result<()> {
         let dec = pr.decide(&d.features, &[], &[]);
         let orc = choose(m, m, None);
         ok_alone += usize::from(dec.target == orc);
+        cases_alone.push(json!({
+            "kernel": d.group, "size": d.size, "measured": m, "predicted": dec.t_alone,
+            "target": dec.target, "oracle": orc,
+        }));
         sp_gpu.push(m[0] / m[1]);
         sp_hpdp.push(m[0] / pick(dec.target, m));
         sp_orc.push(m[0] / pick(orc, m));
@@ -226,7 +231,7 @@ pub fn run(a: HeteropdpArgs) -> Result<()> {
         })
     };
     let mut training = serde_json::Map::new();
-    for (k, p) in &trained.pruning {
+    for (k, (p, rcond)) in &trained.pruning {
         training.insert(
             k.clone(),
             json!({
@@ -236,6 +241,7 @@ pub fn run(a: HeteropdpArgs) -> Result<()> {
                 "removed": p.removed,
                 "cv_r2_pool": p.cv_r2_pool,
                 "cv_r2_kept": p.cv_r2_kept,
+                "svd_rcond": rcond,
                 "terms": pr.models[ModelKind::ALL.iter().position(|m| m.key() == k).unwrap_or(0)].terms.len(),
             }),
         );
@@ -279,6 +285,7 @@ pub fn run(a: HeteropdpArgs) -> Result<()> {
             "fraction": frac(changed, data.len()), "which": changed_names,
         },
         "training": training,
+        "test_cases_alone": cases_alone,
         "platform": t.platform,
         "corunners": cos,
     });
