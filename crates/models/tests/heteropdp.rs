@@ -65,7 +65,15 @@ fn least_squares_recovers_known_coefficients() {
             .filter(|s| s.y > 0.0)
             .collect();
         assert!(s.len() > 12);
-        let m = Model::fit(&names, &s, Fit { weighting: w, rcond: 0.0 }).unwrap();
+        let m = Model::fit(
+            &names,
+            &s,
+            Fit {
+                weighting: w,
+                rcond: 0.0,
+            },
+        )
+        .unwrap();
         for (got, want) in m.coef.iter().zip(&c) {
             assert!(
                 (got - want).abs() <= 1e-6 * want.abs().max(1.0),
@@ -74,7 +82,8 @@ fn least_squares_recovers_known_coefficients() {
         }
         // And it predicts an unseen point exactly.
         let x = [3.0, 5.0, 11.0];
-        let y: f64 = c[0] * 3.0 + c[1] * 5.0 + c[2] * 11.0 + c[3] * 15.0 + c[4] * 33.0 + c[5] * 55.0;
+        let y: f64 =
+            c[0] * 3.0 + c[1] * 5.0 + c[2] * 11.0 + c[3] * 15.0 + c[4] * 33.0 + c[5] * 55.0;
         assert!((m.predict(&x) - y).abs() < 1e-6 * y.abs().max(1.0));
     }
 }
@@ -135,10 +144,19 @@ fn decision_rule_picks_the_faster_or_fairer_target() {
     assert_eq!(choose([2.0, 1.0], [2.0, 1.0], None), Target::Gpu);
     assert_eq!(choose([0.5, 1.0], [0.5, 1.0], None), Target::Cmp);
     // Co-located: fairness decides even when the GPU is faster.
-    assert_eq!(choose([2.0, 1.0], [3.0, 1.1], Some([0.9, 0.5])), Target::Cmp);
-    assert_eq!(choose([2.0, 1.0], [3.0, 1.1], Some([0.4, 0.5])), Target::Gpu);
+    assert_eq!(
+        choose([2.0, 1.0], [3.0, 1.1], Some([0.9, 0.5])),
+        Target::Cmp
+    );
+    assert_eq!(
+        choose([2.0, 1.0], [3.0, 1.1], Some([0.4, 0.5])),
+        Target::Gpu
+    );
     // Equal fairness: the faster co-located time.
-    assert_eq!(choose([1.0, 1.0], [3.0, 2.0], Some([0.7, 0.7])), Target::Gpu);
+    assert_eq!(
+        choose([1.0, 1.0], [3.0, 2.0], Some([0.7, 0.7])),
+        Target::Gpu
+    );
 }
 
 #[test]

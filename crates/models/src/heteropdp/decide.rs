@@ -106,7 +106,9 @@ impl Predictor {
     /// Predicted time of `kind`, s.
     pub fn time(&self, kind: ModelKind, k: &KernelFeatures, corunners: &[CoRunner]) -> f64 {
         let s = system_features(&self.platform, corunners);
-        self.model(kind).predict(&factors(kind, k, &s)).max(MIN_TIME_S)
+        self.model(kind)
+            .predict(&factors(kind, k, &s))
+            .max(MIN_TIME_S)
     }
 
     /// Decides the target of a kernel with `corunners` (weights pair with them; the OpenCL
@@ -160,7 +162,13 @@ impl Predictor {
             let mut s = vec![slowdown(tc[d], ta[d])];
             s.extend(&sd[d]);
             let mut w = vec![1.0];
-            w.extend(weights.iter().copied().chain(std::iter::repeat(1.0)).take(corunners.len()));
+            w.extend(
+                weights
+                    .iter()
+                    .copied()
+                    .chain(std::iter::repeat(1.0))
+                    .take(corunners.len()),
+            );
             fair[d] = weighted_fairness(&s, &w);
         }
         Decision {

@@ -17,7 +17,9 @@ pub fn slowdown(t_colocated: f64, t_alone: f64) -> f64 {
 pub fn fairness(slowdowns: &[f64]) -> f64 {
     let (lo, hi) = slowdowns
         .iter()
-        .fold((f64::INFINITY, 0.0f64), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), &s| {
+            (lo.min(s), hi.max(s))
+        });
     if slowdowns.len() < 2 || hi <= 0.0 {
         1.0
     } else {

@@ -231,11 +231,7 @@ impl KernelJob {
         let (st, mem) = self.gpu.iter().fold((0u64, 0u64), |(s, m), p| {
             (s + p.store_insts, m + p.coal_mem_insts + p.uncoal_mem_insts)
         });
-        let back = if mem > 0 {
-            st as f64 / mem as f64
-        } else {
-            0.0
-        };
+        let back = if mem > 0 { st as f64 / mem as f64 } else { 0.0 };
         self.buffer_bytes() * (1.0 + back)
     }
 }

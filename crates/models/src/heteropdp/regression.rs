@@ -60,7 +60,8 @@ impl Default for Fit {
 }
 
 /// Truncation levels [`select_rcond`] tries.
-pub const RCOND_CANDIDATES: [f64; 10] = [0.0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 3e-2, 1e-1, 3e-1];
+pub const RCOND_CANDIDATES: [f64; 10] =
+    [0.0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 3e-2, 1e-1, 3e-1];
 
 /// Every main effect, then every pairwise product (`n + n(n−1)/2` terms: 36 for 8 factors, 55
 /// for 10, 45 for 9, as Appendix A counts them).
@@ -180,7 +181,9 @@ impl Model {
         let svd = a.svd(true, true);
         let smax = svd.singular_values.max();
         let eps = smax * ((m.max(n) as f64) * f64::EPSILON * 16.0).max(fit.rcond);
-        let sol = svd.solve(&b, eps).map_err(|e| FitError::Solve(e.to_string()))?;
+        let sol = svd
+            .solve(&b, eps)
+            .map_err(|e| FitError::Solve(e.to_string()))?;
         let coef = sol.iter().zip(&scale).map(|(v, s)| v / s).collect();
         Ok(Model {
             factors: factors.to_vec(),

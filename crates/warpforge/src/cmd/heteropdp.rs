@@ -208,10 +208,11 @@ pub fn run(a: Args) -> Result<()> {
     let trained = train(&t, &all, &refs, &TrainOptions::default())?;
     let mine = collect(&t, &[w], &[a.size])?;
     let mut rows = Vec::new();
-    for j in mine
-        .iter()
-        .filter(|j| a.kernel.as_ref().is_none_or(|k| j.job.name.ends_with(&format!("/{k}"))))
-    {
+    for j in mine.iter().filter(|j| {
+        a.kernel
+            .as_ref()
+            .is_none_or(|k| j.job.name.ends_with(&format!("/{k}")))
+    }) {
         let f = kernel_features(&j.job);
         let d = trained.predictor.decide(&f, &cos, &a.weights);
         let m = t.measure(&j.job, &cos)?;
@@ -240,7 +241,10 @@ pub fn run(a: Args) -> Result<()> {
         bail!(
             "workload `{}` has no kernel{} at size {}",
             a.workload,
-            a.kernel.as_ref().map(|k| format!(" `{k}`")).unwrap_or_default(),
+            a.kernel
+                .as_ref()
+                .map(|k| format!(" `{k}`"))
+                .unwrap_or_default(),
             a.size.name()
         );
     }
@@ -255,7 +259,14 @@ pub fn run(a: Args) -> Result<()> {
     );
     println!(
         "  {:<28} {:>6} {:>11} {:>11} {:>11} {:>11} {:>6} {:>6}  {}",
-        "kernel", "target", "cmp_alone", "gpu_alone", "cmp_coloc", "gpu_coloc", "fair_c", "fair_g",
+        "kernel",
+        "target",
+        "cmp_alone",
+        "gpu_alone",
+        "cmp_coloc",
+        "gpu_coloc",
+        "fair_c",
+        "fair_g",
         "measured best"
     );
     for r in &rows {
@@ -285,7 +296,13 @@ pub fn measured_fairness(m: &Measured, weights: &[f64]) -> [f64; 2] {
     use warpforge_models::heteropdp::metrics::{slowdown, weighted_fairness};
     let n = m.corunner_sd_cmp.len();
     let mut w = vec![1.0];
-    w.extend(weights.iter().copied().chain(std::iter::repeat(1.0)).take(n));
+    w.extend(
+        weights
+            .iter()
+            .copied()
+            .chain(std::iter::repeat(1.0))
+            .take(n),
+    );
     let mut sc = vec![slowdown(m.cmp_coloc, m.cmp_alone)];
     sc.extend(&m.corunner_sd_cmp);
     let mut sg = vec![slowdown(m.gpu_coloc, m.gpu_alone)];

@@ -224,11 +224,15 @@ pub fn run(a: HeteropdpArgs) -> Result<()> {
 
     let n_test = test_idx.len();
     let (g, h, o_) = (mean(&sp_gpu), mean(&sp_hpdp), mean(&sp_orc));
-    let gap = if o_ - g > 0.0 { (h - g) / (o_ - g) } else { 0.0 };
+    let gap = if o_ - g > 0.0 {
+        (h - g) / (o_ - g)
+    } else {
+        0.0
+    };
     let wfrac = |k: &str, which: usize| {
-        within.get(k).map_or(0.0, |w| {
-            frac(if which == 20 { w.0 } else { w.1 }, w.2)
-        })
+        within
+            .get(k)
+            .map_or(0.0, |w| frac(if which == 20 { w.0 } else { w.1 }, w.2))
     };
     let mut training = serde_json::Map::new();
     for (k, (p, rcond)) in &trained.pruning {
@@ -343,10 +347,17 @@ fn scatter_svg(points: &BTreeMap<&str, Vec<(f64, f64)>>) -> String {
         .flat_map(|&(a, b)| [a, b])
         .filter(|v| *v > 0.0)
         .collect();
-    let lo = all.iter().fold(f64::INFINITY, |a, &b| a.min(b)).log10().floor();
+    let lo = all
+        .iter()
+        .fold(f64::INFINITY, |a, &b| a.min(b))
+        .log10()
+        .floor();
     let hi = all.iter().fold(0.0f64, |a, &b| a.max(b)).log10().ceil();
     let span = (hi - lo).max(1.0);
-    for (i, k) in ["cmp_alone", "gpu_alone", "cmp_coloc", "gpu_coloc"].iter().enumerate() {
+    for (i, k) in ["cmp_alone", "gpu_alone", "cmp_coloc", "gpu_coloc"]
+        .iter()
+        .enumerate()
+    {
         let x0 = m + i as f64 * (pw + m);
         let y0 = m;
         let _ = write!(
