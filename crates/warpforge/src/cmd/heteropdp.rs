@@ -258,16 +258,8 @@ pub fn run(a: Args) -> Result<()> {
         a.train_size.name()
     );
     println!(
-        "  {:<28} {:>6} {:>11} {:>11} {:>11} {:>11} {:>6} {:>6}  {}",
-        "kernel",
-        "target",
-        "cmp_alone",
-        "gpu_alone",
-        "cmp_coloc",
-        "gpu_coloc",
-        "fair_c",
-        "fair_g",
-        "measured best"
+        "  {:<28} {:>6} {:>11} {:>11} {:>11} {:>11} {:>6} {:>6}  measured best",
+        "kernel", "target", "cmp_alone", "gpu_alone", "cmp_coloc", "gpu_coloc", "fair_c", "fair_g",
     );
     for r in &rows {
         let d = &r.decision;
