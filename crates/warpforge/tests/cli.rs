@@ -1153,3 +1153,59 @@ fn lax_calibrate_writes_a_table_that_lax_accepts() {
     let rows = csv::Reader::from_path(&csv).unwrap().records().count();
     assert_eq!(rows, 2); // RR baseline and LAX
 }
+
+#[test]
+fn predict_target_rejects_unknown_corunner_and_bad_weight() {
+    wf().args([
+        "predict-target",
+        "kmn",
+        "--size",
+        "tiny",
+        "--corunner",
+        "gcc",
+    ])
+    .assert()
+    .code(2)
+    .stderr(predicate::str::contains("gcc").and(predicate::str::contains("mcf")));
+    wf().args([
+        "predict-target",
+        "kmn",
+        "--size",
+        "tiny",
+        "--corunner",
+        "mcf",
+        "--weight",
+        "-1",
+    ])
+    .assert()
+    .code(2)
+    .stderr(predicate::str::contains("--weight"));
+}
+
+#[test]
+fn predict_target_prints_a_target_per_kernel() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.json");
+    wf().args([
+        "predict-target",
+        "kmn",
+        "--size",
+        "tiny",
+        "--corunner",
+        "lbm",
+        "--json",
+    ])
+    .arg(&out)
+    .assert()
+    .success()
+    .stdout(predicate::str::contains("kmn/"));
+    let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let rows = v.as_array().unwrap();
+    assert!(!rows.is_empty());
+    for r in rows {
+        let t = r["decision"]["target"].as_str().unwrap();
+        assert!(t == "cmp" || t == "gpu");
+        // The GPU co-located time can only grow with a co-runner (copies share host DRAM).
+        assert!(r["measured"]["gpu_coloc"].as_f64() >= r["measured"]["gpu_alone"].as_f64());
+    }
+}

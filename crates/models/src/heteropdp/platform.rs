@@ -48,9 +48,14 @@ pub struct Platform {
     /// Effective PCIe 3.0 x16 copy bandwidth, GB/s (15.75 GB/s raw; [External] about 12 GB/s
     /// achieved by pinned DMA copies).
     pub pcie_gbs: f64,
-    /// OpenCL kernel-launch overhead on the CPU device, s per launch ([External] ~5 µs).
+    /// Host launch overhead added per launch on the CPU device, s. 0 by default: the document
+    /// measures times with `clGetEventProfilingInfo()` (§6.5), i.e. the device execution of the
+    /// kernel and copy commands, which excludes the host's submission overhead (its kernels run
+    /// for seconds, where the overhead would not matter anyway). [External] ~5 µs on a real
+    /// driver.
     pub cpu_launch_s: f64,
-    /// OpenCL kernel-launch overhead on the discrete GPU, s per launch ([External] ~10 µs).
+    /// Host launch overhead per launch on the discrete GPU, s (0 by default, as above;
+    /// [External] ~10 µs on a real driver).
     pub gpu_launch_s: f64,
     /// Highest host-DRAM utilisation the M/M/1 solve allows (keeps latencies finite).
     pub rho_max: f64,
@@ -63,8 +68,8 @@ impl Default for Platform {
             llc_bytes: 8.0 * 1024.0 * 1024.0,
             dram_gbs: 22.0,
             pcie_gbs: 12.0,
-            cpu_launch_s: 5e-6,
-            gpu_launch_s: 10e-6,
+            cpu_launch_s: 0.0,
+            gpu_launch_s: 0.0,
             rho_max: 0.98,
         }
     }
