@@ -1175,7 +1175,7 @@ fn predict_target_rejects_unknown_corunner_and_bad_weight() {
         "--corunner",
         "mcf",
         "--weight",
-        "-1",
+        "0",
     ])
     .assert()
     .code(2)
