@@ -151,9 +151,12 @@ counters! {
         fetch,
         /// Instruction buffer empty because fetch waits for a branch to resolve.
         control,
-        /// A RAW/WAW dependence on an ALU result, or the first cycle on a pending load.
+        /// A RAW/WAW dependence on a producer that is not a load that missed in the L1D (an ALU
+        /// result, a shared-memory or constant load, a load that hit or has not yet reached
+        /// the L1D), or the first stall cycle on a load that missed.
         data_hazard,
-        /// Further cycles waiting on the same pending load (`DataCacheMiss` of Algorithm 2).
+        /// Further cycles waiting on the same load that missed in the L1D (`DataCacheMiss` of
+        /// Algorithm 2, "Data$").
         data_miss,
         /// The LD/ST path cannot take the memory instruction (collectors, unit, MSHRs full).
         mshr,

@@ -43,6 +43,16 @@ impl Scoreboard {
             .copied()
             .find(|&r| self.pending(r))
     }
+    /// The first register `inst` reads or writes that is pending here and in `other` (e.g. the
+    /// registers whose pending producer is a load that missed in the L1D).
+    #[inline]
+    pub fn hazard_in(&self, other: &Scoreboard, inst: &DynInst) -> Option<u16> {
+        inst.srcs()
+            .iter()
+            .chain(inst.dsts())
+            .copied()
+            .find(|&r| self.pending(r) && other.pending(r))
+    }
     /// Whether nothing is pending.
     pub fn is_clear(&self) -> bool {
         self.0.iter().all(|&w| w == 0)
@@ -87,6 +97,10 @@ pub struct Warp {
     pub pending_loads: u32,
     /// Pending register writes.
     pub sb: Scoreboard,
+    /// Latency attribution (Algorithm 2, exact `Data$`): the pending registers whose producer is
+    /// a load that missed in the L1D (a subset of `sb`; set when the miss happens, cleared when
+    /// the load writes back).
+    pub missed: Scoreboard,
     /// PC of the last fetched instruction (diagnostics).
     pub last_pc: u64,
     /// L1I line (code address / line size) whose fill the newest I-buffer entry waits for.
@@ -124,6 +138,7 @@ impl Default for Warp {
             inflight: 0,
             pending_loads: 0,
             sb: Scoreboard::default(),
+            missed: Scoreboard::default(),
             last_pc: 0,
             imiss: None,
             refetch: false,

@@ -17,6 +17,9 @@ impl Sm {
             let wp = &mut self.warps[tr.warp as usize];
             for &r in &tr.regs[..tr.n as usize] {
                 wp.sb.release(r);
+                if tr.missed {
+                    wp.missed.release(r);
+                }
             }
             wp.inflight -= 1;
             wp.pending_loads -= 1;
@@ -85,6 +88,17 @@ impl Sm {
                     if self.ldst.kind == AccessKind::Store {
                         // The store's acknowledgement is now outstanding.
                         self.warps[self.ldst.warp as usize].inflight += 1;
+                    } else if self.ldst.src == ReqSrc::L1d && waiter != u32::MAX {
+                        // A load (or returning atomic) missed in the L1D: its destination
+                        // registers now wait on the memory hierarchy (exact `Data$`).
+                        let tr = &mut self.trackers[waiter as usize];
+                        if !tr.missed {
+                            tr.missed = true;
+                            let wp = &mut self.warps[tr.warp as usize];
+                            for &r in &tr.regs[..tr.n as usize] {
+                                wp.missed.reserve(r);
+                            }
+                        }
                     }
                     self.ldst.next += 1;
                 }
@@ -222,6 +236,7 @@ impl Sm {
                 n: n_dst,
                 regs,
                 pending: 1,
+                missed: false,
             };
             t
         } else {

@@ -159,21 +159,26 @@ impl Sm {
             Some(Why::Control) => l.control += n,
             Some(Why::DataHazard) => l.data_hazard += n,
             Some(Why::MemData) => {
-                // Algorithm 2: the first stall cycle on a pending load is a data hazard, later
-                // ones on the same load are data-cache-miss cycles. The load is identified by the
-                // register the instruction waits for and the loads the warp has issued (the
-                // document's pending address: a warp stalled on a load issues no other).
-                let reg = wp
-                    .sb
-                    .hazard(&wp.ibuf[wp.head as usize])
-                    .map_or(0, |r| r as u64 + 1);
-                let dep = (wp.loads_issued as u64) << 16 | reg;
-                if dep != wp.pending_dep {
-                    wp.pending_dep = dep;
-                    l.data_hazard += 1;
-                    l.data_miss += n - 1;
-                } else {
-                    l.data_miss += n;
+                // Algorithm 2, exactly: a dependence on a register whose pending producer is a
+                // load that missed in the L1D is charged one data-hazard cycle for the first
+                // stall cycle on that load and data-cache-miss (`Data$`) cycles after; a
+                // dependence on any other producer (an ALU result, a load that hit or has not
+                // reached the L1D yet, shared memory) is a data hazard. The load is identified
+                // by the missed register the instruction waits for and the loads the warp has
+                // issued (the document's pending address: a warp stalled on a load issues no
+                // other).
+                match wp.sb.hazard_in(&wp.missed, &wp.ibuf[wp.head as usize]) {
+                    Some(r) => {
+                        let dep = (wp.loads_issued as u64) << 16 | (r as u64 + 1);
+                        if dep != wp.pending_dep {
+                            wp.pending_dep = dep;
+                            l.data_hazard += 1;
+                            l.data_miss += n - 1;
+                        } else {
+                            l.data_miss += n;
+                        }
+                    }
+                    None => l.data_hazard += n,
                 }
             }
             Some(Why::Structural) => l.structural += n,

@@ -62,6 +62,8 @@ struct Tracker {
     n: u8,
     regs: [u16; MAX_DST],
     pending: u32,
+    /// One of its L1D accesses missed (its registers are then marked in [`Warp::missed`]).
+    missed: bool,
 }
 
 #[derive(Clone)]
