@@ -174,6 +174,9 @@ pub struct CoreConfig {
     pub latency: ClassCycles,
     /// Initiation intervals, core cycles.
     pub initiation: ClassCycles,
+    /// CAWS scheduler settings (`core.caws.*`).
+    #[serde(default)]
+    pub caws: CawsConfig,
 }
 
 /// A set-associative cache (L1I, L1D, constant cache, L2 slice): spec 000 §8.1 item 3.
@@ -376,6 +379,44 @@ pub struct SimConfig {
     /// identical either way.
     #[serde(default)]
     pub reuse_histogram: bool,
+    /// Record every warp's dispatch and retirement cycles (`warp_times` of each launch in the
+    /// statistics: the per-warp execution times that feed CAWS's oracle, spec 000 §3.3).
+    #[serde(default)]
+    pub warp_times: bool,
+}
+
+/// The CAWS scheduler (`core.scheduler = "caws"`, spec 000 §3.2-3.3): oracle criticality from a
+/// previous run's per-warp execution times, priority counters reset per criticality level.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CawsConfig {
+    /// Oracle file: per launch, CTA and warp, the execution time of a baseline run
+    /// ([`crate::core::sched::caws::Oracle`], JSON). Empty: no warp is critical (plain
+    /// counter round robin).
+    pub oracle: String,
+    /// `blk` (the most critical warp of each CTA), `sm` (the N most critical warps of the SM,
+    /// N = resident CTAs) or `avg` (warps 20% above their CTA's average are critical, 20% below
+    /// are fast).
+    pub variant: String,
+    /// Counter reset of a critical warp (issues until its turn; 40 = 48/1.2: 20% more issue
+    /// slots than a normal warp).
+    pub reset_critical: u32,
+    /// Counter reset of a normal warp (48).
+    pub reset_normal: u32,
+    /// Counter reset of a fast warp (`avg` only; 60 = 48/0.8, the digest's recommendation).
+    pub reset_fast: u32,
+}
+
+impl Default for CawsConfig {
+    fn default() -> Self {
+        CawsConfig {
+            oracle: String::new(),
+            variant: "avg".into(),
+            reset_critical: 40,
+            reset_normal: 48,
+            reset_fast: 60,
+        }
+    }
 }
 
 /// The whole GPU: the root of the configuration tree.
@@ -670,6 +711,7 @@ impl GpuConfig {
                 ),
             ));
         }
+        crate::core::sched::caws::validate(&c.caws)?;
         for (k, v) in [
             ("core.initiation.int_alu", c.initiation.int_alu),
             ("core.initiation.int_mul", c.initiation.int_mul),

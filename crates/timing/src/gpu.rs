@@ -157,6 +157,17 @@ impl Gpu {
         }
     }
 
+    /// Takes the warp records of the launch (`sim.warp_times`), ordered by (CTA, warp).
+    pub fn take_warp_times(&mut self) -> Vec<crate::stats::WarpTime> {
+        let mut v: Vec<_> = self
+            .sms
+            .iter_mut()
+            .flat_map(|s| std::mem::take(&mut s.warp_log))
+            .collect();
+        v.sort_by_key(|w| (w.cta, w.warp));
+        v
+    }
+
     /// The configuration.
     pub fn config(&self) -> &GpuConfig {
         &self.cfg
@@ -272,7 +283,7 @@ impl Gpu {
         };
         let sm = &mut self.sms[s];
         if self.started[s] != self.launch {
-            sm.start_kernel(self.code_base);
+            sm.start_kernel(self.code_base, (self.launch - 1) as u32);
             self.started[s] = self.launch;
         }
         if now > since {
@@ -447,7 +458,7 @@ impl Gpu {
         self.code_base = crate::mem::code::code_base(&k.name);
         self.launch += 1;
         for &s in &self.awake {
-            self.sms[s as usize].start_kernel(self.code_base);
+            self.sms[s as usize].start_kernel(self.code_base, (self.launch - 1) as u32);
             self.started[s as usize] = self.launch;
         }
         let start_cycle = self.cyc[CORE];
@@ -737,6 +748,7 @@ impl KernelRunner for TimingRunner {
         ks.block = info.block.to_string();
         ks.check = self.check.clone();
         ks.interrupted = matches!(r, Err(RunError::Interrupted));
+        ks.warp_times = self.gpu.take_warp_times();
         self.kernels.push(ks);
         self.raw.push(raw);
         r.map_err(|e| match e {

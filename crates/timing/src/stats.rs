@@ -423,6 +423,36 @@ impl LatencyReport {
     }
 }
 
+/// One warp's execution record (`sim.warp_times`; spec 000 §3.1, §8.1 item 7: per-warp
+/// execution time, the oracle criticality of CAWS, and criticality inversion).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct WarpTime {
+    /// SM it ran on.
+    pub sm: u16,
+    /// Linear CTA id in the grid.
+    pub cta: u32,
+    /// Warp index within its CTA.
+    pub warp: u32,
+    /// Core cycle it was dispatched.
+    pub start: u64,
+    /// Core cycle it retired (exited with nothing in flight); `end + 1 - start` is its
+    /// execution time, core cycles (the attribution's lifetime).
+    pub end: u64,
+    /// The warp scheduler prioritised it as critical at some time of its life
+    /// ([`crate::core::sched::WarpScheduler::was_critical`]).
+    pub critical: bool,
+    /// Its latency attribution (with `sim.latency_attribution`), core cycles per factor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<LatencyStats>,
+}
+
+impl WarpTime {
+    /// Execution time, core cycles.
+    pub fn cycles(&self) -> u64 {
+        self.end + 1 - self.start
+    }
+}
+
 /// Statistics of one kernel launch (or of the whole run), as written to JSON.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct KernelStats {
@@ -466,6 +496,9 @@ pub struct KernelStats {
     pub interrupted: bool,
     /// Raw counters (every component), for tools that want more than the summary.
     pub raw: Totals,
+    /// Every warp of the launch, ordered by (CTA, warp); only with `sim.warp_times`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warp_times: Vec<WarpTime>,
 }
 
 impl KernelStats {
@@ -506,6 +539,7 @@ impl KernelStats {
             check: "none".into(),
             interrupted: false,
             raw: *t,
+            warp_times: Vec::new(),
         }
     }
 

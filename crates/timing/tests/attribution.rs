@@ -153,7 +153,10 @@ fn pointer_chase_is_one_data_hazard_cycle_per_load_then_cache_miss() {
     // cycle after the miss are data hazards; the rest is `Data$`. The few loads whose wait is
     // spent in an instruction-cache miss (the chain's 3 cold code lines) are fetch: Algorithm
     // 2 checks fetch before data.
-    assert!((n as u64 - 5..4 * n as u64).contains(&l.data_hazard), "{l:?}");
+    assert!(
+        (n as u64 - 5..4 * n as u64).contains(&l.data_hazard),
+        "{l:?}"
+    );
     assert!(l.fetch > 3 * 200, "{l:?}");
     // DRAM round trips of ~240 cycles: nearly all of the lifetime is data-cache miss.
     assert!(l.data_miss > 150 * (n as u64 - 1), "{l:?}");
@@ -198,14 +201,9 @@ fn same_word_chain(space: MemSpace, n: u32) -> KernelStats {
             1,
             32,
             Box::new(move |_, _, i| match i {
-                i if i < n => Some(mem(
-                    0x100 + 8 * (i as u64 % 64),
-                    space,
-                    false,
-                    1,
-                    1,
-                    |l| 0x40_0000 + 4 * l as u64,
-                )),
+                i if i < n => Some(mem(0x100 + 8 * (i as u64 % 64), space, false, 1, 1, |l| {
+                    0x40_0000 + 4 * l as u64
+                })),
                 i if i == n => Some(exit(0x400)),
                 _ => None,
             }),

@@ -1,5 +1,6 @@
 //! Per-warp state: the instruction buffer, fetch blocks, barrier state and the scoreboard.
 
+use crate::stats::LatencyStats;
 use warpforge_core::DynInst;
 
 /// Registers tracked exactly by the scoreboard; higher numbers alias modulo this (a conservative
@@ -117,6 +118,8 @@ pub struct Warp {
     pub pending_dep: u64,
     /// Loads issued (identifies the load a stalled warp waits for, with the hazard register).
     pub loads_issued: u32,
+    /// Latency attribution of this warp so far (added to the SM's at retirement).
+    pub lat: LatencyStats,
 }
 
 impl Default for Warp {
@@ -146,6 +149,7 @@ impl Default for Warp {
             probed: 0,
             pending_dep: 0,
             loads_issued: 0,
+            lat: LatencyStats::default(),
         }
     }
 }

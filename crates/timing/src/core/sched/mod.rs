@@ -6,6 +6,7 @@
 //! (2 edits); `core.scheduler = "name"` selects it, and `warpforge list` and bad-name errors read
 //! the table.
 
+pub mod caws;
 mod gto;
 mod lrr;
 mod two_level;
@@ -26,6 +27,19 @@ pub struct SchedView<'a> {
     pub age: &'a [u64],
 }
 
+/// The identity of a warp placed in a warp slot (for policies that rank warps by identity).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WarpInfo {
+    /// Launch index in the run (0 = first kernel launch).
+    pub launch: u32,
+    /// Linear CTA id in the grid.
+    pub cta: u32,
+    /// Warp index within its CTA.
+    pub warp: u32,
+    /// CTA slot on the SM.
+    pub cta_slot: u8,
+}
+
 /// A warp scheduling policy.
 pub trait WarpScheduler: Send {
     /// Picks the warp to issue among `view.ready` (or none).
@@ -37,6 +51,16 @@ pub trait WarpScheduler: Send {
     /// ready one). Default: every warp that is not ready.
     fn visited_before(&self, view: &SchedView<'_>, _pick: usize) -> u64 {
         view.valid & !view.ready
+    }
+    /// A warp was placed in slot `slot` of the SM (every scheduler of the SM is told; `mine`:
+    /// the slot is this scheduler's).
+    fn warp_started(&mut self, _slot: usize, _info: &WarpInfo, _mine: bool) {}
+    /// The warp of slot `slot` retired (every scheduler of the SM is told).
+    fn warp_finished(&mut self, _slot: usize) {}
+    /// Whether the policy prioritised the warp of slot `slot` as critical at any time since it
+    /// started (for the criticality-inversion metric, spec 000 §8.2). Default: never.
+    fn was_critical(&self, _slot: usize) -> bool {
+        false
     }
 }
 
@@ -66,6 +90,11 @@ pub const SCHEDULERS: &[(&str, &str, SchedCtor)] = &[
         "two_level",
         "two-level: round robin over an active pool; long-latency waiters move to the pending pool",
         two_level::new,
+    ),
+    (
+        "caws",
+        "CAWS: priority counters, oracle-critical warps reset lower (core.caws.*)",
+        caws::new,
     ),
 ];
 

@@ -6,8 +6,9 @@ use super::*;
 impl Sm {
     /// Kernel boundary: flush the L1D and constant cache (GPGPU-Sim `-gpgpu_flush_l1_cache 1`)
     /// and the L1I; the kernel's instructions live at `code_base` ([`code::code_base`]).
-    pub fn start_kernel(&mut self, code_base: u64) {
+    pub fn start_kernel(&mut self, code_base: u64, launch: u32) {
         self.code_base = code_base;
+        self.launch = launch;
         self.l1d.flush();
         self.cc.flush();
         self.l1i.invalidate_all();
@@ -92,6 +93,15 @@ impl Sm {
             };
             self.ages[ws] = self.age_counter;
             self.age_counter += 1;
+            let info = WarpInfo {
+                launch: self.launch,
+                cta,
+                warp: placed,
+                cta_slot: slot as u8,
+            };
+            for (s, sch) in self.scheds.iter_mut().enumerate() {
+                sch.warp_started(ws, &info, ws % self.n_sched == s);
+            }
             placed += 1;
         }
         self.used_warps |= mask;

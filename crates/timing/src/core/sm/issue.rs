@@ -149,7 +149,7 @@ impl Sm {
     /// minus one, were spent waiting for the scheduler.
     pub(super) fn probe(&mut self, w: usize, now: u64, n: u64, why: Option<Why>) {
         let wp = &mut self.warps[w];
-        let l = &mut self.latency;
+        let l = &mut wp.lat;
         l.scheduling += now.wrapping_sub(wp.probed).saturating_sub(1);
         wp.probed = now + n - 1;
         match why {
@@ -329,11 +329,28 @@ impl Sm {
             }
             // A warp that has exited also leaves any pending barrier.
             let cs = wp.cta_slot as usize;
+            let (born, probed) = (wp.born, wp.probed);
             if self.attribute {
-                let l = &mut self.latency;
+                let l = &mut self.warps[w].lat;
                 l.warps += 1;
-                l.lifetime += now + 1 - wp.born;
-                l.sync += now.wrapping_sub(wp.probed);
+                l.lifetime += now + 1 - born;
+                l.sync += now.wrapping_sub(probed);
+                self.latency.add(l);
+            }
+            if self.record_warps {
+                let wp = &self.warps[w];
+                self.warp_log.push(WarpTime {
+                    sm: self.id,
+                    cta: wp.cta,
+                    warp: wp.warp_in_cta,
+                    start: born,
+                    end: now,
+                    critical: self.scheds[w % self.n_sched].was_critical(w),
+                    latency: self.attribute.then_some(wp.lat),
+                });
+            }
+            for s in self.scheds.iter_mut() {
+                s.warp_finished(w);
             }
             self.warps[w].live = false;
             self.used_warps &= !(1 << w);

@@ -18,7 +18,7 @@ mod exec;
 mod front;
 mod issue;
 
-use super::sched::{self, SchedView, WarpScheduler};
+use super::sched::{self, SchedView, WarpInfo, WarpScheduler};
 use super::warp::{Warp, MAX_IBUF};
 use crate::config::{ClassCycles, GpuConfig};
 use crate::dram::addrmap::AddrMap;
@@ -28,7 +28,7 @@ use crate::mem::code;
 use crate::mem::l1::{AccessKind, Outcome, L1};
 use crate::mem::req::{MemReq, ReqKind, ReqSrc, ACK};
 use crate::mem::shared::conflict_degree;
-use crate::stats::{CacheStats, CoreStats, LatencyStats, StallStats};
+use crate::stats::{CacheStats, CoreStats, LatencyStats, StallStats, WarpTime};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use warpforge_core::{
@@ -136,6 +136,10 @@ pub struct Sm {
     skip_idle: bool,
     /// `sim.latency_attribution`.
     attribute: bool,
+    /// `sim.warp_times`.
+    record_warps: bool,
+    /// Launches begun (0-based index of the current one, for [`WarpInfo::launch`]).
+    launch: u32,
     l1d_line: u64,
     l1d_sector: u64,
     const_line: u64,
@@ -195,6 +199,8 @@ pub struct Sm {
     pub latency: LatencyStats,
     /// L1I counters.
     pub l1i_stats: CacheStats,
+    /// Warps retired in the current launch (`sim.warp_times`), drained by the GPU.
+    pub warp_log: Vec<WarpTime>,
 }
 
 impl Sm {
@@ -239,6 +245,8 @@ impl Sm {
             l1i_miss: cfg.l1i.miss_latency as u64,
             skip_idle: cfg.sim.skip_idle,
             attribute: cfg.sim.latency_attribution,
+            record_warps: cfg.sim.warp_times,
+            launch: 0,
             l1d_line: cfg.l1d.line_bytes as u64,
             l1d_sector: cfg.l1d.sector_bytes as u64,
             const_line: cfg.const_cache.line_bytes as u64,
@@ -303,6 +311,7 @@ impl Sm {
             stalls: StallStats::default(),
             latency: LatencyStats::default(),
             l1i_stats: CacheStats::default(),
+            warp_log: Vec::new(),
         }
     }
 
