@@ -158,9 +158,11 @@ counters! {
         /// Further cycles waiting on the same load that missed in the L1D (`DataCacheMiss` of
         /// Algorithm 2, "Data$").
         data_miss,
-        /// The LD/ST path cannot take the memory instruction (collectors, unit, MSHRs full).
+        /// The LD/ST path cannot take the memory instruction because the L1 MSHRs or miss queue
+        /// are full (a reservation failure holds the unit) or no load tracker is free.
         mshr,
-        /// No free operand collector / unit for an ALU instruction.
+        /// No free operand collector / unit: for an ALU instruction, or for a memory
+        /// instruction while the LD/ST unit is busy with other accesses.
         structural,
         /// At a barrier, or finished and waiting for its CTA / stores (to retirement).
         sync,

@@ -240,3 +240,36 @@ fn waits_on_shared_memory_loads_are_data_hazards() {
     assert_eq!(l.data_miss, 0, "{l:?}");
     assert!(l.data_hazard > 10 * (n as u64 - 1), "{l:?}");
 }
+
+/// The memory path's two stall factors: 48 warps streaming loads to distinct lines fill the
+/// L1D's MSHRs (reservation failures hold the LD/ST unit: `MSHR`), while warps queued behind
+/// a busy LD/ST unit that is making progress are a structural hazard.
+#[test]
+fn mshr_exhaustion_is_mshr_and_a_busy_ldst_unit_is_structural() {
+    let n = 16u32;
+    let k = mock(
+        &cfg("lrr"),
+        Mock::new(
+            1,
+            48 * 32,
+            Box::new(move |_, w, i| match i {
+                // Uncoalesced: every lane its own line, a new set of lines each load.
+                i if i < n => Some(mem(
+                    0x100 + 8 * i as u64,
+                    MemSpace::Global,
+                    false,
+                    (10 + i) as u16,
+                    1,
+                    move |l| 0x100_0000 + ((w as u64 * n as u64 + i as u64) * 32 + l as u64) * 128,
+                )),
+                i if i == n => Some(exit(0x400)),
+                _ => None,
+            }),
+        ),
+    );
+    let l = &k.raw.latency;
+    assert_eq!(factors(l), l.lifetime);
+    assert!(l.mshr > 0 && l.structural > 0, "{l:?}");
+    // Independent loads: nothing waits on a result, so no Data$.
+    assert_eq!(l.data_miss, 0, "{l:?}");
+}

@@ -3,6 +3,8 @@
 //! - `lax`: document 003 Ch. 6 (Figs. 6.2–6.5, Tables 6.4–6.6) on the runtime-level simulator.
 //! - `pagoda`: document 003 Ch. 5 (Figs. 5.6, 5.8–5.10) on the runtime-level simulator.
 //! - [`batch`]: the parallel, cached runner of timing simulations that the chapter experiments use.
+//! - `latency`: document 000 Figure 3.2 (latency attribution under RR, see [`latency`]).
+//! - `caws`: document 000 Table 3.3 and Figures 3.3/3.5/3.6 (oracle CAWS on BFS, see [`caws`]).
 //! - `lax-calibrate`: derives the LAX kernel costs from kernels simulated on the timing model
 //!   (see [`lax_calibrate`]); `lax --calibration FILE` consumes the table it writes.
 //! - `heteropdp`: document 000 Ch. 6, CPU-or-GPU target prediction (see [`heteropdp`]).
@@ -13,10 +15,11 @@ use std::path::PathBuf;
 use warpforge_runtime::lax::{self, gpu::GpuConfig, policy, workload};
 use warpforge_runtime::pagoda;
 
-// Used by the chapter experiments (cawa, caws, ctrlc) as they land.
-#[allow(dead_code)]
 pub mod batch;
 pub mod heteropdp;
+pub mod caws;
+pub mod chart;
+pub mod latency;
 pub mod lax_calibrate;
 
 /// Subcommands of `warpforge experiment`.
@@ -30,6 +33,10 @@ pub enum Command {
     LaxCalibrate(lax_calibrate::LaxCalibrateArgs),
     /// HeteroPDP CPU-or-GPU target prediction under memory interference (document 000, Ch. 6).
     Heteropdp(heteropdp::HeteropdpArgs),
+    /// Latency attribution under RR per workload (document 000 Figure 3.2).
+    Latency(latency::LatencyArgs),
+    /// CAWS with oracle criticality on BFS (document 000 Table 3.3, Figures 3.3, 3.5, 3.6).
+    Caws(caws::CawsArgs),
 }
 
 /// Arguments of `experiment lax`.
@@ -91,6 +98,8 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Pagoda(a) => run_pagoda(a),
         Command::LaxCalibrate(a) => lax_calibrate::run(a),
         Command::Heteropdp(a) => heteropdp::run(a),
+        Command::Latency(a) => latency::run(a),
+        Command::Caws(a) => caws::run(a),
     }
 }
 

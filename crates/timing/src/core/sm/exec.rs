@@ -45,6 +45,7 @@ impl Sm {
     }
 
     pub(super) fn ldst_step(&mut self, now: u64) {
+        self.mem_blocked = false;
         let l = &mut *self.ldst;
         if !l.busy {
             return;
@@ -73,6 +74,7 @@ impl Sm {
             };
             let out = unit.access(&t, l.kind, waiter, l.pc, l.warp as u32, self.id, &self.map);
             let lat = unit.latency as u64;
+            self.mem_blocked = out == Outcome::Fail;
             match out {
                 Outcome::Fail => return,
                 Outcome::Hit => {
@@ -141,7 +143,9 @@ impl Sm {
                 }
                 let Some(ci) = best else { break };
                 if kind == Unit::Mem {
-                    if !self.start_mem(ci, now) {
+                    let started = self.start_mem(ci, now);
+                    self.mem_blocked = !started;
+                    if !started {
                         break;
                     }
                 } else {

@@ -182,7 +182,11 @@ impl Sm {
                 }
             }
             Some(Why::Structural) => l.structural += n,
-            Some(Why::Ldst) => l.mshr += n,
+            // The memory path cannot take the instruction: MSHRs, miss queue or load trackers
+            // exhausted (`MSHR`), or the LD/ST unit busy with other accesses (a structural
+            // hazard, §2.1: "functional unit unavailable").
+            Some(Why::Ldst) if self.mem_blocked => l.mshr += n,
+            Some(Why::Ldst) => l.structural += n,
             Some(Why::Idle) => {}
         }
     }

@@ -138,6 +138,11 @@ pub struct Sm {
     attribute: bool,
     /// `sim.warp_times`.
     record_warps: bool,
+    /// Latency attribution: the LD/ST unit is held by a reservation failure (MSHRs or miss
+    /// queue full), or a memory instruction waits for a free load tracker; a warp then held
+    /// by the memory path is charged `mshr`, otherwise (the unit busy with other
+    /// transactions) `structural`.
+    mem_blocked: bool,
     /// Launches begun (0-based index of the current one, for [`WarpInfo::launch`]).
     launch: u32,
     l1d_line: u64,
@@ -246,6 +251,7 @@ impl Sm {
             skip_idle: cfg.sim.skip_idle,
             attribute: cfg.sim.latency_attribution,
             record_warps: cfg.sim.warp_times,
+            mem_blocked: false,
             launch: 0,
             l1d_line: cfg.l1d.line_bytes as u64,
             l1d_sector: cfg.l1d.sector_bytes as u64,

@@ -1,0 +1,268 @@
+//! `warpforge experiment latency`: Figure 3.2 of document 000 (Lee 2017 §3.2.4, spec 000 §2.4
+//! and claim 1): for each workload of Table 3.2, under round robin (`lrr`), the average warp
+//! execution time split into the stall factors of the latency attribution (§2.1, Algorithms 1
+//! and 2: `sim.latency_attribution`). JSON and a stacked-bar SVG; the simulations run in
+//! parallel through [`super::batch`] (cached).
+//!
+//! Averages are per warp over every warp of every kernel launch of the run (the document
+//! averages over all warps of an application). Workloads are sorted by the share of their
+//! warp time that is `scheduling` (latency hidden by the scheduler's rotation), as in the
+//! document's figure.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+use warpforge_timing::GpuConfig;
+use warpforge_workloads::Size;
+
+use super::batch::{self, Options, Point};
+use super::chart::{write_atomic, Chart};
+use crate::cmd::list::abbreviation;
+
+/// The workloads of Table 3.2 that exist here (`warpforge list`); Table 3.2's LEU (Leukocyte)
+/// has no port and is left out.
+pub const TABLE_3_2: &[&str] = &[
+    "bt", "bp", "bfs", "gau", "htw", "hot", "kmn", "lmd", "lud", "myc", "nw", "pf", "pth", "sr1",
+    "sr2", "sc", "sc_mid", "tpf",
+];
+
+/// The stall factors (keys of `LatencyReport`), in the order of the figure's stacks, with
+/// the document's legend labels.
+pub const FACTORS: &[(&str, &str)] = &[
+    ("exec", "Exec"),
+    ("scheduling", "Scheduling"),
+    ("fetch", "Inst. Fetch"),
+    ("control", "Ctrl Hzrd"),
+    ("data_hazard", "Data Hzrd"),
+    ("data_miss", "Data$"),
+    ("mshr", "MSHR"),
+    ("structural", "Strcl. Hzrd"),
+    ("sync", "Sync."),
+];
+
+/// Arguments of `experiment latency`.
+#[derive(clap::Args)]
+pub struct LatencyArgs {
+    /// Input size: tiny, small or paper.
+    #[arg(long, default_value = "small")]
+    size: Size,
+    /// Timing configuration preset name or TOML file (Table 3.1: gtx480).
+    #[arg(long, default_value = "gtx480")]
+    config: String,
+    /// Override one configuration key (repeatable); the scheduler is always `lrr`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Workloads (comma-separated; default: the 18 of Table 3.2 ported here).
+    #[arg(long, value_delimiter = ',')]
+    workloads: Vec<String>,
+    /// Write the figure's data as JSON here.
+    #[arg(long)]
+    json: PathBuf,
+    /// Also write `latency.svg` (stacked bars) into this directory.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Simulations at once (default: the cores available).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Do not read or write the simulation cache.
+    #[arg(long)]
+    no_cache: bool,
+}
+
+/// One workload of the figure.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// Workload name.
+    pub workload: String,
+    /// Warps attributed (all launches).
+    pub warps: u64,
+    /// Average warp execution time, core cycles.
+    pub lifetime: f64,
+    /// Average cycles per warp of each factor, in [`FACTORS`] order.
+    pub cycles: Vec<f64>,
+    /// Simulated core cycles of the run.
+    pub total_cycles: u64,
+}
+
+impl Row {
+    /// The share of the average warp time spent in factor `key` (0..1).
+    pub fn fraction(&self, key: &str) -> f64 {
+        let i = FACTORS
+            .iter()
+            .position(|f| f.0 == key)
+            .expect("a factor name");
+        if self.lifetime > 0.0 {
+            self.cycles[i] / self.lifetime
+        } else {
+            0.0
+        }
+    }
+
+    /// The factor (other than exec and scheduling) with the largest share.
+    pub fn dominant_stall(&self) -> &'static str {
+        FACTORS
+            .iter()
+            .filter(|f| f.0 != "exec" && f.0 != "scheduling")
+            .max_by(|a, b| self.fraction(a.0).total_cmp(&self.fraction(b.0)))
+            .expect("factors")
+            .0
+    }
+}
+
+/// The configuration of the figure: `cfg` under round robin with the attribution on.
+pub fn config(cfg: &GpuConfig) -> Result<GpuConfig> {
+    let mut c = cfg.clone();
+    c.set("core.scheduler", "lrr")?;
+    c.set("sim.latency_attribution", "true")?;
+    Ok(c)
+}
+
+/// Simulates `workloads` at `size` (through the batch runner) and returns their rows, sorted
+/// by decreasing scheduling share.
+pub fn measure(
+    size: Size,
+    cfg: &GpuConfig,
+    workloads: &[&str],
+    opts: &Options,
+) -> Result<Vec<Row>> {
+    let c = config(cfg)?;
+    let points: Vec<Point> = workloads
+        .iter()
+        .map(|w| Point::new(w, size, c.clone()))
+        .collect();
+    let out = batch::run(&points, opts)?;
+    let cached = out.iter().filter(|o| o.cached).count();
+    if cached > 0 {
+        eprintln!("{cached} of {} simulations read from the cache", out.len());
+    }
+    let mut rows = Vec::new();
+    for (p, o) in points.iter().zip(&out) {
+        if !o.stats["total"]["latency"].is_object() {
+            bail!("{}: no latency attribution in the statistics", p.describe());
+        }
+        let num = |k: &str| o.total(&format!("latency.{k}")).unwrap_or(0.0);
+        rows.push(Row {
+            workload: p.workload.clone(),
+            warps: num("warps") as u64,
+            lifetime: num("lifetime"),
+            cycles: FACTORS.iter().map(|f| num(f.0)).collect(),
+            total_cycles: o.cycles(),
+        });
+    }
+    rows.sort_by(|a, b| {
+        b.fraction("scheduling")
+            .total_cmp(&a.fraction("scheduling"))
+            .then_with(|| a.workload.cmp(&b.workload))
+    });
+    Ok(rows)
+}
+
+/// The JSON document of the figure.
+pub fn to_json(size: Size, cfg: &GpuConfig, rows: &[Row]) -> Value {
+    let mut w = serde_json::Map::new();
+    for r in rows {
+        let cycles: serde_json::Map<String, Value> = FACTORS
+            .iter()
+            .zip(&r.cycles)
+            .map(|(f, v)| (f.0.to_string(), json!(v)))
+            .collect();
+        let fraction: serde_json::Map<String, Value> = FACTORS
+            .iter()
+            .map(|f| (f.0.to_string(), json!(r.fraction(f.0))))
+            .collect();
+        w.insert(
+            r.workload.clone(),
+            json!({
+                "label": abbreviation(&r.workload),
+                "warps": r.warps,
+                "avg_warp_cycles": r.lifetime,
+                "cycles": cycles,
+                "fraction": fraction,
+                "dominant_stall": r.dominant_stall(),
+                "total_cycles": r.total_cycles,
+            }),
+        );
+    }
+    json!({
+        "experiment": "latency",
+        "figure": "document 000 Figure 3.2 (Lee 2017 §3.2.4)",
+        "size": size.name(),
+        "config": cfg.name,
+        "scheduler": "lrr",
+        "factors": FACTORS.iter().map(|f| f.0).collect::<Vec<_>>(),
+        "order": rows.iter().map(|r| r.workload.clone()).collect::<Vec<_>>(),
+        "workloads": w,
+    })
+}
+
+/// The stacked-bar figure (average warp time per factor, core cycles).
+pub fn chart_svg(rows: &[Row]) -> Result<String> {
+    let cats: Vec<String> = rows.iter().map(|r| abbreviation(&r.workload)).collect();
+    let series: Vec<String> = FACTORS.iter().map(|f| f.1.to_string()).collect();
+    // Shares of the warp time, so that short and long workloads compare.
+    let values: Vec<Vec<f64>> = rows
+        .iter()
+        .map(|r| FACTORS.iter().map(|f| r.fraction(f.0)).collect())
+        .collect();
+    Chart {
+        title: "Average warp time by stall factor under RR (Figure 3.2)",
+        y_desc: "share of the average warp time",
+        categories: &cats,
+        series: &series,
+        values: &values,
+        stacked: true,
+        reference: None,
+    }
+    .svg()
+}
+
+/// Runs `experiment latency`.
+pub fn run(a: LatencyArgs) -> Result<()> {
+    let cfg = crate::cmd::config::resolve(Some(&a.config), &[], &a.set)?;
+    let names: Vec<String> = if a.workloads.is_empty() {
+        TABLE_3_2.iter().map(|s| s.to_string()).collect()
+    } else {
+        a.workloads.clone()
+    };
+    for n in &names {
+        crate::cmd::run::find_workload(n)?;
+    }
+    let refs: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
+    let mut opts = Options::default();
+    if let Some(j) = a.jobs {
+        opts.jobs = j.max(1);
+    }
+    if a.no_cache {
+        opts.cache = None;
+    }
+    let rows = measure(a.size, &cfg, &refs, &opts)?;
+    let svg = a.svg.as_ref().map(|_| chart_svg(&rows)).transpose()?;
+    let doc = to_json(a.size, &cfg, &rows);
+    write_atomic(&a.json, serde_json::to_string_pretty(&doc)?.as_bytes())
+        .with_context(|| format!("writing {}", a.json.display()))?;
+    if let (Some(dir), Some(svg)) = (&a.svg, svg) {
+        write_atomic(&dir.join("latency.svg"), svg.as_bytes())?;
+    }
+    println!(
+        "{:<9} {:>10} {}",
+        "workload",
+        "warp cyc",
+        FACTORS
+            .iter()
+            .map(|f| format!("{:>11}", f.1))
+            .collect::<String>()
+    );
+    for r in &rows {
+        println!(
+            "{:<9} {:>10.0} {}",
+            abbreviation(&r.workload),
+            r.lifetime,
+            FACTORS
+                .iter()
+                .map(|f| format!("{:>10.1}%", 100.0 * r.fraction(f.0)))
+                .collect::<String>()
+        );
+    }
+    Ok(())
+}
