@@ -510,3 +510,99 @@ pub fn run(a: CawsArgs) -> Result<()> {
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(cta: u32, warp: u32, cycles: u64, critical: bool) -> Rec {
+        Rec {
+            sm: 0,
+            cta,
+            warp,
+            start: 10,
+            end: 10 + cycles - 1,
+            critical,
+            latency: None,
+        }
+    }
+
+    #[test]
+    fn inversion_counts_tbs_whose_boosted_warp_is_no_longer_the_slowest() {
+        let launch = vec![
+            // Boosted warp 1 is still the slowest: no inversion.
+            rec(0, 0, 100, false),
+            rec(0, 1, 120, true),
+            // Boosted warp 0 finished first; warp 1 became critical: inversion.
+            rec(1, 0, 90, true),
+            rec(1, 1, 110, false),
+            // Nothing boosted: no inversion.
+            rec(2, 0, 90, false),
+            rec(2, 1, 110, false),
+            // A tie with the slowest counts as still critical.
+            rec(3, 0, 110, true),
+            rec(3, 1, 110, false),
+            // A one-warp TB is not counted.
+            rec(4, 0, 50, true),
+        ];
+        assert_eq!(inversion(&[("k".into(), launch)]), (1, 4));
+    }
+
+    /// The two passes on BFS at the tiny input: the oracle holds every warp of the baseline,
+    /// CAWS-blk prioritises exactly one warp per TB, CAWS-avg only warps 20% above their TB's
+    /// mean, and the JSON has the keys of the issue.
+    #[test]
+    fn two_pass_caws_on_bfs() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = Options {
+            jobs: 2,
+            cache: Some(dir.path().to_path_buf()),
+            progress: false,
+        };
+        let cfg = GpuConfig::preset("gtx480").unwrap();
+        let doc = measure("bfs", Size::Tiny, &cfg, &opts).unwrap();
+        for p in ["caws_blk", "caws_sm", "caws_avg"] {
+            let s = doc["speedup"][p].as_f64().unwrap();
+            assert!(s > 0.5 && s < 2.0, "{p}: {s}");
+            let i = doc["inversion"][p].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&i), "{p}: {i}");
+        }
+        let tbs = doc["tbs"].as_u64().unwrap();
+        assert!(tbs > 0);
+        assert_eq!(doc["prioritised_warps"]["caws_blk"].as_u64(), Some(tbs));
+        // The oracle file: every warp of the baseline run.
+        let oracle = Oracle::load(doc["oracle"].as_str().unwrap()).unwrap();
+        let n: usize = oracle
+            .kernels
+            .iter()
+            .flat_map(|k| &k.ctas)
+            .map(|c| c.len())
+            .sum();
+        assert_eq!(n as u64, doc["warps"].as_u64().unwrap());
+        // CAWS-avg: a prioritised warp took > 1.2x its TB's mean in the oracle.
+        let cfg_avg =
+            policy_config(&cfg, "caws_avg", Path::new(doc["oracle"].as_str().unwrap())).unwrap();
+        let out = batch::run(&[Point::new("bfs", Size::Tiny, cfg_avg)], &opts).unwrap();
+        assert!(out[0].cached, "the experiment's run is reused");
+        for (l, (_, recs)) in records(&out[0].stats).unwrap().iter().enumerate() {
+            for r in recs.iter().filter(|r| r.critical) {
+                let t = oracle.cta(l as u32, r.cta).unwrap();
+                let mean = t.iter().sum::<u64>() as f64 / t.len() as f64;
+                assert!(t[r.warp as usize] as f64 > 1.2 * mean);
+            }
+        }
+        // Figures 3.3 and 3.6 describe one TB of the run.
+        assert!(doc["figure_3_3"]["ideal_speedup"].as_f64().unwrap() >= 1.0);
+        assert!(
+            doc["figure_3_6"]["rr"]["critical_warp_cycles"]
+                .as_u64()
+                .unwrap()
+                > 0
+        );
+        // A second run reuses the baseline and the oracle file.
+        let again = oracle_for("bfs", Size::Tiny, &cfg, &opts).unwrap();
+        assert_eq!(again.display().to_string(), doc["oracle"].as_str().unwrap());
+        let svgs = charts(&doc).unwrap();
+        assert!(svgs.0.contains("caws_avg") && svgs.1.contains("Data$"));
+    }
+}

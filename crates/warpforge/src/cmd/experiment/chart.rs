@@ -49,8 +49,10 @@ impl Chart<'_> {
         let n = self.categories.len().max(1);
         let width = (160 + n * 56).clamp(640, 2000) as u32;
         {
-            let root = SVGBackend::with_string(&mut out, (width, 460)).into_drawing_area();
-            root.fill(&WHITE).map_err(err)?;
+            let full = SVGBackend::with_string(&mut out, (width + 150, 460)).into_drawing_area();
+            full.fill(&WHITE).map_err(err)?;
+            // The legend stands right of the plot, never over a bar.
+            let (root, legend) = full.split_horizontally(width);
             let top = self
                 .values
                 .iter()
@@ -64,7 +66,7 @@ impl Chart<'_> {
                 .chain(self.reference)
                 .filter(|v| v.is_finite())
                 .fold(0.0f64, f64::max);
-            let ymax = if top > 0.0 { top * 1.25 } else { 1.0 };
+            let ymax = if top > 0.0 { top * 1.1 } else { 1.0 };
             let mut chart = ChartBuilder::on(&root)
                 .caption(self.title, ("sans-serif", 18))
                 .margin(12)
@@ -96,26 +98,27 @@ impl Chart<'_> {
                     };
                     rects.push(Rectangle::new(r, c.filled()));
                 }
-                chart
-                    .draw_series(rects)
-                    .map_err(err)?
-                    .label(name.clone())
-                    .legend(move |(x, y)| {
-                        Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled())
-                    });
+                chart.draw_series(rects).map_err(err)?;
+                let y = 40 + 20 * s as i32;
+                legend
+                    .draw(&Rectangle::new([(8, y - 6), (20, y + 6)], c.filled()))
+                    .map_err(err)?;
+                legend
+                    .draw(&Text::new(
+                        name.clone(),
+                        (26, y),
+                        ("sans-serif", 12)
+                            .into_font()
+                            .color(&BLACK)
+                            .pos(Pos::new(HPos::Left, VPos::Center)),
+                    ))
+                    .map_err(err)?;
             }
             if let Some(r) = self.reference {
                 chart
                     .draw_series(LineSeries::new(vec![(0.0, r), (n as f64, r)], BLACK))
                     .map_err(err)?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()
-                .map_err(err)?;
             for (i, name) in self.categories.iter().enumerate() {
                 let (px, py) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
                 let style = ("sans-serif", 12)
@@ -125,7 +128,7 @@ impl Chart<'_> {
                 root.draw(&Text::new(name.clone(), (px, py + 6), style))
                     .map_err(err)?;
             }
-            root.present().map_err(err)?;
+            full.present().map_err(err)?;
         }
         Ok(out)
     }
