@@ -16,9 +16,9 @@ use warpforge_runtime::lax::{self, gpu::GpuConfig, policy, workload};
 use warpforge_runtime::pagoda;
 
 pub mod batch;
-pub mod heteropdp;
 pub mod caws;
 pub mod chart;
+pub mod heteropdp;
 pub mod latency;
 pub mod lax_calibrate;
 
