@@ -84,6 +84,9 @@ pub const PRESETS: &[(&str, &str)] = &[
         "gtx480-ctrlc",
         include_str!("../../../configs/gtx480-ctrlc.toml"),
     ),
+    ("qv100", include_str!("../../../configs/qv100.toml")),
+    ("rtx3070", include_str!("../../../configs/rtx3070.toml")),
+    ("h100", include_str!("../../../configs/h100.toml")),
 ];
 
 /// Clock frequencies of the four domains (spec 000 §1.3: 700/700/700/924 MHz).

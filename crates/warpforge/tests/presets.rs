@@ -1,0 +1,75 @@
+//! The modern-GPU presets (issue 14 item 4): `qv100` and `rtx3070` are exactly what
+//! `config import` makes of Accel-Sim's configuration files, so they stay in step with the
+//! importer; `h100` differs from its import only where the H100 measurements replace values.
+
+use assert_cmd::Command;
+
+fn wf() -> Command {
+    Command::cargo_bin("warpforge").unwrap()
+}
+
+fn shared() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/reference/gpgpusim-configs")
+}
+
+/// `config show` of a preset or file, without the name and description lines.
+fn show(config: &str) -> Vec<String> {
+    let out = wf().args(["config", "show", config]).output().unwrap();
+    assert!(out.status.success(), "config show {config}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            !l.starts_with("name =") && !l.starts_with("description =") && !l.starts_with('#')
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+fn import(dir: &str, out: &std::path::Path) {
+    let d = shared().join(dir);
+    if !d.exists() {
+        eprintln!("skipped: {} is not here", d.display());
+        return;
+    }
+    wf().args(["config", "import"])
+        .arg(d.join("gpgpusim.config"))
+        .arg(d.join("trace.config"))
+        .arg("-o")
+        .arg(out)
+        .assert()
+        .success();
+}
+
+#[test]
+fn imported_presets_equal_a_fresh_import() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (preset, dir) in [("qv100", "SM7_QV100"), ("rtx3070", "SM86_RTX3070")] {
+        let f = tmp.path().join(format!("{preset}.toml"));
+        import(dir, &f);
+        if f.exists() {
+            assert_eq!(show(preset), show(f.to_str().unwrap()), "{preset}");
+        }
+    }
+}
+
+#[test]
+fn h100_replaces_only_measured_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = tmp.path().join("h100.toml");
+    import("SM90_H100_dummy_h100-test_branch", &f);
+    if !f.exists() {
+        return;
+    }
+    let (ours, imported) = (show("h100"), show(f.to_str().unwrap()));
+    assert_eq!(ours.len(), imported.len());
+    let changed: Vec<(&String, &String)> =
+        ours.iter().zip(&imported).filter(|(a, b)| a != b).collect();
+    // Clocks (4), shared bytes, four instruction latencies (int_mul, fp_alu, dp, sfu; int_alu
+    // was already 2), L1D geometry (2) and latency, shared latency, L2 hit and DRAM latencies:
+    // 15 values from the measurements.
+    assert_eq!(changed.len(), 15, "{changed:#?}");
+    assert!(ours.contains(&"core_mhz = 1980.0".to_string()));
+    assert!(ours.contains(&"dram_mhz = 2619.0".to_string()));
+}
