@@ -35,7 +35,7 @@ use warpforge_core::Dim3;
 use warpforge_simt::npy::Dtype;
 use warpforge_simt::{DevPtr, Device, KernelArg, LaunchConfig, ModuleId};
 
-use super::buffers::{check_init, dtype_of, init_bytes, parse_scalar, Buffer};
+use super::buffers::{buffer_bytes, check_init, dtype_of, init_bytes, parse_scalar, Buffer};
 
 /// A buffer to create before the first launch.
 pub struct BufferSpec {
@@ -159,6 +159,7 @@ fn buffer_spec(
     let count: u64 = count
         .parse()
         .map_err(|_| anyhow!("COUNT `{count}` is not an integer"))?;
+    buffer_bytes(dtype, count)?;
     Ok(BufferSpec {
         address: None,
         name: name.to_string(),
