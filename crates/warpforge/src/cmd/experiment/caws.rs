@@ -350,6 +350,64 @@ pub fn figures(rr: &[(String, Vec<Rec>)], avg: &[(String, Vec<Rec>)]) -> Value {
     })
 }
 
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Sources of disparity under RR (spec 000 §4.1, claims 5 and 7), over the TBs of the
+/// baseline: the fastest-to-slowest warp time gap (`1 - fastest / slowest`), the same for the
+/// warps' issued instructions (the attribution's `exec` cycles, one per issued instruction),
+/// and the share of the critical (slowest) warp's time that RR's rotation added (`scheduling`).
+pub fn disparity(rr: &[(String, Vec<Rec>)]) -> Value {
+    let (mut gap, mut inst, mut sched) = (Vec::new(), Vec::new(), Vec::new());
+    for ws in by_tb(rr).values().filter(|w| w.len() >= 2) {
+        let crit = ws
+            .iter()
+            .max_by_key(|r| (r.cycles(), std::cmp::Reverse(r.warp)))
+            .expect("warps");
+        let fastest = ws.iter().map(|r| r.cycles()).min().unwrap_or(0);
+        gap.push(1.0 - fastest as f64 / crit.cycles() as f64);
+        let exec = |r: &Rec| {
+            r.latency
+                .as_ref()
+                .and_then(|l| l.get("exec").copied())
+                .unwrap_or(0) as f64
+        };
+        let (lo, hi) = ws
+            .iter()
+            .map(|r| exec(r))
+            .fold((f64::MAX, 0.0f64), |(a, b), x| (a.min(x), b.max(x)));
+        if hi > 0.0 {
+            inst.push(1.0 - lo / hi);
+        }
+        let sc = crit
+            .latency
+            .as_ref()
+            .and_then(|l| l.get("scheduling").copied())
+            .unwrap_or(0);
+        sched.push(sc as f64 / crit.cycles() as f64);
+    }
+    let max = |v: &[f64]| v.iter().copied().fold(0.0f64, f64::max);
+    json!({
+        "tbs": gap.len(),
+        "warp_time_gap_mean": mean(&gap),
+        "warp_time_gap_median": median(&mut gap.clone()),
+        "inst_gap_mean": mean(&inst),
+        "inst_gap_median": median(&mut inst.clone()),
+        "inst_gap_max": max(&inst),
+        "critical_warp_scheduling_fraction_mean": mean(&sched),
+        "critical_warp_scheduling_fraction_max": max(&sched),
+    })
+}
+
 /// The experiment's JSON document for `workload` at `size` on `cfg`.
 pub fn measure(workload: &str, size: Size, cfg: &GpuConfig, opts: &Options) -> Result<Value> {
     let (base, oracle) = baseline(workload, size, cfg, opts)?;
@@ -414,6 +472,7 @@ pub fn measure(workload: &str, size: Size, cfg: &GpuConfig, opts: &Options) -> R
         "tbs": tbs,
         "prioritised_warps": boosted,
         "warps": rr_recs.iter().map(|k| k.1.len()).sum::<usize>(),
+        "disparity": disparity(&rr_recs),
         "figure_3_3": figs["figure_3_3"].clone(),
         "figure_3_6": figs["figure_3_6"].clone(),
         "example_tb": figs["tb"].clone(),
@@ -502,6 +561,14 @@ pub fn run(a: CawsArgs) -> Result<()> {
             doc["speedup"][n].as_f64().unwrap_or(0.0)
         );
     }
+    let d = &doc["disparity"];
+    println!(
+        "  RR disparity over {} TBs: warp time gap {:.1}% (median), instruction gap {:.1}% (median), RR scheduling up to {:.1}% of the critical warp's time",
+        d["tbs"],
+        100.0 * d["warp_time_gap_median"].as_f64().unwrap_or(0.0),
+        100.0 * d["inst_gap_median"].as_f64().unwrap_or(0.0),
+        100.0 * d["critical_warp_scheduling_fraction_max"].as_f64().unwrap_or(0.0)
+    );
     let f = &doc["figure_3_6"];
     println!(
         "  example TB: critical warp {:.1}% faster, TB {:.1}% faster under CAWS-avg",
@@ -590,6 +657,16 @@ mod tests {
                 let mean = t.iter().sum::<u64>() as f64 / t.len() as f64;
                 assert!(t[r.warp as usize] as f64 > 1.2 * mean);
             }
+        }
+        // Disparity: shares between 0 and 1 over every TB.
+        let d = &doc["disparity"];
+        assert_eq!(d["tbs"].as_u64(), Some(tbs));
+        for k in [
+            "warp_time_gap_mean",
+            "inst_gap_mean",
+            "critical_warp_scheduling_fraction_max",
+        ] {
+            assert!((0.0..1.0).contains(&d[k].as_f64().unwrap()), "{k}");
         }
         // Figures 3.3 and 3.6 describe one TB of the run.
         assert!(doc["figure_3_3"]["ideal_speedup"].as_f64().unwrap() >= 1.0);
