@@ -195,6 +195,9 @@ impl Gpu {
             t.latency.add(&s.latency);
             t.l1d.add(s.l1d_stats());
             t.l1d_reuse.add(&s.l1d_reuse_stats());
+            if let Some(p) = s.l1d_pc_profile() {
+                t.l1d_pcs.add(p);
+            }
             t.l1i.add(&s.l1i_stats);
             t.const_cache.add(s.const_stats());
         }

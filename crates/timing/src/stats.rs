@@ -109,6 +109,76 @@ impl ReuseStats {
     }
 }
 
+/// Per-instruction L1D profile (spec 000 §5.1 Figures 5.4-5.5), only with
+/// `sim.reuse_histogram`: per load-PC table index (instruction index mod 128, the index of
+/// Ctrl-C's iReuse table, `mem::insertion::pc_index`), the load misses it made and the lines it
+/// inserted that left the cache, with those never reused. Serialised as an object keyed by index
+/// holding only the indices that missed or inserted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PcProfile {
+    /// Load misses (including merged and bypassed) per index.
+    pub misses: [u64; 128],
+    /// Lines inserted by the index that left the cache (evicted or write-invalidated).
+    pub evictions: [u64; 128],
+    /// Of those, lines never hit after their fill.
+    pub evictions_unreused: [u64; 128],
+}
+
+impl Default for PcProfile {
+    fn default() -> Self {
+        Self {
+            misses: [0; 128],
+            evictions: [0; 128],
+            evictions_unreused: [0; 128],
+        }
+    }
+}
+
+impl PcProfile {
+    /// Adds `o` entry by entry.
+    pub fn add(&mut self, o: &Self) {
+        for i in 0..128 {
+            self.misses[i] += o.misses[i];
+            self.evictions[i] += o.evictions[i];
+            self.evictions_unreused[i] += o.evictions_unreused[i];
+        }
+    }
+    /// `self - o` entry by entry (saturating).
+    pub fn sub(&self, o: &Self) -> Self {
+        let mut r = *self;
+        for i in 0..128 {
+            r.misses[i] = self.misses[i].saturating_sub(o.misses[i]);
+            r.evictions[i] = self.evictions[i].saturating_sub(o.evictions[i]);
+            r.evictions_unreused[i] =
+                self.evictions_unreused[i].saturating_sub(o.evictions_unreused[i]);
+        }
+        r
+    }
+}
+
+impl Serialize for PcProfile {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let used: Vec<usize> = (0..128)
+            .filter(|&i| self.misses[i] + self.evictions[i] > 0)
+            .collect();
+        let mut m = ser.serialize_map(Some(used.len()))?;
+        for i in used {
+            m.serialize_entry(
+                &i.to_string(),
+                &[
+                    ("misses", self.misses[i]),
+                    ("evictions", self.evictions[i]),
+                    ("evictions_unreused", self.evictions_unreused[i]),
+                ]
+                .into_iter()
+                .collect::<std::collections::BTreeMap<_, _>>(),
+            )?;
+        }
+        m.end()
+    }
+}
+
 counters! {
     /// Issue-stall cycles per reason, counted per scheduler per core cycle in which it issued
     /// nothing. Each such cycle has exactly one reason: the one of the warp closest to issuing.
@@ -324,6 +394,8 @@ pub struct Totals {
     pub l1d: CacheStats,
     /// Reuse distances of L1D loads (zero unless `sim.reuse_histogram`).
     pub l1d_reuse: ReuseStats,
+    /// Per-load-PC L1D profile (zero unless `sim.reuse_histogram`).
+    pub l1d_pcs: PcProfile,
     /// L1 instruction caches.
     pub l1i: CacheStats,
     /// Constant caches.
@@ -346,6 +418,7 @@ impl Totals {
             stalls: self.stalls.sub(&o.stalls),
             l1d: self.l1d.sub(&o.l1d),
             l1d_reuse: self.l1d_reuse.sub(&o.l1d_reuse),
+            l1d_pcs: self.l1d_pcs.sub(&o.l1d_pcs),
             l1i: self.l1i.sub(&o.l1i),
             const_cache: self.const_cache.sub(&o.const_cache),
             l2: self.l2.sub(&o.l2),
@@ -361,6 +434,7 @@ impl Totals {
         self.stalls.add(&o.stalls);
         self.l1d.add(&o.l1d);
         self.l1d_reuse.add(&o.l1d_reuse);
+        self.l1d_pcs.add(&o.l1d_pcs);
         self.l1i.add(&o.l1i);
         self.const_cache.add(&o.const_cache);
         self.l2.add(&o.l2);

@@ -13,12 +13,12 @@
 
 use super::cache::{Cache, Evicted, Lookup, Mshr, WritePolicy};
 use super::coalesce::Txn;
-use super::insertion::{Insertion, MissInfo, Policy};
+use super::insertion::{pc_index, Insertion, MissInfo, Policy};
 use super::req::{MemReq, ReqKind, ReqSrc};
 use super::reuse::ReuseObserver;
 use crate::config::CacheConfig;
 use crate::dram::addrmap::AddrMap;
-use crate::stats::{CacheStats, ReuseStats};
+use crate::stats::{CacheStats, PcProfile, ReuseStats};
 use std::collections::VecDeque;
 
 /// Kind of an access.
@@ -62,6 +62,8 @@ pub struct L1 {
     /// Reuse distances of accepted loads (only with [`L1::observe_reuse`]).
     pub reuse_stats: ReuseStats,
     reuse: Option<Box<ReuseObserver>>,
+    /// Per-load-PC profile (only with [`L1::observe_reuse`]).
+    pub pc_profile: Option<Box<PcProfile>>,
     /// The decision of a refused miss, kept for its retry: (line, pc, warp, bypass).
     pending: Option<(u64, u64, u32, bool)>,
 }
@@ -82,19 +84,31 @@ impl L1 {
             stats: CacheStats::default(),
             reuse_stats: ReuseStats::default(),
             reuse: None,
+            pc_profile: None,
             pending: None,
         }
     }
 
-    /// Starts counting reuse distances of loads (`reuse_stats`).
+    /// Starts counting reuse distances of loads (`reuse_stats`) and the per-PC profile.
     pub fn observe_reuse(&mut self) {
+        self.pc_profile = Some(Box::default());
         self.reuse = Some(Box::new(ReuseObserver::new(self.cache.num_sets())));
     }
 
     fn evicted(&mut self, ev: &Evicted) {
         self.stats.evictions += 1;
         self.stats.evictions_unreused += u64::from(!ev.reused);
+        self.left(ev);
+    }
+
+    /// A line left the cache (evicted or invalidated): the policy and the profile learn of it.
+    fn left(&mut self, ev: &Evicted) {
         self.insertion.on_evict(ev);
+        if let Some(p) = &mut self.pc_profile {
+            let i = pc_index(ev.pc);
+            p.evictions[i] += 1;
+            p.evictions_unreused[i] += u64::from(!ev.reused);
+        }
     }
 
     fn mq_free(&self) -> usize {
@@ -171,6 +185,9 @@ impl L1 {
                     if let Some(o) = &mut self.reuse {
                         o.access(self.cache.set_of(line), line, &mut self.reuse_stats);
                     }
+                    if let (Some(p), Outcome::Miss) = (&mut self.pc_profile, out) {
+                        p.misses[pc_index(pc)] += 1;
+                    }
                 }
                 out
             }
@@ -181,7 +198,7 @@ impl L1 {
                     return Outcome::Fail;
                 }
                 if let Some(ev) = self.cache.remove(line) {
-                    self.insertion.on_evict(&ev);
+                    self.left(&ev);
                 }
                 self.send_around(t, ReqKind::Atomic, waiter, sm, map)
             }
@@ -323,7 +340,7 @@ impl L1 {
                 }
                 (WritePolicy::WriteEvict, Lookup::Hit(_) | Lookup::SectorMiss(_)) => {
                     if let Some(ev) = self.cache.remove(line) {
-                        self.insertion.on_evict(&ev);
+                        self.left(&ev);
                     }
                 }
                 _ => {}
@@ -644,5 +661,8 @@ mod tests {
         // Lines 0 and 32*4096/128 = 1024 map to one set or two; either way 2 cold, 4 reuses.
         assert_eq!(s.cold, 2);
         assert_eq!(s.d0 + s.d1, 4);
+        let p = l1.pc_profile.as_ref().unwrap();
+        assert_eq!(p.misses[0], 2, "two cold misses of PC 0");
+        assert_eq!(p.misses.iter().sum::<u64>(), 2);
     }
 }

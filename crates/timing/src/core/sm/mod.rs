@@ -329,6 +329,10 @@ impl Sm {
     pub fn l1d_reuse_stats(&self) -> crate::stats::ReuseStats {
         self.l1d.reuse_stats
     }
+    /// L1D per-load-PC profile (only with `sim.reuse_histogram`).
+    pub fn l1d_pc_profile(&self) -> Option<&crate::stats::PcProfile> {
+        self.l1d.pc_profile.as_deref()
+    }
     /// Constant-cache counters.
     pub fn const_stats(&self) -> &CacheStats {
         &self.cc.stats
