@@ -78,17 +78,20 @@ pub fn speedup(r: &Value, path: &Path) -> Result<()> {
         .y_label_area_size(50)
         .build_cartesian_2d(0f64..n as f64, 0f64..ymax)
         .map_err(&e)?;
-    let labels: Vec<String> = groups.iter().map(|g| g.0.clone()).collect();
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .x_labels(n)
-        .x_label_formatter(&|x| {
-            let i = x.floor() as usize;
-            labels.get(i).cloned().unwrap_or_default()
-        })
+        .x_labels(0)
+        .light_line_style(TRANSPARENT)
         .y_desc("speed-up")
         .draw()
+        .map_err(&e)?;
+    let style = ("sans-serif", 11).into_text_style(&root);
+    chart
+        .draw_series(groups.iter().enumerate().map(|(i, g)| {
+            EmptyElement::at((i as f64 + 0.5, 0.0))
+                + Text::new(g.0.clone(), (-12, 6), style.clone())
+        }))
         .map_err(&e)?;
     let k = CONFIGS.len() - 1;
     let width = 0.8 / k as f64;
@@ -160,14 +163,16 @@ pub fn reuse(r: &Value, path: &Path) -> Result<()> {
         chart
             .configure_mesh()
             .disable_x_mesh()
-            .x_labels(bins.len())
-            .x_label_formatter(&|x| {
-                bins.get(x.floor() as usize)
-                    .map_or(String::new(), |s| s.to_string())
-            })
-            .x_label_style(("sans-serif", 8))
+            .x_labels(0)
+            .light_line_style(TRANSPARENT)
             .y_labels(3)
             .draw()
+            .map_err(&e)?;
+        let style = ("sans-serif", 8).into_text_style(cell);
+        chart
+            .draw_series(bins.iter().enumerate().map(|(i, b)| {
+                EmptyElement::at((i as f64 + 0.5, 0.0)) + Text::new(*b, (-8, 4), style.clone())
+            }))
             .map_err(&e)?;
         chart
             .draw_series(fr.iter().enumerate().map(|(i, &v)| {
