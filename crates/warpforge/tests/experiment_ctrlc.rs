@@ -14,8 +14,20 @@ fn ctrlc_experiment_tiny() {
     let json = dir.path().join("ctrlc.json");
     let svg = dir.path().join("svg");
     wf().env("WARPFORGE_CACHE", dir.path().join("cache"))
-        .args(["experiment", "ctrlc", "--size", "tiny", "--workloads", "kmn,bfs"])
-        .args(["--json", json.to_str().unwrap(), "--svg", svg.to_str().unwrap()])
+        .args([
+            "experiment",
+            "ctrlc",
+            "--size",
+            "tiny",
+            "--workloads",
+            "kmn,bfs",
+        ])
+        .args([
+            "--json",
+            json.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ])
         .args(["--jobs", "2"])
         .assert()
         .success();
@@ -76,7 +88,14 @@ fn ctrlc_experiment_bad_workload_fails_cleanly() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("x.json");
     let out = wf()
-        .args(["experiment", "ctrlc", "--size", "tiny", "--workloads", "kmn,nope"])
+        .args([
+            "experiment",
+            "ctrlc",
+            "--size",
+            "tiny",
+            "--workloads",
+            "kmn,nope",
+        ])
         .args(["--json", json.to_str().unwrap(), "--no-cache"])
         .output()
         .unwrap();

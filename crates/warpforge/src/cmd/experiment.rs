@@ -19,9 +19,9 @@ use warpforge_runtime::pagoda;
 pub mod batch;
 pub mod caws;
 pub mod chart;
+pub mod ctrlc;
 pub mod heteropdp;
 pub mod latency;
-pub mod ctrlc;
 pub mod lax_calibrate;
 
 /// Subcommands of `warpforge experiment`.
