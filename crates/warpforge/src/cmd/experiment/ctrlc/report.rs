@@ -120,6 +120,18 @@ pub fn summarise(workloads: &[String], runs: &Runs, storage_bytes: f64) -> Value
             json!({
                 "l1d_mpki": rel("l1d.mpki"),
                 "l1_l2_traffic": rel("icnt.l1_to_l2_bytes"),
+                "l1_l2_traffic_both_directions": {
+                    let v: Vec<f64> = cs
+                        .iter()
+                        .filter_map(|w| {
+                            let both = |o: &Outcome| {
+                                num(o, "icnt.l1_to_l2_bytes") + num(o, "icnt.l2_to_l1_bytes")
+                            };
+                            change(both(run(w, c)), both(run(w, "baseline")))
+                        })
+                        .collect();
+                    mean(&v)
+                },
             }),
         );
     }
@@ -145,6 +157,7 @@ pub fn summarise(workloads: &[String], runs: &Runs, storage_bytes: f64) -> Value
                     "l1d_hit_rate": num(o, "l1d.hit_rate"),
                     "l1d_bypassed": num(o, "l1d.bypassed"),
                     "l1_l2_bytes": num(o, "icnt.l1_to_l2_bytes"),
+                    "l2_l1_bytes": num(o, "icnt.l2_to_l1_bytes"),
                     "zero_reuse_fraction": num(o, "l1d.zero_reuse_fraction"),
                     "wall_s": o.wall_s,
                 }),
@@ -166,6 +179,7 @@ pub fn summarise(workloads: &[String], runs: &Runs, storage_bytes: f64) -> Value
         "change_cs": ch,
         "l1d_mpki_change_cs": ch["ctrlc"]["l1d_mpki"],
         "l1_l2_traffic_change_cs": ch["ctrlc"]["l1_l2_traffic"],
+        "l1_l2_traffic_both_directions_change_cs": ch["ctrlc"]["l1_l2_traffic_both_directions"],
         "zero_reuse_fraction_cs": {
             "baseline": zero("baseline"),
             "pc_bypass": zero("pc_bypass"),
