@@ -115,23 +115,19 @@ pub fn summarise(workloads: &[String], runs: &Runs, storage_bytes: f64) -> Value
                 .collect();
             mean(&v)
         };
+        let both_bytes =
+            |o: &Outcome| num(o, "icnt.l1_to_l2_bytes") + num(o, "icnt.l2_to_l1_bytes");
+        let both: Vec<f64> = cs
+            .iter()
+            .filter_map(|w| change(both_bytes(run(w, c)), both_bytes(run(w, "baseline"))))
+            .collect();
+        let both = mean(&both);
         ch.insert(
             c.into(),
             json!({
                 "l1d_mpki": rel("l1d.mpki"),
                 "l1_l2_traffic": rel("icnt.l1_to_l2_bytes"),
-                "l1_l2_traffic_both_directions": {
-                    let v: Vec<f64> = cs
-                        .iter()
-                        .filter_map(|w| {
-                            let both = |o: &Outcome| {
-                                num(o, "icnt.l1_to_l2_bytes") + num(o, "icnt.l2_to_l1_bytes")
-                            };
-                            change(both(run(w, c)), both(run(w, "baseline")))
-                        })
-                        .collect();
-                    mean(&v)
-                },
+                "l1_l2_traffic_both_directions": both,
             }),
         );
     }
@@ -375,6 +371,11 @@ mod tests {
         );
         assert!((r["l1d_mpki_change_cs"].as_f64().unwrap() + 0.1).abs() < 1e-12);
         assert!((r["l1_l2_traffic_change_cs"].as_f64().unwrap() + 0.5).abs() < 1e-12);
+        // No reply bytes in these stats: both directions equal the request direction.
+        assert_eq!(
+            r["l1_l2_traffic_both_directions_change_cs"],
+            r["l1_l2_traffic_change_cs"]
+        );
         assert_eq!(r["zero_reuse_fraction_cs"]["baseline"], json!(0.8));
         assert_eq!(r["zero_reuse_fraction_cs"]["ctrlc"], json!(0.3));
         let rd = &r["reuse_distance"]["a"];
