@@ -43,6 +43,12 @@ enum Command {
     Experiment(cmd::experiment::Command),
     /// Measure simulation speed.
     Bench(cmd::bench::Args),
+    /// Run a grid of points (workloads x configs x `--set` values) locally or on Slurm.
+    Sweep(cmd::sweep::Args),
+    /// Write an HTML report with SVG plots of a sweep directory.
+    Report(cmd::report::Args),
+    /// Print the statistics that differ between two runs' JSON, with ratios.
+    Compare(cmd::compare::Args),
 }
 
 fn main() {
@@ -58,6 +64,9 @@ fn main() {
         Command::Config(c) => cmd::config::run(c),
         Command::Experiment(c) => cmd::experiment::run(c),
         Command::Bench(a) => cmd::bench::run(a),
+        Command::Sweep(a) => cmd::sweep::run(a),
+        Command::Compare(a) => cmd::compare::run(a),
+        Command::Report(a) => cmd::report::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

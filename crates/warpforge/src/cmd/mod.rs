@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod bundle;
 pub mod characterize;
+pub mod compare;
 pub mod config;
 pub mod experiment;
 pub mod heteropdp;
@@ -10,6 +11,8 @@ pub mod list;
 pub mod observed;
 pub mod predict;
 pub mod ptx;
+pub mod report;
 pub mod run;
+pub mod sweep;
 pub mod threads;
 pub mod trace;
