@@ -23,11 +23,12 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
-/// A 4-point tiny sweep: two workloads x two warp schedulers.
+/// A 4-point tiny sweep: two workloads x two warp schedulers, latency attribution on.
 const SCHED_SPEC: &str = r#"
 name = "sched"
 workloads = ["kmn", "bfs"]
 size = "tiny"
+set = ["sim.latency_attribution=true"]
 [grid]
 "core.scheduler" = ["lrr", "gto"]
 "#;
@@ -132,6 +133,9 @@ fn local_sweep_matches_direct_runs_resumes_and_compares() {
         "ipc",
         "l1d.hit_rate",
         "stalls.mem_data",
+        "avg_mem_latency",
+        "latency.lifetime",
+        "latency.data_miss",
     ] {
         col(&h, name);
     }
@@ -165,6 +169,8 @@ fn local_sweep_matches_direct_runs_resumes_and_compares() {
             "1",
             "--set",
             &format!("core.scheduler={}", r[cs]),
+            "--set",
+            "sim.latency_attribution=true",
             "--json",
             s(&j),
         ])
@@ -286,7 +292,11 @@ fn local_sweep_matches_direct_runs_resumes_and_compares() {
     .assert()
     .success();
     let page = std::fs::read_to_string(&html).unwrap();
-    assert!(page.matches("<svg").count() >= 3, "bars, stalls, caches");
+    assert!(
+        page.matches("<svg").count() >= 4,
+        "bars, stalls, latency, caches"
+    );
+    assert!(page.contains("Latency attribution"));
     assert!(page.contains("geomean"));
     check_rendered(&html, t.path());
     wf().args(["report", s(&dir), "-o", s(&html), "--metric", "nosuch"])

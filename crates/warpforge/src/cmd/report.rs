@@ -8,7 +8,9 @@
 //!   the baseline is the first variant, or the rows matching `--baseline KEY=VALUE[,KEY=VALUE]`;
 //! - with `--x KEY` on a numeric axis: the normalised metric against that axis, one line per
 //!   group and a bold geomean line;
-//! - stall stacks: each point's issue-slot stall cycles by reason (`stalls.*`), as fractions;
+//! - stall stacks: each point's issue-slot stall cycles by reason (`stalls.*`), as fractions,
+//!   and, when the sweep ran with `sim.latency_attribution = true`, each point's average warp
+//!   lifetime split by factor (`latency.*`, Lee 2017 §3.2, Figure 3.2);
 //! - cache and DRAM statistics per point (L1D / L2 hit rates, DRAM row-hit rate and bandwidth
 //!   utilisation);
 //! - the failed and missing points with their errors, and the table itself.
@@ -381,6 +383,44 @@ pub fn render(dir: &Path, args: &Args) -> anyhow::Result<String> {
                 &segs,
                 &fr,
             )?,
+        ));
+    }
+    // Latency attribution (`sim.latency_attribution = true`): per-warp cycles by factor.
+    let lat_cols: Vec<&String> = t
+        .names
+        .iter()
+        .filter(|n| {
+            n.starts_with("latency.")
+                && !["latency.warps", "latency.lifetime"].contains(&n.as_str())
+        })
+        .collect();
+    if !lat_cols.is_empty()
+        && rows
+            .ok
+            .iter()
+            .any(|&r| cell(&t, r, lat_cols[0]).as_f64().is_some())
+    {
+        let segs: Vec<String> = lat_cols
+            .iter()
+            .map(|n| n.trim_start_matches("latency.").to_string())
+            .collect();
+        let fr: Vec<Vec<f64>> = rows
+            .ok
+            .iter()
+            .map(|&r| {
+                let v: Vec<f64> = lat_cols
+                    .iter()
+                    .map(|n| cell(&t, r, n).as_f64().unwrap_or(0.0))
+                    .collect();
+                let sum: f64 = v.iter().sum();
+                v.iter()
+                    .map(|x| if sum > 0.0 { x / sum } else { 0.0 })
+                    .collect()
+            })
+            .collect();
+        figs.push((
+            "Latency attribution (fraction of the average warp lifetime by factor, Lee 2017 Fig. 3.2)".into(),
+            charts::stacks("latency attribution", "fraction of warp lifetime", &labels, &segs, &fr)?,
         ));
     }
     let cache_cols: Vec<&str> = [

@@ -3,8 +3,10 @@
 //! Columns, in order: `point` (id), `index`, `workload`, `size`, `mode`, `config`, one column
 //! per grid axis (named by its `--set` key), `rep`, `status` (`ok`, `failed` or `pending`),
 //! `error`, `point_wall_s` (wall time of the point's process, seconds), then every scalar of the
-//! run's JSON except the nested `stats` copy, flattened with dots (`cycles`, `ipc`,
-//! `l1d.hit_rate`, `stalls.mem_data`, `power.energy_j`, `wall_s`, ...), sorted by name. A
+//! run's JSON flattened with dots (`cycles`, `ipc`, `l1d.hit_rate`, `stalls.mem_data`,
+//! `power.energy_j`, `wall_s`, ...; of `stats`, the run totals not already at the top level, such
+//! as `avg_mem_latency` and `latency.*`, but not the per-kernel entries or `raw` counters), sorted
+//! by name. A
 //! column whose values are all integers is Int64, all numbers Float64, otherwise Utf8; missing
 //! values are null (empty in CSV).
 
@@ -120,6 +122,16 @@ impl Table {
                 for (k, v) in o {
                     if k != "stats" && !fixed.contains(k.as_str()) {
                         flatten(k, v, &mut m);
+                    }
+                }
+                // Run totals that are not repeated at the top level (`avg_mem_latency`, the
+                // latency attribution `latency.*` when `sim.latency_attribution` is on); the raw
+                // per-component counters are left to the point records.
+                if let Some(Value::Object(t)) = o.get("stats").and_then(|s| s.get("total")) {
+                    for (k, v) in t {
+                        if k != "raw" && !o.contains_key(k) && !fixed.contains(k.as_str()) {
+                            flatten(k, v, &mut m);
+                        }
                     }
                 }
             }
