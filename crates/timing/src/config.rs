@@ -200,6 +200,11 @@ pub struct CacheConfig {
     pub replacement: String,
     /// Insertion / bypass policy, a name of [`crate::mem::insertion::INSERTIONS`].
     pub insertion: String,
+    /// Ways of each set reserved for lines predicted critical by a partitioning replacement
+    /// policy (`cacp`, spec 000 §4.5; Lee 2017 finds 8 of 16 best); 0 (the default) means half
+    /// the ways. Must be below `ways`; other policies ignore it.
+    #[serde(default)]
+    pub critical_ways: u32,
     /// `write_through` (update on hit, no allocate), `write_evict` (invalidate on hit, no
     /// allocate) or `write_back` (keep written data, write back dirty lines on eviction).
     pub write_policy: String,
@@ -845,6 +850,15 @@ fn validate_cache(p: &str, c: &CacheConfig) -> Result<(), ConfigError> {
                 format!("unknown index function `{o}` (known: linear, hashed)"),
             ))
         }
+    }
+    if c.critical_ways >= c.ways {
+        return Err(ConfigError::new(
+            key("critical_ways"),
+            format!(
+                "{} critical ways leave no way for non-critical lines (ways = {})",
+                c.critical_ways, c.ways
+            ),
+        ));
     }
     if crate::mem::replacement::find(&c.replacement).is_none() {
         return Err(ConfigError::new(

@@ -45,6 +45,10 @@ counters! {
         evictions_unreused,
         /// Dirty lines written back.
         writebacks,
+        /// L1D loads (completed accesses) by warps that CPL ranked critical (spec 000 §4.3).
+        critical_accesses,
+        /// Those that hit (Lee 2017 Figure 4.14's critical-warp hit rate is the ratio).
+        critical_hits,
     }
 }
 
@@ -266,6 +270,12 @@ counters! {
         /// Sum over those replies of core cycles from sending the request into the interconnect
         /// to consuming the reply (the counterpart of GPGPU-Sim's `averagemflatency`).
         read_latency_cycles,
+        /// CPL accuracy samples (spec 000 §8.2): per finished thread block, the samples taken
+        /// while it was resident (one per `cpl::SAMPLE_PERIOD` core cycles).
+        cpl_samples,
+        /// Those in which the TB's oracle critical warp (its last to finish) ranked in the slower
+        /// half of the TB by its CPL counter; `cpl_correct / cpl_samples` is the accuracy.
+        cpl_correct,
     }
 }
 

@@ -1,6 +1,7 @@
 //! The SIMT core: SM pipeline ([`sm`]), per-warp state and scoreboard ([`warp`]), warp
-//! schedulers ([`sched`]).
+//! schedulers ([`sched`]), the criticality prediction logic ([`cpl`]).
 
+pub mod cpl;
 pub mod sched;
 pub mod sm;
 pub mod warp;

@@ -3,6 +3,7 @@
 //! L1D, constant cache, L1I and L2 slices are all built from these two parts; the owner decides
 //! what to do on a miss (see `l1.rs`, `l2.rs`).
 
+use super::insertion::MissInfo;
 use super::replacement::{Policy, Replacement};
 use crate::config::CacheConfig;
 
@@ -121,8 +122,7 @@ impl Cache {
             dirty: vec![0; n],
             flags: vec![0; n],
             pcs: vec![0; n],
-            repl: Policy::new(&c.replacement, c.sets as usize, c.ways as usize)
-                .expect("validated replacement"),
+            repl: Policy::new(&c.replacement, c).expect("validated replacement"),
         }
     }
 
@@ -196,26 +196,69 @@ impl Cache {
     /// Records a hit on (`line`'s set, `way`) for replacement and reuse tracking.
     #[inline]
     pub fn touch(&mut self, line: u64, way: usize) {
+        self.touch_by(line, way, &MissInfo::line_only(line));
+    }
+
+    /// [`Cache::touch`] by the access `acc` (its PC, warp and criticality reach the policy).
+    #[inline]
+    pub fn touch_by(&mut self, line: u64, way: usize, acc: &MissInfo) {
         let set = self.set_of(line);
         self.flags[set * self.ways + way] |= F_REUSED;
-        self.repl.on_hit(set, way);
+        self.repl.on_hit(set, way, acc);
     }
 
     /// Whether a way of `line`'s set can be allocated (some way is not reserved).
     pub fn can_allocate(&self, line: u64) -> bool {
-        let base = self.set_of(line) * self.ways;
-        (0..self.ways).any(|w| self.flags[base + w] & F_RESERVED == 0)
+        self.can_allocate_for(&MissInfo::line_only(line))
+    }
+
+    /// Whether a way that the policy allows for `acc` is free of reservations in its set.
+    pub fn can_allocate_for(&self, acc: &MissInfo) -> bool {
+        let set = self.set_of(acc.line);
+        let base = set * self.ways;
+        let allowed = self.allowed(set, acc);
+        (0..self.ways).any(|w| allowed & (1 << w) != 0 && self.flags[base + w] & F_RESERVED == 0)
+    }
+
+    /// The ways of `set` the policy lets `acc` use (every way when it names none).
+    fn allowed(&self, set: usize, acc: &MissInfo) -> u64 {
+        let all = if self.ways >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.ways) - 1
+        };
+        let m = self.repl.ways_for(set, acc) & all;
+        if m == 0 {
+            all
+        } else {
+            m
+        }
     }
 
     /// Allocates a way for `line` (invalid ways first, then the policy's victim among
     /// non-reserved ways), optionally reserving it for a pending fill. Returns the way and the
     /// evicted line, or `None` when every way is reserved (a reservation failure).
     pub fn allocate(&mut self, line: u64, reserve: bool) -> Option<(usize, Option<Evicted>)> {
+        self.allocate_for(&MissInfo::line_only(line), reserve)
+    }
+
+    /// [`Cache::allocate`] of `acc.line` for the access `acc`, within the ways the replacement
+    /// policy allows it (a partitioned policy keeps it in its partition).
+    pub fn allocate_for(
+        &mut self,
+        acc: &MissInfo,
+        reserve: bool,
+    ) -> Option<(usize, Option<Evicted>)> {
+        let line = acc.line;
         let set = self.set_of(line);
         let base = set * self.ways;
+        let allowed = self.allowed(set, acc);
         let mut cand = 0u64;
         let mut free = None;
         for w in 0..self.ways {
+            if allowed & (1 << w) == 0 {
+                continue;
+            }
             let i = base + w;
             if self.tags[i] == INVALID {
                 free = Some(w);
@@ -231,7 +274,7 @@ impl Cache {
                 if cand == 0 {
                     return None;
                 }
-                let w = self.repl.victim(set, cand);
+                let w = self.repl.victim(set, cand, acc);
                 let i = base + w;
                 let ev = Evicted {
                     line: self.tags[i],
@@ -248,7 +291,7 @@ impl Cache {
         self.dirty[i] = 0;
         self.flags[i] = if reserve { F_RESERVED } else { 0 };
         self.pcs[i] = 0;
-        self.repl.on_fill(set, way);
+        self.repl.on_fill(set, way, acc);
         Some((way, ev))
     }
 

@@ -164,7 +164,9 @@ impl L1 {
         )
     }
 
-    /// One access for transaction `t` on behalf of `waiter` (a load tracker).
+    /// One access for transaction `t` on behalf of `waiter` (a load tracker), issued by `warp`
+    /// at `pc`; `critical` is the warp's CPL criticality bit (spec 000 §4.3), carried to the
+    /// policies and counted in `critical_accesses` / `critical_hits` for loads.
     #[allow(clippy::too_many_arguments)]
     pub fn access(
         &mut self,
@@ -173,15 +175,28 @@ impl L1 {
         waiter: u32,
         pc: u64,
         warp: u32,
+        critical: bool,
         sm: u16,
         map: &AddrMap,
     ) -> Outcome {
         let line = self.cache.line_of(t.line_addr);
         match kind {
             AccessKind::Load => {
-                let out = self.load(t, line, waiter, pc, warp, sm, map);
+                let info = MissInfo {
+                    pc,
+                    line,
+                    warp,
+                    critical,
+                };
+                let out = self.load(t, &info, waiter, sm, map);
                 if out != Outcome::Fail {
                     self.pending = None;
+                    if critical {
+                        self.stats.critical_accesses += 1;
+                        if out == Outcome::Hit {
+                            self.stats.critical_hits += 1;
+                        }
+                    }
                     if let Some(o) = &mut self.reuse {
                         o.access(self.cache.set_of(line), line, &mut self.reuse_stats);
                     }
@@ -205,21 +220,12 @@ impl L1 {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn load(
-        &mut self,
-        t: &Txn,
-        line: u64,
-        waiter: u32,
-        pc: u64,
-        warp: u32,
-        sm: u16,
-        map: &AddrMap,
-    ) -> Outcome {
+    fn load(&mut self, t: &Txn, info: &MissInfo, waiter: u32, sm: u16, map: &AddrMap) -> Outcome {
+        let (line, pc, warp) = (info.line, info.pc, info.warp);
         let la = line * self.cache.line_bytes();
         match self.cache.lookup(line, t.sectors) {
             Lookup::Hit(w) => {
-                self.cache.touch(line, w);
+                self.cache.touch_by(line, w, info);
                 self.stats.accesses += 1;
                 self.stats.hits += 1;
                 Outcome::Hit
@@ -240,7 +246,7 @@ impl L1 {
             look @ (Lookup::SectorMiss(_) | Lookup::Miss) => {
                 let bypass = match self.pending.take() {
                     Some((l, p, w, b)) if (l, p, w) == (line, pc, warp) => b,
-                    _ => self.insertion.bypass(&MissInfo { pc, line, warp }),
+                    _ => self.insertion.bypass(info),
                 };
                 if bypass {
                     if self.mq_free() == 0 {
@@ -258,7 +264,7 @@ impl L1 {
                 };
                 let ok = self.mshr.has_free()
                     && self.mq_free() >= need_mq
-                    && (matches!(look, Lookup::SectorMiss(_)) || self.cache.can_allocate(line));
+                    && (matches!(look, Lookup::SectorMiss(_)) || self.cache.can_allocate_for(info));
                 if !ok {
                     self.stats.reservation_fails += 1;
                     self.pending = Some((line, pc, warp, false));
@@ -267,7 +273,7 @@ impl L1 {
                 match look {
                     Lookup::SectorMiss(w) => self.cache.reserve(line, w),
                     _ => {
-                        let (w, ev) = self.cache.allocate(line, true).expect("checked");
+                        let (w, ev) = self.cache.allocate_for(info, true).expect("checked");
                         self.cache.set_pc(line, w, pc);
                         if let Some(ev) = ev {
                             self.evicted(&ev);
@@ -407,11 +413,11 @@ mod tests {
     fn miss_merge_fill_hit() {
         let (mut l1, m) = setup();
         assert_eq!(
-            l1.access(&txn(0x1000), AccessKind::Load, 1, 0, 0, 0, &m),
+            l1.access(&txn(0x1000), AccessKind::Load, 1, 0, 0, false, 0, &m),
             Outcome::Miss
         );
         assert_eq!(
-            l1.access(&txn(0x1000), AccessKind::Load, 2, 0, 0, 0, &m),
+            l1.access(&txn(0x1000), AccessKind::Load, 2, 0, 0, false, 0, &m),
             Outcome::Miss
         );
         assert_eq!(l1.miss_queue.len(), 1, "merged, one request");
@@ -428,7 +434,7 @@ mod tests {
         );
         assert_eq!(woke, vec![1, 2]);
         assert_eq!(
-            l1.access(&txn(0x1000), AccessKind::Load, 3, 0, 0, 0, &m),
+            l1.access(&txn(0x1000), AccessKind::Load, 3, 0, 0, false, 0, &m),
             Outcome::Hit
         );
         assert_eq!(
@@ -443,12 +449,12 @@ mod tests {
         // Miss queue holds 8: the ninth distinct miss fails until the queue drains.
         for i in 0..8 {
             assert_eq!(
-                l1.access(&txn(i * 4096), AccessKind::Load, 0, 0, 0, 0, &m),
+                l1.access(&txn(i * 4096), AccessKind::Load, 0, 0, 0, false, 0, &m),
                 Outcome::Miss
             );
         }
         assert_eq!(
-            l1.access(&txn(9 * 4096), AccessKind::Load, 0, 0, 0, 0, &m),
+            l1.access(&txn(9 * 4096), AccessKind::Load, 0, 0, 0, false, 0, &m),
             Outcome::Fail
         );
         assert_eq!(l1.stats.reservation_fails, 1);
@@ -456,12 +462,12 @@ mod tests {
         // Merge limit 8 per entry.
         for w in 0..8 {
             assert_eq!(
-                l1.access(&txn(1 << 20), AccessKind::Load, w, 0, 0, 0, &m),
+                l1.access(&txn(1 << 20), AccessKind::Load, w, 0, 0, false, 0, &m),
                 Outcome::Miss
             );
         }
         assert_eq!(
-            l1.access(&txn(1 << 20), AccessKind::Load, 9, 0, 0, 0, &m),
+            l1.access(&txn(1 << 20), AccessKind::Load, 9, 0, 0, false, 0, &m),
             Outcome::Fail
         );
     }
@@ -469,7 +475,7 @@ mod tests {
     #[test]
     fn write_evict_invalidates_and_writes_through() {
         let (mut l1, m) = setup();
-        l1.access(&txn(0x2000), AccessKind::Load, 0, 0, 0, 0, &m);
+        l1.access(&txn(0x2000), AccessKind::Load, 0, 0, 0, false, 0, &m);
         let r = l1.miss_queue.pop_front().unwrap();
         l1.fill(&r, |_| {});
         let st = Txn {
@@ -478,7 +484,7 @@ mod tests {
             lanes: 1,
         };
         let ack = crate::mem::req::ACK | 5;
-        let out = l1.access(&st, AccessKind::Store, ack, 0, 0, 0, &m);
+        let out = l1.access(&st, AccessKind::Store, ack, 0, 0, false, 0, &m);
         assert_eq!(out, Outcome::Miss, "sent on");
         assert_eq!(l1.stats.hits, 1, "but a hit");
         let w = l1.miss_queue.pop_front().unwrap();
@@ -487,7 +493,7 @@ mod tests {
             (ReqKind::Write, 0x2000, 32, ack)
         );
         assert_eq!(
-            l1.access(&txn(0x2000), AccessKind::Load, 0, 0, 0, 0, &m),
+            l1.access(&txn(0x2000), AccessKind::Load, 0, 0, 0, false, 0, &m),
             Outcome::Miss
         );
     }
@@ -505,7 +511,7 @@ mod tests {
             lanes: 3,
         };
         assert_eq!(
-            l1.access(&t, AccessKind::Load, 7, 0, 0, 0, &m),
+            l1.access(&t, AccessKind::Load, 7, 0, 0, false, 0, &m),
             Outcome::Miss
         );
         let r = l1.miss_queue.pop_front().unwrap();
@@ -515,13 +521,13 @@ mod tests {
         l1.fill(&r, |w| woke.push(w));
         assert_eq!(woke, vec![7]);
         assert_eq!(
-            l1.access(&t, AccessKind::Load, 7, 0, 0, 0, &m),
+            l1.access(&t, AccessKind::Load, 7, 0, 0, false, 0, &m),
             Outcome::Miss,
             "not allocated"
         );
         // Stores go around the cache too: sent on as they are and counted as bypassed.
         assert_eq!(
-            l1.access(&t, AccessKind::Store, 9, 0, 0, 0, &m),
+            l1.access(&t, AccessKind::Store, 9, 0, 0, false, 0, &m),
             Outcome::Miss
         );
         let w = l1.miss_queue.pop_back().unwrap();
@@ -546,7 +552,7 @@ mod tests {
     /// Loads line address `a` for `pc`, answering every request sent at once; returns whether
     /// the miss (if any) bypassed.
     fn load_now(l1: &mut L1, m: &AddrMap, a: u64, pc: u64) -> Option<bool> {
-        let out = l1.access(&txn(a), AccessKind::Load, 0, pc, 0, 0, m);
+        let out = l1.access(&txn(a), AccessKind::Load, 0, pc, 0, false, 0, m);
         assert_ne!(out, Outcome::Fail);
         let mut byp = None;
         while let Some(r) = l1.miss_queue.pop_front() {
@@ -606,14 +612,14 @@ mod tests {
         assert_eq!(load_now(&mut l1, &m, 0x10_0000, 8), Some(true));
         // Fill the miss queue with another PC's misses so the next miss is refused.
         for i in 0..8 {
-            l1.access(&txn(0x20_0000 + i * 4096), AccessKind::Load, 0, 0, 0, 0, &m);
+            l1.access(&txn(0x20_0000 + i * 4096), AccessKind::Load, 0, 0, 0, false, 0, &m);
         }
         for _ in 0..3 {
-            let out = l1.access(&txn(0x30_0000), AccessKind::Load, 0, 8, 0, 0, &m);
+            let out = l1.access(&txn(0x30_0000), AccessKind::Load, 0, 8, 0, false, 0, &m);
             assert_eq!(out, Outcome::Fail);
         }
         l1.miss_queue.clear();
-        let out = l1.access(&txn(0x30_0000), AccessKind::Load, 0, 8, 0, 0, &m);
+        let out = l1.access(&txn(0x30_0000), AccessKind::Load, 0, 8, 0, false, 0, &m);
         assert_eq!(out, Outcome::Miss);
         let r = l1.miss_queue.pop_front().unwrap();
         assert!(!r.bypass, "the refused miss was an insertion and stays one");
@@ -636,7 +642,7 @@ mod tests {
         };
         for k in 0..3u64 {
             assert_eq!(load_now(&mut l1, &m, k * 4096, 16), Some(false));
-            l1.access(&st(k * 4096), AccessKind::Store, ACK, 0, 0, 0, &m);
+            l1.access(&st(k * 4096), AccessKind::Store, ACK, 0, 0, false, 0, &m);
             l1.miss_queue.clear();
         }
         assert_eq!(l1.stats.evictions, 0, "invalidations are not replacements");

@@ -446,6 +446,7 @@ mod tests {
             ready: valid,
             long_wait: 0,
             age: &age,
+            crit: &[0; 64],
         };
         let mut c = [0u32; 64];
         for _ in 0..n {
@@ -468,6 +469,7 @@ mod tests {
             ready: (1 << 24) - 1,
             long_wait: 0,
             age: &age,
+            crit: &[0; 64],
         };
         let order: Vec<usize> = (0..48)
             .map(|_| {
@@ -507,6 +509,7 @@ mod tests {
             ready: 0xffff & !(1 << 3),
             long_wait: 0,
             age: &age,
+            crit: &[0; 64],
         };
         let p = s.pick(&v).unwrap();
         assert_ne!(p, 3);

@@ -7,6 +7,7 @@
 //! the table.
 
 pub mod caws;
+mod gcaws;
 mod gto;
 mod lrr;
 mod two_level;
@@ -25,6 +26,9 @@ pub struct SchedView<'a> {
     pub long_wait: u64,
     /// Dispatch order of each warp slot (lower = older).
     pub age: &'a [u64],
+    /// CPL criticality counter of each warp slot (spec 000 §4.3, Eq. 4.1; higher = more
+    /// critical), maintained by the SM for every policy.
+    pub crit: &'a [i64],
 }
 
 /// The identity of a warp placed in a warp slot (for policies that rank warps by identity).
@@ -96,6 +100,11 @@ pub const SCHEDULERS: &[(&str, &str, SchedCtor)] = &[
         "CAWS: priority counters, oracle-critical warps reset lower (core.caws.*)",
         caws::new,
     ),
+    (
+        "gcaws",
+        "greedy criticality-aware (CAWA): keep issuing the last warp, else the most critical ready (CPL)",
+        gcaws::new,
+    ),
 ];
 
 /// The constructor registered under `name`.
@@ -139,6 +148,7 @@ mod tests {
             ready: 0b1011,
             long_wait: 0,
             age: &age,
+            crit: &[0; 64],
         };
         let mut order = vec![];
         for _ in 0..6 {
@@ -158,6 +168,7 @@ mod tests {
             ready: 0b1111,
             long_wait: 0,
             age: &age,
+            crit: &[0; 64],
         };
         let w = s.pick(&v).unwrap();
         assert_eq!(w, 1, "oldest first");
@@ -179,6 +190,7 @@ mod tests {
             ready: 0b1111,
             long_wait: 0,
             age: &age,
+            crit: &[0; 64],
         };
         let mut seen = 0u64;
         for _ in 0..8 {
@@ -193,6 +205,7 @@ mod tests {
             ready: 0b1110,
             long_wait: 0b0001,
             age: &age,
+            crit: &[0; 64],
         };
         let mut seen = 0u64;
         for _ in 0..8 {
@@ -214,6 +227,7 @@ mod tests {
             ready: 0b0101,
             long_wait: 0,
             age: &age,
+            crit: &[0; 64],
         };
         // LRR after issuing warp 3: visits 0 (ready, picked) first.
         let mut lrr = find("lrr").unwrap()(&cfg());
@@ -233,6 +247,39 @@ mod tests {
         // Greedy: the last warp is ready again and examined first.
         gto.on_issue(0);
         assert_eq!(gto.visited_before(&v, 0), 0);
+    }
+
+    #[test]
+    fn gcaws_picks_the_most_critical_ready_warp_and_stays_greedy() {
+        let mut s = find("gcaws").unwrap()(&cfg());
+        let age = [0u64, 1, 2, 3];
+        let crit = [4i64, 9, 20, 9];
+        let v = SchedView {
+            valid: 0b1111,
+            ready: 0b1011,
+            long_wait: 0,
+            age: &age,
+            crit: &crit,
+        };
+        // Warp 2 is the most critical but not ready: warp 1 (9, older than 3) goes.
+        assert_eq!(s.pick(&v), Some(1));
+        s.on_issue(1);
+        // Greedy: warp 1 keeps issuing even when warp 2 becomes ready and is more critical.
+        let v2 = SchedView { ready: 0b1111, ..v };
+        assert_eq!(s.pick(&v2), Some(1));
+        // Warp 1 stalls: the most critical ready warp, 2, takes over.
+        let v3 = SchedView { ready: 0b1101, ..v };
+        assert_eq!(s.pick(&v3), Some(2));
+        assert_eq!(s.visited_before(&v3, 2), 0b0010, "the stalled greedy warp first");
+        s.on_issue(2);
+        // Ties on criticality go to the oldest.
+        let crit2 = [9i64, 9, 1, 9];
+        let v4 = SchedView {
+            ready: 0b1001,
+            crit: &crit2,
+            ..v
+        };
+        assert_eq!(s.pick(&v4), Some(0));
     }
 
     #[test]

@@ -72,7 +72,16 @@ impl Sm {
             } else {
                 l.tracker
             };
-            let out = unit.access(&t, l.kind, waiter, l.pc, l.warp as u32, self.id, &self.map);
+            let out = unit.access(
+                &t,
+                l.kind,
+                waiter,
+                l.pc,
+                l.warp as u32,
+                l.critical,
+                self.id,
+                &self.map,
+            );
             let lat = unit.latency as u64;
             self.mem_blocked = out == Outcome::Fail;
             match out {
@@ -284,8 +293,10 @@ impl Sm {
         if tracker != u32::MAX {
             self.trackers[tracker as usize].pending += ntx as u32;
         }
+        let critical = self.cpl.is_critical(warp as usize, self.tb_of(warp as usize));
         let l = &mut *self.ldst;
         l.busy = true;
+        l.critical = critical;
         l.warp = warp;
         l.kind = kind;
         l.pc = inst.pc;

@@ -92,6 +92,7 @@ impl Sm {
                 ..Warp::default()
             };
             self.ages[ws] = self.age_counter;
+            self.cpl.start(ws, now);
             self.age_counter += 1;
             let info = WarpInfo {
                 launch: self.launch,

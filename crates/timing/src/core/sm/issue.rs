@@ -228,6 +228,7 @@ impl Sm {
                 ready,
                 long_wait,
                 age: &self.ages,
+                crit: &self.cpl.crit,
             };
             let pick = if ready != 0 {
                 self.scheds[s].pick(&view)
@@ -253,6 +254,9 @@ impl Sm {
                         self.probe(w, now, 1, None);
                     }
                     self.scheds[s].on_issue(w);
+                    let idx = self.warps[w].ibuf[self.warps[w].head as usize].static_idx;
+                    let tb = self.tb_of(w);
+                    self.cpl.on_issue(w, idx, now, tb);
                     self.issue_warp(w, &mut free);
                 }
                 _ => {
@@ -362,6 +366,10 @@ impl Sm {
             let c = &mut self.ctas[cs];
             c.live -= 1;
             if c.live == 0 {
+                // The TB's last warp is its oracle critical warp (spec 000 §8.2).
+                let (top, samples) = self.cpl.record(w);
+                self.stats.cpl_correct += top;
+                self.stats.cpl_samples += samples;
                 c.active = false;
                 self.regs_used -= c.regs;
                 self.smem_used -= c.smem;

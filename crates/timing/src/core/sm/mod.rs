@@ -18,6 +18,7 @@ mod exec;
 mod front;
 mod issue;
 
+use super::cpl::{self, Cpl};
 use super::sched::{self, SchedView, WarpInfo, WarpScheduler};
 use super::warp::{Warp, MAX_IBUF};
 use crate::config::{ClassCycles, GpuConfig};
@@ -94,6 +95,8 @@ struct LdSt {
     kind: AccessKind,
     src: ReqSrc,
     pc: u64,
+    /// The issuing warp's CPL criticality bit, carried on its L1D accesses.
+    critical: bool,
     ntx: usize,
     next: usize,
     tracker: u32,
@@ -160,6 +163,8 @@ pub struct Sm {
     sched_masks: Vec<u64>,
     ages: Vec<u64>,
     age_counter: u64,
+    /// Criticality prediction (spec 000 §4.3), per warp slot.
+    cpl: Box<Cpl>,
     fetch_rr: usize,
     l1i: Cache,
     /// Outstanding L1I line misses (one entry per line; waiters are found by scanning warps).
@@ -268,6 +273,7 @@ impl Sm {
             sched_masks,
             ages: vec![0; 64],
             age_counter: 0,
+            cpl: Box::default(),
             fetch_rr: 0,
             l1i: Cache::new(&cfg.l1i),
             imshr: Mshr::new(cfg.l1i.mshr_entries as usize, 1),
@@ -295,6 +301,7 @@ impl Sm {
                 kind: AccessKind::Load,
                 src: ReqSrc::L1d,
                 pc: 0,
+                critical: false,
                 ntx: 0,
                 next: 0,
                 tracker: u32::MAX,
@@ -433,6 +440,7 @@ impl Sm {
             self.stalls.idle += self.n_sched as u64 * n;
             return;
         }
+        self.cpl_sample(cpl::samples_in(now, now + n));
         let free = self.free_units();
         let mut whys = [None; 64];
         for s in 0..self.n_sched {
@@ -448,6 +456,24 @@ impl Sm {
         if live > 0 {
             self.stats.active_cycles += n;
         }
+    }
+
+    /// `n` CPL accuracy samples of every resident thread block (nothing changes criticality
+    /// between them: they fall in one cycle or in a quiet span).
+    fn cpl_sample(&mut self, n: u64) {
+        if n == 0 {
+            return;
+        }
+        for c in &self.ctas {
+            if c.active {
+                self.cpl.sample(c.warps & self.used_warps, n);
+            }
+        }
+    }
+
+    /// The live warps of warp slot `w`'s thread block.
+    fn tb_of(&self, w: usize) -> u64 {
+        self.ctas[self.warps[w].cta_slot as usize].warps & self.used_warps
     }
 
     /// Room for one more reply from the network.
@@ -467,6 +493,7 @@ impl Sm {
             self.cu_rr = (self.cu_rr + 1) % self.cus.len().max(1);
             return;
         }
+        self.cpl_sample(cpl::samples_in(now, now + 1));
         // Writeback events.
         while let Some(Reverse((t, _, ev))) = self.events.peek().copied() {
             if t > now {

@@ -18,15 +18,30 @@ pub mod pc_exp;
 
 pub use super::cache::Evicted;
 
-/// What the cache tells the policy about a read miss.
-#[derive(Debug, Clone, Copy)]
+/// What the cache tells a policy about an access: the read miss an insertion policy decides
+/// on, and the access a replacement policy sees at a hit, a fill or a victim choice.
+#[derive(Debug, Clone, Copy, Default)]
 pub struct MissInfo {
-    /// PC of the load (byte address in its kernel's code).
+    /// PC of the load (byte address in the kernel's code; 0 for accesses without one).
     pub pc: u64,
     /// Line address (byte address / line size).
     pub line: u64,
     /// Warp slot that missed.
     pub warp: u32,
+    /// The request comes from a warp that the SM's criticality prediction (CPL, spec 000 §4.3)
+    /// ranks critical: in the slower half of its thread block. Always computed; policies that
+    /// do not use criticality ignore it.
+    pub critical: bool,
+}
+
+impl MissInfo {
+    /// An access known only by its line (fills and hits of caches without a requesting warp).
+    pub fn line_only(line: u64) -> MissInfo {
+        MissInfo {
+            line,
+            ..MissInfo::default()
+        }
+    }
 }
 
 /// An insertion / bypass decision point.

@@ -1,6 +1,7 @@
 //! Least recently used: each line carries the time of its last use; the oldest goes.
 
-use super::Replacement;
+use super::{MissInfo, Replacement};
+use crate::config::CacheConfig;
 
 /// LRU state: a use stamp per line.
 pub struct Lru {
@@ -11,7 +12,8 @@ pub struct Lru {
 
 impl Lru {
     /// LRU over `sets x ways` lines.
-    pub fn new(sets: usize, ways: usize) -> Self {
+    pub fn new(c: &CacheConfig) -> Self {
+        let (sets, ways) = (c.sets as usize, c.ways as usize);
         Self {
             ways,
             stamp: vec![0; sets * ways],
@@ -25,7 +27,7 @@ impl Lru {
 }
 
 impl Replacement for Lru {
-    fn victim(&mut self, set: usize, candidates: u64) -> usize {
+    fn victim(&mut self, set: usize, candidates: u64, _: &MissInfo) -> usize {
         let base = set * self.ways;
         let mut m = candidates;
         let mut best = m.trailing_zeros() as usize;
@@ -38,10 +40,10 @@ impl Replacement for Lru {
         }
         best
     }
-    fn on_hit(&mut self, set: usize, way: usize) {
+    fn on_hit(&mut self, set: usize, way: usize, _: &MissInfo) {
         self.touch(set, way);
     }
-    fn on_fill(&mut self, set: usize, way: usize) {
+    fn on_fill(&mut self, set: usize, way: usize, _: &MissInfo) {
         self.touch(set, way);
     }
 }

@@ -2,7 +2,8 @@
 //! promote to 0 on a hit, evict a line at 3, aging every candidate until one reaches 3. This is
 //! the RRIP that CACP (spec 000 §4.5) builds on.
 
-use super::Replacement;
+use super::{MissInfo, Replacement};
+use crate::config::CacheConfig;
 
 const MAX: u8 = 3;
 
@@ -14,7 +15,8 @@ pub struct Srrip {
 
 impl Srrip {
     /// SRRIP over `sets x ways` lines.
-    pub fn new(sets: usize, ways: usize) -> Self {
+    pub fn new(c: &CacheConfig) -> Self {
+        let (sets, ways) = (c.sets as usize, c.ways as usize);
         Self {
             ways,
             rrpv: vec![MAX; sets * ways],
@@ -23,7 +25,7 @@ impl Srrip {
 }
 
 impl Replacement for Srrip {
-    fn victim(&mut self, set: usize, candidates: u64) -> usize {
+    fn victim(&mut self, set: usize, candidates: u64, _: &MissInfo) -> usize {
         let base = set * self.ways;
         loop {
             let mut m = candidates;
@@ -42,10 +44,10 @@ impl Replacement for Srrip {
             }
         }
     }
-    fn on_hit(&mut self, set: usize, way: usize) {
+    fn on_hit(&mut self, set: usize, way: usize, _: &MissInfo) {
         self.rrpv[set * self.ways + way] = 0;
     }
-    fn on_fill(&mut self, set: usize, way: usize) {
+    fn on_fill(&mut self, set: usize, way: usize, _: &MissInfo) {
         self.rrpv[set * self.ways + way] = MAX - 1;
     }
 }

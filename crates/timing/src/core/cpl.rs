@@ -1,0 +1,265 @@
+//! CPL, the Criticality Prediction Logic of CAWA (spec 000 §4.3, Lee 2017 §4.2.1, Eq. 4.1 and
+//! Algorithms 5-6): one criticality counter per warp slot of an SM,
+//!
+//! ```text
+//! nCriticality = nInst * CPI_avg + nStall
+//! ```
+//!
+//! * `nInst`, the warp's relative instruction-count disparity, changes at every issue: when the
+//!   issued instruction does not follow the previous one (a taken branch), a backward jump adds
+//!   the re-executed basic block (`prev - next + 1` instructions) and a forward jump subtracts
+//!   the skipped one (`next - prev - 1`); every issued instruction then subtracts 1 (commit).
+//!   Instruction indices (`DynInst::static_idx`), not byte PCs, are used; a divergent warp's
+//!   next instruction is the reconvergence-ordered one the functional model delivers. Eq. 4.1
+//!   uses it *relative to the other warps* of the thread block: `nInst − min over the TB's live
+//!   warps`, the instructions this warp is behind the TB's leader (never negative, so that a
+//!   higher CPI always means "more critical").
+//! * `CPI_avg` = core cycles since the warp's dispatch / instructions issued (at least 1).
+//! * `nStall` accumulates the cycles between consecutive issues of the warp minus one (the
+//!   `Δ − 1` reading of Algorithm 6), the first issue counting from dispatch.
+//!
+//! Decisions (§4.3 ambiguities): `nInst` starts at 0 for every warp (all warps of a TB start
+//! equal) and enters Eq. 4.1 relative to the TB's minimum (an absolute counter starting at 0
+//! goes negative, and a negative `nInst` times a larger CPI would rank slower warps *less*
+//! critical); instructions "commit" at issue (the pipeline is in order); the
+//! counter is recomputed at each issue of the warp (integer arithmetic, deterministic). A warp is
+//! *critical* when its counter exceeds those of at least half of the other live warps of its
+//! thread block ([`Cpl::is_critical`]); a TB of one warp has that warp critical.
+//!
+//! CPL is an always-available signal of the SM: schedulers read it through
+//! `SchedView::crit`, the L1D receives it as the criticality bit of each load, and its accuracy
+//! (§8.2: the oracle critical warp, the last of its TB to finish, ranked in the slower half)
+//! is sampled every [`SAMPLE_PERIOD`] core cycles into `CoreStats::cpl_samples`/`cpl_correct`.
+
+/// Core cycles between two accuracy samples (the document does not give its period).
+pub const SAMPLE_PERIOD: u64 = 128;
+
+/// Accuracy sample points (multiples of [`SAMPLE_PERIOD`]) in core cycles `from..to`.
+pub fn samples_in(from: u64, to: u64) -> u64 {
+    to.div_ceil(SAMPLE_PERIOD) - from.div_ceil(SAMPLE_PERIOD)
+}
+
+/// Per-warp CPL state of one SM (indexed by warp slot, at most 64).
+#[derive(Debug, Clone)]
+pub struct Cpl {
+    n_inst: [i64; 64],
+    issued: [u64; 64],
+    born: [u64; 64],
+    last_issue: [u64; 64],
+    n_stall: [u64; 64],
+    last_idx: [u32; 64],
+    /// The criticality counter of each warp slot (higher = more critical).
+    pub crit: [i64; 64],
+    /// Accuracy samples in which this warp ranked in the slower half of its TB.
+    top: [u64; 64],
+    /// Accuracy samples taken while this warp was live.
+    samples: [u64; 64],
+}
+
+impl Default for Cpl {
+    fn default() -> Self {
+        Self {
+            n_inst: [0; 64],
+            issued: [0; 64],
+            born: [0; 64],
+            last_issue: [0; 64],
+            n_stall: [0; 64],
+            last_idx: [u32::MAX; 64],
+            crit: [0; 64],
+            top: [0; 64],
+            samples: [0; 64],
+        }
+    }
+}
+
+impl Cpl {
+    /// Warp slot `w` was dispatched at core cycle `now`: its counters start from zero.
+    pub fn start(&mut self, w: usize, now: u64) {
+        self.n_inst[w] = 0;
+        self.issued[w] = 0;
+        self.born[w] = now;
+        self.last_issue[w] = now;
+        self.n_stall[w] = 0;
+        self.last_idx[w] = u32::MAX;
+        self.crit[w] = 0;
+        self.top[w] = 0;
+        self.samples[w] = 0;
+    }
+
+    /// Warp slot `w`, of the thread block whose live warps are `tb`, issued the instruction of
+    /// static index `idx` at core cycle `now`.
+    pub fn on_issue(&mut self, w: usize, idx: u32, now: u64, tb: u64) {
+        let prev = self.last_idx[w];
+        if prev != u32::MAX && idx != prev.wrapping_add(1) {
+            let (p, n) = (prev as i64, idx as i64);
+            if n <= p {
+                // Backward (loop) branch: the block n..=p runs again.
+                self.n_inst[w] += p - n + 1;
+            } else {
+                // Forward branch: n - p - 1 instructions skipped.
+                self.n_inst[w] -= n - p - 1;
+            }
+        }
+        self.n_inst[w] -= 1;
+        self.last_idx[w] = idx;
+        let gap = if self.issued[w] == 0 {
+            now - self.born[w]
+        } else {
+            (now - self.last_issue[w]).saturating_sub(1)
+        };
+        self.n_stall[w] += gap;
+        self.issued[w] += 1;
+        self.last_issue[w] = now;
+        let mut lead = self.n_inst[w];
+        let mut m = tb;
+        while m != 0 {
+            let v = m.trailing_zeros() as usize;
+            m &= m - 1;
+            lead = lead.min(self.n_inst[v]);
+        }
+        let behind = self.n_inst[w] - lead;
+        let cycles = (now - self.born[w] + 1) as i64;
+        self.crit[w] = behind * cycles / self.issued[w] as i64 + self.n_stall[w] as i64;
+    }
+
+    /// `nInst` of warp slot `w` (for tests and diagnostics).
+    pub fn n_inst(&self, w: usize) -> i64 {
+        self.n_inst[w]
+    }
+
+    /// `nStall` of warp slot `w`.
+    pub fn n_stall(&self, w: usize) -> u64 {
+        self.n_stall[w]
+    }
+
+    /// Whether warp `w` is critical among the live warps `tb` of its thread block: its counter
+    /// exceeds those of at least half of the others (`2 * lower >= others`).
+    pub fn is_critical(&self, w: usize, tb: u64) -> bool {
+        let others = tb & !(1u64 << w);
+        let mut m = others;
+        let mut lower = 0u32;
+        while m != 0 {
+            let v = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if self.crit[v] < self.crit[w] {
+                lower += 1;
+            }
+        }
+        2 * lower >= others.count_ones()
+    }
+
+    /// One accuracy sample (weight `n`) of the TB whose live warps are `tb`: each warp whose
+    /// counter is at least that of half of the TB's warps (itself included) is "slow" now.
+    pub fn sample(&mut self, tb: u64, n: u64) {
+        let total = tb.count_ones();
+        let mut m = tb;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let mut o = tb;
+            let mut not_above = 0u32;
+            while o != 0 {
+                let v = o.trailing_zeros() as usize;
+                o &= o - 1;
+                if self.crit[v] <= self.crit[w] {
+                    not_above += 1;
+                }
+            }
+            self.samples[w] += n;
+            if 2 * not_above >= total {
+                self.top[w] += n;
+            }
+        }
+    }
+
+    /// The accuracy record of warp `w` (the oracle critical warp of a TB that just finished):
+    /// (samples in the slower half, samples).
+    pub fn record(&self, w: usize) -> (u64, u64) {
+        (self.top[w], self.samples[w])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ninst_follows_basic_block_deltas() {
+        let mut c = Cpl::default();
+        c.start(0, 0);
+        // Straight line 0, 1, 2: -3.
+        for (t, i) in [0u32, 1, 2].iter().enumerate() {
+            c.on_issue(0, *i, t as u64, 1);
+        }
+        assert_eq!(c.n_inst(0), -3);
+        // Loop back-edge 2 -> 0 (block 0..=2 re-executed, +3), then 0 issued (-1).
+        c.on_issue(0, 0, 3, 1);
+        assert_eq!(c.n_inst(0), -1);
+        // Algorithm 5: a forward branch from PC1 to PC4 skips PC2, PC3.
+        c.on_issue(0, 3, 4, 1);
+        assert_eq!(c.n_inst(0), -1 - 2 - 1);
+    }
+
+    #[test]
+    fn nstall_counts_gaps_between_issues() {
+        let mut c = Cpl::default();
+        c.start(1, 10);
+        c.on_issue(1, 0, 12, 2); // 2 cycles since dispatch
+        c.on_issue(1, 1, 13, 2); // back to back: 0
+        c.on_issue(1, 2, 20, 2); // 6 idle cycles
+        assert_eq!(c.n_stall(1), 8);
+    }
+
+    #[test]
+    fn a_warp_that_stalls_becomes_more_critical() {
+        let mut c = Cpl::default();
+        c.start(0, 0);
+        c.start(1, 0);
+        // Same code, warp 1 issues every 10 cycles, warp 0 every cycle.
+        for i in 0..10u32 {
+            c.on_issue(0, i, i as u64, 0b11);
+            c.on_issue(1, i, 10 * i as u64 + 5, 0b11);
+        }
+        assert!(c.crit[1] > c.crit[0], "{} vs {}", c.crit[1], c.crit[0]);
+        assert!(c.is_critical(1, 0b11));
+        assert!(!c.is_critical(0, 0b11));
+        // A warp that lags behind (fewer instructions, same time) is more critical too.
+        c.start(2, 0);
+        c.start(3, 0);
+        for i in 0..10u32 {
+            c.on_issue(2, i, 2 * i as u64, 0b1100);
+        }
+        for i in 0..5u32 {
+            c.on_issue(3, i, 4 * i as u64 + 2, 0b1100);
+        }
+        assert!(c.crit[3] > c.crit[2], "{} vs {}", c.crit[3], c.crit[2]);
+        // 5 instructions behind at CPI 19/5 plus 14 stall cycles.
+        assert_eq!(c.crit[3], 5 * 19 / 5 + 14);
+    }
+
+    #[test]
+    fn critical_is_the_slower_half_of_the_tb() {
+        let mut c = Cpl::default();
+        c.crit[..4].copy_from_slice(&[5, 1, 9, 3]);
+        let tb = 0b1111;
+        let crit: Vec<bool> = (0..4).map(|w| c.is_critical(w, tb)).collect();
+        assert_eq!(crit, vec![true, false, true, false]);
+        assert!(c.is_critical(0, 0b1), "a lone warp is its TB's critical warp");
+        c.crit[1] = 5;
+        assert!(!c.is_critical(1, 0b11) && !c.is_critical(0, 0b11), "ties: neither");
+    }
+
+    #[test]
+    fn accuracy_samples_rank_each_warp() {
+        let mut c = Cpl::default();
+        c.crit[..4].copy_from_slice(&[5, 1, 9, 3]);
+        c.sample(0b1111, 2);
+        assert_eq!(c.record(0), (2, 2));
+        assert_eq!(c.record(2), (2, 2));
+        assert_eq!(c.record(1), (0, 2));
+        assert_eq!(c.record(3), (0, 2));
+        // Two-warp TBs: both warps are in the slower half (the document's NW: 100%).
+        c.sample(0b0011, 1);
+        assert_eq!(c.record(1), (1, 3));
+    }
+}

@@ -1,0 +1,209 @@
+//! CACP, Criticality-Aware Cache Prioritization (spec 000 §4.5, Lee 2017 §4.2.3, Algorithms
+//! 7-9): the ways of each set are split into a critical partition (ways `0..k`, `k` =
+//! `critical_ways`, default half of the ways: 8 of Table 4.1's 16) and a non-critical one
+//! (ways `k..`). At a miss, CCBP decides the partition from the line's signature and SHiP its
+//! insertion RRPV; the victim is chosen by 2-bit RRIP confined to that partition. Lookups still
+//! search every way, so a line hits wherever it lives. A hit promotes the line to RRPV 0 and
+//! trains the predictors with the requesting warp's criticality (the CPL bit of [`MissInfo`]):
+//! a critical warp's hit sets `c_reuse` and increments CCBP and SHiP, a non-critical warp's hit
+//! sets `nc_reuse` and increments SHiP. At eviction a line of the critical partition reused only
+//! by non-critical warps decrements CCBP (a wrong "critical" prediction), and a line never
+//! reused decrements SHiP (a dead line).
+//!
+//! Decisions: lines dropped without a victim choice (write-evict, kernel-boundary flush) train
+//! nothing; a degenerate split (one partition empty) lets a line use every way.
+
+use super::ccbp::Ccbp;
+use super::ship::{rrip_victim, signature, ShipTable, RRPV_MAX};
+use super::{MissInfo, Replacement};
+use crate::config::CacheConfig;
+
+/// CACP state: per line RRPV, signature and the two reuse bits; the shared CCBP and SHiP tables.
+pub struct Cacp {
+    ways: usize,
+    critical_mask: u64,
+    other_mask: u64,
+    rrpv: Vec<u8>,
+    sig: Vec<u8>,
+    c_reuse: Vec<bool>,
+    nc_reuse: Vec<bool>,
+    ccbp: Ccbp,
+    ship: ShipTable,
+}
+
+impl Cacp {
+    /// CACP over the `sets x ways` lines of `c`, `c.critical_ways` of them critical (0: half).
+    pub fn new(c: &CacheConfig) -> Self {
+        let n = (c.sets * c.ways) as usize;
+        let ways = c.ways as usize;
+        let k = if c.critical_ways == 0 {
+            ways / 2
+        } else {
+            (c.critical_ways as usize).min(ways)
+        };
+        let all = if ways >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << ways) - 1
+        };
+        let critical_mask = if k >= 64 { u64::MAX } else { (1u64 << k) - 1 } & all;
+        Self {
+            ways,
+            critical_mask,
+            other_mask: all & !critical_mask,
+            rrpv: vec![RRPV_MAX; n],
+            sig: vec![0; n],
+            c_reuse: vec![false; n],
+            nc_reuse: vec![false; n],
+            ccbp: Ccbp::new(),
+            ship: ShipTable::new(),
+        }
+    }
+}
+
+impl Replacement for Cacp {
+    fn ways_for(&self, _set: usize, acc: &MissInfo) -> u64 {
+        let m = if self.ccbp.predicts_critical(signature(acc)) {
+            self.critical_mask
+        } else {
+            self.other_mask
+        };
+        if m == 0 {
+            self.critical_mask | self.other_mask
+        } else {
+            m
+        }
+    }
+    fn victim(&mut self, set: usize, candidates: u64, _: &MissInfo) -> usize {
+        let base = set * self.ways;
+        let w = rrip_victim(&mut self.rrpv, base, candidates);
+        let i = base + w;
+        let s = self.sig[i];
+        if !self.c_reuse[i] && self.nc_reuse[i] && self.critical_mask & (1 << w) != 0 {
+            self.ccbp.dec(s);
+        } else if !self.c_reuse[i] && !self.nc_reuse[i] {
+            self.ship.dec(s);
+        }
+        w
+    }
+    fn on_hit(&mut self, set: usize, way: usize, acc: &MissInfo) {
+        let i = set * self.ways + way;
+        self.rrpv[i] = 0;
+        let s = self.sig[i];
+        if acc.critical {
+            self.c_reuse[i] = true;
+            self.ccbp.inc(s);
+        } else {
+            self.nc_reuse[i] = true;
+        }
+        self.ship.inc(s);
+    }
+    fn on_fill(&mut self, set: usize, way: usize, acc: &MissInfo) {
+        let i = set * self.ways + way;
+        let s = signature(acc);
+        self.sig[i] = s;
+        self.c_reuse[i] = false;
+        self.nc_reuse[i] = false;
+        self.rrpv[i] = self.ship.insert_rrpv(s);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_config;
+    use super::*;
+
+    fn acc(line: u64, critical: bool) -> MissInfo {
+        MissInfo {
+            pc: 0,
+            line,
+            warp: 0,
+            critical,
+        }
+    }
+
+    fn cacp(ways: u32, critical_ways: u32) -> Cacp {
+        let mut c = test_config(1, ways);
+        c.critical_ways = critical_ways;
+        Cacp::new(&c)
+    }
+
+    #[test]
+    fn partitions_default_to_half_the_ways() {
+        let p = cacp(16, 0);
+        assert_eq!(p.critical_mask, 0x00ff);
+        assert_eq!(p.other_mask, 0xff00);
+        let p = cacp(16, 4);
+        assert_eq!(p.critical_mask, 0x000f);
+        assert_eq!(p.other_mask, 0xfff0);
+    }
+
+    #[test]
+    fn lines_reused_by_critical_warps_go_to_critical_ways() {
+        let mut p = cacp(16, 8);
+        let line = 0x2a;
+        // Unknown signature: the non-critical partition.
+        assert_eq!(p.ways_for(0, &acc(line, false)), 0xff00);
+        p.on_fill(0, 8, &acc(line, false));
+        // A non-critical warp's reuse trains SHiP only.
+        p.on_hit(0, 8, &acc(line, false));
+        assert_eq!(p.ways_for(0, &acc(line, false)), 0xff00);
+        // Two critical-warp hits push CCBP above the threshold.
+        p.on_hit(0, 8, &acc(line, true));
+        p.on_hit(0, 8, &acc(line, true));
+        assert_eq!(
+            p.ways_for(0, &acc(line, false)),
+            0x00ff,
+            "partition follows the signature, not the requester"
+        );
+        // A different signature stays non-critical.
+        assert_eq!(p.ways_for(0, &acc(line + 1, true)), 0xff00);
+    }
+
+    #[test]
+    fn eviction_trains_ccbp_down_on_wrong_critical_predictions_and_ship_on_dead_lines() {
+        let mut p = cacp(4, 2);
+        let s = signature(&acc(7, false));
+        p.ccbp.inc(s);
+        p.ccbp.inc(s);
+        p.ccbp.inc(s);
+        // Critical partition (ways 0, 1): one line reused only by a non-critical warp.
+        p.on_fill(0, 0, &acc(7, false));
+        p.on_fill(0, 1, &acc(7, false));
+        p.on_hit(0, 0, &acc(7, false));
+        p.on_hit(0, 1, &acc(7, true));
+        let ship_before = p.ship.get(s);
+        // Both lines are at RRPV 0; aging reaches 3 for way 0 first (lowest index).
+        assert_eq!(p.victim(0, 0b11, &acc(7, false)), 0);
+        assert_eq!(p.ccbp.get(s), 2, "nc-only reuse in the critical partition");
+        assert_eq!(p.ship.get(s), ship_before, "a reused line is not dead");
+        // A dead line (never reused) in the non-critical partition trains SHiP down.
+        p.on_fill(0, 2, &acc(7, false));
+        p.on_fill(0, 3, &acc(7, false));
+        p.on_hit(0, 3, &acc(7, false));
+        assert_eq!(p.victim(0, 0b1100, &acc(7, false)), 2);
+        assert_eq!(p.ship.get(s), ship_before);
+        assert_eq!(p.ccbp.get(s), 2);
+        p.on_fill(0, 2, &acc(9, false));
+        let s9 = signature(&acc(9, false));
+        let before9 = p.ship.get(s9);
+        assert_eq!(p.victim(0, 0b0100, &acc(9, false)), 2);
+        assert_eq!(p.ship.get(s9), before9 - 1);
+    }
+
+    #[test]
+    fn victims_stay_in_the_requested_partition() {
+        let mut p = cacp(16, 8);
+        for w in 0..16 {
+            p.on_fill(0, w, &acc(w as u64, false));
+        }
+        // Non-critical lines are older in RRIP terms, but a critical fill evicts only 0..8.
+        for w in 0..8 {
+            p.on_hit(0, w, &acc(w as u64, true));
+        }
+        let v = p.victim(0, 0x00ff, &acc(100, true));
+        assert!(v < 8);
+        let v = p.victim(0, 0xff00, &acc(100, false));
+        assert!(v >= 8);
+    }
+}

@@ -1,0 +1,186 @@
+//! SHiP, the signature-based hit predictor (Wu et al., MICRO 2011) over 2-bit RRIP, as CACP uses
+//! it (spec 000 §4.5, Lee 2017 Algorithms 7-9): a table of saturating counters indexed by an
+//! 8-bit signature `(PC xor line address)[7:0]` predicts whether a newly inserted line will be
+//! reused. A line predicted dead is inserted at RRPV 3 ("distant"), any other at 2 ("long"); a
+//! hit promotes the line to 0 and increments its signature's counter; a line evicted without
+//! any reuse decrements it.
+//!
+//! Decisions (the document leaves them open, §4.5): 3-bit counters (the SHiP paper's width),
+//! initialised to 1 (weakly reuse); the signature uses the instruction index (`pc / 8`, both
+//! front ends place instructions 8 bytes apart) and the line address, not byte addresses.
+
+use super::{MissInfo, Replacement};
+use crate::config::CacheConfig;
+
+/// Largest RRPV of the 2-bit RRIP.
+pub(super) const RRPV_MAX: u8 = 3;
+/// Counter saturation value (3-bit counters).
+const SHIP_MAX: u8 = 7;
+/// Initial counter value (weakly "reused").
+const SHIP_INIT: u8 = 1;
+/// Entries of the signature-indexed tables (8-bit signatures).
+pub(super) const SIGNATURES: usize = 256;
+
+/// The 8-bit signature of an access: instruction-index bits of the PC xor line-address bits.
+#[inline]
+pub(super) fn signature(acc: &MissInfo) -> u8 {
+    ((acc.pc >> 3) ^ acc.line) as u8
+}
+
+/// The SHiP table: one saturating counter per signature.
+pub(super) struct ShipTable {
+    ctr: [u8; SIGNATURES],
+}
+
+impl ShipTable {
+    pub(super) fn new() -> Self {
+        Self {
+            ctr: [SHIP_INIT; SIGNATURES],
+        }
+    }
+    /// The insertion RRPV for a line of signature `sig`: 3 when no reuse is predicted, else 2.
+    #[inline]
+    pub(super) fn insert_rrpv(&self, sig: u8) -> u8 {
+        if self.ctr[sig as usize] == 0 {
+            RRPV_MAX
+        } else {
+            RRPV_MAX - 1
+        }
+    }
+    /// A line of signature `sig` was reused.
+    #[inline]
+    pub(super) fn inc(&mut self, sig: u8) {
+        let c = &mut self.ctr[sig as usize];
+        *c = (*c + 1).min(SHIP_MAX);
+    }
+    /// A line of signature `sig` died without reuse.
+    #[inline]
+    pub(super) fn dec(&mut self, sig: u8) {
+        let c = &mut self.ctr[sig as usize];
+        *c = c.saturating_sub(1);
+    }
+    #[cfg(test)]
+    pub(super) fn get(&self, sig: u8) -> u8 {
+        self.ctr[sig as usize]
+    }
+}
+
+/// The RRIP victim search among `candidates` of the lines `rrpv[base..]`: the first line at RRPV
+/// 3, else every candidate ages by one and the search repeats.
+pub(super) fn rrip_victim(rrpv: &mut [u8], base: usize, candidates: u64) -> usize {
+    loop {
+        let mut m = candidates;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if rrpv[base + w] >= RRPV_MAX {
+                return w;
+            }
+        }
+        let mut m = candidates;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            rrpv[base + w] += 1;
+        }
+    }
+}
+
+/// SHiP-RRIP over all ways of each set.
+pub struct Ship {
+    ways: usize,
+    rrpv: Vec<u8>,
+    sig: Vec<u8>,
+    reused: Vec<bool>,
+    table: ShipTable,
+}
+
+impl Ship {
+    /// SHiP over the `sets x ways` lines of `c`.
+    pub fn new(c: &CacheConfig) -> Self {
+        let n = (c.sets * c.ways) as usize;
+        Self {
+            ways: c.ways as usize,
+            rrpv: vec![RRPV_MAX; n],
+            sig: vec![0; n],
+            reused: vec![false; n],
+            table: ShipTable::new(),
+        }
+    }
+}
+
+impl Replacement for Ship {
+    fn victim(&mut self, set: usize, candidates: u64, _: &MissInfo) -> usize {
+        let base = set * self.ways;
+        let w = rrip_victim(&mut self.rrpv, base, candidates);
+        if !self.reused[base + w] {
+            self.table.dec(self.sig[base + w]);
+        }
+        w
+    }
+    fn on_hit(&mut self, set: usize, way: usize, _: &MissInfo) {
+        let i = set * self.ways + way;
+        self.rrpv[i] = 0;
+        self.reused[i] = true;
+        self.table.inc(self.sig[i]);
+    }
+    fn on_fill(&mut self, set: usize, way: usize, acc: &MissInfo) {
+        let i = set * self.ways + way;
+        let s = signature(acc);
+        self.sig[i] = s;
+        self.reused[i] = false;
+        self.rrpv[i] = self.table.insert_rrpv(s);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_config;
+    use super::*;
+
+    fn acc(pc: u64, line: u64) -> MissInfo {
+        MissInfo {
+            pc,
+            line,
+            ..MissInfo::default()
+        }
+    }
+
+    #[test]
+    fn signature_is_pc_index_xor_line_low_bits() {
+        assert_eq!(signature(&acc(0x18, 0x105)), (3 ^ 0x05) as u8);
+        assert_eq!(signature(&acc(8 * 0x1ff, 0)), 0xff);
+    }
+
+    #[test]
+    fn dead_signatures_are_inserted_distant_and_reused_ones_long() {
+        let mut p = Ship::new(&test_config(1, 2));
+        let dead = acc(0x40, 0); // signature 8
+        let live = acc(0x80, 0); // signature 16
+        p.on_fill(0, 0, &dead);
+        p.on_fill(0, 1, &live);
+        p.on_hit(0, 1, &live);
+        // Way 0 (never reused) is the victim; its signature's counter drops 1 -> 0.
+        assert_eq!(p.victim(0, 0b11, &dead), 0);
+        assert_eq!(p.table.get(8), 0);
+        assert_eq!(p.table.get(16), 2);
+        // A new line of the dead signature goes in at RRPV 3, one of the reused at 2.
+        p.on_fill(0, 0, &dead);
+        assert_eq!(p.rrpv[0], RRPV_MAX);
+        p.on_fill(0, 0, &live);
+        assert_eq!(p.rrpv[0], RRPV_MAX - 1);
+    }
+
+    #[test]
+    fn counters_saturate() {
+        let mut t = ShipTable::new();
+        for _ in 0..20 {
+            t.inc(1);
+        }
+        assert_eq!(t.get(1), SHIP_MAX);
+        for _ in 0..20 {
+            t.dec(1);
+        }
+        assert_eq!(t.get(1), 0);
+    }
+}
