@@ -148,15 +148,16 @@ impl Cpl {
         2 * lower >= others.count_ones()
     }
 
-    /// One accuracy sample (weight `n`) of the TB whose live warps are `tb`: each warp whose
-    /// counter is at least that of half of the TB's warps (itself included) is "slow" now.
+    /// One accuracy sample (weight `n`) of the TB whose live warps are `tb`: a warp whose counter
+    /// is at least that of half of the other warps (`2 * not_above >= others`: the top half,
+    /// ties counted in its favour; a lone warp trivially) is "slow" now.
     pub fn sample(&mut self, tb: u64, n: u64) {
-        let total = tb.count_ones();
+        let others = tb.count_ones().saturating_sub(1);
         let mut m = tb;
         while m != 0 {
             let w = m.trailing_zeros() as usize;
             m &= m - 1;
-            let mut o = tb;
+            let mut o = tb & !(1u64 << w);
             let mut not_above = 0u32;
             while o != 0 {
                 let v = o.trailing_zeros() as usize;
@@ -166,7 +167,7 @@ impl Cpl {
                 }
             }
             self.samples[w] += n;
-            if 2 * not_above >= total {
+            if 2 * not_above >= others {
                 self.top[w] += n;
             }
         }
@@ -258,8 +259,11 @@ mod tests {
         assert_eq!(c.record(2), (2, 2));
         assert_eq!(c.record(1), (0, 2));
         assert_eq!(c.record(3), (0, 2));
-        // Two-warp TBs: both warps are in the slower half (the document's NW: 100%).
+        // Two warps: only the higher (or a tie); a lone warp always.
         c.sample(0b0011, 1);
-        assert_eq!(c.record(1), (1, 3));
+        assert_eq!(c.record(0), (3, 3));
+        assert_eq!(c.record(1), (0, 3));
+        c.sample(0b0010, 1);
+        assert_eq!(c.record(1), (1, 4));
     }
 }
