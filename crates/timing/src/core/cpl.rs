@@ -245,9 +245,15 @@ mod tests {
         let tb = 0b1111;
         let crit: Vec<bool> = (0..4).map(|w| c.is_critical(w, tb)).collect();
         assert_eq!(crit, vec![true, false, true, false]);
-        assert!(c.is_critical(0, 0b1), "a lone warp is its TB's critical warp");
+        assert!(
+            c.is_critical(0, 0b1),
+            "a lone warp is its TB's critical warp"
+        );
         c.crit[1] = 5;
-        assert!(!c.is_critical(1, 0b11) && !c.is_critical(0, 0b11), "ties: neither");
+        assert!(
+            !c.is_critical(1, 0b11) && !c.is_critical(0, 0b11),
+            "ties: neither"
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! - `lax`: document 003 Ch. 6 (Figs. 6.2–6.5, Tables 6.4–6.6) on the runtime-level simulator.
 //! - `pagoda`: document 003 Ch. 5 (Figs. 5.6, 5.8–5.10) on the runtime-level simulator.
 //! - `ctrlc`: document 000 Ch. 5 (Ctrl-C L1D bypassing, claims 17-24) on the timing model.
+//! - `cawa`: document 000 Ch. 4 (Figs. 4.10–4.16: CAWA, gCAWS, CACP) on the timing model.
 //! - [`batch`]: the parallel, cached runner of timing simulations that the chapter experiments use.
 //! - `latency`: document 000 Figure 3.2 (latency attribution under RR, see [`latency`]).
 //! - `caws`: document 000 Table 3.3 and Figures 3.3/3.5/3.6 (oracle CAWS on BFS, see [`caws`]).
@@ -22,6 +23,7 @@ pub mod chart;
 pub mod ctrlc;
 pub mod heteropdp;
 pub mod latency;
+pub mod cawa;
 pub mod lax_calibrate;
 
 /// Subcommands of `warpforge experiment`.
@@ -41,6 +43,8 @@ pub enum Command {
     Caws(caws::CawsArgs),
     /// Ctrl-C adaptive L1D bypassing on the timing model (document 000, Ch. 5).
     Ctrlc(ctrlc::CtrlcArgs),
+    /// CAWA: criticality-aware warp scheduling and cache prioritization (document 000, Ch. 4).
+    Cawa(cawa::CawaArgs),
 }
 
 /// Arguments of `experiment lax`.
@@ -105,6 +109,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Latency(a) => latency::run(a),
         Command::Caws(a) => caws::run(a),
         Command::Ctrlc(a) => ctrlc::run(a),
+        Command::Cawa(a) => cawa::run(a),
     }
 }
 

@@ -270,7 +270,11 @@ mod tests {
         // Warp 1 stalls: the most critical ready warp, 2, takes over.
         let v3 = SchedView { ready: 0b1101, ..v };
         assert_eq!(s.pick(&v3), Some(2));
-        assert_eq!(s.visited_before(&v3, 2), 0b0010, "the stalled greedy warp first");
+        assert_eq!(
+            s.visited_before(&v3, 2),
+            0b0010,
+            "the stalled greedy warp first"
+        );
         s.on_issue(2);
         // Ties on criticality go to the oldest.
         let crit2 = [9i64, 9, 1, 9];

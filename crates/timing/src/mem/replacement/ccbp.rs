@@ -66,7 +66,10 @@ mod tests {
         }
         assert_eq!(c.get(5), CCBP_MAX, "saturates at 3");
         c.dec(5);
-        assert!(c.predicts_critical(5), "one wrong prediction does not flip a saturated counter");
+        assert!(
+            c.predicts_critical(5),
+            "one wrong prediction does not flip a saturated counter"
+        );
         c.dec(5);
         assert!(!c.predicts_critical(5));
         for _ in 0..10 {

@@ -1,0 +1,553 @@
+//! `warpforge experiment cawa`: CAWA (Lee 2017 Chapter 4, spec 000 §4 and §7.2, claims 8-16)
+//! on the timing model. Every (policy, workload) pair of Table 4.2 runs on `gtx480-cawa`
+//! (Table 4.1: L1D 8 sets x 16 ways) through the parallel, cached [`super::batch`] runner; the
+//! report holds the speed-ups over RR (Figure 4.10), the L1D MPKI (Figure 4.11), the CPL accuracy
+//! (Figure 4.12), the critical-warp L1D hit-rate ratio (Figure 4.14) and the critical-ways
+//! sensitivity (claim 16), as JSON and as SVG bar charts.
+//!
+//! Metric decisions (spec 000 §8.2): speed-up = RR's total cycles / the policy's (whole program,
+//! every kernel); averages are geometric means; MPKI counts thread instructions; the CPL accuracy
+//! is sampled every `cpl::SAMPLE_PERIOD` cycles under CAWA (the runs where CPL drives the
+//! scheduler and the cache) and averaged over workloads; the critical-warp hit-rate ratio is
+//! CAWA's L1D hit rate of loads by CPL-critical warps over RR's, averaged over the workloads
+//! where RR's is not zero.
+
+mod chart;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde_json::{json, Map, Value};
+use warpforge_timing::GpuConfig;
+use warpforge_workloads::Size;
+
+use super::batch::{self, Outcome, Point};
+
+/// Table 4.2, the 7 L1D-sensitive ("Sens") workloads (warpforge names; `sc` is SC_small).
+pub const SENS: [&str; 7] = ["bfs", "bt", "htw", "kmn", "nw", "sr1", "sc"];
+/// Table 4.2, the 5 non-sensitive workloads.
+pub const NON_SENS: [&str; 5] = ["bp", "pf", "pth", "sc_mid", "tpf"];
+
+/// A compared policy: name, warp scheduler, L1D replacement (`None`: the preset's).
+struct Policy {
+    name: &'static str,
+    scheduler: &'static str,
+    replacement: Option<&'static str>,
+    about: &'static str,
+}
+
+/// The policies of Figures 4.10-4.16, in report order (`rr` is the baseline).
+const POLICIES: &[Policy] = &[
+    Policy {
+        name: "rr",
+        scheduler: "lrr",
+        replacement: None,
+        about: "loose round robin (baseline)",
+    },
+    Policy {
+        name: "gto",
+        scheduler: "gto",
+        replacement: None,
+        about: "greedy-then-oldest",
+    },
+    Policy {
+        name: "two_level",
+        scheduler: "two_level",
+        replacement: None,
+        about: "two-level active/pending pools",
+    },
+    Policy {
+        name: "gcaws",
+        scheduler: "gcaws",
+        replacement: None,
+        about: "greedy criticality-aware scheduler alone (CPL + gCAWS)",
+    },
+    Policy {
+        name: "cacp_rr",
+        scheduler: "lrr",
+        replacement: Some("cacp"),
+        about: "CACP L1D under RR",
+    },
+    Policy {
+        name: "cacp_gto",
+        scheduler: "gto",
+        replacement: Some("cacp"),
+        about: "CACP L1D under GTO",
+    },
+    Policy {
+        name: "cacp_two_level",
+        scheduler: "two_level",
+        replacement: Some("cacp"),
+        about: "CACP L1D under two-level",
+    },
+    Policy {
+        name: "cawa",
+        scheduler: "gcaws",
+        replacement: Some("cacp"),
+        about: "CAWA = CPL + gCAWS + CACP",
+    },
+    Policy {
+        name: "caws_oracle",
+        scheduler: "caws",
+        replacement: None,
+        about: "CAWS with oracle criticality (Chapter 3)",
+    },
+];
+
+/// Critical-way counts of the sensitivity study (claim 16), of the 16 ways.
+const CRITICAL_WAYS: [u32; 3] = [4, 8, 12];
+
+/// Arguments of `experiment cawa`.
+#[derive(clap::Args)]
+pub struct CawaArgs {
+    /// Input size: tiny, small or paper.
+    #[arg(long, default_value = "small")]
+    size: Size,
+    /// Write the report (JSON) to this file (atomically).
+    #[arg(long)]
+    json: PathBuf,
+    /// Also write the SVG charts (speed-up and L1D MPKI bars) into this directory.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Policies (comma-separated; default: all). `rr` is always run as the baseline.
+    #[arg(long, value_delimiter = ',')]
+    policy: Vec<String>,
+    /// Workloads (comma-separated; default: the 12 of Table 4.2).
+    #[arg(long, value_delimiter = ',')]
+    workload: Vec<String>,
+    /// Base configuration (preset name or TOML file).
+    #[arg(long, default_value = "gtx480-cawa")]
+    config: String,
+    /// Override a configuration key of every run (repeatable), e.g. `--set l1d.sets=16`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Simulations at once (default: one per core).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Do not read or write the simulation cache.
+    #[arg(long)]
+    no_cache: bool,
+}
+
+/// Picks the requested names from `known` (all when `asked` is empty); an unknown name is an
+/// error listing the known ones.
+fn select<'a>(what: &str, asked: &[String], known: &[&'a str]) -> Result<Vec<&'a str>> {
+    if asked.is_empty() {
+        return Ok(known.to_vec());
+    }
+    let mut out = Vec::new();
+    for a in asked {
+        let Some(k) = known.iter().find(|k| **k == a.as_str()) else {
+            bail!("unknown {what} `{a}` (known: {})", known.join(", "));
+        };
+        if !out.contains(k) {
+            out.push(*k);
+        }
+    }
+    Ok(out)
+}
+
+/// The configuration of `policy` over `base`, or why it cannot run on this build.
+fn policy_config(base: &GpuConfig, p: &Policy) -> Result<GpuConfig> {
+    let mut c = base.clone();
+    c.set("core.scheduler", p.scheduler)
+        .map_err(|e| anyhow!("policy `{}`: {e}", p.name))?;
+    if let Some(r) = p.replacement {
+        c.set("l1d.replacement", r)
+            .map_err(|e| anyhow!("policy `{}`: {e}", p.name))?;
+    }
+    c.name = format!("{}+{}", base.name, p.name);
+    Ok(c)
+}
+
+/// Geometric mean of the positive finite values (`None` when there are none).
+pub fn geomean(v: &[f64]) -> Option<f64> {
+    let v: Vec<f64> = v
+        .iter()
+        .copied()
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .collect();
+    if v.is_empty() {
+        return None;
+    }
+    Some((v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
+}
+
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+fn num(o: &Outcome, path: &[&str]) -> f64 {
+    let mut v = &o.stats["total"];
+    for p in path {
+        v = &v[*p];
+    }
+    v.as_f64().unwrap_or(0.0)
+}
+
+fn ratio(a: f64, b: f64) -> Option<f64> {
+    (b > 0.0).then(|| a / b)
+}
+
+fn opt(v: Option<f64>) -> Value {
+    v.map_or(Value::Null, |x| json!(x))
+}
+
+/// Runs the experiment.
+pub fn run(a: CawaArgs) -> Result<()> {
+    let names: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
+    let all_wl: Vec<&str> = SENS.iter().chain(NON_SENS.iter()).copied().collect();
+    let mut policies = select("policy", &a.policy, &names)?;
+    if !policies.contains(&"rr") {
+        policies.insert(0, "rr");
+    }
+    let workloads = select("workload", &a.workload, &all_wl)?;
+    if let Some(j) = a.jobs {
+        if j == 0 {
+            bail!("--jobs must be at least 1");
+        }
+    }
+    let base = super::super::config::resolve(Some(&a.config), &[], &a.set)?;
+
+    // Which policies this build can run (the oracle CAWS scheduler may be absent).
+    let mut missing: BTreeMap<&str, String> = BTreeMap::new();
+    let mut configs: Vec<(&str, GpuConfig)> = Vec::new();
+    for name in &policies {
+        let p = POLICIES.iter().find(|p| p.name == *name).expect("selected");
+        match policy_config(&base, p) {
+            Ok(c) => configs.push((p.name, c)),
+            Err(e) => {
+                if p.name == "rr" {
+                    return Err(e);
+                }
+                missing.insert(p.name, format!("{e:#}"));
+            }
+        }
+    }
+    // The critical-ways sensitivity reruns CAWA with 4 and 12 critical ways (8 is CAWA itself
+    // when the base has the default split) on the Sens workloads.
+    let cawa_cfg = configs
+        .iter()
+        .find(|(n, _)| *n == "cawa")
+        .map(|(_, c)| c.clone());
+    let sens_sel: Vec<&str> = workloads
+        .iter()
+        .copied()
+        .filter(|w| SENS.contains(w))
+        .collect();
+    let mut ways_cfgs: Vec<(u32, GpuConfig)> = Vec::new();
+    if let Some(c) = &cawa_cfg {
+        for k in CRITICAL_WAYS {
+            let mut ck = c.clone();
+            ck.set("l1d.critical_ways", &k.to_string())
+                .map_err(|e| anyhow!("critical ways {k}: {e}"))?;
+            ck.name = format!("{}+ways{k}", c.name);
+            if ck.validate().is_ok() {
+                ways_cfgs.push((k, ck));
+            }
+        }
+    }
+
+    let mut points = Vec::new();
+    for (_, c) in &configs {
+        for w in &workloads {
+            points.push(Point::new(w, a.size, c.clone()));
+        }
+    }
+    let n_main = points.len();
+    for (_, c) in &ways_cfgs {
+        for w in &sens_sel {
+            points.push(Point::new(w, a.size, c.clone()));
+        }
+    }
+    let opts = batch::Options {
+        jobs: a.jobs.unwrap_or_else(batch::default_jobs),
+        cache: if a.no_cache {
+            None
+        } else {
+            batch::default_cache_dir()
+        },
+        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    };
+    let out = batch::run(&points, &opts)?;
+    let (main, ways_out) = out.split_at(n_main);
+    let nw = workloads.len();
+    let get = |pi: usize, wi: usize| &main[pi * nw + wi];
+
+    let mut report = Map::new();
+    report.insert("experiment".into(), json!("cawa"));
+    report.insert("size".into(), json!(a.size.name()));
+    report.insert("config".into(), json!(base.name));
+    report.insert("workloads".into(), json!(workloads));
+    report.insert("sens".into(), json!(sens_sel));
+    report.insert(
+        "policies".into(),
+        json!(configs.iter().map(|(n, _)| *n).collect::<Vec<_>>()),
+    );
+    let about: Map<String, Value> = POLICIES
+        .iter()
+        .map(|p| (p.name.to_string(), json!(p.about)))
+        .collect();
+    report.insert("policy_descriptions".into(), Value::Object(about));
+    let rr_cycles: Vec<f64> = (0..nw).map(|wi| get(0, wi).cycles() as f64).collect();
+    let (mut speedup, mut mpki, mut cycles) = (Map::new(), Map::new(), Map::new());
+    let (mut gs, mut ga) = (Map::new(), Map::new());
+    for (pi, (name, _)) in configs.iter().enumerate() {
+        let (mut s, mut m, mut cy) = (Map::new(), Map::new(), Map::new());
+        let (mut sv_sens, mut sv_all) = (Vec::new(), Vec::new());
+        for (wi, w) in workloads.iter().enumerate() {
+            let o = get(pi, wi);
+            let sp = ratio(rr_cycles[wi], o.cycles() as f64);
+            if let Some(x) = sp {
+                sv_all.push(x);
+                if SENS.contains(w) {
+                    sv_sens.push(x);
+                }
+            }
+            s.insert((*w).into(), opt(sp));
+            m.insert((*w).into(), json!(num(o, &["l1d", "mpki"])));
+            cy.insert((*w).into(), json!(o.cycles()));
+        }
+        speedup.insert((*name).into(), Value::Object(s));
+        mpki.insert((*name).into(), Value::Object(m));
+        cycles.insert((*name).into(), Value::Object(cy));
+        gs.insert((*name).into(), opt(geomean(&sv_sens)));
+        ga.insert((*name).into(), opt(geomean(&sv_all)));
+    }
+    report.insert("speedup".into(), Value::Object(speedup.clone()));
+    report.insert("geomean_sens".into(), Value::Object(gs.clone()));
+    report.insert("geomean_all".into(), Value::Object(ga.clone()));
+    report.insert("l1d_mpki".into(), Value::Object(mpki.clone()));
+    report.insert("cycles".into(), Value::Object(cycles));
+
+    // CPL accuracy and the critical-warp hit rates.
+    let idx = |n: &str| configs.iter().position(|(c, _)| *c == n);
+    let acc_of = |o: &Outcome| {
+        ratio(
+            num(o, &["raw", "core", "cpl_correct"]),
+            num(o, &["raw", "core", "cpl_samples"]),
+        )
+    };
+    let crit_hit = |o: &Outcome| {
+        ratio(
+            num(o, &["raw", "l1d", "critical_hits"]),
+            num(o, &["raw", "l1d", "critical_accesses"]),
+        )
+    };
+    let acc_policy = if idx("cawa").is_some() { "cawa" } else { "rr" };
+    let ap = idx(acc_policy).expect("rr is always run");
+    let mut acc_w = Map::new();
+    let mut accs = Vec::new();
+    for (wi, w) in workloads.iter().enumerate() {
+        let x = acc_of(get(ap, wi));
+        if let Some(x) = x {
+            accs.push(x);
+        }
+        acc_w.insert((*w).into(), opt(x));
+    }
+    report.insert("cpl_accuracy".into(), opt(mean(&accs)));
+    report.insert("cpl_accuracy_policy".into(), json!(acc_policy));
+    report.insert("cpl_accuracy_per_workload".into(), Value::Object(acc_w));
+    let mut rates = Map::new();
+    for (pi, (name, _)) in configs.iter().enumerate() {
+        let mut r = Map::new();
+        for (wi, w) in workloads.iter().enumerate() {
+            r.insert((*w).into(), opt(crit_hit(get(pi, wi))));
+        }
+        rates.insert((*name).into(), Value::Object(r));
+    }
+    report.insert("critical_warp_l1d_hit_rate".into(), Value::Object(rates));
+    if let Some(ci) = idx("cawa") {
+        let mut per = Map::new();
+        let mut v = Vec::new();
+        for (wi, w) in workloads.iter().enumerate() {
+            let x = match (crit_hit(get(ci, wi)), crit_hit(get(0, wi))) {
+                (Some(c), Some(b)) => ratio(c, b),
+                _ => None,
+            };
+            if let Some(x) = x {
+                v.push(x);
+            }
+            per.insert((*w).into(), opt(x));
+        }
+        report.insert("critical_warp_l1d_hit_ratio".into(), opt(mean(&v)));
+        report.insert(
+            "critical_warp_l1d_hit_ratio_geomean".into(),
+            opt(geomean(&v)),
+        );
+        report.insert(
+            "critical_warp_l1d_hit_ratio_per_workload".into(),
+            Value::Object(per),
+        );
+    } else {
+        report.insert("critical_warp_l1d_hit_ratio".into(), Value::Null);
+    }
+    let mut sens_ways = Map::new();
+    for (k, (kk, _)) in ways_cfgs.iter().enumerate() {
+        let sp: Vec<f64> = sens_sel
+            .iter()
+            .enumerate()
+            .filter_map(|(si, w)| {
+                let wi = workloads.iter().position(|x| x == w).expect("selected");
+                ratio(
+                    rr_cycles[wi],
+                    ways_out[k * sens_sel.len() + si].cycles() as f64,
+                )
+            })
+            .collect();
+        sens_ways.insert(kk.to_string(), opt(geomean(&sp)));
+    }
+    report.insert(
+        "critical_ways_sensitivity".into(),
+        if ways_cfgs.is_empty() {
+            Value::Null
+        } else {
+            Value::Object(sens_ways)
+        },
+    );
+    report.insert("missing".into(), json!(missing));
+    let wall: f64 = out.iter().filter(|o| !o.cached).map(|o| o.wall_s).sum();
+    report.insert("simulated_cpu_s".into(), json!(wall));
+
+    let text = serde_json::to_string_pretty(&Value::Object(report.clone()))? + "\n";
+    if let Some(dir) = &a.svg {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let pol: Vec<String> = configs
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .filter(|n| n != "rr")
+            .collect();
+        let mut groups: Vec<String> = workloads.iter().map(|w| w.to_string()).collect();
+        groups.push("GM Sens".into());
+        groups.push("GM All".into());
+        let val = |m: &Map<String, Value>, p: &str, w: &str| m[p][w].as_f64();
+        let values: Vec<Vec<Option<f64>>> = groups
+            .iter()
+            .map(|g| {
+                pol.iter()
+                    .map(|p| match g.as_str() {
+                        "GM Sens" => gs[p].as_f64(),
+                        "GM All" => ga[p].as_f64(),
+                        w => val(&speedup, p, w),
+                    })
+                    .collect()
+            })
+            .collect();
+        let svg = chart::bars(&chart::Bars {
+            title: &format!(
+                "CAWA speed-up over RR ({} inputs, {})",
+                a.size.name(),
+                base.name
+            ),
+            y_desc: "speed-up over RR",
+            groups: &groups,
+            series: &pol,
+            values: &values,
+            reference: Some(1.0),
+        })?;
+        write_atomically(&dir.join("cawa_speedup.svg"), svg.as_bytes())?;
+        let allp: Vec<String> = configs.iter().map(|(n, _)| n.to_string()).collect();
+        let values: Vec<Vec<Option<f64>>> = workloads
+            .iter()
+            .map(|w| allp.iter().map(|p| val(&mpki, p, w)).collect())
+            .collect();
+        let svg = chart::bars(&chart::Bars {
+            title: &format!("L1D MPKI ({} inputs, {})", a.size.name(), base.name),
+            y_desc: "L1D misses per 1000 thread instructions",
+            groups: &groups[..workloads.len()],
+            series: &allp,
+            values: &values,
+            reference: None,
+        })?;
+        write_atomically(&dir.join("cawa_l1d_mpki.svg"), svg.as_bytes())?;
+    }
+    write_atomically(&a.json, text.as_bytes())?;
+    print!("{}", summary(&report));
+    Ok(())
+}
+
+/// A short table of the report for the terminal.
+fn summary(r: &Map<String, Value>) -> String {
+    let mut s = String::new();
+    let f = |v: &Value| v.as_f64().map_or("-".to_string(), |x| format!("{x:.3}"));
+    s.push_str("policy          GM Sens  GM All\n");
+    if let Some(p) = r["policies"].as_array() {
+        for p in p.iter().filter_map(|p| p.as_str()) {
+            s.push_str(&format!(
+                "{p:<15} {:>7}  {:>6}\n",
+                f(&r["geomean_sens"][p]),
+                f(&r["geomean_all"][p])
+            ));
+        }
+    }
+    s.push_str(&format!(
+        "CPL accuracy {}   critical-warp L1D hit ratio {}\n",
+        f(&r["cpl_accuracy"]),
+        f(&r["critical_warp_l1d_hit_ratio"])
+    ));
+    if let Some(m) = r["missing"].as_object() {
+        for (k, v) in m {
+            s.push_str(&format!("missing: {k}: {}\n", v.as_str().unwrap_or("")));
+        }
+    }
+    s
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it into place.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| anyhow!("{}: not a file path", path.display()))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        anyhow!("cannot write {}: {e}", path.display())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_names_are_refused_with_the_known_ones() {
+        let known = ["rr", "gto"];
+        let e = select("policy", &["gto".into(), "fifo".into()], &known).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("`fifo`") && msg.contains("rr, gto"), "{msg}");
+        assert_eq!(select("policy", &[], &known).unwrap(), vec!["rr", "gto"]);
+        assert_eq!(
+            select("policy", &["gto".into(), "gto".into()], &known).unwrap(),
+            vec!["gto"]
+        );
+    }
+
+    #[test]
+    fn geomean_ignores_missing_values() {
+        assert!((geomean(&[1.0, 4.0]).unwrap() - 2.0).abs() < 1e-12);
+        assert!(geomean(&[]).is_none());
+        assert!((geomean(&[2.0, f64::NAN, 0.0]).unwrap() - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn policies_map_to_registered_mechanisms() {
+        let base = GpuConfig::preset("gtx480-cawa").unwrap();
+        for p in POLICIES.iter().filter(|p| p.name != "caws_oracle") {
+            let c = policy_config(&base, p).unwrap();
+            c.validate().unwrap();
+            assert_eq!(c.core.scheduler, p.scheduler);
+        }
+        let cawa = POLICIES.iter().find(|p| p.name == "cawa").unwrap();
+        assert_eq!(policy_config(&base, cawa).unwrap().l1d.replacement, "cacp");
+    }
+}
