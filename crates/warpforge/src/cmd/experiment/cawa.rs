@@ -237,8 +237,14 @@ pub fn run(a: CawaArgs) -> Result<()> {
         .filter(|w| SENS.contains(w))
         .collect();
     let mut ways_cfgs: Vec<(u32, GpuConfig)> = Vec::new();
+    let base_ways = if base.l1d.critical_ways == 0 {
+        base.l1d.ways / 2
+    } else {
+        base.l1d.critical_ways
+    };
     if let Some(c) = &cawa_cfg {
-        for k in CRITICAL_WAYS {
+        // The base split is CAWA's own runs; only the other splits are simulated.
+        for k in CRITICAL_WAYS.into_iter().filter(|k| *k != base_ways) {
             let mut ck = c.clone();
             ck.set("l1d.critical_ways", &k.to_string())
                 .map_err(|e| anyhow!("critical ways {k}: {e}"))?;
@@ -384,6 +390,9 @@ pub fn run(a: CawaArgs) -> Result<()> {
         report.insert("critical_warp_l1d_hit_ratio".into(), Value::Null);
     }
     let mut sens_ways = Map::new();
+    if cawa_cfg.is_some() {
+        sens_ways.insert(base_ways.to_string(), gs["cawa"].clone());
+    }
     for (k, (kk, _)) in ways_cfgs.iter().enumerate() {
         let sp: Vec<f64> = sens_sel
             .iter()
@@ -400,7 +409,7 @@ pub fn run(a: CawaArgs) -> Result<()> {
     }
     report.insert(
         "critical_ways_sensitivity".into(),
-        if ways_cfgs.is_empty() {
+        if sens_ways.is_empty() {
             Value::Null
         } else {
             Value::Object(sens_ways)

@@ -1,0 +1,81 @@
+//! `warpforge experiment cawa` end to end on tiny inputs: the report's keys and their
+//! consistency (speed-ups are RR's cycles over the policy's, geomeans over the selected
+//! workloads), the SVG charts, and the refusal of unknown names (exit 2, known names listed, no
+//! JSON written).
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::Path;
+
+fn wf() -> Command {
+    Command::cargo_bin("warpforge").unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn unknown_policy_or_workload_is_refused_listing_the_known_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    for (flag, bad, known) in [
+        ("--policy", "fifo", "rr, gto, two_level, gcaws"),
+        ("--workload", "lud", "bfs, bt, htw, kmn, nw, sr1, sc, bp, pf, pth, sc_mid, tpf"),
+    ] {
+        let out = wf()
+            .args(["experiment", "cawa", "--size", "tiny", "--json", s(&json)])
+            .args([flag, bad])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(&format!("`{bad}`")) && err.contains(known), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(!json.exists(), "no report on error");
+    }
+}
+
+#[test]
+fn tiny_report_has_consistent_speedups_and_the_claim_metrics() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let svg = dir.path().join("svg");
+    wf().env("WARPFORGE_CACHE", dir.path().join("cache"))
+        .args(["experiment", "cawa", "--size", "tiny", "--jobs", "2"])
+        .args(["--workload", "kmn,nw,bp", "--policy", "gcaws,cawa"])
+        .args(["--json", s(&json), "--svg", s(&svg)])
+        .assert()
+        .success();
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(r["policies"], serde_json::json!(["rr", "gcaws", "cawa"]));
+    for p in ["rr", "gcaws", "cawa"] {
+        let mut sens = Vec::new();
+        let mut all = Vec::new();
+        for w in ["kmn", "nw", "bp"] {
+            let sp = r["speedup"][p][w].as_f64().unwrap();
+            let want = r["cycles"]["rr"][w].as_f64().unwrap() / r["cycles"][p][w].as_f64().unwrap();
+            assert!((sp - want).abs() < 1e-12, "{p} {w}");
+            assert!(r["l1d_mpki"][p][w].as_f64().unwrap() >= 0.0);
+            all.push(sp.ln());
+            if w != "bp" {
+                sens.push(sp.ln());
+            }
+        }
+        let gm = |v: &[f64]| (v.iter().sum::<f64>() / v.len() as f64).exp();
+        assert!((r["geomean_sens"][p].as_f64().unwrap() - gm(&sens)).abs() < 1e-9);
+        assert!((r["geomean_all"][p].as_f64().unwrap() - gm(&all)).abs() < 1e-9);
+    }
+    assert_eq!(r["speedup"]["rr"]["kmn"].as_f64(), Some(1.0));
+    let acc = r["cpl_accuracy"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&acc));
+    assert!(r["critical_warp_l1d_hit_ratio"].as_f64().unwrap() > 0.0);
+    let ways = r["critical_ways_sensitivity"].as_object().unwrap();
+    let mut keys: Vec<&str> = ways.keys().map(|k| k.as_str()).collect();
+    keys.sort();
+    assert_eq!(keys, ["12", "4", "8"]);
+    assert_eq!(ways["8"], r["geomean_sens"]["cawa"], "8 ways is the preset's CAWA");
+    let chart = std::fs::read_to_string(svg.join("cawa_speedup.svg")).unwrap();
+    assert!(chart.starts_with("<svg") && chart.contains(">kmn<") && chart.contains(">cawa<"));
+    assert!(svg.join("cawa_l1d_mpki.svg").exists());
+}
