@@ -21,7 +21,11 @@ fn unknown_policy_or_workload_is_refused_listing_the_known_names() {
     let json = dir.path().join("r.json");
     for (flag, bad, known) in [
         ("--policy", "fifo", "rr, gto, two_level, gcaws"),
-        ("--workload", "lud", "bfs, bt, htw, kmn, nw, sr1, sc, bp, pf, pth, sc_mid, tpf"),
+        (
+            "--workload",
+            "lud",
+            "bfs, bt, htw, kmn, nw, sr1, sc, bp, pf, pth, sc_mid, tpf",
+        ),
     ] {
         let out = wf()
             .args(["experiment", "cawa", "--size", "tiny", "--json", s(&json)])
@@ -30,7 +34,10 @@ fn unknown_policy_or_workload_is_refused_listing_the_known_names() {
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{err}");
-        assert!(err.contains(&format!("`{bad}`")) && err.contains(known), "{err}");
+        assert!(
+            err.contains(&format!("`{bad}`")) && err.contains(known),
+            "{err}"
+        );
         assert!(!err.contains("panicked"), "{err}");
         assert!(!json.exists(), "no report on error");
     }
@@ -74,7 +81,10 @@ fn tiny_report_has_consistent_speedups_and_the_claim_metrics() {
     let mut keys: Vec<&str> = ways.keys().map(|k| k.as_str()).collect();
     keys.sort();
     assert_eq!(keys, ["12", "4", "8"]);
-    assert_eq!(ways["8"], r["geomean_sens"]["cawa"], "8 ways is the preset's CAWA");
+    assert_eq!(
+        ways["8"], r["geomean_sens"]["cawa"],
+        "8 ways is the preset's CAWA"
+    );
     let chart = std::fs::read_to_string(svg.join("cawa_speedup.svg")).unwrap();
     assert!(chart.starts_with("<svg") && chart.contains(">kmn<") && chart.contains(">cawa<"));
     assert!(svg.join("cawa_l1d_mpki.svg").exists());

@@ -17,13 +17,13 @@ const THRESHOLD: u8 = 1;
 
 /// The CCBP table.
 pub(super) struct Ccbp {
-    ctr: [u8; SIGNATURES],
+    ctr: Vec<u8>,
 }
 
 impl Ccbp {
     pub(super) fn new() -> Self {
         Self {
-            ctr: [0; SIGNATURES],
+            ctr: vec![0; SIGNATURES],
         }
     }
     /// Whether a line of signature `sig` belongs in the critical partition.

@@ -29,13 +29,13 @@ pub(super) fn signature(acc: &MissInfo) -> u8 {
 
 /// The SHiP table: one saturating counter per signature.
 pub(super) struct ShipTable {
-    ctr: [u8; SIGNATURES],
+    ctr: Vec<u8>,
 }
 
 impl ShipTable {
     pub(super) fn new() -> Self {
         Self {
-            ctr: [SHIP_INIT; SIGNATURES],
+            ctr: vec![SHIP_INIT; SIGNATURES],
         }
     }
     /// The insertion RRPV for a line of signature `sig`: 3 when no reuse is predicted, else 2.
