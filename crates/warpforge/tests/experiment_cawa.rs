@@ -86,6 +86,10 @@ fn tiny_report_has_consistent_speedups_and_the_claim_metrics() {
         "8 ways is the preset's CAWA"
     );
     let chart = std::fs::read_to_string(svg.join("cawa_speedup.svg")).unwrap();
-    assert!(chart.starts_with("<svg") && chart.contains(">kmn<") && chart.contains(">cawa<"));
+    assert!(
+        chart.starts_with("<svg")
+            && chart.contains("kmn\n</text>")
+            && chart.contains("cawa\n</text>")
+    );
     assert!(svg.join("cawa_l1d_mpki.svg").exists());
 }

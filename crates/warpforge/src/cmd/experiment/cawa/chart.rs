@@ -132,7 +132,7 @@ mod tests {
         .unwrap();
         assert!(svg.starts_with("<svg"), "{}", &svg[..40.min(svg.len())]);
         for label in ["bfs", "kmn", "gto", "cawa"] {
-            assert!(svg.contains(&format!(">{label}<")), "label {label}");
+            assert!(svg.contains(&format!("{label}\n</text>")), "label {label}");
         }
         // 3 bars + 2 legend swatches + the background (+ chart frame rectangles).
         assert!(svg.matches("<rect").count() >= 6);
