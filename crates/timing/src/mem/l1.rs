@@ -612,7 +612,16 @@ mod tests {
         assert_eq!(load_now(&mut l1, &m, 0x10_0000, 8), Some(true));
         // Fill the miss queue with another PC's misses so the next miss is refused.
         for i in 0..8 {
-            l1.access(&txn(0x20_0000 + i * 4096), AccessKind::Load, 0, 0, 0, false, 0, &m);
+            l1.access(
+                &txn(0x20_0000 + i * 4096),
+                AccessKind::Load,
+                0,
+                0,
+                0,
+                false,
+                0,
+                &m,
+            );
         }
         for _ in 0..3 {
             let out = l1.access(&txn(0x30_0000), AccessKind::Load, 0, 8, 0, false, 0, &m);

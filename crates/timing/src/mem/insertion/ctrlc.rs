@@ -125,6 +125,7 @@ mod tests {
             pc,
             line: 0,
             warp: 0,
+            critical: false,
         }
     }
 

@@ -71,6 +71,7 @@ mod tests {
             pc: i * 8,
             line: 0,
             warp: 0,
+            critical: false,
         };
         let got: Vec<bool> = (0..8).map(|_| p.bypass(&m(3))).collect();
         assert_eq!(got, [true, true, true, false, true, true, true, false]);
