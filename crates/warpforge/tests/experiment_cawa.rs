@@ -50,13 +50,22 @@ fn tiny_report_has_consistent_speedups_and_the_claim_metrics() {
     let svg = dir.path().join("svg");
     wf().env("WARPFORGE_CACHE", dir.path().join("cache"))
         .args(["experiment", "cawa", "--size", "tiny", "--jobs", "2"])
-        .args(["--workload", "kmn,nw,bp", "--policy", "gcaws,cawa"])
+        .args([
+            "--workload",
+            "kmn,nw,bp",
+            "--policy",
+            "gcaws,cawa,caws_oracle",
+        ])
         .args(["--json", s(&json), "--svg", s(&svg)])
         .assert()
         .success();
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(r["policies"], serde_json::json!(["rr", "gcaws", "cawa"]));
-    for p in ["rr", "gcaws", "cawa"] {
+    assert_eq!(
+        r["policies"],
+        serde_json::json!(["rr", "gcaws", "cawa", "caws_oracle"])
+    );
+    assert_eq!(r["missing"], serde_json::json!({}));
+    for p in ["rr", "gcaws", "cawa", "caws_oracle"] {
         let mut sens = Vec::new();
         let mut all = Vec::new();
         for w in ["kmn", "nw", "bp"] {

@@ -18,12 +18,12 @@ use warpforge_runtime::lax::{self, gpu::GpuConfig, policy, workload};
 use warpforge_runtime::pagoda;
 
 pub mod batch;
+pub mod cawa;
 pub mod caws;
 pub mod chart;
 pub mod ctrlc;
 pub mod heteropdp;
 pub mod latency;
-pub mod cawa;
 pub mod lax_calibrate;
 
 /// Subcommands of `warpforge experiment`.

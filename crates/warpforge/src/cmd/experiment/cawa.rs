@@ -213,8 +213,13 @@ pub fn run(a: CawaArgs) -> Result<()> {
     // Which policies this build can run (the oracle CAWS scheduler may be absent).
     let mut missing: BTreeMap<&str, String> = BTreeMap::new();
     let mut configs: Vec<(&str, GpuConfig)> = Vec::new();
+    let want_oracle = policies.contains(&"caws_oracle");
     for name in &policies {
         let p = POLICIES.iter().find(|p| p.name == *name).expect("selected");
+        if p.name == "caws_oracle" {
+            // Per workload: its oracle comes from a baseline pass (below).
+            continue;
+        }
         match policy_config(&base, p) {
             Ok(c) => configs.push((p.name, c)),
             Err(e) => {
@@ -276,8 +281,36 @@ pub fn run(a: CawaArgs) -> Result<()> {
         },
         progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
     };
+    // CAWS with oracle criticality (Chapter 3): a baseline RR pass recording every warp's
+    // execution time per workload, whose oracle file feeds the `caws` scheduler (avg variant).
+    let n_ways = points.len();
+    if want_oracle {
+        let rr = super::caws::baseline_config(&configs[0].1)?;
+        for w in &workloads {
+            points.push(Point::new(w, a.size, rr.clone()));
+        }
+    }
     let out = batch::run(&points, &opts)?;
-    let (main, ways_out) = out.split_at(n_main);
+    let mut main: Vec<Outcome> = out[..n_main].to_vec();
+    let ways_out = &out[n_main..n_ways];
+    if want_oracle {
+        let dir = opts
+            .cache
+            .clone()
+            .unwrap_or_else(|| std::env::temp_dir().join("warpforge-caws"));
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let mut pts = Vec::new();
+        for (i, w) in workloads.iter().enumerate() {
+            let oracle = super::caws::oracle_of(&out[n_ways + i].stats)?;
+            let path = super::caws::save_oracle(&oracle, &dir, w, a.size)?;
+            let mut c = super::caws::policy_config(&configs[0].1, "caws_avg", &path)?;
+            c.name = format!("{}+caws_oracle", base.name);
+            pts.push(Point::new(w, a.size, c));
+        }
+        main.extend(batch::run(&pts, &opts)?);
+        configs.push(("caws_oracle", configs[0].1.clone()));
+    }
     let nw = workloads.len();
     let get = |pi: usize, wi: usize| &main[pi * nw + wi];
 
