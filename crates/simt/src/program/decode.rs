@@ -275,7 +275,9 @@ pub fn decode_kernel(
         let mut syms = HashMap::new();
         let mut param_addrs = Vec::new();
         let mut ret_addrs = Vec::new();
-        if pos > 0 {
+        // Callees (and a `.func` decoded on its own, as `ptx check` does) get their parameters
+        // and return values in the function-parameter space; only an entry's are kernel params.
+        if pos > 0 || !f.is_entry {
             for p in f.params.iter().chain(f.rets.iter()) {
                 fparam_end = align_up(fparam_end, p.align.max(p.ty.size()) as u64);
                 let a = FPARAM_TAG + fparam_end;
@@ -612,6 +614,9 @@ pub(super) fn decode_inst(
         Exit => d.k = K::Exit,
         Trap | Brkpt => d.k = K::Trap,
         Membar | Fence | Prefetch | Prefetchu | Nanosleep | Pmevent => d.k = K::Nop,
+        // `bar.warp.sync MASK`: the lanes of a warp execute in lock-step here, so the warp-level
+        // barrier has nothing to wait for; the mask (often `-1`, all lanes) is not a barrier id.
+        Bar | Barrier if op.warp => d.k = K::Nop,
         Bar | Barrier => {
             d.k = K::Bar;
             let mode = op.bar.unwrap_or(BarMode::Sync);
