@@ -316,3 +316,80 @@ fn local_memory_array() {
         "local array of 16 u32 lives in local memory"
     );
 }
+
+/// Hand-written PTX (the nvcc form of a call through a function pointer): CTA 0 calls `twice`,
+/// CTA 1 calls `plus1` through the same `call (r), %rd, (a), proto;` site; the `dive` kernel
+/// picks the target per lane, which the executor refuses with a fault.
+const INDIRECT_PTX: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.func (.param .b32 func_retval0) twice(.param .b32 twice_param_0)
+{
+    .reg .b32 %r<3>;
+    ld.param.u32 %r1, [twice_param_0];
+    shl.b32 %r2, %r1, 1;
+    st.param.b32 [func_retval0+0], %r2;
+    ret;
+}
+.func (.param .b32 func_retval0) plus1(.param .b32 plus1_param_0)
+{
+    .reg .b32 %r<3>;
+    ld.param.u32 %r1, [plus1_param_0];
+    add.s32 %r2, %r1, 1;
+    st.param.b32 [func_retval0+0], %r2;
+    ret;
+}
+.visible .entry pick(.param .u64 out, .param .u32 by_lane)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r6, [by_lane];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r7, %ntid.x;
+    mad.lo.s32 %r3, %r2, %r7, %r1;
+    setp.ne.u32 %p2, %r6, 0;
+    selp.u32 %r5, %r1, %r2, %p2;
+    and.b32 %r5, %r5, 1;
+    setp.eq.u32 %p1, %r5, 0;
+    mov.u64 %rd2, twice;
+    mov.u64 %rd3, plus1;
+    selp.b64 %rd4, %rd2, %rd3, %p1;
+    {
+    .param .b32 param0;
+    st.param.b32 [param0+0], %r3;
+    .param .b32 retval0;
+    prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);
+    call (retval0), %rd4, (param0), prototype_0;
+    ld.param.b32 %r4, [retval0+0];
+    }
+    mul.wide.u32 %rd5, %r3, 4;
+    add.s64 %rd6, %rd1, %rd5;
+    st.global.u32 [%rd6], %r4;
+    ret;
+}
+"#;
+
+#[test]
+fn indirect_call_through_function_pointer() {
+    let mut dev = Device::new();
+    let m = dev.load_ptx(INDIRECT_PTX, "indirect.ptx").unwrap();
+    dev.validate_all(m).unwrap();
+    let dout = dev.malloc(4 * 64).unwrap();
+    dev.launch(m, "pick", cfg(2, 32), &[p(dout), KernelArg::U32(0)])
+        .unwrap();
+    let out: Vec<u32> = dev.read(dout, 64).unwrap();
+    for (i, &v) in out.iter().enumerate() {
+        let i = i as u32;
+        let want = if i < 32 { 2 * i } else { i + 1 };
+        assert_eq!(v, want, "thread {i}");
+    }
+    let err = dev
+        .launch(m, "pick", cfg(1, 32), &[p(dout), KernelArg::U32(1)])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("different targets"), "{err}");
+}

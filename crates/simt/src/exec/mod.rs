@@ -873,8 +873,30 @@ pub fn step<const TRACE: bool>(
             normalize(w);
         }
         K::Call => {
-            let site = inst.call.as_deref().expect("decoded call site");
-            let callee = &code.funcs[site.callee as usize];
+            let mut site = inst.call.as_deref().expect("decoded call site");
+            if let Some(t) = site.target {
+                // Indirect call: every active lane must hold the same function address.
+                let lead = active.trailing_zeros().min(31) as usize;
+                let addr = rd(&w.regs, t, lead);
+                let mut uniform = true;
+                lanes(active, |l| uniform &= rd(&w.regs, t, l) == addr);
+                if !uniform {
+                    return Err(fault(
+                        None,
+                        "indirect call with different targets in one warp is not supported".into(),
+                    ));
+                }
+                site = match site.alts.iter().find(|(a, _)| *a == addr) {
+                    Some((_, s)) => s,
+                    None if active == 0 => site,
+                    None => {
+                        return Err(fault(
+                            None,
+                            format!("indirect call to {addr:#x}, which is not a function of a matching signature"),
+                        ))
+                    }
+                };
+            }
             let fb = code.fparam_bytes as u64;
             // Copy arguments into the callee's parameter area, per lane.
             lanes(active, |l| {
@@ -897,6 +919,7 @@ pub fn step<const TRACE: bool>(
             let top = w.stack.last_mut().expect("non-empty stack");
             top.pc = pc + 1;
             if active != 0 {
+                let callee = &code.funcs[site.callee as usize];
                 let depth = w.stack.len();
                 w.stack.push(Entry {
                     pc: callee.start,
@@ -913,10 +936,18 @@ pub fn step<const TRACE: bool>(
         K::Ret => {
             if let Some(&frame) = w.frames.last() {
                 // Copy return values to the caller for the returning lanes.
-                let site = code.insts[frame.call as usize]
+                let mut site = code.insts[frame.call as usize]
                     .call
                     .as_deref()
                     .expect("call site");
+                if site.target.is_some() {
+                    // Indirect: the target is the function this `ret` belongs to.
+                    let inside = |s: &&(u64, crate::program::CallSite)| {
+                        let f = &code.funcs[s.1.callee as usize];
+                        (f.start..f.start + f.len).contains(&pc)
+                    };
+                    site = &site.alts.iter().find(inside).expect("indirect callee").1;
+                }
                 let fb = code.fparam_bytes as u64;
                 lanes(active, |l| {
                     let base = l as u64 * fb;

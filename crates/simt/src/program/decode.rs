@@ -232,6 +232,21 @@ pub fn decode_kernel(
             if inst.op.kind != OpKind::Call {
                 continue;
             }
+            let direct = inst
+                .operands
+                .iter()
+                .any(|o| matches!(o, Operand::Symbol(n) if idx.contains_key(n)));
+            if !direct {
+                // An indirect call may reach any function with a body: decode them all
+                // (recursion through a pointer is caught at run time by the frame limit).
+                for (c, g) in m.functions.iter().enumerate() {
+                    if !g.is_entry && !g.is_decl && !order.contains(&c) && !path.contains(&c) {
+                        order.push(c);
+                        visit(m, c, idx, order, path)?;
+                    }
+                }
+                continue;
+            }
             for o in &inst.operands {
                 if let Operand::Symbol(n) = o {
                     if let Some(&c) = idx.get(n) {
@@ -530,25 +545,31 @@ pub(super) fn decode_inst(
         Brx => return Err("brx.idx (indirect branch) is not supported by the executor".into()),
         Call => {
             d.k = K::Call;
-            let fpos = ops
-                .iter()
-                .position(|o| matches!(o, Operand::Symbol(n) if ctx.func_index.contains_key(n)))
-                .ok_or("call without a known function name (indirect calls are not supported)")?;
-            let Operand::Symbol(fname) = &ops[fpos] else {
-                unreachable!()
-            };
-            let callee =
-                ctx.code_funcs
-                    .iter()
-                    .position(|f| &f.name == fname)
-                    .ok_or_else(|| format!("callee `{fname}` not in code"))? as u32;
-            let cf = &ctx.code_funcs[callee as usize];
-            let cfunc = &ctx.m.functions[cf.module_idx];
             let list = |o: Option<&Operand>| -> Vec<Operand> {
                 match o {
                     Some(Operand::List(v)) | Some(Operand::Vec(v)) => v.clone(),
                     Some(o @ Operand::Symbol(_)) | Some(o @ Operand::Reg(_)) => vec![o.clone()],
                     _ => Vec::new(),
+                }
+            };
+            let direct = ops
+                .iter()
+                .position(|o| matches!(o, Operand::Symbol(n) if ctx.func_index.contains_key(n)));
+            // `call (rets), fptr, (args), proto;`: the target is the first bare register after
+            // the optional return list.
+            let fpos = match direct {
+                Some(p) => p,
+                None => {
+                    let first = usize::from(matches!(ops.first(), Some(Operand::List(_))));
+                    match ops.get(first) {
+                        Some(Operand::Reg(_)) => first,
+                        _ => {
+                            return Err(
+                                "call without a function name or a function-pointer register"
+                                    .into(),
+                            )
+                        }
+                    }
                 }
             };
             let rets = if fpos > 0 {
@@ -557,56 +578,103 @@ pub(super) fn decode_inst(
                 Vec::new()
             };
             let args = list(ops.get(fpos + 1));
-            if args.len() != cfunc.params.len() {
-                return Err(format!(
-                    "call to `{fname}` passes {} arguments, the function takes {}",
-                    args.len(),
-                    cfunc.params.len()
-                ));
+            // The argument and return copies of a call of code function `callee`.
+            let site_for = |callee: u32, d: &mut DInst| -> Result<CallSite, String> {
+                let cf = &ctx.code_funcs[callee as usize];
+                let cfunc = &ctx.m.functions[cf.module_idx];
+                let fname = &cfunc.name;
+                if args.len() != cfunc.params.len() {
+                    return Err(format!(
+                        "call to `{fname}` passes {} arguments, the function takes {}",
+                        args.len(),
+                        cfunc.params.len()
+                    ));
+                }
+                if rets.len() > cfunc.rets.len() {
+                    return Err(format!(
+                        "call to `{fname}` expects {} return values, the function has {}",
+                        rets.len(),
+                        cfunc.rets.len()
+                    ));
+                }
+                let mut site = CallSite {
+                    callee,
+                    args: Vec::new(),
+                    rets: Vec::new(),
+                    target: None,
+                    alts: Vec::new(),
+                };
+                let mut nsrc = 0usize;
+                for (i, a) in args.iter().enumerate() {
+                    let size = cfunc.params[i].size_bytes() as u32;
+                    let v = match a {
+                        Operand::Symbol(n) => CallVal::Buf(ctx.symbol(n)?.1),
+                        o => {
+                            let s = ctx.value(o, Some(cfunc.params[i].ty))?;
+                            if let Some(r) = src_slot(&s) {
+                                if nsrc < MAX_SRC {
+                                    d.tmpl.src[nsrc] = r;
+                                    nsrc += 1;
+                                }
+                            }
+                            CallVal::Val(s)
+                        }
+                    };
+                    site.args.push((v, cf.param_addrs[i], size));
+                }
+                d.tmpl.n_src = nsrc as u8;
+                for (i, r) in rets.iter().enumerate() {
+                    let size = cfunc.rets[i].size_bytes() as u32;
+                    let v = match r {
+                        Operand::Symbol(n) => CallVal::Buf(ctx.symbol(n)?.1),
+                        o => {
+                            let (s, _) = ctx.dst(o)?;
+                            CallVal::Val(Src::R(s))
+                        }
+                    };
+                    site.rets.push((cf.ret_addrs[i], v, size));
+                }
+                Ok(site)
+            };
+            if direct.is_some() {
+                let Operand::Symbol(fname) = &ops[fpos] else {
+                    unreachable!()
+                };
+                let callee = ctx
+                    .code_funcs
+                    .iter()
+                    .position(|f| &f.name == fname)
+                    .ok_or_else(|| format!("callee `{fname}` not in code"))?
+                    as u32;
+                let site = site_for(callee, &mut d)?;
+                d.target = callee;
+                d.call = Some(Box::new(site));
+                return Ok(d);
             }
-            if rets.len() > cfunc.rets.len() {
-                return Err(format!(
-                    "call to `{fname}` expects {} return values, the function has {}",
-                    rets.len(),
-                    cfunc.rets.len()
-                ));
-            }
+            // Indirect: one call site per function whose signature fits; the pointer's value
+            // (the function's address, see `Ctx::symbol`) picks one at run time.
+            let target = ctx.value(&ops[fpos], Some(ScalarType::U64))?;
             let mut site = CallSite {
-                callee,
+                callee: u32::MAX,
                 args: Vec::new(),
                 rets: Vec::new(),
+                target: Some(target),
+                alts: Vec::new(),
             };
-            let mut nsrc = 0usize;
-            for (i, a) in args.iter().enumerate() {
-                let size = cfunc.params[i].size_bytes() as u32;
-                let v = match a {
-                    Operand::Symbol(n) => CallVal::Buf(ctx.symbol(n)?.1),
-                    o => {
-                        let s = ctx.value(o, Some(cfunc.params[i].ty))?;
-                        if let Some(r) = src_slot(&s) {
-                            if nsrc < MAX_SRC {
-                                d.tmpl.src[nsrc] = r;
-                                nsrc += 1;
-                            }
-                        }
-                        CallVal::Val(s)
-                    }
-                };
-                site.args.push((v, cf.param_addrs[i], size));
+            for (ci, cf) in ctx.code_funcs.iter().enumerate().skip(1) {
+                let g = &ctx.m.functions[cf.module_idx];
+                if g.params.len() == args.len() && g.rets.len() >= rets.len() {
+                    let alt = site_for(ci as u32, &mut d)?;
+                    site.alts.push((cf.module_idx as u64, alt));
+                }
             }
-            d.tmpl.n_src = nsrc as u8;
-            for (i, r) in rets.iter().enumerate() {
-                let size = cfunc.rets[i].size_bytes() as u32;
-                let v = match r {
-                    Operand::Symbol(n) => CallVal::Buf(ctx.symbol(n)?.1),
-                    o => {
-                        let (s, _) = ctx.dst(o)?;
-                        CallVal::Val(Src::R(s))
-                    }
-                };
-                site.rets.push((cf.ret_addrs[i], v, size));
+            if let Some(r) = src_slot(&target) {
+                let n = d.tmpl.n_src as usize;
+                if n < MAX_SRC {
+                    d.tmpl.src[n] = r;
+                    d.tmpl.n_src += 1;
+                }
             }
-            d.target = callee;
             d.call = Some(Box::new(site));
             return Ok(d);
         }

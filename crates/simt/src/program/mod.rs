@@ -341,6 +341,11 @@ pub struct CallSite {
     pub args: Vec<(CallVal, u64, u32)>,
     /// For each return: callee return address, caller destination, size.
     pub rets: Vec<(u64, CallVal, u32)>,
+    /// Indirect call (`call (r), %fptr, (a), proto;`): the function-pointer operand; `callee`,
+    /// `args` and `rets` are then unused and [`CallSite::alts`] lists the possible targets.
+    pub target: Option<Src>,
+    /// Indirect call targets: (function address, the call site of a call to it).
+    pub alts: Vec<(u64, CallSite)>,
 }
 
 /// A call argument or return destination.
