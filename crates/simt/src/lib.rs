@@ -166,7 +166,7 @@ pub struct Device {
     last: LaunchStats,
     total: LaunchStats,
     nsm: u32,
-    limit: u64,
+    limits: run::Limits,
 }
 
 impl Device {
@@ -182,7 +182,7 @@ impl Device {
             last: LaunchStats::default(),
             total: LaunchStats::default(),
             nsm: 1,
-            limit: u64::MAX,
+            limits: run::Limits::default(),
         }
     }
     /// Installs a timing runner: later launches are simulated by it.
@@ -217,7 +217,14 @@ impl Device {
     /// Bounds the warp instructions of each functional launch (`None`: unbounded, the default);
     /// a launch past the limit stops with an error naming the CTA and the warps' pcs.
     pub fn set_instruction_limit(&mut self, limit: Option<u64>) {
-        self.limit = limit.unwrap_or(u64::MAX);
+        self.limits.insts = limit.unwrap_or(u64::MAX);
+    }
+    /// Bounds the warp instructions a CTA of a functional launch may execute without forward
+    /// progress (no warp exits, no store or atomic executes) before the launch stops with an
+    /// error naming kernel, CTA, warps and pcs; `None` lifts the guard. Default
+    /// [`run::DEFAULT_STALL_LIMIT`].
+    pub fn set_stall_limit(&mut self, limit: Option<u64>) {
+        self.limits.stall = limit.unwrap_or(u64::MAX);
     }
     /// Parses and loads a PTX module; `file` names it in error messages.
     pub fn load_ptx(&mut self, text: &str, file: &str) -> Result<ModuleId, SimtError> {
@@ -535,7 +542,7 @@ impl Device {
             run::run_functional(
                 &mut env,
                 observer.as_deref_mut().map(|o| o as &mut dyn InstObserver),
-                self.limit,
+                self.limits,
             )
         };
         if let Some(o) = observer.as_deref_mut() {

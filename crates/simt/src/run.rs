@@ -15,6 +15,42 @@ use crate::SimtError;
 /// other warps of the same CTA from hanging).
 pub const QUANTUM: u32 = 4096;
 
+/// Default bound of the endless-kernel guard: warp instructions a CTA may execute without
+/// forward progress (a warp exiting, or a store or atomic with an active lane) before the
+/// functional launch stops. 2^28: about 5 s of a spinning warp, far above what any CTA of
+/// the built-in workloads executes between two stores at paper size.
+pub const DEFAULT_STALL_LIMIT: u64 = 1 << 28;
+
+/// Bounds of a functional launch (`u64::MAX`: none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Warp instructions of the whole launch (`--max-warp-insts`).
+    pub insts: u64,
+    /// Warp instructions of one CTA without forward progress (the endless-kernel guard).
+    pub stall: u64,
+}
+
+static STALL_DEFAULT: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(DEFAULT_STALL_LIMIT);
+
+/// Sets the stall bound of devices created from now on in this process (`None`: no guard);
+/// a command-line flag uses it to reach every device a command creates.
+pub fn set_default_stall_limit(limit: Option<u64>) {
+    STALL_DEFAULT.store(
+        limit.unwrap_or(u64::MAX),
+        std::sync::atomic::Ordering::Relaxed,
+    );
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            insts: u64::MAX,
+            stall: STALL_DEFAULT.load(std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+}
+
 /// Instruction counts of a launch.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LaunchStats {
@@ -38,14 +74,17 @@ impl LaunchStats {
 
 /// Runs every CTA of the launch functionally.
 ///
-/// `limit` bounds the warp instructions of the launch (`u64::MAX`: none); past it the launch
-/// stops with an error naming the CTA and the warps' pcs (a livelock, or a spin-wait on another
-/// CTA, which cannot finish because functional mode runs CTAs one after another).
+/// `limits.insts` bounds the warp instructions of the launch; past it the launch stops with an
+/// error naming the CTA and the warps' pcs (a livelock, or a spin-wait on another CTA, which
+/// cannot finish because functional mode runs CTAs one after another). `limits.stall` bounds
+/// the warp instructions a CTA executes without forward progress (no warp exits, no store or
+/// atomic executes): an endless kernel stops with an error naming kernel, CTA, warps and pcs.
 pub fn run_functional(
     env: &mut Env,
     mut obs: Option<&mut dyn InstObserver>,
-    limit: u64,
+    limits: Limits,
 ) -> Result<LaunchStats, SimtError> {
+    let limit = limits.insts;
     let mut cta = Cta::default();
     let mut stats = LaunchStats::default();
     let n = env.grid.size();
@@ -54,8 +93,8 @@ pub fn run_functional(
         env.init_cta(&mut cta, id as u32, (id % env.nsm as u64) as u32);
         let budget = limit.saturating_sub(stats.warp_insts);
         match obs.as_deref_mut() {
-            Some(o) => run_cta::<true>(env, &mut cta, &mut di, Some(o), budget)?,
-            None => run_cta::<false>(env, &mut cta, &mut di, None, budget)?,
+            Some(o) => run_cta::<true>(env, &mut cta, &mut di, Some(o), budget, limits.stall)?,
+            None => run_cta::<false>(env, &mut cta, &mut di, None, budget, limits.stall)?,
         }
         stats.add_cta(&cta);
     }
@@ -68,12 +107,26 @@ fn run_cta<const TRACE: bool>(
     di: &mut DynInst,
     mut obs: Option<&mut dyn InstObserver>,
     budget: u64,
+    stall: u64,
 ) -> Result<(), SimtError> {
     let nw = cta.warps.len();
+    // Forward progress: (live warps, writes) changes; `since` = instructions at the last change.
+    let mut mark = (u32::MAX, u64::MAX);
+    let mut since = 0u64;
     loop {
         let used: u64 = cta.warps.iter().map(|w| w.executed).sum();
         if used > budget {
             return Err(SimtError::Exec(limit_report(env, cta)));
+        }
+        let now = (
+            cta.live_warps,
+            cta.warps.iter().map(|w| w.writes).sum::<u64>(),
+        );
+        if now != mark {
+            mark = now;
+            since = used;
+        } else if used - since > stall {
+            return Err(SimtError::Exec(stall_report(env, cta, used - since)));
         }
         let mut ran = false;
         let mut live = false;
@@ -151,8 +204,28 @@ pub fn deadlock_report(env: &Env, cta: &Cta) -> String {
     )
 }
 
-/// Describes a CTA stopped by the instruction limit.
-fn limit_report(env: &Env, cta: &Cta) -> String {
+/// Describes a CTA stopped by the endless-kernel guard after `n` instructions without progress.
+fn stall_report(env: &Env, cta: &Cta, n: u64) -> String {
+    let code = env.code;
+    let first = cta
+        .warps
+        .iter()
+        .find_map(|w| w.stack.last())
+        .map_or(0, |e| e.pc);
+    format!(
+        "{}:{}: kernel `{}`, CTA {}: no forward progress (no warp exited, no store or atomic) \
+         in {n} warp instructions: an endless loop, or a spin-wait on another CTA (functional \
+         mode runs CTAs one after another); {} (raise or lift the bound with --stall-limit)",
+        code.file,
+        code.line(first),
+        code.name,
+        cta.idx,
+        warp_pcs(env, cta)
+    )
+}
+
+/// `warp W at pc 0x.. (line L)` for the first live warps of `cta`.
+fn warp_pcs(env: &Env, cta: &Cta) -> String {
     let code = env.code;
     let pcs: Vec<String> = cta
         .warps
@@ -169,12 +242,18 @@ fn limit_report(env: &Env, cta: &Cta) -> String {
         })
         .take(8)
         .collect();
+    pcs.join(", ")
+}
+
+/// Describes a CTA stopped by the instruction limit.
+fn limit_report(env: &Env, cta: &Cta) -> String {
+    let code = env.code;
     format!(
         "{}: kernel `{}`, CTA {}: stopped at the warp-instruction limit; a livelock, or a spin-wait \
          on another CTA (functional mode runs CTAs one after another); {}",
         code.file,
         code.name,
         cta.idx,
-        pcs.join(", ")
+        warp_pcs(env, cta)
     )
 }

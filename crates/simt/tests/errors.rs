@@ -216,3 +216,63 @@ fn instruction_limit_stops_livelocks() {
     dev.launch(m, "t", cfg(2, 64, 0), &args).unwrap();
     assert!(dev.last_launch_stats().warp_insts < 100_000);
 }
+
+/// The endless-kernel guard: a loop without stores stops after the stall bound with a report
+/// naming kernel, CTA, warp and pc; a loop that keeps storing (progress) or a long loop that
+/// ends is not stopped; `None` lifts the guard.
+#[test]
+fn stall_guard_stops_endless_kernels_only() {
+    // CTA 1 spins forever (`L: bra L`); CTA 0 exits.
+    let spin = module(
+        "",
+        "  setp.eq.u32 %p1, %r61, 0;\n  @%p1 bra DONE;\nL:\n  bra L;\nDONE:",
+    );
+    let mut dev = Device::new();
+    dev.set_stall_limit(Some(50_000));
+    let m = dev.load_ptx(&spin, "spin.ptx").unwrap();
+    let out = dev.malloc(64 * 128).unwrap();
+    let args = [KernelArg::Ptr(out), KernelArg::Ptr(out)];
+    let e = dev
+        .launch(m, "t", cfg(2, 64, 0), &args)
+        .unwrap_err()
+        .to_string();
+    for want in [
+        "spin.ptx:",
+        "kernel `t`",
+        "CTA (1,0,0)",
+        "no forward progress",
+        "warp 0 at pc 0x",
+        "warp 1 at pc",
+    ] {
+        assert!(e.contains(want), "`{want}` missing: {e}");
+    }
+    // The bound is the bound: stopped after at least 50_000 and well under 2x that.
+    let n: u64 = e
+        .split(" in ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap();
+    assert!((50_000..60_000).contains(&n), "{n}: {e}");
+
+    // 200_000 iterations of a loop that stores every iteration: progress, not stopped.
+    let store_loop = module(
+        "",
+        "  mov.u32 %r1, 0;\nL:\n  st.global.u32 [%rd63], %r1;\n  add.u32 %r1, %r1, 1;\n  setp.lt.u32 %p1, %r1, 200000;\n  @%p1 bra L;",
+    );
+    let m = dev.load_ptx(&store_loop, "store.ptx").unwrap();
+    dev.launch(m, "t", cfg(1, 32, 0), &args).unwrap();
+    assert!(dev.last_launch_stats().warp_insts > 600_000);
+
+    // A finite loop without stores longer than the bound trips it; lifting the guard lets it end.
+    let long_loop = module(
+        "",
+        "  mov.u32 %r1, 0;\nL:\n  add.u32 %r1, %r1, 1;\n  setp.lt.u32 %p1, %r1, 100000;\n  @%p1 bra L;\n  st.global.u32 [%rd63], %r1;",
+    );
+    let m = dev.load_ptx(&long_loop, "long.ptx").unwrap();
+    assert!(dev.launch(m, "t", cfg(1, 32, 0), &args).is_err());
+    dev.set_stall_limit(None);
+    dev.launch(m, "t", cfg(1, 32, 0), &args).unwrap();
+    let v: Vec<u32> = dev.read(out, 1).unwrap();
+    assert_eq!(v[0], 100_000);
+}

@@ -584,7 +584,10 @@ impl Gpu {
                 ));
             }
             if now - last_exit > self.cfg.sim.watchdog_cycles {
-                return Err(RunError::Stuck(self.diagnosis("livelock", now - last_exit)));
+                return Err(RunError::Stuck(format!(
+                    "{}  (raise or lift the bound with --stall-limit or --set sim.watchdog_cycles=N)",
+                    self.diagnosis("livelock (no warp exited, no CTA started)", now - last_exit)
+                )));
             }
             if now.is_multiple_of(4096) {
                 if stop.load(Ordering::Relaxed) {

@@ -107,6 +107,9 @@ pub struct Warp {
     pub executed: u64,
     /// Executed thread instructions (active lanes summed).
     pub thread_insts: u64,
+    /// Executed stores and atomics with at least one active lane (the endless-kernel guard
+    /// counts them as forward progress).
+    pub writes: u64,
 }
 
 /// Barrier state.
@@ -235,6 +238,7 @@ impl Env<'_> {
             warp.waiting = None;
             warp.executed = 0;
             warp.thread_insts = 0;
+            warp.writes = 0;
             let r = &mut warp.regs;
             for lane in 0..32u32 {
                 let t = self.block.unlinear((first + lane) as u64);
@@ -409,6 +413,9 @@ pub fn step<const TRACE: bool>(
         a & mask
     };
     w.thread_insts += active.count_ones() as u64;
+    if active != 0 && matches!(inst.k, K::St | K::Atom) {
+        w.writes += 1;
+    }
     if inst.reads_clock {
         let sb = code.special_base as usize;
         let c = w.executed;

@@ -90,6 +90,13 @@ pub struct Args {
     /// (`gpu_sim_cycle = ...` lines) to this file, for scripts that parse Accel-Sim logs.
     #[arg(long, value_name = "FILE")]
     pub accelsim_stats: Option<PathBuf>,
+    /// Endless-kernel guard, a number or `off`. Functional mode: warp instructions a CTA may
+    /// execute without forward progress (no warp exits, no store or atomic), default 2^28.
+    /// Timing mode: core cycles without a warp exiting or a CTA starting (sets
+    /// `sim.watchdog_cycles`). Past it the run stops with exit status 2 naming kernel, CTA, warp
+    /// and pc.
+    #[arg(long, value_parser = super::ptx::parse_limit, value_name = "N|off")]
+    pub stall_limit: Option<super::ptx::Limit>,
 }
 
 /// Parses a `--size` value (clap value parser).
@@ -116,6 +123,9 @@ pub fn check_word(c: &Check) -> &'static str {
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let w = find_workload(&args.workload)?;
+    if let Some(super::ptx::Limit(l)) = args.stall_limit {
+        warpforge_simt::run::set_default_stall_limit(l);
+    }
     match args.mode {
         Mode::Functional => {
             if args.config.is_some()
@@ -384,7 +394,10 @@ pub fn add_top_level_totals(v: &mut serde_json::Value) {
 
 fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
     let name = w.info().name;
-    let cfg = super::config::resolve(args.config.as_deref(), &args.gpgpusim_config, &args.set)?;
+    let mut cfg = super::config::resolve(args.config.as_deref(), &args.gpgpusim_config, &args.set)?;
+    if let Some(super::ptx::Limit(l)) = args.stall_limit {
+        cfg.sim.watchdog_cycles = l.unwrap_or(u64::MAX);
+    }
     let threads = args
         .threads
         .unwrap_or(super::threads::Threads::Auto)

@@ -91,6 +91,12 @@ pub struct RunArgs {
     /// other CTAs, which functional mode runs one after another).
     #[arg(long)]
     pub max_warp_insts: Option<u64>,
+    /// Endless-kernel guard: a number, or `off`. Functional mode: warp instructions a CTA may
+    /// execute without forward progress (no warp exits, no store or atomic), default 2^28.
+    /// Timing mode: core cycles without a warp exiting or a CTA starting (`sim.watchdog_cycles`).
+    /// Past it the run stops with exit status 2 naming kernel, CTA, warp and pc.
+    #[arg(long, value_parser = parse_limit, value_name = "N|off")]
+    pub stall_limit: Option<Limit>,
     /// Execution mode: functional, or the cycle-level timing model.
     #[arg(long, value_enum, default_value = "functional")]
     pub mode: Mode,
@@ -109,6 +115,21 @@ pub struct RunArgs {
     /// Write the run's statistics as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
+}
+
+/// A bound that can be lifted: a number or `off`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit(pub Option<u64>);
+
+/// Parses `N` or `off` (also `none`, `0`).
+pub fn parse_limit(s: &str) -> Result<Limit, String> {
+    match s {
+        "off" | "none" | "0" => Ok(Limit(None)),
+        _ => s
+            .parse::<u64>()
+            .map(|n| Limit(Some(n)))
+            .map_err(|_| format!("`{s}`: expected a positive integer or `off`")),
+    }
 }
 
 /// Parses `X[,Y[,Z]]`.
@@ -225,10 +246,17 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
             {
                 bail!("--config, --gpgpusim-config, --set and --threads need --mode timing");
             }
+            if let Some(Limit(l)) = a.stall_limit {
+                dev.set_stall_limit(l);
+            }
             None
         }
         Mode::Timing => {
-            let cfg = super::config::resolve(a.config.as_deref(), &a.gpgpusim_config, &a.set)?;
+            let mut cfg =
+                super::config::resolve(a.config.as_deref(), &a.gpgpusim_config, &a.set)?;
+            if let Some(Limit(l)) = a.stall_limit {
+                cfg.sim.watchdog_cycles = l.unwrap_or(u64::MAX);
+            }
             let threads = a.threads.unwrap_or(Threads::Auto).resolve(&cfg);
             let sms = cfg.core.num_sms;
             let name = cfg.name.clone();
