@@ -252,8 +252,7 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
             None
         }
         Mode::Timing => {
-            let mut cfg =
-                super::config::resolve(a.config.as_deref(), &a.gpgpusim_config, &a.set)?;
+            let mut cfg = super::config::resolve(a.config.as_deref(), &a.gpgpusim_config, &a.set)?;
             if let Some(Limit(l)) = a.stall_limit {
                 cfg.sim.watchdog_cycles = l.unwrap_or(u64::MAX);
             }
