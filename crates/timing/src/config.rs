@@ -2,7 +2,9 @@
 //! (spec 000 §1.2 tables, §1.3 GPGPU-Sim defaults), loaded from TOML presets in `configs/`.
 //!
 //! * Presets are embedded in the binary ([`PRESETS`]) so the CLI works from any directory.
-//! * A preset may start with `inherits = "other"`: its tables are merged over the parent's.
+//! * A preset or file may start with `base = "other"` (older spelling `inherits`): its tables
+//!   are merged over the base's, so a file lists only the keys that differ. A file's base may be
+//!   a preset name or a TOML path relative to the file; errors in a base file name its lines.
 //! * Unknown keys are errors (`deny_unknown_fields`); [`GpuConfig::set`] overrides one field by
 //!   dotted path (`l1d.sets=8`), type-checked against the field's current value.
 //! * [`GpuConfig::validate`] checks cross-field constraints and policy names; every error names
@@ -48,9 +50,12 @@ impl ConfigError {
     }
 
     /// Attaches the file (and the line of `key` in its `text`, when present there).
+    /// An error that already names a file (one of the file's bases) keeps it.
     fn in_file(mut self, file: &str, text: Option<&str>) -> Self {
-        self.line = text.and_then(|t| key_line(t, &self.key));
-        self.file = Some(file.to_string());
+        if self.file.is_none() {
+            self.line = text.and_then(|t| key_line(t, &self.key));
+            self.file = Some(file.to_string());
+        }
         self
     }
 }
@@ -458,6 +463,37 @@ pub struct GpuConfig {
     pub sim: SimConfig,
 }
 
+/// Removes the `base` (or its older spelling `inherits`) key of a configuration's top table:
+/// `(key, parent)`, or `None` when it names no base.
+fn take_base(v: &mut toml::Value) -> Result<Option<(&'static str, String)>, ConfigError> {
+    let Some(t) = v.as_table_mut() else {
+        return Ok(None);
+    };
+    let (key, parent) = match (t.remove("base"), t.remove("inherits")) {
+        (None, None) => return Ok(None),
+        (Some(_), Some(_)) => {
+            return Err(ConfigError::new(
+                "base",
+                "`base` and `inherits` name the same thing; give one",
+            ))
+        }
+        (Some(p), None) => ("base", p),
+        (None, Some(p)) => ("inherits", p),
+    };
+    match parent {
+        toml::Value::String(p) => Ok(Some((key, p))),
+        _ => Err(ConfigError::new(
+            key,
+            "expected a preset name or a TOML file path (a string)",
+        )),
+    }
+}
+
+/// A base that names a file rather than a preset.
+fn is_path(s: &str) -> bool {
+    s.ends_with(".toml") || s.contains('/') || s.contains('\\')
+}
+
 fn merge(base: &mut toml::Value, over: toml::Value) {
     match (base, over) {
         (toml::Value::Table(b), toml::Value::Table(o)) => {
@@ -508,34 +544,98 @@ impl GpuConfig {
                 ),
             ));
         };
-        Self::text_value(text, &format!("configs/{name}.toml"), depth)
+        Self::text_value(text, &format!("configs/{name}.toml"), depth, false)
     }
 
-    fn text_value(text: &str, file: &str, depth: u32) -> Result<toml::Value, ConfigError> {
+    /// The merged TOML value of a configuration text: its `base` (or `inherits`) chain, then
+    /// its own keys over it. `on_disk`: `file` is a path, so a base may be a path relative to it.
+    fn text_value(
+        text: &str,
+        file: &str,
+        depth: u32,
+        on_disk: bool,
+    ) -> Result<toml::Value, ConfigError> {
         let mut v: toml::Value = toml::from_str(text)
             .map_err(|e| ConfigError::new(file, format!("malformed TOML: {e}")))?;
-        let parent = match v.as_table_mut().and_then(|t| t.remove("inherits")) {
-            None => return Ok(v),
-            Some(toml::Value::String(p)) => p,
-            Some(_) => return Err(ConfigError::new("inherits", "expected a preset name")),
+        let Some((key, parent)) = take_base(&mut v)? else {
+            return Ok(v);
         };
         if depth > 8 {
-            return Err(ConfigError::new("inherits", "inheritance chain too deep"));
+            return Err(ConfigError::new(key, "base chain deeper than 8 (a cycle?)"));
         }
-        let mut base =
-            Self::preset_value(&parent, depth + 1).map_err(|e| match e.key.as_str() {
-                "preset" => ConfigError::new("inherits", e.reason),
-                _ => e,
-            })?;
+        let mut base = Self::parent_value(key, &parent, file, depth, on_disk)?;
         merge(&mut base, v);
         Ok(base)
+    }
+
+    /// The merged value of the base `parent` named by `key` in `file`: a preset name, or (for a
+    /// file on disk) a TOML path relative to `file`'s folder. A base file must be a complete
+    /// configuration once its own base is applied; its errors name its own lines.
+    fn parent_value(
+        key: &str,
+        parent: &str,
+        file: &str,
+        depth: u32,
+        on_disk: bool,
+    ) -> Result<toml::Value, ConfigError> {
+        if !is_path(parent) {
+            return Self::preset_value(parent, depth + 1).map_err(|e| match e.key.as_str() {
+                "preset" => ConfigError::new(key, e.reason),
+                _ => e,
+            });
+        }
+        if !on_disk {
+            return Err(ConfigError::new(
+                key,
+                "a built-in preset's base must be a preset name",
+            ));
+        }
+        let dir = std::path::Path::new(file)
+            .parent()
+            .unwrap_or(std::path::Path::new(""));
+        let path = dir.join(parent);
+        let pfile = path.display().to_string();
+        let ptext = std::fs::read_to_string(&path)
+            .map_err(|e| ConfigError::new(key, format!("cannot read base `{pfile}`: {e}")))?;
+        let pv = Self::text_value(&ptext, &pfile, depth + 1, true)
+            .map_err(|e| e.in_file(&pfile, Some(&ptext)))?;
+        Self::from_value(pv.clone(), &pfile).map_err(|e| e.in_file(&pfile, Some(&ptext)))?;
+        Ok(pv)
+    }
+
+    /// The configuration a preset or TOML file is layered on (its `base` / `inherits`), or
+    /// `None` when it names none (for `warpforge config show --diff`).
+    pub fn load_base(name_or_path: &str) -> Result<Option<GpuConfig>, ConfigError> {
+        let (text, file, on_disk) = if name_or_path.ends_with(".toml") {
+            let text = std::fs::read_to_string(name_or_path).map_err(|e| {
+                ConfigError::new(name_or_path, format!("cannot read: {e}"))
+                    .in_file(name_or_path, None)
+            })?;
+            (text, name_or_path.to_string(), true)
+        } else {
+            let Some((_, text)) = PRESETS.iter().find(|p| p.0 == name_or_path) else {
+                return Self::preset(name_or_path).map(Some);
+            };
+            (text.to_string(), format!("configs/{name_or_path}.toml"), false)
+        };
+        let mut v: toml::Value = toml::from_str(&text)
+            .map_err(|e| ConfigError::new(&*file, format!("malformed TOML: {e}")))?;
+        let Some((key, parent)) = take_base(&mut v).map_err(|e| e.in_file(&file, Some(&text)))?
+        else {
+            return Ok(None);
+        };
+        let pv = Self::parent_value(key, &parent, &file, 0, on_disk)
+            .map_err(|e| e.in_file(&file, Some(&text)))?;
+        Self::from_value(pv, &parent)
+            .map(Some)
+            .map_err(|e| e.in_file(&file, Some(&text)))
     }
 
     /// Parses a TOML file's text (`file` names it in errors); `inherits = "preset"` is allowed.
     /// A value of the wrong type, an unknown key or an invalid value is reported with the file,
     /// the line of the key in `text` and its dotted path.
     pub fn from_toml(text: &str, file: &str) -> Result<GpuConfig, ConfigError> {
-        Self::text_value(text, file, 0)
+        Self::text_value(text, file, 0, true)
             .and_then(|v| Self::from_value(v, file))
             .map_err(|e| e.in_file(file, Some(text)))
     }
@@ -561,7 +661,14 @@ impl GpuConfig {
                 p if p == "." => file.to_string(),
                 p => p,
             };
-            ConfigError::new(key, e.inner().message())
+            let mut reason = e.inner().message().to_string();
+            if reason.starts_with("missing field") {
+                reason.push_str(
+                    "; a file may start with `base = \"gtx480\"` (a preset name or a TOML path) \
+                     and list only the keys that differ",
+                );
+            }
+            ConfigError::new(key, reason)
         })?;
         cfg.validate()?;
         Ok(cfg)
@@ -1021,6 +1128,48 @@ mod tests {
         let e = g.set("l1d.sets", "0").unwrap_err();
         assert_eq!(e.file, None);
         assert!(e.to_string().starts_with("config key `l1d.sets`"), "{e}");
+    }
+
+    #[test]
+    fn layered_files_list_only_what_differs() {
+        let dir = std::env::temp_dir().join(format!("wf-cfg-layers-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        let p = |n: &str| dir.join(n).display().to_string();
+        // A preset name as base, then only the keys that differ.
+        std::fs::write(p("a.toml"), "base = \"gtx480\"\n[core]\nnum_sms = 30\n").unwrap();
+        let a = GpuConfig::load(&p("a.toml")).unwrap();
+        let g = GpuConfig::preset("gtx480").unwrap();
+        assert_eq!(a.core.num_sms, 30);
+        assert_eq!((a.core.max_warps, a.l1d.sets), (g.core.max_warps, g.l1d.sets));
+        // A path as base (relative to the file), two levels deep.
+        std::fs::write(p("sub/b.toml"), "base = \"../a.toml\"\n[l1d]\nways = 8\n").unwrap();
+        let b = GpuConfig::load(&p("sub/b.toml")).unwrap();
+        assert_eq!((b.core.num_sms, b.l1d.ways), (30, 8));
+        assert_eq!(GpuConfig::load_base(&p("sub/b.toml")).unwrap(), Some(a.clone()));
+        assert_eq!(GpuConfig::load_base("gtx480").unwrap(), None);
+        assert_eq!(GpuConfig::load_base("gtx480-cawa").unwrap(), Some(g.clone()));
+        // Unknown keys are still refused with file:line, in the file that has them.
+        std::fs::write(p("c.toml"), "base = \"gtx480\"\n\n[core]\nnum_smz = 3\n").unwrap();
+        let e = GpuConfig::load(&p("c.toml")).unwrap_err();
+        assert_eq!((e.key.as_str(), e.line), ("core.num_smz", Some(4)), "{e}");
+        std::fs::write(p("d.toml"), "base = \"c.toml\"\n[l1d]\nways = 2\n").unwrap();
+        let e = GpuConfig::load(&p("d.toml")).unwrap_err();
+        assert_eq!(e.file.as_deref(), Some(p("c.toml").as_str()), "{e}");
+        assert_eq!((e.key.as_str(), e.line), ("core.num_smz", Some(4)), "{e}");
+        // A missing base file, a cycle, both spellings, and an incomplete file without a base.
+        std::fs::write(p("e.toml"), "base = \"nope.toml\"\n").unwrap();
+        let e = GpuConfig::load(&p("e.toml")).unwrap_err();
+        assert_eq!((e.key.as_str(), e.line), ("base", Some(1)), "{e}");
+        assert!(e.reason.contains("nope.toml"), "{e}");
+        std::fs::write(p("f.toml"), "base = \"f.toml\"\n").unwrap();
+        let e = GpuConfig::load(&p("f.toml")).unwrap_err();
+        assert!(e.reason.contains("cycle"), "{e}");
+        let e = GpuConfig::from_toml("base = \"gtx480\"\ninherits = \"gtx480\"\n", "x.toml")
+            .unwrap_err();
+        assert_eq!(e.key, "base");
+        let e = GpuConfig::from_toml("[core]\nnum_sms = 30\n", "x.toml").unwrap_err();
+        assert!(e.reason.contains("base = \"gtx480\""), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

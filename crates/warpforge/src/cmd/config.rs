@@ -41,6 +41,10 @@ pub struct ImportArgs {
 pub struct ShowArgs {
     /// Preset name or TOML file.
     pub config: String,
+    /// Print only what the preset or file changes relative to its `base` (gtx480 when it names
+    /// none): `key = value  # base: old` lines.
+    #[arg(long)]
+    pub diff: bool,
 }
 
 /// Loads a preset name or TOML file ([`GpuConfig::load`]); a file's errors name the file, the
@@ -108,7 +112,11 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
         }
         Command::Show(a) => {
             let cfg = load(&a.config)?;
-            print!("{}", cfg.to_toml());
+            if a.diff {
+                print!("{}", diff(&a.config, &cfg)?);
+            } else {
+                print!("{}", cfg.to_toml());
+            }
             Ok(())
         }
         Command::List => {
@@ -118,4 +126,33 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// The keys `cfg` (loaded from `name`) changes relative to its base (gtx480 when it names
+/// none), one `key = value  # base: old` line each, after a `# NAME over BASE` header.
+pub fn diff(name: &str, cfg: &GpuConfig) -> anyhow::Result<String> {
+    let (base_name, base) = match GpuConfig::load_base(name)? {
+        Some(b) => (b.name.clone(), b),
+        None => ("gtx480 (no base named)".to_string(), load("gtx480")?),
+    };
+    let old: std::collections::BTreeMap<String, String> = base.keys().into_iter().collect();
+    let mut out = String::new();
+    let mut n = 0;
+    for (k, v) in cfg.keys() {
+        match old.get(&k) {
+            Some(o) if *o == v => {}
+            Some(o) => {
+                out.push_str(&format!("{k} = {v}  # base: {o}\n"));
+                n += 1;
+            }
+            None => {
+                out.push_str(&format!("{k} = {v}  # not in base\n"));
+                n += 1;
+            }
+        }
+    }
+    Ok(format!(
+        "# {name} over {base_name}: {n} key{} changed\n{out}",
+        if n == 1 { "" } else { "s" }
+    ))
 }
