@@ -616,7 +616,11 @@ impl GpuConfig {
             let Some((_, text)) = PRESETS.iter().find(|p| p.0 == name_or_path) else {
                 return Self::preset(name_or_path).map(Some);
             };
-            (text.to_string(), format!("configs/{name_or_path}.toml"), false)
+            (
+                text.to_string(),
+                format!("configs/{name_or_path}.toml"),
+                false,
+            )
         };
         let mut v: toml::Value = toml::from_str(&text)
             .map_err(|e| ConfigError::new(&*file, format!("malformed TOML: {e}")))?;
@@ -1140,14 +1144,23 @@ mod tests {
         let a = GpuConfig::load(&p("a.toml")).unwrap();
         let g = GpuConfig::preset("gtx480").unwrap();
         assert_eq!(a.core.num_sms, 30);
-        assert_eq!((a.core.max_warps, a.l1d.sets), (g.core.max_warps, g.l1d.sets));
+        assert_eq!(
+            (a.core.max_warps, a.l1d.sets),
+            (g.core.max_warps, g.l1d.sets)
+        );
         // A path as base (relative to the file), two levels deep.
         std::fs::write(p("sub/b.toml"), "base = \"../a.toml\"\n[l1d]\nways = 8\n").unwrap();
         let b = GpuConfig::load(&p("sub/b.toml")).unwrap();
         assert_eq!((b.core.num_sms, b.l1d.ways), (30, 8));
-        assert_eq!(GpuConfig::load_base(&p("sub/b.toml")).unwrap(), Some(a.clone()));
+        assert_eq!(
+            GpuConfig::load_base(&p("sub/b.toml")).unwrap(),
+            Some(a.clone())
+        );
         assert_eq!(GpuConfig::load_base("gtx480").unwrap(), None);
-        assert_eq!(GpuConfig::load_base("gtx480-cawa").unwrap(), Some(g.clone()));
+        assert_eq!(
+            GpuConfig::load_base("gtx480-cawa").unwrap(),
+            Some(g.clone())
+        );
         // Unknown keys are still refused with file:line, in the file that has them.
         std::fs::write(p("c.toml"), "base = \"gtx480\"\n\n[core]\nnum_smz = 3\n").unwrap();
         let e = GpuConfig::load(&p("c.toml")).unwrap_err();
