@@ -8,6 +8,7 @@
 
 pub mod dim;
 pub mod inst;
+pub mod output;
 pub mod source;
 
 pub use dim::Dim3;

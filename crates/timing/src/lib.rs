@@ -13,6 +13,7 @@
 //! [`TimingRunner::stats`] (or [`TimingRunner::stats_json`]) afterwards.
 #![deny(missing_docs)]
 
+pub mod budget;
 pub mod config;
 pub mod core;
 pub mod dram;

@@ -157,7 +157,7 @@ impl TraceRecorder {
     ) -> std::io::Result<()> {
         let id = self.kernels.len() + 1;
         let name = format!("kernel-{id}.traceg");
-        let mut f = std::io::BufWriter::new(std::fs::File::create(self.dir.join(&name))?);
+        let mut f = warpforge_core::output::AtomicFile::create(self.dir.join(&name))?;
         use std::io::Write;
         writeln!(f, "-kernel name = {}", info.name)?;
         writeln!(f, "-kernel id = {id}")?;
@@ -196,14 +196,14 @@ impl TraceRecorder {
             }
             writeln!(f, "#END_TB\n")?;
         }
-        f.flush()?;
+        f.commit()?;
         self.kernels.push(name);
         let mut list = String::new();
         for k in &self.kernels {
             list.push_str(k);
             list.push('\n');
         }
-        std::fs::write(self.dir.join("kernelslist.g"), list)
+        warpforge_core::output::write_atomic(self.dir.join("kernelslist.g"), list)
     }
 }
 

@@ -15,6 +15,10 @@ mod cmd;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Refuse timing-model machines whose estimated memory exceeds this size (`512M`, `16G`);
+    /// default: the host's physical memory.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = cmd::config::parse_bytes)]
+    max_memory: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -53,6 +57,9 @@ enum Command {
 
 fn main() {
     let cli = Cli::parse();
+    if let Some(b) = cli.max_memory {
+        cmd::config::set_max_memory(b);
+    }
     let result = match cli.command {
         Command::List(a) => cmd::list::run(a),
         Command::Run(a) => cmd::run::run(a),

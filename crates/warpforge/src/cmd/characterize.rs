@@ -92,7 +92,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         } else {
             list[0].clone()
         };
-        std::fs::write(path, serde_json::to_string_pretty(&v)? + "\n")
+        warpforge_core::output::write_atomic(path, serde_json::to_string_pretty(&v)? + "\n")
             .with_context(|| format!("writing {}", path.display()))?;
     }
     let failed: Vec<&str> = outcomes

@@ -77,7 +77,92 @@ pub fn resolve(
         import(gpgpusim, base)?.config
     };
     cfg.apply_overrides(sets)?;
+    check_memory(&cfg)?;
     Ok(cfg)
+}
+
+static MAX_MEMORY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Sets the `--max-memory` bound in bytes (0: the host's memory).
+pub fn set_max_memory(bytes: u64) {
+    MAX_MEMORY.store(bytes, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Parses a byte size: `4096`, `512M`, `16G`, `1.5GiB` (K, M, G, T are powers of 1024).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}`: expected a size such as 512M or 16G"))?;
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        u => return Err(format!("`{s}`: unknown unit `{u}` (K, M, G or T)")),
+    };
+    let b = v * mult as f64;
+    if b.is_nan() || b < 1.0 || b >= u64::MAX as f64 {
+        return Err(format!("`{s}`: out of range"));
+    }
+    Ok(b as u64)
+}
+
+/// The memory a simulation may use by default, in bytes: half the host's physical memory
+/// (`MemTotal`), or what is available now (`MemAvailable`) when that is less; the simulated
+/// machine shares the host with the workload's data and with other processes.
+pub fn host_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let field = |name: &str| -> Option<u64> {
+        let line = text.lines().find(|l| l.starts_with(name))?;
+        let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb * 1024)
+    };
+    let total = field("MemTotal:")? / 2;
+    Some(field("MemAvailable:").map_or(total, |a| a.min(total)))
+}
+
+/// Refuses a machine whose estimated memory ([`warpforge_timing::budget::estimate`]) exceeds
+/// `--max-memory`, or the host's memory when that is not given; the error names the estimate
+/// and the key that drives it.
+pub fn check_memory(cfg: &GpuConfig) -> anyhow::Result<()> {
+    use warpforge_timing::budget::{estimate, human};
+    let set = MAX_MEMORY.load(std::sync::atomic::Ordering::Relaxed);
+    let (limit, what) = if set > 0 {
+        (set, "the --max-memory bound")
+    } else {
+        match host_memory() {
+            Some(h) => (
+                h,
+                "the default bound (half the host's memory, or what is available)",
+            ),
+            None => return Ok(()),
+        }
+    };
+    let e = estimate(cfg);
+    if e.total() <= limit {
+        return Ok(());
+    }
+    let d = e.driver();
+    anyhow::bail!(
+        "the simulated machine needs an estimated {} of memory, above {what} ({}): mostly `{}` \
+         ({}); lower `{}`{}",
+        human(e.total()),
+        human(limit),
+        d.key,
+        d.what,
+        d.key,
+        if set > 0 {
+            " or raise --max-memory"
+        } else {
+            " (or pass --max-memory to set the bound)"
+        }
+    )
 }
 
 /// Runs the subcommand.
@@ -99,7 +184,7 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
             }
             text.push('\n');
             text.push_str(&imp.config.to_toml());
-            std::fs::write(&a.output, text)
+            warpforge_core::output::write_atomic(&a.output, text)
                 .with_context(|| format!("writing {}", a.output.display()))?;
             println!(
                 "wrote {} ({} SMs, {} DRAM channels, core {} MHz)",

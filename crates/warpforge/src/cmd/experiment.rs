@@ -252,8 +252,10 @@ fn lax_text(r: &lax::Report) -> String {
 }
 
 fn write_lax_csv(r: &lax::Report, path: &PathBuf) -> Result<()> {
-    let mut w =
-        csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut w = csv::Writer::from_writer(
+        warpforge_core::output::AtomicFile::create(path)
+            .with_context(|| format!("creating {}", path.display()))?,
+    );
     w.write_record([
         "rate",
         "bench",
@@ -281,7 +283,10 @@ fn write_lax_csv(r: &lax::Report, path: &PathBuf) -> Result<()> {
             format!("{:.4}", m.p99_ms),
         ])?;
     }
-    w.flush()?;
+    w.into_inner()
+        .map_err(|e| anyhow::anyhow!("writing {}: {}", path.display(), e.error()))?
+        .commit()
+        .with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }
 
@@ -400,8 +405,10 @@ fn run_pagoda(a: PagodaArgs) -> Result<()> {
     println!("\nDocument: Pagoda over HyperQ 1.76x, GeMTC 1.44x, 20-core CPU 5.52x (Fig. 5.6); over HyperQ 1.8x and");
     println!("static fusion 1.79x on irregular tasks (Fig. 5.8); Pagoda-batch 29% slower than Pagoda (Fig. 5.10).");
     if let Some(path) = &a.csv {
-        let mut w =
-            csv::Writer::from_path(path).with_context(|| format!("creating {}", path.display()))?;
+        let mut w = csv::Writer::from_writer(
+            warpforge_core::output::AtomicFile::create(path)
+                .with_context(|| format!("creating {}", path.display()))?,
+        );
         w.write_record([
             "setting",
             "bench",
@@ -422,7 +429,10 @@ fn run_pagoda(a: PagodaArgs) -> Result<()> {
                 format!("{:.2}", x.stats.mean_warps_per_sm),
             ])?;
         }
-        w.flush()?;
+        w.into_inner()
+            .map_err(|e| anyhow::anyhow!("writing {}: {}", path.display(), e.error()))?
+            .commit()
+            .with_context(|| format!("writing {}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }
     Ok(())

@@ -608,7 +608,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         } else {
             serde_json::to_string_pretty(&records[0])?
         };
-        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+        warpforge_core::output::write_atomic(path, text)
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     if !failures.is_empty() {
         anyhow::bail!("prediction failed for: {}", failures.join(", "));

@@ -220,7 +220,7 @@ fn run_functional(
         if let Check::Failed(m) = &check {
             v["check_message"] = json!(m);
         }
-        std::fs::write(path, serde_json::to_string_pretty(&v)? + "\n")
+        warpforge_core::output::write_atomic(path, serde_json::to_string_pretty(&v)? + "\n")
             .with_context(|| format!("writing {}", path.display()))?;
     }
     if let Check::Failed(m) = check {
@@ -475,12 +475,13 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
             }
         }
         add_top_level_totals(&mut v);
-        std::fs::write(path, serde_json::to_string_pretty(&v)? + "\n")
+        warpforge_core::output::write_atomic(path, serde_json::to_string_pretty(&v)? + "\n")
             .with_context(|| format!("writing {}", path.display()))?;
     }
     if let Some(path) = &args.accelsim_stats {
         let text = warpforge_trace::accelsim_stats::render(&stats, max_warps);
-        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+        warpforge_core::output::write_atomic(path, text)
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     match check? {
         Check::Passed => {

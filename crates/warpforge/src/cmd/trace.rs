@@ -104,7 +104,7 @@ fn runner(c: &ConfigArgs) -> anyhow::Result<TimingRunner> {
 }
 
 fn write_json(path: &std::path::Path, v: &serde_json::Value) -> anyhow::Result<()> {
-    std::fs::write(path, serde_json::to_string_pretty(v)? + "\n")
+    warpforge_core::output::write_atomic(path, serde_json::to_string_pretty(v)? + "\n")
         .with_context(|| format!("writing {}", path.display()))
 }
 
@@ -264,7 +264,8 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
             if let Some(p) = &a.accelsim_stats {
                 let text =
                     warpforge_trace::accelsim_stats::render(&stats, r.config().core.max_warps);
-                std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+                warpforge_core::output::write_atomic(p, text)
+                    .with_context(|| format!("writing {}", p.display()))?;
             }
             Ok(())
         }

@@ -41,7 +41,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         report.insert("trace".into(), trace::run()?);
     }
     if let Some(path) = args.json {
-        std::fs::write(&path, serde_json::to_string_pretty(&report)?)?;
+        warpforge_core::output::write_atomic(&path, serde_json::to_string_pretty(&report)?)?;
     }
     Ok(())
 }

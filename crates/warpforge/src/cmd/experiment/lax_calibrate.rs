@@ -173,7 +173,8 @@ pub fn run(a: LaxCalibrateArgs) -> Result<()> {
     let text = render(&cfg, &rows)?;
     match &a.output {
         Some(p) => {
-            std::fs::write(p, &text).with_context(|| format!("writing {}", p.display()))?;
+            warpforge_core::output::write_atomic(p, &text)
+                .with_context(|| format!("writing {}", p.display()))?;
             eprintln!("wrote {}", p.display());
         }
         None => print!("{text}"),
