@@ -162,7 +162,7 @@ pub fn estimate(cfg: &GpuConfig) -> Estimate {
         ),
         bytes: icnt,
     });
-    terms.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+    terms.sort_by_key(|t| std::cmp::Reverse(t.bytes));
     Estimate { terms }
 }
 
