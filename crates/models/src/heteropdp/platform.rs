@@ -45,17 +45,17 @@ pub struct Platform {
     pub llc_bytes: f64,
     /// Host DRAM bandwidth available, GB/s (22 GB/s, Table 6.1).
     pub dram_gbs: f64,
-    /// Effective PCIe 3.0 x16 copy bandwidth, GB/s (15.75 GB/s raw; [External] about 12 GB/s
+    /// Effective PCIe 3.0 x16 copy bandwidth, GB/s (15.75 GB/s raw; \[External\] about 12 GB/s
     /// achieved by pinned DMA copies).
     pub pcie_gbs: f64,
     /// Host launch overhead added per launch on the CPU device, s. 0 by default: the document
     /// measures times with `clGetEventProfilingInfo()` (§6.5), i.e. the device execution of the
     /// kernel and copy commands, which excludes the host's submission overhead (its kernels run
-    /// for seconds, where the overhead would not matter anyway). [External] ~5 µs on a real
+    /// for seconds, where the overhead would not matter anyway). \[External\] ~5 µs on a real
     /// driver.
     pub cpu_launch_s: f64,
     /// Host launch overhead per launch on the discrete GPU, s (0 by default, as above;
-    /// [External] ~10 µs on a real driver).
+    /// \[External\] ~10 µs on a real driver).
     pub gpu_launch_s: f64,
     /// Highest host-DRAM utilisation the M/M/1 solve allows (keeps latencies finite).
     pub rho_max: f64,
@@ -77,7 +77,7 @@ impl Default for Platform {
 
 /// The CMP as a document-002 CPU parameter set: `e5645` with Table 6.1's host substituted (4
 /// cores, 3.4 GHz, 22 GB/s) and the 8 MB LLC as the L2 extension (round trip 30 core cycles,
-/// [External] Ivy Bridge L3 latency; DRAM `Mem_LD` stays 250 cycles ≈ 74 ns).
+/// \[External\] Ivy Bridge L3 latency; DRAM `Mem_LD` stays 250 cycles ≈ 74 ns).
 pub fn cmp_params(p: &Platform) -> Result<DeviceParams, ModelError> {
     let mut d = params::builtin("e5645")?;
     d.name = "i7-3770".into();
