@@ -6,8 +6,9 @@
 //! times on the CMP and the GPU come from the platform model of
 //! [`warpforge_models::heteropdp::platform`].
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use crate::cmd::write_atomically;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::Serialize;
 use warpforge_models::analyser::KernelProfile;
@@ -107,27 +108,6 @@ pub fn measure(t: &Targets, corunners: &[CoRunner], j: &SizedJob) -> Result<JobD
 /// test kernels (40%), the rest training kernels.
 pub fn is_test(sorted_index: usize) -> bool {
     matches!(sorted_index % 5, 1 | 3)
-}
-
-/// Writes `bytes` to a temporary file beside `path`, then renames it into place.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| anyhow!("{}: not a file path", path.display()))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        anyhow!("cannot write {}: {e}", path.display())
-    })
 }
 
 /// Parses co-runner names.

@@ -15,7 +15,7 @@
 mod chart;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::{json, Map, Value};
@@ -23,6 +23,7 @@ use warpforge_timing::GpuConfig;
 use warpforge_workloads::Size;
 
 use super::batch::{self, Outcome, Point};
+use crate::cmd::write_atomically;
 
 /// Table 4.2, the 7 L1D-sensitive ("Sens") workloads (warpforge names; `sc` is SC_small).
 pub const SENS: [&str; 7] = ["bfs", "bt", "htw", "kmn", "nw", "sr1", "sc"];
@@ -534,27 +535,6 @@ fn summary(r: &Map<String, Value>) -> String {
         }
     }
     s
-}
-
-/// Writes `bytes` to a temporary file beside `path`, then renames it into place.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| anyhow!("{}: not a file path", path.display()))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        anyhow!("cannot write {}: {e}", path.display())
-    })
 }
 
 #[cfg(test)]

@@ -23,9 +23,8 @@ use warpforge_models::heteropdp::platform::Measured;
 use warpforge_models::heteropdp::train::{train, JobData, TrainOptions};
 use warpforge_workloads::Size;
 
-use crate::cmd::heteropdp::{
-    collect, is_test, measure, measured_fairness, suite, targets, write_atomically,
-};
+use crate::cmd::heteropdp::{collect, is_test, measure, measured_fairness, suite, targets};
+use crate::cmd::write_atomically;
 
 /// Arguments of `experiment heteropdp`.
 #[derive(clap::Args)]

@@ -3,7 +3,6 @@
 
 use anyhow::{anyhow, bail, Context};
 use rand::{Rng, SeedableRng};
-use std::path::Path;
 use warpforge_simt::npy::{self, Dtype};
 use warpforge_simt::{DevPtr, KernelArg};
 
@@ -152,26 +151,5 @@ pub(super) fn parse_scalar(kind: &str, v: &str) -> anyhow::Result<KernelArg> {
         _ => {
             bail!("unknown argument kind `{kind}` (expected u32 s32 u64 s64 f32 f64 bytes or buf)")
         }
-    })
-}
-
-/// Writes `bytes` to a temporary file beside `path`, then renames it into place.
-pub(super) fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| anyhow!("{}: not a file path", path.display()))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        anyhow!("cannot write {}: {e}", path.display())
     })
 }

@@ -33,7 +33,7 @@ use warpforge_simt::npy;
 use warpforge_simt::{Device, LaunchConfig};
 use warpforge_timing::TimingRunner;
 
-use buffers::write_atomically;
+use super::write_atomically;
 use program::Program;
 
 use super::run::Mode;
@@ -334,7 +334,7 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
     for (idx, path) in outs {
         let b = &loaded.buffers[idx];
         let data: Vec<u8> = dev.read(b.ptr, (b.count as usize) * b.dtype.size())?;
-        write_atomically(&path, &npy::write(b.dtype, &data))?;
+        write_atomically(&path, npy::write(b.dtype, &data))?;
         println!(
             "wrote {} ({} x {})",
             path.display(),

@@ -32,6 +32,7 @@ use warpforge_timing::GpuConfig;
 use warpforge_workloads::Size;
 
 use super::batch::{self, Outcome, Point};
+use crate::cmd::write_atomically;
 
 /// The 27 workloads of Table 5.3, in the table's order (spec 000 §7.3).
 pub const WORKLOADS: [&str; 27] = [
@@ -189,13 +190,6 @@ pub fn run(a: CtrlcArgs) -> Result<()> {
     }
     write_atomically(&a.json, &serde_json::to_string_pretty(&result)?)?;
     Ok(())
-}
-
-/// Writes `text` to `path` through a temporary file and a rename.
-pub fn write_atomically(path: &std::path::Path, text: &str) -> Result<()> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
 }
 
 #[cfg(test)]
