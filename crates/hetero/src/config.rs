@@ -1,0 +1,380 @@
+//! The heterogeneous machine's configuration (spec 004 §7, Table 1): CPU cores, ring, shared
+//! LLC, DDR3 DRAM and the memory-policy parameters, loaded from the TOML preset `hetero`
+//! (`crates/hetero/presets/hetero.toml`) and overridable key by key (`--set llc.size_kb=8192`).
+
+use serde::{Deserialize, Serialize};
+
+/// A configuration error naming the offending key (or file).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{key}: {reason}")]
+pub struct ConfigError {
+    /// Dotted key, preset or file name.
+    pub key: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl ConfigError {
+    fn new(key: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self {
+            key: key.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Built-in presets: (name, TOML text).
+pub const PRESETS: &[(&str, &str)] = &[("hetero", include_str!("../presets/hetero.toml"))];
+
+/// CPU cores (Table 1; ROB, width and MSHRs are our choice, the document gives none).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpuConfig {
+    /// Number of cores.
+    pub cores: u32,
+    /// Core clock, MHz; the ring and LLC run on it too.
+    pub clock_mhz: f64,
+    /// Reorder-buffer entries.
+    pub rob: u32,
+    /// Dispatch and retire width, instructions per cycle.
+    pub width: u32,
+    /// Outstanding misses past the private L2 per core.
+    pub mshrs: u32,
+    /// L1 data cache, KB.
+    pub l1d_kb: u32,
+    /// L1 associativity.
+    pub l1d_ways: u32,
+    /// L1 hit latency, CPU cycles.
+    pub l1d_latency: u32,
+    /// Private L2, KB.
+    pub l2_kb: u32,
+    /// L2 associativity.
+    pub l2_ways: u32,
+    /// L2 hit latency, CPU cycles.
+    pub l2_latency: u32,
+}
+
+/// The bidirectional ring (Table 1: single-cycle hops).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RingConfig {
+    /// CPU cycles per hop.
+    pub hop_cycles: u32,
+    /// LLC banks (one ring stop each).
+    pub llc_banks: u32,
+}
+
+/// The shared last-level cache (Table 1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LlcConfig {
+    /// Capacity, KB.
+    pub size_kb: u32,
+    /// Associativity.
+    pub ways: u32,
+    /// Block size, bytes.
+    pub line_bytes: u32,
+    /// Lookup latency, CPU cycles.
+    pub latency: u32,
+    /// Outstanding misses (all banks).
+    pub mshrs: u32,
+}
+
+impl LlcConfig {
+    /// Number of sets.
+    pub fn sets(&self) -> u64 {
+        self.size_kb as u64 * 1024 / (self.line_bytes as u64 * self.ways as u64)
+    }
+}
+
+/// DDR3 channels; timing in DRAM command cycles.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct DramConfig {
+    /// Channels (one controller each).
+    pub channels: u32,
+    /// Banks per channel.
+    pub banks: u32,
+    /// Row-buffer size per bank, bytes.
+    pub row_bytes: u32,
+    /// Command clock, MHz.
+    pub clock_mhz: f64,
+    /// Read-queue entries per controller.
+    pub read_queue: u32,
+    /// Write-queue entries per controller.
+    pub write_queue: u32,
+    pub t_cl: u32,
+    pub t_rcd: u32,
+    pub t_rp: u32,
+    pub t_cwl: u32,
+    pub t_ras: u32,
+    pub t_rc: u32,
+    pub t_rrd: u32,
+    pub t_faw: u32,
+    pub t_wr: u32,
+    pub t_wtr: u32,
+    pub t_rtp: u32,
+    /// Data-bus cycles per 64 B burst.
+    pub burst: u32,
+    /// Refresh interval; 0 disables refresh.
+    pub t_refi: u32,
+    /// Refresh cycle time.
+    pub t_rfc: u32,
+}
+
+/// The memory policy and its parameters (spec 004 §5). Intervals in CPU cycles.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyConfig {
+    /// Registered policy name ([`crate::policy::names`]).
+    pub name: String,
+    /// IM-SCHED and IM-LLC interval, CPU cycles.
+    pub interval: u64,
+    /// IM-SCHED probability cap.
+    pub im_sched_cap: f64,
+    /// IM-LLC: miss rate at or below which an application is class L.
+    pub im_llc_low: f64,
+    /// IM-LLC: miss rate above which an application is class H.
+    pub im_llc_high: f64,
+    /// All-GPU probe window, CPU cycles.
+    pub probe_window: u64,
+    /// Cycles between probes, CPU cycles.
+    pub probe_period: u64,
+    /// Relative IPC band within which two windows count as equal.
+    pub probe_tolerance: f64,
+    /// SMS: probability of shortest-job-first batch selection (the policies `sms_09`, `sms_0`
+    /// fix it to 0.9 and 0).
+    pub sms_sjf: f64,
+    /// SMS batch age threshold of CPU sources, CPU cycles.
+    pub sms_age_cpu: u64,
+    /// SMS batch age threshold of the GPU, CPU cycles.
+    pub sms_age_gpu: u64,
+    /// SMS per-source FIFO entries.
+    pub sms_fifo: u32,
+    /// DASH: a CPU application using less than this share of the bandwidth is latency-sensitive.
+    pub dash_cluster: f64,
+    /// HeLM: GPU misses bypass the LLC while the GPU's ready-warp fraction exceeds this.
+    pub helm_tlp: f64,
+    /// GPGPU criticality marking (spec 004 §3) for the criticality-aware policies.
+    pub criticality: bool,
+    /// Seed of the policies' random draws.
+    pub seed: u64,
+}
+
+/// The whole machine's memory side and CPU cores.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeteroConfig {
+    /// Preset name.
+    pub name: String,
+    /// One line.
+    pub description: String,
+    /// CPU cores.
+    pub cpu: CpuConfig,
+    /// Ring.
+    pub ring: RingConfig,
+    /// Shared LLC.
+    pub llc: LlcConfig,
+    /// DRAM.
+    pub dram: DramConfig,
+    /// Memory policy.
+    pub policy: PolicyConfig,
+}
+
+impl HeteroConfig {
+    /// The built-in preset `name`.
+    pub fn preset(name: &str) -> Result<Self, ConfigError> {
+        let (_, text) = PRESETS.iter().find(|p| p.0 == name).ok_or_else(|| {
+            ConfigError::new(
+                "preset",
+                format!(
+                    "unknown preset `{name}` (known: {})",
+                    PRESETS.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
+                ),
+            )
+        })?;
+        let c: HeteroConfig =
+            toml::from_str(text).map_err(|e| ConfigError::new(name, e.to_string()))?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Overrides one scalar field by dotted key, parsed as the field's current type; re-validated.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
+        let mut root = toml::Value::try_from(&*self).expect("config serialises");
+        let mut cur = &mut root;
+        for p in key.split('.') {
+            let toml::Value::Table(t) = cur else {
+                return Err(ConfigError::new(key, "not a table"));
+            };
+            if !t.contains_key(p) {
+                let mut known: Vec<&str> = t.keys().map(|s| s.as_str()).collect();
+                known.sort();
+                return Err(ConfigError::new(
+                    key,
+                    format!("unknown key (known here: {})", known.join(", ")),
+                ));
+            }
+            cur = t.get_mut(p).expect("checked");
+        }
+        let bad = |what: &str| ConfigError::new(key, format!("expected {what}, got `{value}`"));
+        *cur = match &*cur {
+            toml::Value::String(_) => toml::Value::String(value.to_string()),
+            toml::Value::Integer(_) => {
+                toml::Value::Integer(value.parse().map_err(|_| bad("an integer"))?)
+            }
+            toml::Value::Float(_) => toml::Value::Float(value.parse().map_err(|_| bad("a number"))?),
+            toml::Value::Boolean(_) => {
+                toml::Value::Boolean(value.parse().map_err(|_| bad("true or false"))?)
+            }
+            _ => return Err(ConfigError::new(key, "only scalar fields can be set")),
+        };
+        let c: HeteroConfig = root
+            .try_into()
+            .map_err(|e: toml::de::Error| ConfigError::new(key, e.message().to_string()))?;
+        c.validate()?;
+        *self = c;
+        Ok(())
+    }
+
+    /// Applies `key=value` overrides in order.
+    pub fn apply_overrides<S: AsRef<str>>(&mut self, sets: &[S]) -> Result<(), ConfigError> {
+        for s in sets {
+            let s = s.as_ref();
+            let (k, v) = s
+                .split_once('=')
+                .ok_or_else(|| ConfigError::new(s, "expected key=value"))?;
+            self.set(k.trim(), v.trim())?;
+        }
+        Ok(())
+    }
+
+    /// Ranges and names.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let pos = |k: &str, v: u64| {
+            if v == 0 {
+                Err(ConfigError::new(k, "must be positive"))
+            } else {
+                Ok(())
+            }
+        };
+        pos("cpu.cores", self.cpu.cores as u64)?;
+        if self.cpu.cores > 64 {
+            return Err(ConfigError::new("cpu.cores", "at most 64"));
+        }
+        pos("cpu.rob", self.cpu.rob as u64)?;
+        pos("cpu.width", self.cpu.width as u64)?;
+        pos("cpu.mshrs", self.cpu.mshrs as u64)?;
+        pos("cpu.l1d_kb", self.cpu.l1d_kb as u64)?;
+        pos("cpu.l2_kb", self.cpu.l2_kb as u64)?;
+        pos("cpu.l1d_ways", self.cpu.l1d_ways as u64)?;
+        pos("cpu.l2_ways", self.cpu.l2_ways as u64)?;
+        pos("ring.llc_banks", self.ring.llc_banks as u64)?;
+        pos("llc.ways", self.llc.ways as u64)?;
+        if self.llc.ways > 64 {
+            return Err(ConfigError::new("llc.ways", "at most 64"));
+        }
+        pos("llc.mshrs", self.llc.mshrs as u64)?;
+        if self.llc.line_bytes != 64 {
+            return Err(ConfigError::new("llc.line_bytes", "only 64 B blocks are modelled"));
+        }
+        let sets = self.llc.sets();
+        if sets == 0 || !sets.is_power_of_two() {
+            return Err(ConfigError::new(
+                "llc.size_kb",
+                "size / (ways x 64 B) must be a power of two",
+            ));
+        }
+        for (k, v) in [
+            ("cpu.clock_mhz", self.cpu.clock_mhz),
+            ("dram.clock_mhz", self.dram.clock_mhz),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(ConfigError::new(k, "must be a positive number"));
+            }
+        }
+        if self.dram.clock_mhz > self.cpu.clock_mhz {
+            return Err(ConfigError::new(
+                "dram.clock_mhz",
+                "must not exceed cpu.clock_mhz",
+            ));
+        }
+        pos("dram.channels", self.dram.channels as u64)?;
+        pos("dram.banks", self.dram.banks as u64)?;
+        pos("dram.read_queue", self.dram.read_queue as u64)?;
+        pos("dram.write_queue", self.dram.write_queue as u64)?;
+        pos("dram.burst", self.dram.burst as u64)?;
+        if !self.dram.channels.is_power_of_two() || !self.dram.banks.is_power_of_two() {
+            return Err(ConfigError::new(
+                "dram.channels",
+                "channels and banks must be powers of two",
+            ));
+        }
+        if self.dram.row_bytes < 64 || !self.dram.row_bytes.is_power_of_two() {
+            return Err(ConfigError::new(
+                "dram.row_bytes",
+                "a power of two of at least 64",
+            ));
+        }
+        if crate::policy::find(&self.policy.name).is_none() {
+            return Err(ConfigError::new(
+                "policy.name",
+                format!(
+                    "unknown policy `{}` (known: {})",
+                    self.policy.name,
+                    crate::policy::names().join(", ")
+                ),
+            ));
+        }
+        for (k, v) in [
+            ("policy.im_sched_cap", self.policy.im_sched_cap),
+            ("policy.im_llc_low", self.policy.im_llc_low),
+            ("policy.im_llc_high", self.policy.im_llc_high),
+            ("policy.probe_tolerance", self.policy.probe_tolerance),
+            ("policy.sms_sjf", self.policy.sms_sjf),
+            ("policy.dash_cluster", self.policy.dash_cluster),
+            ("policy.helm_tlp", self.policy.helm_tlp),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(ConfigError::new(k, "must lie in [0, 1]"));
+            }
+        }
+        pos("policy.interval", self.policy.interval)?;
+        pos("policy.probe_window", self.policy.probe_window)?;
+        pos("policy.sms_fifo", self.policy.sms_fifo as u64)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preset_matches_table_1() {
+        let c = HeteroConfig::preset("hetero").unwrap();
+        assert_eq!(c.cpu.cores, 4);
+        assert_eq!(c.llc.size_kb, 16 * 1024);
+        assert_eq!(c.llc.ways, 16);
+        assert_eq!(c.llc.latency, 10);
+        assert_eq!((c.dram.t_cl, c.dram.t_rcd, c.dram.t_rp), (14, 14, 14));
+        assert_eq!(c.dram.channels * c.dram.banks, 16);
+        assert_eq!(c.llc.sets(), 16384);
+    }
+
+    #[test]
+    fn set_overrides_and_rejects_bad_keys() {
+        let mut c = HeteroConfig::preset("hetero").unwrap();
+        c.set("llc.size_kb", "8192").unwrap();
+        assert_eq!(c.llc.sets(), 8192);
+        c.set("policy.name", "frfcfs").unwrap();
+        let e = c.set("llc.size", "1").unwrap_err();
+        assert!(e.to_string().contains("known here"), "{e}");
+        let e = c.set("policy.name", "nope").unwrap_err();
+        assert_eq!(e.key, "policy.name");
+        let e = c.set("dram.t_cl", "x").unwrap_err();
+        assert!(e.to_string().contains("integer"));
+        assert_eq!(c.llc.size_kb, 8192, "a failed set leaves the config alone");
+    }
+}

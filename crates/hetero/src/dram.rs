@@ -1,0 +1,399 @@
+//! DDR3 memory controllers (spec 004 §7.2, §10.1 items 1-2): per channel one rank of banks with
+//! open-page row buffers and the ACT/PRE/RD/WR timing of DDR3-2133 (tCL, tRCD, tRP, tRAS, tRC,
+//! tRRD, tFAW, tCWL, tWR, tWTR, tRTP, BL8 bus occupancy, all-bank refresh), a read queue whose
+//! order is chosen by the memory policy ([`crate::policy`]) among the requests whose next
+//! command may issue now ("first ready"), and a write queue drained FR-FCFS between watermarks
+//! (3/4 full to 1/4 full, or whenever no read waits) identically under every policy
+//! [INTERP: §5.5 leaves writes open]. Cycles here are DRAM command cycles.
+
+use crate::config::DramConfig;
+use crate::policy::{Cand, Ctx, MemPolicy};
+use crate::req::Source;
+
+/// Where a block lives in DRAM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Loc {
+    /// Channel.
+    pub channel: usize,
+    /// Bank within the channel.
+    pub bank: u32,
+    /// Row.
+    pub row: u32,
+}
+
+/// Address mapping [INTERP: not given]: row : bank : channel : column, with the bank index
+/// XOR-ed with the low row bits (permutation-based interleaving), so that a row's 8 KB of
+/// consecutive blocks are row hits and strided streams spread over the banks.
+pub fn locate(c: &DramConfig, line: u64) -> Loc {
+    let per_row = (c.row_bytes / 64) as u64;
+    let rest = line / per_row;
+    let channel = (rest % c.channels as u64) as usize;
+    let rest = rest / c.channels as u64;
+    let banks = c.banks as u64;
+    let row = rest / banks;
+    let bank = ((rest % banks) ^ (row % banks)) as u32;
+    Loc {
+        channel,
+        bank,
+        row: row as u32,
+    }
+}
+
+/// A request waiting in a controller queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DramEntry {
+    /// Memory-side token (unique while queued).
+    pub tok: u64,
+    /// Block number.
+    pub line: u64,
+    /// Requester (for a write-back: the owner of the evicted block, or the writer).
+    pub source: Source,
+    /// The GPU criticality bit.
+    pub critical: bool,
+    /// CPU cycle at which it entered the queue.
+    pub arrival: u64,
+    /// Bank.
+    pub bank: u32,
+    /// Row.
+    pub row: u32,
+    /// An activate was issued for it (its access is a row miss).
+    pub activated: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Bank {
+    open: Option<u32>,
+    next_act: u64,
+    next_pre: u64,
+    next_col: u64,
+}
+
+/// Counters of one channel.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DramStats {
+    /// Reads served.
+    pub reads: u64,
+    /// Writes served.
+    pub writes: u64,
+    /// Accesses that found their row open.
+    pub row_hits: u64,
+    /// Activates.
+    pub activates: u64,
+    /// Precharges (not counting refresh).
+    pub precharges: u64,
+    /// Data-bus busy cycles.
+    pub busy_cycles: u64,
+    /// DRAM cycles.
+    pub cycles: u64,
+}
+
+/// A read whose data has been transferred: `tok` at DRAM cycle `at`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadDone {
+    /// Token.
+    pub tok: u64,
+    /// DRAM cycle at which the last data beat arrives.
+    pub at: u64,
+    /// The entry.
+    pub entry: DramEntry,
+}
+
+/// One controller.
+pub struct Channel {
+    c: DramConfig,
+    /// Read queue, arrival order.
+    pub reads: Vec<DramEntry>,
+    /// Write queue, arrival order.
+    pub writes: Vec<DramEntry>,
+    draining: bool,
+    banks: Vec<Bank>,
+    acts: [u64; 4],
+    next_act_any: u64,
+    next_cas: u64,
+    next_rd: u64,
+    next_wr: u64,
+    bus_free: u64,
+    next_ref: u64,
+    cands: Vec<Cand>,
+    hit_pending: Vec<bool>,
+    /// Counters.
+    pub stats: DramStats,
+}
+
+impl Channel {
+    /// An idle channel.
+    pub fn new(c: &DramConfig) -> Self {
+        Self {
+            c: c.clone(),
+            reads: Vec::with_capacity(c.read_queue as usize),
+            writes: Vec::with_capacity(c.write_queue as usize),
+            draining: false,
+            banks: vec![Bank::default(); c.banks as usize],
+            acts: [0; 4],
+            next_act_any: 0,
+            next_cas: 0,
+            next_rd: 0,
+            next_wr: 0,
+            bus_free: 0,
+            next_ref: if c.t_refi == 0 { u64::MAX } else { c.t_refi as u64 },
+            cands: Vec::new(),
+            hit_pending: vec![false; c.banks as usize],
+            stats: DramStats::default(),
+        }
+    }
+
+    /// Room in the read (or write) queue.
+    pub fn can_accept(&self, write: bool) -> bool {
+        if write {
+            self.writes.len() < self.c.write_queue as usize
+        } else {
+            self.reads.len() < self.c.read_queue as usize
+        }
+    }
+
+    /// Whether anything is queued.
+    pub fn busy(&self) -> bool {
+        !self.reads.is_empty() || !self.writes.is_empty()
+    }
+
+    /// One DRAM command cycle at DRAM cycle `now`: issues at most one command. Returns a read
+    /// whose column command issued (its data arrives at [`ReadDone::at`]).
+    pub fn cycle(
+        &mut self,
+        now: u64,
+        ctx: &Ctx,
+        ch: usize,
+        policy: &mut dyn MemPolicy,
+    ) -> Option<ReadDone> {
+        self.stats.cycles += 1;
+        if now >= self.next_ref {
+            // All-bank refresh: rows close, no activate for tRFC.
+            for b in &mut self.banks {
+                b.open = None;
+                b.next_act = b.next_act.max(now + self.c.t_rfc as u64);
+            }
+            self.next_ref += self.c.t_refi as u64;
+        }
+        if self.reads.is_empty() && self.writes.is_empty() {
+            return None;
+        }
+        let cap = self.c.write_queue as usize;
+        if self.writes.len() * 4 >= cap * 3 {
+            self.draining = true;
+        } else if self.writes.len() * 4 <= cap {
+            self.draining = false;
+        }
+        let write = !self.writes.is_empty() && (self.draining || self.reads.is_empty());
+        // Candidates: requests whose next command may issue now.
+        self.cands.clear();
+        self.hit_pending.iter_mut().for_each(|h| *h = false);
+        {
+            let q = if write { &self.writes } else { &self.reads };
+            for e in q {
+                if (write || policy.eligible(e)) && self.banks[e.bank as usize].open == Some(e.row) {
+                    self.hit_pending[e.bank as usize] = true;
+                }
+            }
+            for (pos, e) in q.iter().enumerate() {
+                if !write && !policy.eligible(e) {
+                    continue;
+                }
+                let b = &self.banks[e.bank as usize];
+                let (ok, row_hit) = match b.open {
+                    Some(r) if r == e.row => (self.cas_ok(now, b, write), true),
+                    Some(_) => (
+                        now >= b.next_pre && !self.hit_pending[e.bank as usize],
+                        false,
+                    ),
+                    None => (self.act_ok(now, b), false),
+                };
+                if ok {
+                    self.cands.push(Cand {
+                        pos,
+                        row_hit,
+                        source: e.source,
+                        critical: e.critical,
+                        arrival: e.arrival,
+                        bank: e.bank,
+                        tok: e.tok,
+                    });
+                }
+            }
+        }
+        if self.cands.is_empty() {
+            return None;
+        }
+        let pick = if write {
+            // FR-FCFS for writes under every policy.
+            (0..self.cands.len()).min_by_key(|&i| (!self.cands[i].row_hit, self.cands[i].arrival))
+        } else {
+            let p = policy.pick(ctx, &self.cands);
+            if let Some(i) = p {
+                policy.on_issue(ctx, ch, &self.cands[i], &self.cands);
+            }
+            p
+        };
+        let cand = self.cands[pick?];
+        self.issue(now, cand.pos, write)
+    }
+
+    fn cas_ok(&self, now: u64, b: &Bank, write: bool) -> bool {
+        let lat = if write { self.c.t_cwl } else { self.c.t_cl } as u64;
+        now >= b.next_col
+            && now >= self.next_cas
+            && now + lat >= self.bus_free
+            && now >= if write { self.next_wr } else { self.next_rd }
+    }
+
+    fn act_ok(&self, now: u64, b: &Bank) -> bool {
+        let oldest = *self.acts.iter().min().expect("4");
+        now >= b.next_act
+            && now >= self.next_act_any
+            && (self.stats.activates < 4 || now >= oldest + self.c.t_faw as u64)
+    }
+
+    fn issue(&mut self, now: u64, pos: usize, write: bool) -> Option<ReadDone> {
+        let c = &self.c;
+        let e = if write {
+            self.writes[pos]
+        } else {
+            self.reads[pos]
+        };
+        let bi = e.bank as usize;
+        match self.banks[bi].open {
+            Some(r) if r == e.row => {
+                let bl = c.burst as u64;
+                let b = &mut self.banks[bi];
+                self.next_cas = now + bl;
+                self.stats.busy_cycles += bl;
+                if e.activated {
+                    // counted as a miss
+                } else {
+                    self.stats.row_hits += 1;
+                }
+                if write {
+                    let end = now + c.t_cwl as u64 + bl;
+                    self.bus_free = end;
+                    self.next_rd = self.next_rd.max(end + c.t_wtr as u64);
+                    b.next_pre = b.next_pre.max(end + c.t_wr as u64);
+                    self.writes.remove(pos);
+                    self.stats.writes += 1;
+                    None
+                } else {
+                    let end = now + c.t_cl as u64 + bl;
+                    self.bus_free = end;
+                    let turn = (c.t_cl as u64 + bl + 2).saturating_sub(c.t_cwl as u64);
+                    self.next_wr = self.next_wr.max(now + turn);
+                    b.next_pre = b.next_pre.max(now + c.t_rtp as u64);
+                    self.reads.remove(pos);
+                    self.stats.reads += 1;
+                    Some(ReadDone {
+                        tok: e.tok,
+                        at: end,
+                        entry: e,
+                    })
+                }
+            }
+            Some(_) => {
+                let b = &mut self.banks[bi];
+                b.open = None;
+                b.next_act = b.next_act.max(now + c.t_rp as u64);
+                self.stats.precharges += 1;
+                None
+            }
+            None => {
+                let b = &mut self.banks[bi];
+                b.open = Some(e.row);
+                b.next_col = now + c.t_rcd as u64;
+                b.next_pre = now + c.t_ras as u64;
+                b.next_act = now + c.t_rc as u64;
+                self.next_act_any = now + c.t_rrd as u64;
+                let k = (self.stats.activates % 4) as usize;
+                self.acts[k] = now;
+                self.stats.activates += 1;
+                if write {
+                    self.writes[pos].activated = true;
+                } else {
+                    self.reads[pos].activated = true;
+                }
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::HeteroConfig;
+    use crate::policy::{self, GpuStatus};
+
+    fn entry(tok: u64, bank: u32, row: u32, source: Source, arrival: u64) -> DramEntry {
+        DramEntry {
+            tok,
+            line: tok,
+            source,
+            critical: false,
+            arrival,
+            bank,
+            row,
+            activated: false,
+        }
+    }
+
+    fn run(ch: &mut Channel, p: &mut dyn MemPolicy, from: u64, until: u64) -> Vec<(u64, u64)> {
+        let g = GpuStatus::default();
+        let mut out = vec![];
+        for now in from..until {
+            let ctx = Ctx {
+                now,
+                gpu: &g,
+                dram_now: now,
+            };
+            if let Some(d) = ch.cycle(now, &ctx, 0, p) {
+                out.push((d.tok, d.at));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn closed_row_read_costs_rcd_cl_burst_and_conflict_adds_rp() {
+        let c = HeteroConfig::preset("hetero").unwrap();
+        let mut p = policy::create(&c.policy).unwrap();
+        let mut ch = Channel::new(&c.dram);
+        ch.reads.push(entry(1, 0, 5, Source::Cpu(0), 0));
+        ch.reads.push(entry(2, 0, 6, Source::Cpu(0), 0));
+        let d = run(&mut ch, p.as_mut(), 0, 400);
+        // ACT 0, RD 14, data ends 14+14+4 = 32.
+        assert_eq!(d[0], (1, 32));
+        // PRE at tRAS 36, ACT at max(36+14, tRC 50) = 50, RD 64, data 82.
+        assert_eq!(d[1], (2, 82));
+        assert_eq!(ch.stats.activates, 2);
+        assert_eq!(ch.stats.precharges, 1);
+    }
+
+    #[test]
+    fn frfcfs_serves_a_younger_row_hit_before_an_older_conflict() {
+        let c = HeteroConfig::preset("hetero").unwrap();
+        let mut p = policy::create(&c.policy).unwrap();
+        let mut ch = Channel::new(&c.dram);
+        ch.reads.push(entry(1, 0, 5, Source::Cpu(0), 0));
+        run(&mut ch, p.as_mut(), 0, 20); // row 5 open, tok 1 issued at 14
+        ch.reads.push(entry(2, 0, 7, Source::Cpu(1), 21));
+        ch.reads.push(entry(3, 0, 5, Source::Cpu(2), 22));
+        let d = run(&mut ch, p.as_mut(), 20, 300);
+        let order: Vec<u64> = d.iter().map(|x| x.0).collect();
+        assert_eq!(order, vec![3, 2]);
+        assert_eq!(ch.stats.row_hits, 1);
+    }
+
+    #[test]
+    fn mapping_keeps_a_row_of_blocks_together_and_alternates_channels() {
+        let c = HeteroConfig::preset("hetero").unwrap().dram;
+        let a = locate(&c, 0);
+        let b = locate(&c, 127);
+        assert_eq!((a.channel, a.bank, a.row), (b.channel, b.bank, b.row));
+        assert_ne!(locate(&c, 128).channel, a.channel);
+    }
+}

@@ -1,0 +1,143 @@
+//! Memory-scheduling policies (spec 004 §5): the DRAM read scheduler of every controller and the
+//! policy's LLC hooks (bypass, per-application miss rates). A policy sees a request's class only
+//! through its [`Source`] and criticality bit, so the GPGPU and the 3D pipeline share them.
+//!
+//! Adding a policy: one file with a constructor `fn(&PolicyConfig) -> Box<dyn MemPolicy>`, one
+//! row in [`POLICIES`].
+
+mod frfcfs;
+mod gpu_favoring;
+
+use crate::config::PolicyConfig;
+use crate::dram::DramEntry;
+use crate::req::{Request, Source};
+
+/// What the GPU side reports to the memory policies (set through
+/// [`crate::MemSystem::gpu_status_mut`]); fields a GPU kind does not have stay at their defaults.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct GpuStatus {
+    /// GPU instructions retired so far (cumulative; GPGPU warp instructions). All-GPU probe.
+    pub insts: u64,
+    /// Fraction of the GPU's resident warps ready to issue, recent average, 0..1 (HeLM's
+    /// latency tolerance).
+    pub ready_fraction: f64,
+    /// A 3D frame is in progress: `Some((elapsed, progress))` with `elapsed` the fraction of
+    /// the target frame period elapsed and `progress` the estimated fraction of the frame
+    /// rendered (spec 004 §4 λ). DynPrio and DASH use it; `None` for GPGPU.
+    pub frame: Option<(f64, f64)>,
+}
+
+/// The context of a scheduling decision.
+pub struct Ctx<'a> {
+    /// Memory-side (CPU) cycle.
+    pub now: u64,
+    /// DRAM cycle.
+    pub dram_now: u64,
+    /// The GPU's latest report.
+    pub gpu: &'a GpuStatus,
+}
+
+/// A read whose next DRAM command may issue now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cand {
+    /// Position in the controller's read queue.
+    pub pos: usize,
+    /// The next command is the column access (the row is open).
+    pub row_hit: bool,
+    /// Requester.
+    pub source: Source,
+    /// Criticality bit.
+    pub critical: bool,
+    /// CPU cycle of arrival at the controller.
+    pub arrival: u64,
+    /// Bank.
+    pub bank: u32,
+    /// Token (unique while queued; increasing with arrival).
+    pub tok: u64,
+}
+
+impl Cand {
+    /// FR-FCFS order key: row hits first, then oldest.
+    pub fn frfcfs_key(&self) -> (bool, u64, u64) {
+        (!self.row_hit, self.arrival, self.tok)
+    }
+
+    /// Critical GPU request (CG of §5.2).
+    pub fn is_cg(&self) -> bool {
+        self.source.is_gpu() && self.critical
+    }
+}
+
+/// Index of the candidate with the smallest key.
+pub fn best_by<K: Ord>(c: &[Cand], key: impl Fn(&Cand) -> K) -> Option<usize> {
+    (0..c.len()).min_by_key(|&i| key(&c[i]))
+}
+
+/// A memory policy. Every hook but [`MemPolicy::pick`] has a neutral default.
+pub trait MemPolicy: Send {
+    /// Chooses one of `cands` (non-empty) of channel `ch`'s read queue; `None` idles the channel.
+    fn pick(&mut self, ctx: &Ctx, cands: &[Cand]) -> Option<usize>;
+    /// Whether a queued read may be scheduled at all yet (SMS holds requests in its batching
+    /// stage).
+    fn eligible(&self, _e: &DramEntry) -> bool {
+        true
+    }
+    /// A read entered channel `ch`'s queue.
+    fn on_enqueue(&mut self, _ctx: &Ctx, _ch: usize, _e: &DramEntry) {}
+    /// A command was issued for `chosen` among `cands`.
+    fn on_issue(&mut self, _ctx: &Ctx, _ch: usize, _chosen: &Cand, _cands: &[Cand]) {}
+    /// A read's column access issued (it is served).
+    fn on_served(&mut self, _ctx: &Ctx, _e: &DramEntry) {}
+    /// An LLC read lookup by `src` hit or missed.
+    fn on_llc(&mut self, _ctx: &Ctx, _src: Source, _hit: bool) {}
+    /// Whether a request that missed the LLC must not allocate there (in addition to the
+    /// request's own [`Request::bypass`]).
+    fn llc_bypass(&mut self, _ctx: &Ctx, _r: &Request) -> bool {
+        false
+    }
+    /// Called once per DRAM cycle before the controllers schedule.
+    fn tick(&mut self, _ctx: &Ctx) {}
+    /// Whether the GPU should mark criticality (spec 004 §3) and bypass non-critical fills
+    /// under this policy.
+    fn uses_criticality(&self) -> bool {
+        false
+    }
+    /// Named counters for the report (e.g. IM-SCHED intervals at the cap).
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+}
+
+/// Constructor of a registered policy.
+pub type Ctor = fn(&PolicyConfig) -> Box<dyn MemPolicy>;
+
+/// Registry: (name, description, constructor).
+pub const POLICIES: &[(&str, &str, Ctor)] = &[
+    ("frfcfs", "FR-FCFS baseline: row hits first, then oldest (spec 004 §5.1)", frfcfs::new),
+    ("gpu_favoring", "critical GPU first among row hits and among activates (spec 004 §5.3)", gpu_favoring::new),
+];
+
+/// The registered name, if any.
+pub fn find(name: &str) -> Option<&'static str> {
+    POLICIES.iter().find(|p| p.0 == name).map(|p| p.0)
+}
+
+/// Registered names.
+pub fn names() -> Vec<&'static str> {
+    POLICIES.iter().map(|p| p.0).collect()
+}
+
+/// The policy `c.name` with its parameters.
+pub fn create(c: &PolicyConfig) -> Option<Box<dyn MemPolicy>> {
+    POLICIES.iter().find(|p| p.0 == c.name).map(|p| (p.2)(c))
+}
+
+/// Priority level of a request under the §5.5 ordering: 0 = critical GPU, 1 = CPU,
+/// 2 = non-critical GPU.
+pub fn level(c: &Cand) -> u8 {
+    match (c.source.is_gpu(), c.critical) {
+        (true, true) => 0,
+        (false, _) => 1,
+        (true, false) => 2,
+    }
+}
