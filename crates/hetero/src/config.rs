@@ -224,7 +224,9 @@ impl HeteroConfig {
             toml::Value::Integer(_) => {
                 toml::Value::Integer(value.parse().map_err(|_| bad("an integer"))?)
             }
-            toml::Value::Float(_) => toml::Value::Float(value.parse().map_err(|_| bad("a number"))?),
+            toml::Value::Float(_) => {
+                toml::Value::Float(value.parse().map_err(|_| bad("a number"))?)
+            }
             toml::Value::Boolean(_) => {
                 toml::Value::Boolean(value.parse().map_err(|_| bad("true or false"))?)
             }
@@ -277,7 +279,10 @@ impl HeteroConfig {
         }
         pos("llc.mshrs", self.llc.mshrs as u64)?;
         if self.llc.line_bytes != 64 {
-            return Err(ConfigError::new("llc.line_bytes", "only 64 B blocks are modelled"));
+            return Err(ConfigError::new(
+                "llc.line_bytes",
+                "only 64 B blocks are modelled",
+            ));
         }
         let sets = self.llc.sets();
         if sets == 0 || !sets.is_power_of_two() {

@@ -135,7 +135,11 @@ impl Channel {
             next_rd: 0,
             next_wr: 0,
             bus_free: 0,
-            next_ref: if c.t_refi == 0 { u64::MAX } else { c.t_refi as u64 },
+            next_ref: if c.t_refi == 0 {
+                u64::MAX
+            } else {
+                c.t_refi as u64
+            },
             cands: Vec::new(),
             hit_pending: vec![false; c.banks as usize],
             stats: DramStats::default(),
@@ -190,7 +194,8 @@ impl Channel {
         {
             let q = if write { &self.writes } else { &self.reads };
             for e in q {
-                if (write || policy.eligible(e)) && self.banks[e.bank as usize].open == Some(e.row) {
+                if (write || policy.eligible(e)) && self.banks[e.bank as usize].open == Some(e.row)
+                {
                     self.hit_pending[e.bank as usize] = true;
                 }
             }

@@ -142,7 +142,11 @@ mod tests {
         // A scan of 6 distinct blocks in the same set: the reused block survives.
         for k in 1..=6 {
             let v = l.fill(k * set_stride, None, false);
-            assert_ne!(v.map(|v| v.line), Some(0), "scan block {k} evicted the reused one");
+            assert_ne!(
+                v.map(|v| v.line),
+                Some(0),
+                "scan block {k} evicted the reused one"
+            );
         }
         assert!(l.contains(0));
     }
@@ -156,8 +160,13 @@ mod tests {
         for k in 1..=16 {
             victims.extend(l.fill(k * 4, None, false));
         }
-        assert!(victims.iter().all(|v| v.line == 0 || (!v.dirty && v.cpu_mask == 0)));
-        let v = victims.iter().find(|v| v.line == 0).expect("block 0 aged out");
+        assert!(victims
+            .iter()
+            .all(|v| v.line == 0 || (!v.dirty && v.cpu_mask == 0)));
+        let v = victims
+            .iter()
+            .find(|v| v.line == 0)
+            .expect("block 0 aged out");
         assert!(v.dirty);
         assert_eq!(v.cpu_mask, 0b1100);
     }

@@ -42,7 +42,11 @@ mod tests {
     #[test]
     fn critical_gpu_wins_within_row_hits_and_within_activates() {
         let g = GpuStatus::default();
-        let ctx = Ctx { now: 0, dram_now: 0, gpu: &g };
+        let ctx = Ctx {
+            now: 0,
+            dram_now: 0,
+            gpu: &g,
+        };
         let mut p = GpuFavoring;
         let c = [
             cand(0, false, Source::Cpu(0), false),
@@ -54,7 +58,10 @@ mod tests {
         assert_eq!(p.pick(&ctx, &c[..2]), Some(1), "row hit before older miss");
         let misses = [c[0], c[3]];
         assert_eq!(p.pick(&ctx, &misses), Some(1), "oldest CG activates first");
-        let ng = [cand(0, true, Source::Gpgpu, false), cand(1, true, Source::Cpu(0), false)];
+        let ng = [
+            cand(0, true, Source::Gpgpu, false),
+            cand(1, true, Source::Cpu(0), false),
+        ];
         assert_eq!(p.pick(&ctx, &ng), Some(1), "CPU above non-critical GPU");
     }
 }

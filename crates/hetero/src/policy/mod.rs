@@ -113,8 +113,16 @@ pub type Ctor = fn(&PolicyConfig) -> Box<dyn MemPolicy>;
 
 /// Registry: (name, description, constructor).
 pub const POLICIES: &[(&str, &str, Ctor)] = &[
-    ("frfcfs", "FR-FCFS baseline: row hits first, then oldest (spec 004 §5.1)", frfcfs::new),
-    ("gpu_favoring", "critical GPU first among row hits and among activates (spec 004 §5.3)", gpu_favoring::new),
+    (
+        "frfcfs",
+        "FR-FCFS baseline: row hits first, then oldest (spec 004 §5.1)",
+        frfcfs::new,
+    ),
+    (
+        "gpu_favoring",
+        "critical GPU first among row hits and among activates (spec 004 §5.3)",
+        gpu_favoring::new,
+    ),
 ];
 
 /// The registered name, if any.
