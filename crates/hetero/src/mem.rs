@@ -621,11 +621,9 @@ mod tests {
         c.set("llc.size_kb", "64").unwrap(); // 64 sets x 16 ways
         let mut m = MemSystem::new(&c);
         // 17 blocks of core 2 in one set (stride = 64 sets), then GPU blocks in the same set.
-        let mut id = 0;
         for k in 0..40u64 {
             let src = if k < 8 { Source::Cpu(2) } else { Source::Gpgpu };
-            m.issue(Request::read(id, k * 64 * 64, src));
-            id += 1;
+            m.issue(Request::read(k, k * 64 * 64, src));
             run_until_done(&mut m, 1);
         }
         let inv: Vec<_> = m.drain_back_invalidations().collect();
