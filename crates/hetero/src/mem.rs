@@ -648,4 +648,36 @@ mod tests {
         assert!(m.writebacks > 0);
         assert_eq!(m.dram_stats().writes, m.writebacks);
     }
+
+    #[test]
+    fn every_policy_completes_a_mixed_stream() {
+        for name in policy::names() {
+            let mut m = sys(name);
+            m.gpu_status_mut().ready_fraction = 0.9;
+            let mut n = 0;
+            for k in 0..300u64 {
+                let src = match k % 5 {
+                    0 => Source::Gpgpu,
+                    1 => Source::Gfx(3),
+                    c => Source::Cpu(c as u8),
+                };
+                let mut r = Request::read(k, (k * 7919 % 4096) * 64 * 33, src);
+                r.critical = k % 3 == 0;
+                r.write = k % 11 == 0;
+                m.issue(r);
+                n += 1;
+                let t = m.now() + 2;
+                m.advance_to(t);
+            }
+            let mut done = m.drain_completions().count();
+            let mut t = m.now();
+            while done < n {
+                t += 100;
+                m.advance_to(t);
+                done += m.drain_completions().count();
+                assert!(t < 10_000_000, "{name}: {done} of {n} completed");
+            }
+            assert_eq!(done, n, "{name}");
+        }
+    }
 }

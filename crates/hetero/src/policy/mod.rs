@@ -5,8 +5,14 @@
 //! Adding a policy: one file with a constructor `fn(&PolicyConfig) -> Box<dyn MemPolicy>`, one
 //! row in [`POLICIES`].
 
+mod all_gpu;
+mod dash;
+mod dynprio;
 mod frfcfs;
 mod gpu_favoring;
+mod helm;
+mod im;
+mod sms;
 
 use crate::config::PolicyConfig;
 use crate::dram::DramEntry;
@@ -122,6 +128,51 @@ pub const POLICIES: &[(&str, &str, Ctor)] = &[
         "gpu_favoring",
         "critical GPU first among row hits and among activates (spec 004 §5.3)",
         gpu_favoring::new,
+    ),
+    (
+        "im",
+        "IM-SCHED + IM-LLC, all-GPU probe, GPGPU non-critical LLC bypass (spec 004 §5.4, §5.6, §3)",
+        im::new,
+    ),
+    (
+        "im_sched",
+        "IM-SCHED alone on the GPU-favoring order (spec 004 §5.4 ablation)",
+        im::new_sched_only,
+    ),
+    (
+        "im_llc",
+        "IM-LLC alone on the GPU-favoring order (spec 004 §5.4 ablation)",
+        im::new_llc_only,
+    ),
+    (
+        "all_gpu",
+        "every GPU request above every CPU request (the probe's mode, spec 004 §5.6)",
+        all_gpu::new,
+    ),
+    (
+        "sms_09",
+        "staged memory scheduling, shortest-job-first with p = 0.9 (spec 004 §5.7)",
+        sms::new_09,
+    ),
+    (
+        "sms_0",
+        "staged memory scheduling, round-robin batches, p = 0 (spec 004 §5.7)",
+        sms::new_0,
+    ),
+    (
+        "dash",
+        "DASH: urgent GPU, light CPU, GPU, heavy CPU (spec 004 §5.7)",
+        dash::new,
+    ),
+    (
+        "helm",
+        "HeLM: GPU misses bypass the LLC while latency tolerant (spec 004 §5.7)",
+        helm::new,
+    ),
+    (
+        "dynprio",
+        "DynPrio: GPU equal when late, first in the last 10% of the frame (spec 004 §5.7)",
+        dynprio::new,
     ),
 ];
 

@@ -1,0 +1,456 @@
+//! IM, the proposal's interference-mitigation policy (spec 004 §5.4-§5.6, §3), on top of the
+//! GPU-favoring order (row hit, then CG / CPU-E above CPU above NG, then age):
+//! * **IM-SCHED**: per interval, `f` = fraction of served CPU reads that a younger critical GPU
+//!   (CG) request was scheduled ahead of; next interval, whenever the best candidate is CG and a
+//!   CPU read is schedulable, the best CPU read goes instead with probability `min(f, cap)`.
+//! * **IM-LLC**: per interval each CPU application is classed by LLC miss rate (L <= 10% < M <=
+//!   70% < H); an L->M or L->H move enters emergency mode (its reads rank with CG); at an interval
+//!   end an emergency application back in L stays, one still in M or H leaves.
+//! * **All-GPU probe** (GPGPU only, no frame in progress): every `probe_period` cycles all GPU
+//!   requests get the top level for a `probe_window`; the mode is kept while the GPU's IPC of a
+//!   window beats the previous window's by more than `probe_tolerance`.
+//! * **LLC bypass** of non-critical GPGPU reads (§3), outside all-GPU windows.
+//!
+//! [INTERP] choices (§10.4 items 12-16): counting and intervals as above, the Bernoulli draw once
+//! per decision whose top candidate is CG; IM-SCHED stays on for non-emergency CPU reads while
+//! IM-LLC is active.
+
+use super::{best_by, Cand, Ctx, MemPolicy};
+use crate::config::PolicyConfig;
+use crate::dram::DramEntry;
+use crate::req::{Request, Source};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::HashSet;
+
+const MAX_APPS: usize = 64;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Class {
+    L,
+    M,
+    H,
+}
+
+struct Im {
+    sched: bool,
+    llc: bool,
+    probe: bool,
+    c: PolicyConfig,
+    rng: ChaCha8Rng,
+    // IM-SCHED.
+    p: f64,
+    deprio: HashSet<u64>,
+    served_cpu: u64,
+    deprio_cpu: u64,
+    interval_end: u64,
+    intervals: u64,
+    capped: u64,
+    // IM-LLC.
+    acc: Vec<u64>,
+    miss: Vec<u64>,
+    prev: Vec<Option<Class>>,
+    emergency: u64,
+    emergency_intervals: u64,
+    // Probe.
+    all_gpu: bool,
+    window_end: u64,
+    window_insts: u64,
+    last_ipc: f64,
+    next_probe: u64,
+    windows: u64,
+    all_gpu_windows: u64,
+}
+
+impl Im {
+    fn make(c: &PolicyConfig, sched: bool, llc: bool, probe: bool) -> Self {
+        Self {
+            sched,
+            llc,
+            probe,
+            c: c.clone(),
+            rng: ChaCha8Rng::seed_from_u64(c.seed),
+            p: 0.0,
+            deprio: HashSet::new(),
+            served_cpu: 0,
+            deprio_cpu: 0,
+            interval_end: c.interval,
+            intervals: 0,
+            capped: 0,
+            acc: vec![0; MAX_APPS],
+            miss: vec![0; MAX_APPS],
+            prev: vec![None; MAX_APPS],
+            emergency: 0,
+            emergency_intervals: 0,
+            all_gpu: false,
+            window_end: c.probe_window,
+            window_insts: 0,
+            last_ipc: 0.0,
+            next_probe: c.probe_period,
+            windows: 0,
+            all_gpu_windows: 0,
+        }
+    }
+
+    fn emergency_of(&self, s: Source) -> bool {
+        s.cpu().is_some_and(|i| self.emergency >> i & 1 == 1)
+    }
+
+    /// 0 = CG, CPU-E (and every GPU request in an all-GPU window); 1 = CPU; 2 = NG.
+    fn level(&self, c: &Cand) -> u8 {
+        if c.source.is_gpu() {
+            if c.critical || self.all_gpu {
+                0
+            } else {
+                2
+            }
+        } else if self.emergency_of(c.source) {
+            0
+        } else {
+            1
+        }
+    }
+
+    fn class(&self, i: usize) -> Option<Class> {
+        if self.acc[i] == 0 {
+            return None;
+        }
+        let r = self.miss[i] as f64 / self.acc[i] as f64;
+        Some(if r <= self.c.im_llc_low {
+            Class::L
+        } else if r <= self.c.im_llc_high {
+            Class::M
+        } else {
+            Class::H
+        })
+    }
+
+    fn end_interval(&mut self) {
+        self.intervals += 1;
+        if self.sched {
+            let f = if self.served_cpu == 0 {
+                0.0
+            } else {
+                self.deprio_cpu as f64 / self.served_cpu as f64
+            };
+            if f > self.c.im_sched_cap {
+                self.capped += 1;
+            }
+            self.p = f.min(self.c.im_sched_cap);
+            self.served_cpu = 0;
+            self.deprio_cpu = 0;
+        }
+        if self.llc {
+            for i in 0..MAX_APPS {
+                let Some(cl) = self.class(i) else {
+                    continue;
+                };
+                let bit = 1u64 << i;
+                if self.emergency & bit != 0 {
+                    if cl != Class::L {
+                        self.emergency &= !bit;
+                    }
+                } else if self.prev[i] == Some(Class::L) && cl != Class::L {
+                    self.emergency |= bit;
+                }
+                self.prev[i] = Some(cl);
+                self.acc[i] = 0;
+                self.miss[i] = 0;
+            }
+            if self.emergency != 0 {
+                self.emergency_intervals += 1;
+            }
+        }
+    }
+
+    fn end_window(&mut self, insts: u64) {
+        self.windows += 1;
+        let ipc = (insts - self.window_insts) as f64 / self.c.probe_window as f64;
+        self.window_insts = insts;
+        if self.all_gpu {
+            self.all_gpu_windows += 1;
+            if ipc <= self.last_ipc * (1.0 + self.c.probe_tolerance) {
+                self.all_gpu = false;
+                self.next_probe = self.window_end + self.c.probe_period;
+            }
+        } else if self.window_end >= self.next_probe {
+            self.all_gpu = true;
+        }
+        self.last_ipc = ipc;
+    }
+}
+
+impl MemPolicy for Im {
+    fn pick(&mut self, _: &Ctx, c: &[Cand]) -> Option<usize> {
+        let best = best_by(c, |x| (!x.row_hit, self.level(x), x.arrival, x.tok))?;
+        let b = &c[best];
+        if self.sched && self.p > 0.0 && b.is_cg() && !self.all_gpu {
+            let cpu = best_by(c, |x| {
+                (
+                    x.source.is_gpu() || self.emergency_of(x.source),
+                    !x.row_hit,
+                    x.arrival,
+                    x.tok,
+                )
+            })?;
+            let x = &c[cpu];
+            if !x.source.is_gpu() && !self.emergency_of(x.source) && self.rng.gen_bool(self.p) {
+                return Some(cpu);
+            }
+        }
+        Some(best)
+    }
+
+    fn on_issue(&mut self, _: &Ctx, _: usize, chosen: &Cand, cands: &[Cand]) {
+        if self.sched && chosen.is_cg() {
+            for x in cands {
+                if !x.source.is_gpu() && x.arrival < chosen.arrival {
+                    self.deprio.insert(x.tok);
+                }
+            }
+        }
+    }
+
+    fn on_served(&mut self, _: &Ctx, e: &DramEntry) {
+        if !e.source.is_gpu() {
+            self.served_cpu += 1;
+            if self.deprio.remove(&e.tok) {
+                self.deprio_cpu += 1;
+            }
+        }
+    }
+
+    fn on_llc(&mut self, _: &Ctx, src: Source, hit: bool) {
+        if let Some(i) = src.cpu() {
+            if i < MAX_APPS {
+                self.acc[i] += 1;
+                self.miss[i] += !hit as u64;
+            }
+        }
+    }
+
+    fn llc_bypass(&mut self, _: &Ctx, r: &Request) -> bool {
+        self.c.criticality && r.source == Source::Gpgpu && !r.critical && !self.all_gpu
+    }
+
+    fn tick(&mut self, ctx: &Ctx) {
+        if ctx.now >= self.interval_end {
+            self.end_interval();
+            self.interval_end += self.c.interval;
+        }
+        if ctx.now >= self.window_end {
+            if self.probe && ctx.gpu.frame.is_none() {
+                self.end_window(ctx.gpu.insts);
+            } else {
+                self.window_insts = ctx.gpu.insts;
+                self.all_gpu = false;
+            }
+            self.window_end += self.c.probe_window;
+        }
+    }
+
+    fn uses_criticality(&self) -> bool {
+        true
+    }
+
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        let frac = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        vec![
+            (
+                "im_sched_capped_fraction",
+                frac(self.capped, self.intervals),
+            ),
+            ("im_sched_last_probability", self.p),
+            (
+                "im_llc_emergency_fraction",
+                frac(self.emergency_intervals, self.intervals),
+            ),
+            (
+                "all_gpu_window_fraction",
+                frac(self.all_gpu_windows, self.windows),
+            ),
+        ]
+    }
+}
+
+/// Full IM (IM-SCHED + IM-LLC + all-GPU probe + §3 bypass).
+pub fn new(c: &PolicyConfig) -> Box<dyn MemPolicy> {
+    Box::new(Im::make(c, true, true, true))
+}
+
+/// IM-SCHED alone (ablation of §5.4).
+pub fn new_sched_only(c: &PolicyConfig) -> Box<dyn MemPolicy> {
+    Box::new(Im::make(c, true, false, false))
+}
+
+/// IM-LLC alone (ablation of §5.4).
+pub fn new_llc_only(c: &PolicyConfig) -> Box<dyn MemPolicy> {
+    Box::new(Im::make(c, false, true, false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::HeteroConfig;
+    use crate::policy::GpuStatus;
+
+    fn cfg() -> PolicyConfig {
+        HeteroConfig::preset("hetero").unwrap().policy
+    }
+
+    fn cand(tok: u64, row_hit: bool, source: Source, critical: bool, arrival: u64) -> Cand {
+        Cand {
+            pos: tok as usize,
+            row_hit,
+            source,
+            critical,
+            arrival,
+            bank: 0,
+            tok,
+        }
+    }
+
+    fn entry(tok: u64, source: Source) -> DramEntry {
+        DramEntry {
+            tok,
+            line: 0,
+            source,
+            critical: false,
+            arrival: 0,
+            bank: 0,
+            row: 0,
+            activated: false,
+        }
+    }
+
+    #[test]
+    fn im_sched_probability_is_the_deprioritised_fraction_capped() {
+        let g = GpuStatus::default();
+        let c = cfg();
+        let mut p = Im::make(&c, true, false, false);
+        let ctx = Ctx {
+            now: 0,
+            dram_now: 0,
+            gpu: &g,
+        };
+        // Interval 1: 4 CPU reads served, 3 of them overtaken by a younger CG.
+        let cg = cand(100, true, Source::Gpgpu, true, 50);
+        for t in 0..4u64 {
+            let cpu = cand(t, true, Source::Cpu(0), false, 10);
+            if t < 3 {
+                p.on_issue(&ctx, 0, &cg, &[cg, cpu]);
+            }
+            p.on_served(&ctx, &entry(t, Source::Cpu(0)));
+        }
+        let end = Ctx {
+            now: c.interval,
+            dram_now: 0,
+            gpu: &g,
+        };
+        p.tick(&end);
+        assert_eq!(p.p, 0.5, "0.75 capped at 0.5");
+        assert_eq!(p.counters()[0].1, 1.0);
+        // With p = 0.5 about half of the CG-vs-CPU decisions go to the CPU.
+        let c2 = [
+            cand(1, true, Source::Gpgpu, true, 5),
+            cand(2, true, Source::Cpu(1), false, 1),
+        ];
+        let n = (0..2000).filter(|_| p.pick(&ctx, &c2) == Some(1)).count();
+        assert!((800..1200).contains(&n), "{n}");
+        // No CG on top: plain order, no draw.
+        let c3 = [
+            cand(1, true, Source::Gpgpu, false, 0),
+            cand(2, true, Source::Cpu(1), false, 1),
+        ];
+        assert_eq!(p.pick(&ctx, &c3), Some(1));
+    }
+
+    #[test]
+    fn im_llc_enters_emergency_on_l_to_h_and_leaves_unless_back_in_l() {
+        let g = GpuStatus::default();
+        let c = cfg();
+        let mut p = Im::make(&c, false, true, false);
+        let now = std::cell::Cell::new(0);
+        let interval = |p: &mut Im, hits: u64, misses: u64| {
+            let now0 = now.get();
+            let ctx = Ctx {
+                now: now0,
+                dram_now: 0,
+                gpu: &g,
+            };
+            for _ in 0..hits {
+                p.on_llc(&ctx, Source::Cpu(2), true);
+            }
+            for _ in 0..misses {
+                p.on_llc(&ctx, Source::Cpu(2), false);
+            }
+            now.set(now0 + c.interval);
+            p.tick(&Ctx {
+                now: now.get(),
+                dram_now: 0,
+                gpu: &g,
+            });
+        };
+        interval(&mut p, 95, 5); // L
+        assert_eq!(p.emergency, 0);
+        interval(&mut p, 10, 90); // H: L -> H
+        assert_eq!(p.emergency, 1 << 2);
+        let e = cand(1, false, Source::Cpu(2), false, 9);
+        let cg = cand(2, false, Source::Gpgpu, true, 5);
+        let cpu = cand(3, false, Source::Cpu(0), false, 1);
+        let ctx = Ctx {
+            now: now.get(),
+            dram_now: 0,
+            gpu: &g,
+        };
+        assert_eq!(
+            p.pick(&ctx, &[cpu, e, cg]),
+            Some(2),
+            "CG and CPU-E tie on level, older wins"
+        );
+        interval(&mut p, 98, 2); // back in L: stays
+        assert_eq!(p.emergency, 1 << 2);
+        interval(&mut p, 50, 50); // M: leaves
+        assert_eq!(p.emergency, 0);
+    }
+
+    #[test]
+    fn probe_keeps_all_gpu_priority_while_ipc_improves() {
+        let mut c = cfg();
+        c.probe_window = 100;
+        c.probe_period = 300;
+        let mut p = Im::make(&c, false, false, true);
+        let mut g = GpuStatus::default();
+        let mut modes = vec![];
+        // IPC per window: 1.0 until the probe, then 1.5, 2.0, 2.0 (equal) -> off.
+        for (w, ipc) in [1.0, 1.0, 1.0, 1.5, 2.0, 2.0, 2.0].iter().enumerate() {
+            g.insts += (ipc * 100.0) as u64;
+            let ctx = Ctx {
+                now: (w as u64 + 1) * 100,
+                dram_now: 0,
+                gpu: &g,
+            };
+            p.tick(&ctx);
+            modes.push(p.all_gpu);
+        }
+        assert_eq!(modes, vec![false, false, true, true, true, false, false]);
+        let ng = cand(1, false, Source::Gpgpu, false, 9);
+        let cpu = cand(2, false, Source::Cpu(0), false, 1);
+        let g2 = GpuStatus::default();
+        let ctx = Ctx {
+            now: 0,
+            dram_now: 0,
+            gpu: &g2,
+        };
+        p.all_gpu = true;
+        assert_eq!(p.pick(&ctx, &[ng, cpu]), Some(0));
+        assert!(!p.llc_bypass(&ctx, &Request::read(0, 0, Source::Gpgpu)));
+        p.all_gpu = false;
+        assert_eq!(p.pick(&ctx, &[ng, cpu]), Some(1));
+        assert!(p.llc_bypass(&ctx, &Request::read(0, 0, Source::Gpgpu)));
+        assert!(
+            !p.llc_bypass(&ctx, &Request::read(0, 0, Source::Gfx(1))),
+            "no 3D bypass"
+        );
+    }
+}
