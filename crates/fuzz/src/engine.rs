@@ -22,13 +22,30 @@ pub enum Outcome {
     Ok(String),
     /// Refused with an error; the shape of the message.
     Err(String),
-    /// Panicked (a bug): the panic message.
+    /// Panicked (a bug), or asked for a single allocation above the bound (an unbounded
+    /// allocation, also a bug): the message.
     Panic(String),
 }
 
+/// Name, in the crashes folder, of the copy of the input that was running when an allocation
+/// was refused; left behind only when that refusal aborted the process.
+pub const IN_FLIGHT: &str = "alloc-in-flight";
+
 /// Runs one input, catching a panic.
+///
+/// An allocation refused by the bounded allocator while this input ran makes the outcome a
+/// crash of this input, even when the code under test handled the failure (a fallible
+/// reservation of a size read from the input and trusted is still an unbounded allocation).
 pub fn run_input(t: &Target, data: &[u8]) -> Outcome {
-    match std::panic::catch_unwind(AssertUnwindSafe(|| (t.run)(data))) {
+    alloc::REFUSED.store(0, Ordering::Relaxed);
+    let out = std::panic::catch_unwind(AssertUnwindSafe(|| (t.run)(data)));
+    let refused = alloc::REFUSED.swap(0, Ordering::Relaxed);
+    if refused != 0 {
+        return Outcome::Panic(format!(
+            "unbounded allocation: {refused} bytes requested at once"
+        ));
+    }
+    match out {
         Ok(Ok(s)) => Outcome::Ok(s),
         Ok(Err(s)) => Outcome::Err(s),
         Err(p) => Outcome::Panic(
@@ -117,7 +134,7 @@ pub fn seeds(t: &Target, dirs: &[PathBuf], max_len: usize) -> Vec<(PathBuf, Vec<
 }
 
 /// The input being executed (for the hang watchdog and the allocation guard).
-static CURRENT: Mutex<Vec<u8>> = Mutex::new(Vec::new());
+pub(crate) static CURRENT: Mutex<Vec<u8>> = Mutex::new(Vec::new());
 /// Milliseconds since [`EPOCH`] at which the current input started (0: idle).
 static STARTED: AtomicU64 = AtomicU64::new(0);
 static EPOCH: OnceLock<Instant> = OnceLock::new();
@@ -141,26 +158,20 @@ pub fn fnv(data: &[u8]) -> u64 {
     })
 }
 
-/// Starts the watchdog: an input running past `hang`, or one whose allocation was refused,
-/// is saved under `crashes` and the process exits with status 3.
+/// Starts the watchdog: an input running past `hang` is saved under `crashes` and the process
+/// exits with status 3. (A refused allocation is reported by [`run_input`] for the input that
+/// caused it.)
 fn watchdog(hang: Duration, crashes: Option<PathBuf>) {
     std::thread::spawn(move || loop {
         std::thread::sleep(Duration::from_millis(50));
         let s = STARTED.load(Ordering::Relaxed);
-        let refused = alloc::REFUSED.load(Ordering::Relaxed);
         let hung = s != 0 && now_ms() - s > hang.as_millis() as u64;
-        if hung || refused != 0 {
+        if hung {
             let data = CURRENT.lock().map(|v| v.clone()).unwrap_or_default();
-            let kind = if hung { "hang" } else { "alloc" };
-            let path = crashes.as_deref().and_then(|d| save(d, kind, &data));
+            let path = crashes.as_deref().and_then(|d| save(d, "hang", &data));
             eprintln!(
-                "fuzz: {} ({}), input saved as {}",
-                if hung {
-                    format!("an input ran longer than {} ms", hang.as_millis())
-                } else {
-                    format!("an allocation of {refused} bytes was refused")
-                },
-                kind,
+                "fuzz: an input ran longer than {} ms (hang), input saved as {}",
+                hang.as_millis(),
                 path.map_or("(nowhere)".into(), |p| p.display().to_string())
             );
             let _ = std::io::stderr().flush();
@@ -193,6 +204,14 @@ pub fn fuzz(t: &Target, o: &Options) -> Report {
         corpus.push(Vec::new());
     }
     alloc::LIMIT.store(o.max_alloc, Ordering::Relaxed);
+    let in_flight = crashes_dir.as_ref().map(|d| d.join(IN_FLIGHT));
+    if let Some(p) = &in_flight {
+        let opened = std::fs::create_dir_all(crashes_dir.as_deref().unwrap_or(Path::new(".")))
+            .and_then(|_| std::fs::File::create(p));
+        if let (Ok(f), Ok(mut g)) = (opened, alloc::LAST_WORDS.lock()) {
+            *g = Some(f);
+        }
+    }
     watchdog(o.hang, crashes_dir.clone());
     // Silence the default panic output; panics are reported here.
     let hook = std::panic::take_hook();
@@ -242,6 +261,13 @@ pub fn fuzz(t: &Target, o: &Options) -> Report {
         }
     }
     std::panic::set_hook(hook);
+    // Still here: no refused allocation aborted the process, so the in-flight copy is moot.
+    if let Ok(mut g) = alloc::LAST_WORDS.lock() {
+        *g = None;
+    }
+    if let Some(p) = &in_flight {
+        let _ = std::fs::remove_file(p);
+    }
     report.corpus = corpus.len();
     report.shapes = shapes.len();
     report.seconds = t0.elapsed().as_secs_f64();

@@ -181,12 +181,39 @@ pub struct Variable {
 }
 
 impl Variable {
-    /// Total size in bytes (0 for an unsized extern array).
+    /// Total size in bytes (0 for an unsized extern array; saturates at `u64::MAX`, which the
+    /// parser refuses through [`Variable::checked_size_bytes`] and [`max_var_bytes`]).
     pub fn size_bytes(&self) -> u64 {
-        let elems: u64 = self.dims.iter().map(|d| d.unwrap_or(0)).product();
-        elems.max(if self.dims.is_empty() { 1 } else { 0 })
-            * self.ty.size() as u64
-            * self.vec as u64
+        self.checked_size_bytes().unwrap_or(u64::MAX)
+    }
+
+    /// Total size in bytes, `None` when the declared dimensions overflow 64 bits.
+    pub fn checked_size_bytes(&self) -> Option<u64> {
+        let elems = self
+            .dims
+            .iter()
+            .try_fold(1u64, |acc, d| acc.checked_mul(d.unwrap_or(0)))?;
+        elems
+            .max(if self.dims.is_empty() { 1 } else { 0 })
+            .checked_mul(self.ty.size() as u64)?
+            .checked_mul(self.vec as u64)
+    }
+}
+
+/// The largest variable the simulator accepts in state space `space`, in bytes: the CUDA limits
+/// where there is one (64 KiB of `__constant__` memory, 512 KiB of local memory per thread,
+/// 32,764 bytes of kernel parameters on compute capability 7.0+, rounded up to 32 KiB), 256 KiB of
+/// static shared memory (above every GPU's 228 KiB), and 1 GiB for a module-scope `.global`
+/// variable (a `__device__` array; larger data belongs in buffers the host allocates). A
+/// declaration above the bound is refused by the parser, so that a mistyped or hostile length
+/// cannot make the loader reserve gigabytes.
+pub fn max_var_bytes(space: StateSpace) -> u64 {
+    match space {
+        StateSpace::Const => 64 << 10,
+        StateSpace::Local => 512 << 10,
+        StateSpace::Param => 32 << 10,
+        StateSpace::Shared | StateSpace::SharedCluster => 256 << 10,
+        _ => 1 << 30,
     }
 }
 

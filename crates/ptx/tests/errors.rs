@@ -280,3 +280,32 @@ fn module_errors() {
     );
     whole_err_at(".version 7.0\n", 1, 1, "missing `.target`");
 }
+
+/// Declared sizes are bounded per state space (a hostile length cannot make the loader reserve
+/// gigabytes), overflowing dimensions are refused, and the bounds themselves are accepted.
+#[test]
+fn oversized_variables_are_refused() {
+    whole_err(
+        &format!("{HEAD}.global .align 8 .u64 pp[4294967295];\n"),
+        4,
+        "pp",
+        "`pp` declares 34359738360 bytes of .global memory; the limit is 1073741824 bytes",
+    );
+    whole_err(
+        &format!("{HEAD}.const .b8 c[65537];\n"),
+        4,
+        "c[",
+        "of .const memory; the limit is 65536",
+    );
+    whole_err(
+        &format!("{HEAD}.global .b32 g[4294967296][4294967296];\n"),
+        4,
+        "g[",
+        "more than 2^64 bytes",
+    );
+    body_err(".local .b8 depot[600000];", 8, "depot", "of .local memory");
+    let ok = format!("{HEAD}.const .b8 c[65536];\n.global .b8 g[1073741824];\n");
+    let m = parse(&ok, "ok.ptx").expect("the bounds themselves are accepted");
+    assert_eq!(m.globals[0].size_bytes(), 65536);
+    assert_eq!(m.globals[1].size_bytes(), 1 << 30);
+}

@@ -28,11 +28,21 @@ pub fn find(name: &str) -> Option<&'static Target> {
 }
 
 /// An error message reduced to its shape: digits and quoted names dropped, so that the same
-/// error at another line or on another key counts once.
+/// error at another line or on another key counts once. A message that echoes raw input
+/// (unbalanced quotes, control or non-ASCII characters) loses everything from its first quote
+/// or odd character on, so that random bytes do not make every input a "new" outcome.
 pub fn shape(msg: &str) -> String {
+    let quotes = msg
+        .chars()
+        .filter(|c| matches!(c, '`' | '"' | '\''))
+        .count();
     let mut out = String::new();
     let mut quoted = false;
     for c in msg.chars() {
+        if !(c.is_ascii_graphic() || c == ' ') || (quotes % 2 == 1 && c == '`') {
+            out.push('~');
+            break;
+        }
         match c {
             '`' | '"' | '\'' => {
                 quoted = !quoted;

@@ -104,6 +104,20 @@ impl<'a> Parser<'a> {
                 linkage,
                 loc: if out.is_empty() { loc } else { Self::loc(nt) },
             };
+            let limit = max_var_bytes(v.space);
+            match v.checked_size_bytes() {
+                Some(b) if b <= limit => {}
+                size => {
+                    return Err(self.err_at(
+                        nt,
+                        format!(
+                            "`{name}` declares {} bytes of .{} memory; the limit is {limit} bytes",
+                            size.map_or("more than 2^64".to_string(), |b| b.to_string()),
+                            format!("{:?}", v.space).to_lowercase()
+                        ),
+                    ))
+                }
+            }
             let cap = v.size_bytes() / (ty.size() as u64).max(1);
             if !v.init.is_empty() && v.init.len() as u64 > cap.max(1) {
                 return Err(self.err_at(
