@@ -6,9 +6,11 @@
 //! * [`req`]: the request API every requester (CPU core, GPGPU, 3D-pipeline unit) uses.
 //! * [`mem`]: the shared memory side: [`ring`], [`llc`] (16 MB SRRIP), [`dram`] (DDR3-2133).
 //! * [`policy`]: the memory-scheduling policies of §5 (registry).
+//! * [`cpu`]: trace-driven out-of-order CPU cores, recorded traces and SPEC substitutes.
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod cpu;
 pub mod dram;
 pub mod llc;
 pub mod mem;
