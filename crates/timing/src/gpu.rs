@@ -23,6 +23,7 @@
 use crate::config::GpuConfig;
 use crate::core::sm::Sm;
 use crate::dram::addrmap::AddrMap;
+use crate::dram::port::MemoryPort;
 use crate::dram::Channel;
 use crate::mem::icnt::{Network, Sources};
 use crate::mem::l2::L2Slice;
@@ -85,6 +86,8 @@ pub struct Gpu {
     reply_net: Network,
     slices: Vec<L2Slice>,
     channels: Vec<Channel>,
+    /// External memory replacing `channels` ([`crate::dram::port`]).
+    port: Option<Box<dyn MemoryPort>>,
     spc: usize,
     team: Option<Team>,
     /// Scratch list of reply destinations.
@@ -132,6 +135,7 @@ impl Gpu {
             channels: (0..cfg.dram.channels)
                 .map(|_| Channel::new(&cfg.dram))
                 .collect(),
+            port: None,
             spc,
             team: (threads > 1).then(|| Team::new(threads.min(n_sm.max(1)))),
             scratch: Vec::new(),
@@ -166,6 +170,28 @@ impl Gpu {
             .collect();
         v.sort_by_key(|w| (w.cta, w.warp));
         v
+    }
+
+    /// Sends the L2 slices' DRAM traffic to `p` instead of the GPU's channels (a heterogeneous
+    /// processor's shared memory side). Whole-GPU idle skipping is off while a port is installed
+    /// (the port must see every cycle).
+    pub fn set_memory_port(&mut self, p: Box<dyn MemoryPort>) {
+        self.port = Some(p);
+    }
+
+    /// Removes the installed memory port.
+    pub fn take_memory_port(&mut self) -> Option<Box<dyn MemoryPort>> {
+        self.port.take()
+    }
+
+    /// Installs a criticality observer on every SM: `make(sm index)` ([`crate::core::probe`]).
+    pub fn set_sm_probes(
+        &mut self,
+        make: &mut dyn FnMut(usize) -> Box<dyn crate::core::probe::SmProbe>,
+    ) {
+        for (i, s) in self.sms.iter_mut().enumerate() {
+            s.set_probe(make(i));
+        }
     }
 
     /// The configuration.
@@ -221,6 +247,10 @@ impl Gpu {
 
     fn dram_tick(&mut self) {
         let now = self.cyc[DRAM];
+        if let Some(p) = &mut self.port {
+            p.cycle(now);
+            return;
+        }
         for c in &mut self.channels {
             c.cycle(now);
         }
@@ -229,6 +259,11 @@ impl Gpu {
     fn l2_tick(&mut self) {
         let now = self.cyc[L2];
         let dnow = self.cyc[DRAM];
+        if let Some(p) = &mut self.port {
+            while let Some(r) = p.pop_return(dnow) {
+                self.slices[r.slice as usize].dram_return(now, &r);
+            }
+        }
         for c in &mut self.channels {
             while let Some(r) = c.peek_return(dnow) {
                 self.slices[r.slice as usize].dram_return(now, r);
@@ -238,9 +273,14 @@ impl Gpu {
         for (i, s) in self.slices.iter_mut().enumerate() {
             s.cycle(now);
             if let Some(d) = s.to_dram.front() {
-                let ch = &mut self.channels[i / self.spc];
-                if ch.can_accept(d.write) {
-                    ch.push(*d);
+                let ch = i / self.spc;
+                if let Some(p) = &mut self.port {
+                    if p.can_accept(ch, d.write) {
+                        p.push(ch, *d);
+                        s.to_dram.pop_front();
+                    }
+                } else if self.channels[ch].can_accept(d.write) {
+                    self.channels[ch].push(*d);
                     s.to_dram.pop_front();
                 }
             }
@@ -315,6 +355,7 @@ impl Gpu {
             || self.reply_net.busy()
             || self.slices.iter().any(|s| s.busy())
             || self.channels.iter().any(|c| c.busy())
+            || self.port.as_ref().is_some_and(|p| p.busy())
     }
 
     /// Femtosecond time of cycle `c` (`>= cyc[d]`) of clock domain `d`.
@@ -492,7 +533,7 @@ impl Gpu {
                 continue;
             }
             let now = self.cyc[CORE];
-            let skip = if self.cfg.sim.skip_idle {
+            let skip = if self.cfg.sim.skip_idle && self.port.is_none() {
                 let cap_dl = if self.memory_busy() {
                     u64::MAX
                 } else {
@@ -653,6 +694,11 @@ impl TimingRunner {
     /// Threads stepping the SMs (as asked at construction, at least 1).
     pub fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// The simulated GPU (to install a memory port or SM probes before running).
+    pub fn gpu_mut(&mut self) -> &mut Gpu {
+        &mut self.gpu
     }
 
     /// The configuration.

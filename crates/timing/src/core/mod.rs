@@ -2,6 +2,7 @@
 //! schedulers ([`sched`]), the criticality prediction logic ([`cpl`]).
 
 pub mod cpl;
+pub mod probe;
 pub mod sched;
 pub mod sm;
 pub mod warp;

@@ -102,6 +102,9 @@ pub struct Warp {
     /// a load that missed in the L1D (a subset of `sb`; set when the miss happens, cleared when
     /// the load writes back).
     pub missed: Scoreboard,
+    /// With an [`crate::core::probe::SmProbe`] installed: (register, PC of the L1D-missing load
+    /// that will write it), for the registers of `missed`.
+    pub miss_pcs: Vec<(u16, u64)>,
     /// PC of the last fetched instruction (diagnostics).
     pub last_pc: u64,
     /// L1I line (code address / line size) whose fill the newest I-buffer entry waits for.
@@ -142,6 +145,7 @@ impl Default for Warp {
             pending_loads: 0,
             sb: Scoreboard::default(),
             missed: Scoreboard::default(),
+            miss_pcs: Vec::new(),
             last_pc: 0,
             imiss: None,
             refetch: false,

@@ -13,6 +13,7 @@
 //! row conflict per write).
 
 pub mod addrmap;
+pub mod port;
 pub mod sched;
 
 use crate::config::DramConfig;
@@ -46,6 +47,10 @@ pub struct DramReq {
     pub bursts_done: u8,
     /// An activate was issued for this request.
     pub activated: bool,
+    /// Criticality bit of the L1D miss that caused this request (see [`crate::core::probe`]).
+    pub crit: bool,
+    /// SM of that miss (0 for write-backs).
+    pub sm: u16,
 }
 
 #[derive(Debug, Clone, Copy, Default)]

@@ -233,6 +233,7 @@ mod tests {
             slice,
             id: 0,
             born: 0,
+            crit: false,
         }
     }
 

@@ -131,6 +131,7 @@ impl L1 {
             slice: map.slice(addr) as u16,
             id: 0,
             born: 0,
+            crit: false,
         }
     }
 

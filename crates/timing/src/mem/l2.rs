@@ -29,6 +29,7 @@ impl Default for MemReq {
             slice: 0,
             id: 0,
             born: 0,
+            crit: false,
         }
     }
 }
@@ -269,6 +270,7 @@ impl L2Slice {
     /// A store sent on to DRAM, carrying its acknowledgement when the SM waits for one.
     fn store_to_dram(&self, r: &MemReq) -> DramReq {
         let mut d = self.dram_req(r.addr, r.bytes, true);
+        (d.crit, d.sm) = (r.crit, r.sm);
         if r.acked_store() {
             d.ack = Some(Self::ack_of(r));
         }
@@ -340,7 +342,8 @@ impl L2Slice {
                     (_, Lookup::Hit(_) | Lookup::SectorMiss(_)) => self.cache.invalidate(line),
                     _ => {}
                 }
-                let d = self.dram_req(r.addr, r.bytes, true);
+                let mut d = self.dram_req(r.addr, r.bytes, true);
+                (d.crit, d.sm) = (r.crit, r.sm);
                 self.to_dram.push_back(d);
                 self.count(matches!(look, Lookup::Hit(_)), true);
                 Outcome::Done
@@ -386,7 +389,8 @@ impl L2Slice {
                     }
                     self.mshr.open(line, *r);
                     let lb = self.cache.line_bytes();
-                    let d = self.dram_req(r.addr & !(lb - 1), lb as u32, false);
+                    let mut d = self.dram_req(r.addr & !(lb - 1), lb as u32, false);
+                    (d.crit, d.sm) = (r.crit, r.sm);
                     self.to_dram.push_back(d);
                     self.count(false, false);
                     Outcome::Done

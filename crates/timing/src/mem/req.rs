@@ -51,6 +51,9 @@ pub struct MemReq {
     /// Core cycle at which the SM sent the request into the interconnect (carried by its reply:
     /// memory-latency statistics).
     pub born: u64,
+    /// Criticality bit of an L1D miss set by an installed [`crate::core::probe::SmProbe`]
+    /// (document 004 §3); false otherwise.
+    pub crit: bool,
 }
 
 impl MemReq {

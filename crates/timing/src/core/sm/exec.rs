@@ -21,6 +21,10 @@ impl Sm {
                     wp.missed.release(r);
                 }
             }
+            if tr.missed && !wp.miss_pcs.is_empty() {
+                let regs = &tr.regs[..tr.n as usize];
+                wp.miss_pcs.retain(|(r, _)| !regs.contains(r));
+            }
             wp.inflight -= 1;
             wp.pending_loads -= 1;
             self.free_trackers.push(t);
@@ -62,6 +66,7 @@ impl Sm {
         }
         if l.next < l.ntx {
             let t = l.txns[l.next];
+            let queued = self.l1d.miss_queue.len();
             let unit = match l.src {
                 ReqSrc::L1d => &mut self.l1d,
                 ReqSrc::Const => &mut self.cc,
@@ -96,6 +101,15 @@ impl Sm {
                     }
                 }
                 Outcome::Miss => {
+                    if let (Some(p), ReqSrc::L1d) = (self.probe.as_mut(), self.ldst.src) {
+                        if self.l1d.miss_queue.len() > queued {
+                            let store = self.ldst.kind == AccessKind::Store;
+                            let c = p.mark_miss(self.ldst.pc, store);
+                            for r in self.l1d.miss_queue.range_mut(queued..) {
+                                r.crit = c;
+                            }
+                        }
+                    }
                     if self.ldst.kind == AccessKind::Store {
                         // The store's acknowledgement is now outstanding.
                         self.warps[self.ldst.warp as usize].inflight += 1;
@@ -108,6 +122,9 @@ impl Sm {
                             let wp = &mut self.warps[tr.warp as usize];
                             for &r in &tr.regs[..tr.n as usize] {
                                 wp.missed.reserve(r);
+                                if self.probe.is_some() {
+                                    wp.miss_pcs.push((r, tr.pc));
+                                }
                             }
                         }
                     }
@@ -250,6 +267,7 @@ impl Sm {
                 regs,
                 pending: 1,
                 missed: false,
+                pc: inst.pc,
             };
             t
         } else {

@@ -295,6 +295,7 @@ impl Sm {
                     slice: self.map.slice(addr) as u16,
                     id: u32::MAX,
                     born: 0,
+                    crit: false,
                 });
             }
             self.imiss_unsent &= !(1 << w);

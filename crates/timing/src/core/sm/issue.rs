@@ -221,8 +221,10 @@ impl Sm {
     pub(super) fn issue(&mut self, now: u64) {
         let mut free = self.free_units();
         let mut whys = [None; 64];
+        let (mut issued, mut operand_wait) = (0u32, false);
         for s in 0..self.n_sched {
             let (mask, ready, long_wait, why) = self.classify_into(s, now, &free, &mut whys);
+            self.probe_cycle.ready_warps += ready.count_ones();
             let view = SchedView {
                 valid: mask,
                 ready,
@@ -258,12 +260,37 @@ impl Sm {
                     let tb = self.tb_of(w);
                     self.cpl.on_issue(w, idx, now, tb);
                     self.issue_warp(w, &mut free);
+                    issued += 1;
                 }
                 _ => {
+                    operand_wait |= matches!(why, Why::DataHazard | Why::MemData);
                     self.count_stall(why, 1);
                     if self.attribute {
                         self.probe_all(mask, now, 1, &whys);
                     }
+                }
+            }
+        }
+        self.probe_cycle.issued = issued;
+        self.probe_cycle.operand_stall = issued == 0 && operand_wait;
+        if self.probe.is_some() {
+            self.probe_stalls(&whys);
+        }
+    }
+
+    /// Reports to the probe every warp whose next instruction waits on an L1D-missing load.
+    fn probe_stalls(&mut self, whys: &[Option<Why>; 64]) {
+        let Some(p) = self.probe.as_mut() else {
+            return;
+        };
+        for (w, why) in whys.iter().enumerate() {
+            let wp = &self.warps[w];
+            if *why != Some(Why::MemData) || !wp.live || wp.len == 0 {
+                continue;
+            }
+            if let Some(r) = wp.sb.hazard_in(&wp.missed, &wp.ibuf[wp.head as usize]) {
+                if let Some(&(_, pc)) = wp.miss_pcs.iter().find(|(x, _)| *x == r) {
+                    p.stall_on_miss(pc);
                 }
             }
         }

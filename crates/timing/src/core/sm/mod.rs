@@ -65,6 +65,8 @@ struct Tracker {
     pending: u32,
     /// One of its L1D accesses missed (its registers are then marked in [`Warp::missed`]).
     missed: bool,
+    /// PC of the load.
+    pc: u64,
 }
 
 #[derive(Clone)]
@@ -199,6 +201,10 @@ pub struct Sm {
     pub finished: Vec<u32>,
     /// Something issued or a reply was consumed this cycle.
     pub progressed: bool,
+    /// Criticality observer (document 004 §3), if installed.
+    probe: Option<Box<dyn crate::core::probe::SmProbe>>,
+    /// This cycle's activity for the probe.
+    probe_cycle: crate::core::probe::SmCycle,
     /// A warp exited this cycle.
     pub exited_warp: bool,
     /// Pipeline counters.
@@ -319,6 +325,8 @@ impl Sm {
             in_q: VecDeque::with_capacity(cfg.icnt.ejection_buffer as usize),
             finished: Vec::with_capacity(c.max_ctas as usize),
             progressed: false,
+            probe: None,
+            probe_cycle: Default::default(),
             exited_warp: false,
             stats: CoreStats::default(),
             stalls: StallStats::default(),
@@ -481,6 +489,11 @@ impl Sm {
         self.in_q.len() < self.in_cap
     }
 
+    /// Installs a criticality observer ([`crate::core::probe`]).
+    pub fn set_probe(&mut self, p: Box<dyn crate::core::probe::SmProbe>) {
+        self.probe = Some(p);
+    }
+
     /// Parallel phase: one core cycle of the pipeline.
     pub fn cycle(&mut self, now: u64) {
         self.progressed = false;
@@ -515,8 +528,12 @@ impl Sm {
                     if branch {
                         wp.branch_pending = false;
                     }
+                    self.probe_cycle.committed += 1;
                 }
-                Ev::Tracker(t) => self.tracker_done(t),
+                Ev::Tracker(t) => {
+                    self.probe_cycle.committed += 1;
+                    self.tracker_done(t)
+                }
             }
         }
         // One reply per cycle fills the L1D or the constant cache.
@@ -555,6 +572,11 @@ impl Sm {
         self.collect_and_dispatch(now);
         self.issue(now);
         self.retire(now);
+        if let Some(p) = &mut self.probe {
+            self.probe_cycle.live_warps = self.warps.iter().filter(|w| w.live).count() as u32;
+            p.cycle(&self.probe_cycle);
+        }
+        self.probe_cycle = Default::default();
         let live = self.used_warps.count_ones() as u64;
         self.stats.warp_cycles += live;
         if live > 0 {

@@ -1,0 +1,33 @@
+//! Per-SM observation hook for criticality estimators outside this crate (document 004 §3: the
+//! GPGPU access-criticality algorithm of `crates/hetero`). An installed [`SmProbe`] sees each
+//! SM cycle's dispatch and commit activity and the stalls caused by loads that missed the L1D,
+//! and sets the criticality bit ([`crate::mem::req::MemReq::crit`], carried to
+//! [`crate::dram::DramReq::crit`]) of every L1D miss. Without a probe nothing changes.
+
+/// What one SM did in one core cycle.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SmCycle {
+    /// No warp was dispatched although some warp waited only on a pending source operand
+    /// (a scheduler's closest reason was a data hazard or a pending load).
+    pub operand_stall: bool,
+    /// Instructions that wrote back (committed) this cycle.
+    pub committed: u32,
+    /// Warp instructions dispatched this cycle.
+    pub issued: u32,
+    /// Warps ready to issue (all schedulers).
+    pub ready_warps: u32,
+    /// Live warps on the SM.
+    pub live_warps: u32,
+}
+
+/// An observer of one SM; methods are called from the SM's (possibly parallel) cycle.
+pub trait SmProbe: Send {
+    /// End of an SM cycle.
+    fn cycle(&mut self, c: &SmCycle);
+    /// A warp's next instruction stalled this cycle on a register whose producer is the load at
+    /// `pc` that missed in the L1D.
+    fn stall_on_miss(&mut self, pc: u64);
+    /// A load (or store) at `pc` missed in the L1D and goes to the memory side: its criticality
+    /// bit.
+    fn mark_miss(&mut self, pc: u64, store: bool) -> bool;
+}
