@@ -6,15 +6,19 @@
 //! * [`req`]: the request API every requester (CPU core, GPGPU, 3D-pipeline unit) uses.
 //! * [`mem`]: the shared memory side: [`ring`], [`llc`] (16 MB SRRIP), [`dram`] (DDR3-2133).
 //! * [`policy`]: the memory-scheduling policies of §5 (registry).
+//! * [`port`]: the GPU timing model's L2 misses into the shared memory side.
+//! * [`crit`]: GPGPU access criticality (§3) on the GPU timing model's SMs.
 //! * [`cpu`]: trace-driven out-of-order CPU cores, recorded traces and SPEC substitutes.
 #![deny(missing_docs)]
 
 pub mod config;
 pub mod cpu;
+pub mod crit;
 pub mod dram;
 pub mod llc;
 pub mod mem;
 pub mod policy;
+pub mod port;
 pub mod req;
 pub mod ring;
 

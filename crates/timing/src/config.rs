@@ -92,6 +92,10 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("qv100", include_str!("../../../configs/qv100.toml")),
     ("rtx3070", include_str!("../../../configs/rtx3070.toml")),
     ("h100", include_str!("../../../configs/h100.toml")),
+    (
+        "hetero-gpu",
+        include_str!("../../../configs/hetero-gpu.toml"),
+    ),
 ];
 
 /// Clock frequencies of the four domains (spec 000 §1.3: 700/700/700/924 MHz).

@@ -1,0 +1,327 @@
+//! GPGPU access criticality (spec 004 §3, Section 4.1.2 of the document): a two-level estimator
+//! per shader core, installed on the GPU timing model's SMs as a
+//! [`warpforge_timing::core::probe::SmProbe`].
+//!
+//! * Level 1: 8-bit saturating `InputStall` (+1 when the front end dispatched nothing because of
+//!   pending source operands, else -1) and `OutputStall` (+1 when nothing committed, else -1),
+//!   both starting at 128; the core is **bottlenecked** iff both are above 128.
+//! * Level 2: a 16-entry fully associative LRU **stall table** of (PC, stall cycles): when a
+//!   warp's next instruction waits on a register whose producer is a load that missed the
+//!   private L1D, that load's PC gains one stall cycle (inserted if absent). Every `period` core
+//!   cycles the top PCs are recomputed, the minimal prefix (by stall cycles, descending) covering
+//!   at least 90% of the table's stall cycles [INTERP §10.4 item 8], and the counts are halved
+//!   [INTERP item 7].
+//! * Marking of a load/store that misses the L1D: not bottlenecked -> non-critical; PC among the
+//!   top PCs -> critical; PC absent from the table -> critical iff the GPU-wide LLC miss rate of
+//!   the last period is <= 80%; otherwise non-critical.
+//!
+//! The shared [`GpuShared`] carries the LLC miss rate in (from the memory side) and the GPU's
+//! retired instructions and ready-warp counts out (for the all-GPU probe and HeLM).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+use warpforge_timing::core::probe::{SmCycle, SmProbe};
+
+/// Stall-table entries per core (document: 16).
+pub const TABLE_ENTRIES: usize = 16;
+/// Bits of one stall-table entry: 32-bit PC, 32-bit stall count, valid, 4 LRU bits (document).
+pub const ENTRY_BITS: u64 = 32 + 32 + 1 + 4;
+/// Bits of the two stall counters of a core.
+pub const COUNTER_BITS: u64 = 2 * 8;
+
+/// Storage of the GPGPU estimator for `cores` shader cores, bytes (spec 004 §6: ≈2.2 KB for 16).
+pub fn gpgpu_bytes(cores: u64) -> f64 {
+    (cores * (COUNTER_BITS + TABLE_ENTRIES as u64 * ENTRY_BITS)) as f64 / 8.0
+}
+
+/// State shared by the per-SM probes and the memory side (atomics: SMs step in parallel).
+#[derive(Debug, Default)]
+pub struct GpuShared {
+    /// Warp instructions dispatched, all SMs.
+    pub insts: AtomicU64,
+    /// Sum over SM cycles of ready warps.
+    pub ready: AtomicU64,
+    /// Sum over SM cycles of live warps.
+    pub live: AtomicU64,
+    /// GPU LLC miss rate of the last period, parts per million (written by the memory side).
+    pub llc_miss_ppm: AtomicU32,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    pc: u64,
+    stall: u64,
+    lru: u64,
+    valid: bool,
+}
+
+/// Counters of one core's estimator.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CritStats {
+    /// L1D misses marked.
+    pub misses: u64,
+    /// Of which critical.
+    pub critical: u64,
+    /// Core cycles bottlenecked.
+    pub bottlenecked_cycles: u64,
+    /// Cycles observed.
+    pub cycles: u64,
+    /// Per PC: (stall cycles accumulated in the table, L1D misses), whole run.
+    pub per_pc: HashMap<u64, (u64, u64)>,
+}
+
+/// The estimator of one shader core.
+pub struct CritProbe {
+    input: u8,
+    output: u8,
+    table: [Entry; TABLE_ENTRIES],
+    top: Vec<u64>,
+    clock: u64,
+    period: u64,
+    shared: Arc<GpuShared>,
+    local: (u64, u64, u64),
+    /// Counters (shared with the experiment through the handle returned by [`CritProbe::new`]).
+    pub stats: Arc<std::sync::Mutex<CritStats>>,
+    pending: CritStats,
+}
+
+const FLUSH: u64 = 256;
+
+impl CritProbe {
+    /// An estimator recomputing its top PCs every `period` core cycles.
+    pub fn new(period: u64, shared: Arc<GpuShared>) -> Self {
+        Self {
+            input: 128,
+            output: 128,
+            table: [Entry::default(); TABLE_ENTRIES],
+            top: Vec::new(),
+            clock: 0,
+            period: period.max(1),
+            shared,
+            local: (0, 0, 0),
+            stats: Arc::default(),
+            pending: CritStats::default(),
+        }
+    }
+
+    fn bump(c: &mut u8, up: bool) {
+        *c = if up {
+            c.saturating_add(1)
+        } else {
+            c.saturating_sub(1)
+        };
+    }
+
+    /// Level 1: both stall counters above the mid-point.
+    pub fn bottlenecked(&self) -> bool {
+        self.input > 128 && self.output > 128
+    }
+
+    fn recompute_top(&mut self) {
+        let mut v: Vec<Entry> = self.table.iter().copied().filter(|e| e.valid).collect();
+        v.sort_by_key(|e| (std::cmp::Reverse(e.stall), e.pc));
+        let total: u64 = v.iter().map(|e| e.stall).sum();
+        self.top.clear();
+        let mut acc = 0;
+        for e in v {
+            if total == 0 || acc * 10 >= total * 9 {
+                break;
+            }
+            acc += e.stall;
+            self.top.push(e.pc);
+        }
+        for e in &mut self.table {
+            e.stall /= 2;
+        }
+    }
+
+    fn flush(&mut self) {
+        let (i, r, l) = std::mem::take(&mut self.local);
+        self.shared.insts.fetch_add(i, Ordering::Relaxed);
+        self.shared.ready.fetch_add(r, Ordering::Relaxed);
+        self.shared.live.fetch_add(l, Ordering::Relaxed);
+        let mut s = self.stats.lock().expect("stats");
+        let p = std::mem::take(&mut self.pending);
+        s.misses += p.misses;
+        s.critical += p.critical;
+        s.bottlenecked_cycles += p.bottlenecked_cycles;
+        s.cycles += p.cycles;
+        for (pc, (st, m)) in p.per_pc {
+            let e = s.per_pc.entry(pc).or_default();
+            e.0 += st;
+            e.1 += m;
+        }
+    }
+
+    /// The current top-PC set (for tests and reports).
+    pub fn top_pcs(&self) -> &[u64] {
+        &self.top
+    }
+}
+
+impl Drop for CritProbe {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+impl SmProbe for CritProbe {
+    fn cycle(&mut self, c: &SmCycle) {
+        Self::bump(&mut self.input, c.operand_stall);
+        Self::bump(&mut self.output, c.committed == 0);
+        self.clock += 1;
+        self.pending.cycles += 1;
+        self.pending.bottlenecked_cycles += self.bottlenecked() as u64;
+        self.local.0 += c.issued as u64;
+        self.local.1 += c.ready_warps as u64;
+        self.local.2 += c.live_warps as u64;
+        if self.clock % self.period == 0 {
+            self.recompute_top();
+        }
+        if self.clock % FLUSH == 0 {
+            self.flush();
+        }
+    }
+
+    fn stall_on_miss(&mut self, pc: u64) {
+        self.pending.per_pc.entry(pc).or_default().0 += 1;
+        let clock = self.clock;
+        if let Some(e) = self.table.iter_mut().find(|e| e.valid && e.pc == pc) {
+            e.stall += 1;
+            e.lru = clock;
+            return;
+        }
+        let victim = self
+            .table
+            .iter_mut()
+            .min_by_key(|e| if e.valid { e.lru + 1 } else { 0 })
+            .expect("16 entries");
+        *victim = Entry {
+            pc,
+            stall: 1,
+            lru: clock,
+            valid: true,
+        };
+    }
+
+    fn mark_miss(&mut self, pc: u64, _store: bool) -> bool {
+        self.pending.misses += 1;
+        self.pending.per_pc.entry(pc).or_default().1 += 1;
+        let crit = if !self.bottlenecked() {
+            false
+        } else if self.top.contains(&pc) {
+            true
+        } else if !self.table.iter().any(|e| e.valid && e.pc == pc) {
+            self.shared.llc_miss_ppm.load(Ordering::Relaxed) <= 800_000
+        } else {
+            false
+        };
+        self.pending.critical += crit as u64;
+        crit
+    }
+}
+
+/// Fraction of L1D misses whose PC is among the `n` PCs with the most stall cycles (claim 17),
+/// over the per-PC counts of every core.
+pub fn top_n_coverage(stats: &[CritStats], n: usize) -> f64 {
+    let mut per: HashMap<u64, (u64, u64)> = HashMap::new();
+    for s in stats {
+        for (&pc, &(st, m)) in &s.per_pc {
+            let e = per.entry(pc).or_default();
+            e.0 += st;
+            e.1 += m;
+        }
+    }
+    let total: u64 = per.values().map(|v| v.1).sum();
+    if total == 0 {
+        return 0.0;
+    }
+    let mut v: Vec<(u64, u64, u64)> = per.into_iter().map(|(pc, (s, m))| (s, pc, m)).collect();
+    v.sort_by_key(|&(s, pc, _)| (std::cmp::Reverse(s), pc));
+    v.iter().take(n).map(|x| x.2).sum::<u64>() as f64 / total as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probe() -> CritProbe {
+        CritProbe::new(100, Arc::default())
+    }
+
+    fn stalled(p: &mut CritProbe, n: usize, stall: bool) {
+        for _ in 0..n {
+            p.cycle(&SmCycle {
+                operand_stall: stall,
+                committed: (!stall) as u32,
+                ..Default::default()
+            });
+        }
+    }
+
+    #[test]
+    fn level_one_needs_both_counters_above_the_midpoint() {
+        let mut p = probe();
+        assert!(!p.bottlenecked());
+        stalled(&mut p, 10, true);
+        assert!(p.bottlenecked());
+        assert!(!p.mark_miss(0x40, false) || p.bottlenecked());
+        stalled(&mut p, 20, false);
+        assert!(!p.bottlenecked());
+        assert!(!p.mark_miss(0x40, false), "not bottlenecked: non-critical");
+        // Only input stalls (commits keep happening): not bottlenecked.
+        let mut q = probe();
+        for _ in 0..50 {
+            q.cycle(&SmCycle {
+                operand_stall: true,
+                committed: 1,
+                ..Default::default()
+            });
+        }
+        assert!(!q.bottlenecked());
+    }
+
+    #[test]
+    fn marking_rule_of_section_3() {
+        let mut p = probe();
+        // PC 0x10 causes 95% of the stalls, 0x20 5%.
+        for _ in 0..95 {
+            p.stall_on_miss(0x10);
+        }
+        for _ in 0..5 {
+            p.stall_on_miss(0x20);
+        }
+        stalled(&mut p, 100, true); // period end: top set computed, core bottlenecked
+        assert_eq!(p.top_pcs(), &[0x10]);
+        assert!(p.mark_miss(0x10, false), "top PC");
+        assert!(
+            !p.mark_miss(0x20, false),
+            "in the table, not in the top set"
+        );
+        assert!(p.mark_miss(0x30, true), "absent, LLC miss rate 0 <= 80%");
+        p.shared.llc_miss_ppm.store(900_000, Ordering::Relaxed);
+        assert!(!p.mark_miss(0x30, false), "absent, LLC miss rate 90% > 80%");
+        assert!(p.mark_miss(0x10, false));
+    }
+
+    #[test]
+    fn table_is_lru_with_16_entries_and_coverage_counts_misses() {
+        let mut p = probe();
+        for pc in 0..17u64 {
+            p.clock += 1;
+            p.stall_on_miss(pc * 8);
+        }
+        assert!(!p.table.iter().any(|e| e.pc == 0), "the LRU entry left");
+        assert_eq!(p.table.iter().filter(|e| e.valid).count(), 16);
+        p.mark_miss(8, false);
+        p.mark_miss(8, false);
+        p.mark_miss(16, false);
+        p.mark_miss(0x999, false);
+        p.flush();
+        let s = p.stats.lock().unwrap().clone();
+        assert_eq!(s.misses, 4);
+        assert!((top_n_coverage(&[s.clone()], 17) - 0.75).abs() < 1e-9);
+        assert_eq!(gpgpu_bytes(16), 16.0 * (16.0 + 16.0 * 69.0) / 8.0);
+    }
+}

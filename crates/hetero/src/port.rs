@@ -1,0 +1,158 @@
+//! The GPU timing model's connection to the shared memory side: a
+//! [`warpforge_timing::dram::port::MemoryPort`] that turns the GPU's L2-slice misses into 64 B
+//! [`Request`]s of [`Source::Gpgpu`] (carrying the SMs' criticality bit) on a [`MemSystem`]
+//! shared with the CPU cores, and steps the CPU cores in the same loop. The GPU preset must run
+//! its DRAM clock domain at the memory-side clock (`hetero-gpu`: 4000 MHz), so one port cycle is
+//! one memory cycle.
+
+use crate::cpu::CpuCluster;
+use crate::crit::GpuShared;
+use crate::mem::MemSystem;
+use crate::req::{Completion, Request, Source};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use warpforge_timing::dram::port::MemoryPort;
+use warpforge_timing::dram::DramReq;
+
+/// Memory cycles between updates of the GPU status the policies read.
+const STATUS_EVERY: u64 = 1024;
+/// Memory cycles per LLC miss-rate period published to the criticality estimator.
+const MISS_RATE_EVERY: u64 = 40_000;
+
+/// The shared memory side and CPU cores, seen by the GPU as its DRAM.
+pub struct HeteroPort {
+    /// The memory side.
+    pub mem: MemSystem,
+    /// The CPU cores co-running with the GPU.
+    pub cpu: CpuCluster,
+    shared: Arc<GpuShared>,
+    /// Memory cycles run.
+    pub t: u64,
+    next_id: u64,
+    parts: HashMap<u64, (DramReq, u8)>,
+    returns: VecDeque<DramReq>,
+    max_inflight: usize,
+    last_rates: (u64, u64),
+    last_ready: (u64, u64),
+    done: Vec<Completion>,
+    /// GPU requests sent (64 B blocks).
+    pub gpu_blocks: u64,
+}
+
+impl HeteroPort {
+    /// A port at memory cycle `t0` over `mem` with `cpu` co-running; at most `max_inflight`
+    /// GPU L2 requests outstanding.
+    pub fn new(
+        mem: MemSystem,
+        cpu: CpuCluster,
+        shared: Arc<GpuShared>,
+        t0: u64,
+        max_inflight: usize,
+    ) -> Self {
+        Self {
+            mem,
+            cpu,
+            shared,
+            t: t0,
+            next_id: 0,
+            parts: HashMap::new(),
+            returns: VecDeque::new(),
+            max_inflight,
+            last_rates: (0, 0),
+            last_ready: (0, 0),
+            done: Vec::new(),
+            gpu_blocks: 0,
+        }
+    }
+
+    fn publish(&mut self) {
+        if self.t % STATUS_EVERY == 0 {
+            let ready = self.shared.ready.load(Ordering::Relaxed);
+            let live = self.shared.live.load(Ordering::Relaxed);
+            let (r0, l0) = self.last_ready;
+            let g = self.mem.gpu_status_mut();
+            g.insts = self.shared.insts.load(Ordering::Relaxed);
+            if live > l0 {
+                g.ready_fraction = (ready - r0) as f64 / (live - l0) as f64;
+            }
+            self.last_ready = (ready, live);
+        }
+        if self.t % MISS_RATE_EVERY == 0 {
+            let s = self
+                .mem
+                .source_stats()
+                .get(&Source::Gpgpu)
+                .copied()
+                .unwrap_or_default();
+            let (h0, m0) = self.last_rates;
+            let (dh, dm) = (s.llc_hits - h0, s.llc_misses - m0);
+            if dh + dm > 0 {
+                let ppm = dm * 1_000_000 / (dh + dm);
+                self.shared
+                    .llc_miss_ppm
+                    .store(ppm as u32, Ordering::Relaxed);
+            }
+            self.last_rates = (s.llc_hits, s.llc_misses);
+        }
+    }
+
+    /// One memory cycle without the GPU (CPU warm-up or CPU-only windows).
+    pub fn cpu_cycle(&mut self) {
+        MemoryPort::cycle(self, 0);
+    }
+}
+
+impl MemoryPort for HeteroPort {
+    fn cycle(&mut self, _now: u64) {
+        self.t += 1;
+        self.publish();
+        let mut done = std::mem::take(&mut self.done);
+        self.cpu.cycle(self.t, &mut self.mem, &mut |c| done.push(c));
+        for c in done.drain(..) {
+            let Some(e) = self.parts.get_mut(&c.id) else {
+                continue;
+            };
+            e.1 -= 1;
+            if e.1 == 0 {
+                let (d, _) = self.parts.remove(&c.id).expect("present");
+                if !d.write || d.ack.is_some() {
+                    self.returns.push_back(d);
+                }
+            }
+        }
+        self.done = done;
+    }
+
+    fn can_accept(&self, _channel: usize, _write: bool) -> bool {
+        self.parts.len() < self.max_inflight && self.mem.can_issue()
+    }
+
+    fn push(&mut self, _channel: usize, d: DramReq) {
+        let first = d.addr / 64;
+        let last = (d.addr + d.bytes.max(1) as u64 - 1) / 64;
+        let n = (last - first + 1) as u8;
+        let id = self.next_id;
+        self.next_id += 1;
+        for b in first..=last {
+            let mut r = Request::read(id, b * 64, Source::Gpgpu);
+            r.write = d.write;
+            r.critical = d.crit;
+            self.mem.issue(r);
+        }
+        self.gpu_blocks += n as u64;
+        self.parts.insert(id, (d, n));
+    }
+
+    fn pop_return(&mut self, _now: u64) -> Option<DramReq> {
+        self.returns.pop_front()
+    }
+
+    fn busy(&self) -> bool {
+        !self.parts.is_empty() || !self.returns.is_empty()
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+}
