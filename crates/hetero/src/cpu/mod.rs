@@ -256,6 +256,24 @@ impl Core {
         }
     }
 
+    /// Functional warm-up: the next `n` accesses of the stream touch the private caches and
+    /// the LLC without timing (instructions are not counted).
+    pub fn warm(&mut self, n: usize, mem: &mut MemSystem) {
+        for _ in 0..n {
+            let op = self.cur;
+            let line = self.base + op.line;
+            if !self.l1.access(line, op.write) {
+                if !self.l2.access(line, false) {
+                    mem.prefill(line * 64, self.source());
+                    self.l2.fill(line, false);
+                }
+                self.l1.fill(line, op.write);
+            }
+            self.cur = self.stream.next_op();
+            self.left = self.cur.gap;
+        }
+    }
+
     /// The inclusive LLC evicted `line`: drop private copies.
     pub fn back_invalidate(&mut self, line: u64) {
         self.l1.invalidate(line);
@@ -310,6 +328,26 @@ impl CpuCluster {
         }
         for core in &mut self.cores {
             core.step(t, mem);
+        }
+    }
+
+    /// Functional warm-up of every core, `n` accesses each, interleaved in chunks so that the
+    /// cores share the LLC as they would running together.
+    pub fn warm(&mut self, n: usize, mem: &mut MemSystem) {
+        const CHUNK: usize = 4096;
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(CHUNK);
+            for c in &mut self.cores {
+                c.warm(k, mem);
+            }
+            left -= k;
+            let inv: Vec<(usize, u64)> = mem.drain_back_invalidations().collect();
+            for (i, line) in inv {
+                if let Some(core) = self.cores.get_mut(i) {
+                    core.back_invalidate(line);
+                }
+            }
         }
     }
 

@@ -224,6 +224,19 @@ mod tests {
     }
 
     #[test]
+    fn in_tree_samples_load() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("traces");
+        for name in ["gzip", "sort", "cc1"] {
+            let t = Trace::load(&dir.join(format!("{name}.wft.xz"))).unwrap();
+            assert_eq!(t.len(), 1_000_000, "{name}");
+            assert!(t.program.contains(name), "{}", t.program);
+            // Real programs: between 1 and 10 instructions per (folded) access.
+            let per = t.instructions as f64 / t.len() as f64;
+            assert!((1.0..10.0).contains(&per), "{name}: {per}");
+        }
+    }
+
+    #[test]
     fn truncated_compressed_file_is_refused() {
         let mut text = String::from("wftrace 1 x\n");
         for i in 0..20000 {
