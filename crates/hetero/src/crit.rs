@@ -176,10 +176,10 @@ impl SmProbe for CritProbe {
         self.local.0 += c.issued as u64;
         self.local.1 += c.ready_warps as u64;
         self.local.2 += c.live_warps as u64;
-        if self.clock % self.period == 0 {
+        if self.clock.is_multiple_of(self.period) {
             self.recompute_top();
         }
-        if self.clock % FLUSH == 0 {
+        if self.clock.is_multiple_of(FLUSH) {
             self.flush();
         }
     }
@@ -321,7 +321,7 @@ mod tests {
         p.flush();
         let s = p.stats.lock().unwrap().clone();
         assert_eq!(s.misses, 4);
-        assert!((top_n_coverage(&[s.clone()], 17) - 0.75).abs() < 1e-9);
+        assert!((top_n_coverage(std::slice::from_ref(&s), 17) - 0.75).abs() < 1e-9);
         assert_eq!(gpgpu_bytes(16), 16.0 * (16.0 + 16.0 * 69.0) / 8.0);
     }
 }

@@ -67,7 +67,7 @@ impl HeteroPort {
     }
 
     fn publish(&mut self) {
-        if self.t % STATUS_EVERY == 0 {
+        if self.t.is_multiple_of(STATUS_EVERY) {
             let ready = self.shared.ready.load(Ordering::Relaxed);
             let live = self.shared.live.load(Ordering::Relaxed);
             let (r0, l0) = self.last_ready;
@@ -78,7 +78,7 @@ impl HeteroPort {
             }
             self.last_ready = (ready, live);
         }
-        if self.t % MISS_RATE_EVERY == 0 {
+        if self.t.is_multiple_of(MISS_RATE_EVERY) {
             let s = self
                 .mem
                 .source_stats()
@@ -87,8 +87,7 @@ impl HeteroPort {
                 .unwrap_or_default();
             let (h0, m0) = self.last_rates;
             let (dh, dm) = (s.llc_hits - h0, s.llc_misses - m0);
-            if dh + dm > 0 {
-                let ppm = dm * 1_000_000 / (dh + dm);
+            if let Some(ppm) = (dm * 1_000_000).checked_div(dh + dm) {
                 self.shared
                     .llc_miss_ppm
                     .store(ppm as u32, Ordering::Relaxed);

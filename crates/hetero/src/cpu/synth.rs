@@ -46,6 +46,7 @@ pub struct App {
     pub wr: f64,
 }
 
+#[allow(clippy::too_many_arguments)]
 const fn app(
     name: &'static str,
     class: Class,
