@@ -55,7 +55,20 @@ enum Command {
     Compare(cmd::compare::Args),
 }
 
+/// Gives SIGPIPE back its default action, which the Rust runtime ignores: `warpforge list | head`
+/// then ends quietly when `head` closes the pipe, as Unix tools do, instead of panicking on the
+/// failed write to stdout.
+fn quiet_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in `main`, before any other thread exists; SIG_DFL is a valid
+    // disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() {
+    quiet_on_closed_pipe();
     let cli = Cli::parse();
     if let Some(b) = cli.max_memory {
         cmd::config::set_max_memory(b);

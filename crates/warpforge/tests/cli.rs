@@ -1209,3 +1209,37 @@ fn predict_target_prints_a_target_per_kernel() {
         assert!(r["measured"]["gpu_coloc"].as_f64() >= r["measured"]["gpu_alone"].as_f64());
     }
 }
+
+/// Output piped into a reader that has gone (`warpforge list | head -1` once `head` is done)
+/// ends the process quietly, as a Unix tool does (killed by SIGPIPE), not with a panic about a
+/// broken pipe.
+#[test]
+fn closed_stdout_pipe_is_not_a_panic() {
+    use std::io::Read;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command as Proc, Stdio};
+    // A pipe whose reading end is closed before the child starts: its first write fails.
+    let mut fds = [0i32; 2];
+    // SAFETY: `fds` has room for the two descriptors `pipe` writes.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: both descriptors were just created by `pipe` and are owned here only.
+    let (reader, writer) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    drop(reader);
+    let mut child = Proc::new(assert_cmd::cargo::cargo_bin("warpforge"))
+        .arg("list")
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(!err.contains("panicked"), "stderr: {err}");
+    assert_eq!(status.signal(), Some(libc::SIGPIPE), "{status:?}");
+}
