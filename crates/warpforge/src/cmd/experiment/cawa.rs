@@ -12,7 +12,7 @@
 //! CAWA's L1D hit rate of loads by CPL-critical warps over RR's, averaged over the workloads
 //! where RR's is not zero.
 
-mod chart;
+use crate::cmd::report::charts as chart;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -134,12 +134,11 @@ impl Chart<'_> {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename (no half-written output).
+/// Writes `bytes` to `path` whole or not at all ([`crate::cmd::write_atomically`]), creating
+/// the parent folder first.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
     }
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
+    crate::cmd::write_atomically(path, bytes)
 }

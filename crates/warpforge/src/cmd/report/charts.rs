@@ -296,3 +296,33 @@ pub fn stacks(
     }
     Ok(svg)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_draw_one_rectangle_per_value_and_every_label() {
+        let groups = vec!["bfs".to_string(), "kmn".to_string()];
+        let series = vec!["gto".to_string(), "cawa".to_string()];
+        let values = vec![vec![Some(1.1), Some(1.2)], vec![Some(0.9), None]];
+        let svg = bars(&Bars {
+            title: "t",
+            y_desc: "speed-up",
+            groups: &groups,
+            series: &series,
+            values: &values,
+            reference: Some(1.0),
+        })
+        .unwrap();
+        assert!(svg.starts_with("<svg"), "{}", &svg[..40.min(svg.len())]);
+        for label in ["bfs", "kmn", "gto", "cawa"] {
+            assert!(
+                svg.contains(&format!(">{label}")) || svg.contains(&format!("{label}\n</text>")),
+                "label {label}"
+            );
+        }
+        // The 3 bars, the 2 legend swatches and the background at least.
+        assert!(svg.matches("<rect").count() >= 6);
+    }
+}
