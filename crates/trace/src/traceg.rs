@@ -20,6 +20,9 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use warpforge_core::{Dim3, DynInst, KernelInfo, MemAccess, MemSpace, OpClass, MAX_DST, MAX_SRC};
 
+/// The most instructions of one warp reserved before they are read (see `insts =`).
+const MAX_INSTS_RESERVED: usize = 1 << 16;
+
 /// Register-number offsets: SASS general registers `Rn` keep `n`; the other register files are
 /// mapped above them so that every architectural register has its own scoreboard number.
 pub mod regs {
@@ -441,7 +444,9 @@ impl TraceReader {
                     return Err(self.lines.err("`insts =` before any `warp =` line"));
                 };
                 declared[w] = Some((n, self.lines.line_no));
-                cta.warps[w].insts.reserve(n);
+                // The count comes from the file: reserve at most a bounded amount up front (the
+                // vector grows past it as lines arrive; a false count is an error later).
+                cta.warps[w].insts.reserve(n.min(MAX_INSTS_RESERVED));
                 continue;
             }
             let Some(w) = warp.filter(|w| declared[*w].is_some()) else {
