@@ -27,7 +27,7 @@ impl OptionEntry {
         TraceError::parse(
             &self.file,
             self.line,
-            format!("option -{} = `{}`: {msg}", self.name, self.value),
+            format!("option `-{}` = `{}`: {msg}", self.name, self.value),
         )
     }
 }
@@ -144,14 +144,14 @@ impl Options {
                 return Err(TraceError::parse(
                     file,
                     *line,
-                    format!("option {name} has no value"),
+                    format!("option `{name}` has no value"),
                 ));
             };
             if is_name(value, *vq) {
                 return Err(TraceError::parse(
                     file,
                     *line,
-                    format!("option {name} has no value (next is option {value})"),
+                    format!("option `{name}` has no value (next is option `{value}`)"),
                 ));
             }
             let entry = OptionEntry {
