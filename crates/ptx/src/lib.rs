@@ -14,6 +14,7 @@ mod error;
 pub mod ir;
 mod lexer;
 mod parse;
+pub mod redundancy;
 
 pub use cfg::{reconvergence_points, Block, Cfg};
 pub use error::PtxError;
