@@ -103,6 +103,7 @@ pub mod ctrlc;
 pub mod darsie;
 pub mod micro;
 pub mod profile;
+pub mod redundancy;
 
 /// Every registered workload, in `warpforge list` order: the CAWA / latency-characterisation set,
 /// the Ctrl-C set, the DARSIE 2D extras (Table 7.1), then the timing micro-benchmarks.

@@ -137,6 +137,28 @@ pub struct DynInst {
     pub static_idx: u32,
     /// The warp exits after this instruction (every thread of it has finished).
     pub warp_exits: bool,
+    /// Static redundancy markings of the instruction ([`hint`] bits): DARSIE's 2-bit PTX
+    /// class and the baselines' eliminability, set by front ends that run the compiler pass
+    /// (document 003 §5.2: "markings are only hints"); 0 when unknown. Timing policies that do
+    /// not eliminate redundancy ignore them.
+    pub hints: u8,
+}
+
+/// Bits of [`DynInst::hints`] (document 003 §5.2 and §5.6). Each bit implies the instruction
+/// writes a register and has no other effect (it may be skipped or eliminated).
+pub mod hint {
+    /// DARSIE: definitely redundant across the warps of a TB (`R`).
+    pub const DARSIE_R: u8 = 1 << 0;
+    /// DARSIE: conditionally redundant (`CR`, derived from `%tid.x`): redundant when the
+    /// launch's TB shape qualifies (2D, `blockDim.x` a power of two <= warp size).
+    pub const DARSIE_CR: u8 = 1 << 1;
+    /// UV: only uniform scalar sources, not a memory operation.
+    pub const UV: u8 = 1 << 2;
+    /// DAC-IDEAL: uniform or affine result when warps hold whole rows of `%tid.x` (1D TBs, or
+    /// `blockDim.x` a multiple of the warp size).
+    pub const DAC_WIDE: u8 = 1 << 3;
+    /// DAC-IDEAL: uniform or affine result for other TB shapes (`%tid` not affine per warp).
+    pub const DAC_NARROW: u8 = 1 << 4;
 }
 
 impl DynInst {

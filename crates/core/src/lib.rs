@@ -12,5 +12,5 @@ pub mod output;
 pub mod source;
 
 pub use dim::Dim3;
-pub use inst::{DynInst, MemAccess, MemSpace, OpClass, MAX_DST, MAX_SRC, WARP_SIZE};
+pub use inst::{hint, DynInst, MemAccess, MemSpace, OpClass, MAX_DST, MAX_SRC, WARP_SIZE};
 pub use source::{InstObserver, KernelInfo, KernelRunner, SourceError, WarpSource, WarpStep};

@@ -102,6 +102,15 @@ pub trait InstObserver {
     fn on_launch(&mut self, _kernel: &KernelInfo) {}
     /// Warp `warp` of CTA `cta` executed `inst`.
     fn on_inst(&mut self, cta: u32, warp: u32, inst: &DynInst);
+    /// Whether [`on_values`](InstObserver::on_values) should be called (value-level studies
+    /// such as the redundancy limit study). Default: no, so other observers cost nothing more.
+    fn wants_values(&self) -> bool {
+        false
+    }
+    /// After [`on_inst`](InstObserver::on_inst), in functional runs only: the values of
+    /// `inst`'s destination registers after it executed, one 32-lane array per destination in
+    /// `inst.dsts()` order (lanes outside `inst.active_mask` hold their previous contents).
+    fn on_values(&mut self, _cta: u32, _warp: u32, _inst: &DynInst, _values: &[[u64; 32]]) {}
     /// The launch finished.
     fn on_launch_end(&mut self, _kernel: &KernelInfo) {}
     /// Downcasting hook so the owner can read results back.

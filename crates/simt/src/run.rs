@@ -148,6 +148,15 @@ fn run_cta<const TRACE: bool>(
                 if TRACE {
                     if let Some(o) = obs.as_deref_mut() {
                         o.on_inst(cta.id, wi as u32, di);
+                        if o.wants_values() {
+                            let regs = &cta.warps[wi].regs;
+                            let mut vals = [[0u64; 32]; warpforge_core::MAX_DST];
+                            let n = di.n_dst as usize;
+                            for (v, &d) in vals.iter_mut().zip(di.dsts()) {
+                                *v = regs[d as usize];
+                            }
+                            o.on_values(cta.id, wi as u32, di, &vals[..n]);
+                        }
                     }
                 }
                 if f != Flow::Go {

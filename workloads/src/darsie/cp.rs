@@ -2,7 +2,7 @@
 //! DARSIE's Table 7.1 (TB 16x8). See `workloads/cp/README.md`.
 //!
 //! Input: `natoms` point charges at random positions above a lattice slice, charges in [-1, 1),
-//! held in constant memory as (x, y, dz^2, q). One launch of `cp_energy` on a (w/16) x (h/8) grid
+//! held in a device-global array (constant memory in ISPASS) as (x, y, dz^2, q). One launch of `cp_energy` on a (w/16) x (h/8) grid
 //! adds each lattice point's potential to the output (zero-initialised). Checked against an f64
 //! reference with rtol 1e-3 (the kernel uses `rsqrt.approx`) and atol 1e-3 * natoms.
 

@@ -440,6 +440,7 @@ pub fn step<const TRACE: bool>(
         out.src = t.src;
         out.barrier_id = t.barrier_id;
         out.barrier_threads = t.barrier_threads;
+        out.hints = t.hints;
         out.warp_exits = false;
         out.mem = t.mem.map(|(space, bytes, st, at)| MemAccess {
             space,

@@ -200,6 +200,34 @@ pub(super) fn is_wide(op: &Op) -> bool {
     op.mul_mode == Some(MulMode::Wide)
 }
 
+/// Runs the redundancy analyses (document 003 §5.2, `warpforge_ptx::redundancy`) over the
+/// kernel body `f` and stores their markings in the templates of its instructions (the first
+/// `f.insts.len()` of `insts`; callees stay unmarked).
+fn set_hints(f: &Function, insts: &mut [DInst]) {
+    use warpforge_core::hint;
+    use warpforge_ptx::redundancy::{dac_eliminable, uv_eliminable, Dim, Dimensionality};
+    let d = Dimensionality::analyse(f);
+    let uv = uv_eliminable(f, [128, 1, 1], 32);
+    let wide = dac_eliminable(f, [128, 1, 1], 32);
+    let narrow = dac_eliminable(f, [16, 16, 1], 32);
+    for (i, di) in insts.iter_mut().take(f.insts.len()).enumerate() {
+        let mut h = 0u8;
+        if d.eliminable[i] {
+            h |= match d.class[i] {
+                Dim::R => hint::DARSIE_R,
+                Dim::CR => hint::DARSIE_CR,
+                Dim::V => 0,
+            };
+        }
+        for (on, bit) in [(uv[i], hint::UV), (wide[i], hint::DAC_WIDE), (narrow[i], hint::DAC_NARROW)] {
+            if on {
+                h |= bit;
+            }
+        }
+        di.tmpl.hints = h;
+    }
+}
+
 /// Decodes kernel `name` of module `m` (with its module layout) for execution.
 pub fn decode_kernel(
     m: &Module,
@@ -430,6 +458,7 @@ pub fn decode_kernel(
             insts.push(d);
         }
     }
+    set_hints(&m.functions[funcs[0].module_idx], &mut insts);
     let regs_per_thread = crate::regest::estimate(m, &order);
     Ok(KernelCode {
         name: name.to_string(),

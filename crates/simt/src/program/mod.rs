@@ -330,6 +330,8 @@ pub struct Template {
     pub barrier_id: u8,
     /// Barrier thread count when immediate (0 = all).
     pub barrier_threads: u32,
+    /// Static redundancy hints ([`warpforge_core::hint`]), from the compiler pass.
+    pub hints: u8,
 }
 
 /// Argument and return copying of one `call`.
