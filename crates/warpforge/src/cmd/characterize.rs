@@ -3,6 +3,10 @@
 //! instructions, instruction mix, SIMD efficiency, coalescing (32 B sectors and 128 B lines per
 //! global request), footprint, barriers per CTA, registers and shared memory, launch shapes.
 //!
+//! `--redundancy` runs the TB-redundancy limit study instead (document 003 §2, [`super::redundancy`]):
+//! per kernel, the share of dynamic warp instructions that are TB-redundant (uniform, affine,
+//! unstructured), warp-uniform, and skippable under DARSIE's static marking.
+//!
 //! `--all` characterises every registered workload; `--markdown` prints the summary table used in
 //! `docs/WORKLOADS.md` (`warpforge characterize --all --size small --markdown`).
 
@@ -33,6 +37,9 @@ pub struct Args {
     /// Print a Markdown summary table instead of the per-workload report.
     #[arg(long)]
     pub markdown: bool,
+    /// Run the TB-redundancy limit study (document 003 §2) instead of the profile.
+    #[arg(long)]
+    pub redundancy: bool,
 }
 
 struct Outcome {
@@ -59,6 +66,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(n) => vec![find_workload(n)?],
         None => registry(),
     };
+    if args.redundancy {
+        return run_redundancy(&args, &workloads);
+    }
     let mut outcomes = Vec::new();
     for w in workloads {
         if args.all {
@@ -100,6 +110,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .filter(|o| matches!(o.check, Check::Failed(_)))
         .map(|o| o.name)
         .collect();
+    if !failed.is_empty() {
+        bail!("output check failed for: {}", failed.join(", "));
+    }
+    Ok(())
+}
+
+/// `--redundancy`: the limit study of every selected workload.
+fn run_redundancy(args: &Args, workloads: &[&'static dyn Workload]) -> anyhow::Result<()> {
+    let mut rows = Vec::new();
+    let mut failed = Vec::new();
+    for w in workloads {
+        if args.all {
+            eprintln!("limit study of {} ({})...", w.info().name, args.size.name());
+        }
+        let (r, check) = super::redundancy::study(*w, args.size)?;
+        if matches!(check, Check::Failed(_)) {
+            failed.push(w.info().name);
+        }
+        rows.extend(r);
+    }
+    print!("{}", super::redundancy::markdown(&rows));
+    if let Some(path) = &args.json {
+        let v = json!({"size": args.size.name(), "rows": rows});
+        super::write_atomically(path, serde_json::to_string_pretty(&v)? + "\n")?;
+    }
     if !failed.is_empty() {
         bail!("output check failed for: {}", failed.join(", "));
     }

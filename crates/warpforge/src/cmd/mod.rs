@@ -10,6 +10,7 @@ pub mod heteropdp;
 pub mod list;
 pub mod observed;
 pub mod predict;
+pub mod redundancy;
 pub mod ptx;
 pub mod report;
 pub mod run;
