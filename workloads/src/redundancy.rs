@@ -266,8 +266,8 @@ impl InstObserver for RedundancyStudy {
         l.acc.warp_insts += 1;
         let full = inst.active_mask == u32::MAX;
         let has_dst = !values.is_empty();
-        let marked = inst.hints & hint::DARSIE_R != 0
-            || (l.promote && inst.hints & hint::DARSIE_CR != 0);
+        let marked =
+            inst.hints & hint::DARSIE_R != 0 || (l.promote && inst.hints & hint::DARSIE_CR != 0);
         if marked && full {
             l.acc.darsie_marked += 1;
         }

@@ -47,13 +47,13 @@ impl InstObserver for Values {
             return;
         }
         let v = self.by_inst.entry(inst.static_idx).or_default();
-        for lane in 0..32 {
+        for (lane, &x) in values[0].iter().enumerate() {
             if inst.active_mask >> lane & 1 == 1 {
                 let t = warp as usize * 32 + lane;
                 if v.len() <= t {
                     v.resize(t + 1, 0);
                 }
-                v[t] = values[0][lane];
+                v[t] = x;
             }
         }
     }
@@ -116,7 +116,10 @@ fn fig_4_2_two_dimensional_tb() {
     // R1 and R2 are affine-redundant; R3 is unstructured-redundant.
     assert_eq!(tb_class(&warps4(&r1)), TbClass::Redundant(Pattern::Affine));
     assert_eq!(tb_class(&warps4(&r2)), TbClass::Redundant(Pattern::Affine));
-    assert_eq!(tb_class(&warps4(&r3)), TbClass::Redundant(Pattern::Unstructured));
+    assert_eq!(
+        tb_class(&warps4(&r3)),
+        TbClass::Redundant(Pattern::Unstructured)
+    );
 }
 
 fn study(name: &str, size: Size) -> RedundancyStudy {
@@ -150,7 +153,10 @@ fn matrixmul_shared_loads_of_bs_are_unstructured_redundant() {
     let t = study("mmt", Size::Tiny).total();
     // Bs[k][tx]: 32 loads per tile step, unstructured data identical in all 32 warps.
     assert!(t.removable_unstructured > 0, "{t:?}");
-    assert!(t.darsie_removable > 0 && t.removable_fraction() > 0.05, "{t:?}");
+    assert!(
+        t.darsie_removable > 0 && t.removable_fraction() > 0.05,
+        "{t:?}"
+    );
 }
 
 #[test]

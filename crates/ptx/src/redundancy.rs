@@ -82,8 +82,23 @@ fn dests(inst: &Instruction) -> Vec<u32> {
     use OpKind::*;
     if matches!(
         inst.op.kind,
-        St | Red | Prefetch | Prefetchu | Bra | Brx | Call | Ret | Exit | Bar | Barrier | Membar
-            | Fence | Trap | Brkpt | Nanosleep | Pmevent | Sust
+        St | Red
+            | Prefetch
+            | Prefetchu
+            | Bra
+            | Brx
+            | Call
+            | Ret
+            | Exit
+            | Bar
+            | Barrier
+            | Membar
+            | Fence
+            | Trap
+            | Brkpt
+            | Nanosleep
+            | Pmevent
+            | Sust
     ) {
         return Vec::new();
     }

@@ -49,7 +49,11 @@ ret;";
 fn fig_4_2_classes_and_tb_shape_finalisation() {
     let m = module(FIG42, REGS);
     let d = Dimensionality::analyse(kernel(&m));
-    let (mul, add, ld) = (at(FIG42, "mul.lo"), at(FIG42, "add.u32"), at(FIG42, "ld.global"));
+    let (mul, add, ld) = (
+        at(FIG42, "mul.lo"),
+        at(FIG42, "add.u32"),
+        at(FIG42, "ld.global"),
+    );
     assert_eq!(d.class[at(FIG42, "ld.param")], Dim::R);
     for i in [mul, add, ld] {
         assert_eq!(d.class[i], Dim::CR, "instruction {i}");

@@ -71,10 +71,7 @@ impl Workload for Mmt {
             }
         }
         let got: Vec<f32> = dev.read(dc, n * n)?;
-        check_or_return!(
-            "mmt",
-            compare_f32("C", &got, &want, 1e-4, 1e-4 * n as f32)
-        );
+        check_or_return!("mmt", compare_f32("C", &got, &want, 1e-4, 1e-4 * n as f32));
         Ok(Check::Passed)
     }
 }

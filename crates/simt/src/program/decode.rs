@@ -219,7 +219,11 @@ fn set_hints(f: &Function, insts: &mut [DInst]) {
                 Dim::V => 0,
             };
         }
-        for (on, bit) in [(uv[i], hint::UV), (wide[i], hint::DAC_WIDE), (narrow[i], hint::DAC_NARROW)] {
+        for (on, bit) in [
+            (uv[i], hint::UV),
+            (wide[i], hint::DAC_WIDE),
+            (narrow[i], hint::DAC_NARROW),
+        ] {
             if on {
                 h |= bit;
             }
