@@ -182,6 +182,15 @@ pub struct CoreConfig {
     pub reg_banks: u32,
     /// In-flight load instructions per SM (load trackers).
     pub load_trackers: u32,
+    /// Core cycles from the start of a launch until its first CTA can be dispatched: the
+    /// driver and front-end cost of a kernel launch (GPGPU-Sim `-gpgpu_kernel_launch_latency`,
+    /// counted in the launch's cycles as GPGPU-Sim does). 0 (the default) in the Fermi presets.
+    #[serde(default)]
+    pub launch_latency: u32,
+    /// Core cycles per CTA of the launch added to that delay (GPGPU-Sim
+    /// `-gpgpu_TB_launch_latency`, which it adds as CTAs x this to the kernel's start delay).
+    #[serde(default)]
+    pub cta_launch_latency: u32,
     /// Dispatch-to-writeback latencies, core cycles.
     pub latency: ClassCycles,
     /// Initiation intervals, core cycles.
@@ -241,6 +250,10 @@ pub struct CacheConfig {
     pub miss_latency: u32,
 }
 
+fn default_channel_index() -> String {
+    "consecutive".into()
+}
+
 fn default_write_allocate() -> String {
     "lazy".into()
 }
@@ -262,6 +275,17 @@ pub struct SharedConfig {
     pub bank_bytes: u32,
     /// Latency of a conflict-free access, core cycles.
     pub latency: u32,
+    /// Unified L1 data cache and shared memory (Volta and later), bytes per SM: at each launch
+    /// the smallest of `carveouts` that holds the kernel's shared memory (per CTA times the
+    /// CTAs that fit an SM) goes to shared memory and the rest is the L1D, whose ways scale
+    /// with it ([`crate::mem::carveout`]; GPGPU-Sim `-gpgpu_unified_l1d_size` with
+    /// `-gpgpu_adaptive_cache_config 1`). 0 (the default): the L1D keeps the `l1d` geometry.
+    #[serde(default)]
+    pub unified_bytes: u32,
+    /// Shared-memory carve-outs, bytes, ascending, each at most `unified_bytes` (GPGPU-Sim
+    /// `-gpgpu_shmem_option`, in KiB there).
+    #[serde(default)]
+    pub carveouts: Vec<u32>,
 }
 
 /// Request and reply networks between SMs and L2 slices (spec 000 §8.1 item 4).
@@ -298,6 +322,14 @@ pub struct L2Config {
     pub dram_queue: u32,
     /// L2 cycles added to every DRAM access (GPGPU-Sim's `dram_latency`).
     pub dram_latency: u32,
+    /// Sector requests (GPGPU-Sim's sectored L2, cache type `S`, which splits every request
+    /// into 32-byte sector requests at the memory partition): a request takes one tag-access
+    /// cycle per sector it touches, and a read miss fetches only its missing sectors, one DRAM
+    /// request per sector (each a whole DRAM burst, however few bytes it carries). `false` (the
+    /// default, and the Fermi presets) keeps one tag access per request and whole-line fills;
+    /// `cache.sector_bytes` then only sets the valid/dirty granularity.
+    #[serde(default)]
+    pub sector_requests: bool,
     /// Geometry and policies of one slice.
     pub cache: CacheConfig,
 }
@@ -356,6 +388,11 @@ pub struct DramConfig {
     pub bank_groups: u32,
     /// Bit above which the channel is `(addr >> channel_bit) mod channels`.
     pub channel_bit: u32,
+    /// Channel indexing, a name of [`crate::dram::chanidx::CHANNEL_INDEX`]: `consecutive`
+    /// (the default), `xor` or `ipoly` (GPGPU-Sim `-gpgpu_memory_partition_indexing` 0, 1, 2;
+    /// the last two need a power-of-two channel count).
+    #[serde(default = "default_channel_index")]
+    pub channel_index: String,
     /// GPGPU-Sim-style mask of the channel-local address: 64 letters (dots ignored), MSB first;
     /// `R` row, `B` bank, `C` column, `S` burst offset, `0` unused.
     pub addr_map: String,
@@ -868,6 +905,24 @@ impl GpuConfig {
             }
         }
         pos("shared.banks", self.shared.banks as u64)?;
+        let sh = &self.shared;
+        if sh.unified_bytes > 0 {
+            if sh.carveouts.is_empty()
+                || sh.carveouts.windows(2).any(|w| w[0] >= w[1])
+                || sh.carveouts.iter().any(|&c| c >= sh.unified_bytes)
+            {
+                return Err(ConfigError::new(
+                    "shared.carveouts",
+                    "with shared.unified_bytes: ascending sizes, each below shared.unified_bytes",
+                ));
+            }
+            if sh.unified_bytes < self.l1d.line_bytes * self.l1d.sets {
+                return Err(ConfigError::new(
+                    "shared.unified_bytes",
+                    "must hold at least one way of the L1D",
+                ));
+            }
+        }
         if self.shared.banks > 64 {
             return Err(ConfigError::new("shared.banks", "at most 64"));
         }
@@ -886,6 +941,13 @@ impl GpuConfig {
         pos("l2.input_queue", self.l2.input_queue as u64)?;
         pos("l2.output_queue", self.l2.output_queue as u64)?;
         pos("l2.dram_queue", self.l2.dram_queue as u64)?;
+        let sectors = self.l2.cache.line_bytes / self.l2.cache.sector_bytes.max(1);
+        if self.l2.sector_requests && self.l2.dram_queue <= sectors {
+            return Err(ConfigError::new(
+                "l2.dram_queue",
+                format!("must exceed the {sectors} sectors of an L2 line with l2.sector_requests"),
+            ));
+        }
         let d = &self.dram;
         pos("dram.channels", d.channels as u64)?;
         pos("dram.queue_size", d.queue_size as u64)?;
@@ -908,6 +970,8 @@ impl GpuConfig {
         if d.channel_bit > 40 {
             return Err(ConfigError::new("dram.channel_bit", "at most 40"));
         }
+        crate::dram::chanidx::table(&d.channel_index, d.channels)
+            .map_err(|r| ConfigError::new("dram.channel_index", r))?;
         crate::dram::addrmap::AddrMap::parse(d)
             .map_err(|r| ConfigError::new("dram.addr_map", r))?;
         if crate::dram::sched::find(&d.scheduler).is_none() {

@@ -105,6 +105,9 @@ pub struct Gpu {
     /// Launches begun, and the code base of the current one.
     launch: u64,
     code_base: u64,
+    /// The L1D geometry of the current launch under a unified L1/shared array
+    /// ([`crate::mem::carveout`]); `None`: the configured one.
+    l1d_launch: Option<crate::config::CacheConfig>,
     period: [u64; 4],
     next: [u64; 4],
     cyc: [u64; 4],
@@ -148,6 +151,7 @@ impl Gpu {
             started: vec![0; n_sm],
             launch: 0,
             code_base: 0,
+            l1d_launch: None,
             period: [
                 period_fs(cfg.clocks.core_mhz),
                 period_fs(cfg.clocks.icnt_mhz),
@@ -327,6 +331,9 @@ impl Gpu {
         let sm = &mut self.sms[s];
         if self.started[s] != self.launch {
             sm.start_kernel(self.code_base, (self.launch - 1) as u32);
+            if let Some(c) = &self.l1d_launch {
+                sm.resize_l1d(c);
+            }
             self.started[s] = self.launch;
         }
         if now > since {
@@ -501,11 +508,19 @@ impl Gpu {
             .map_err(|e| RunError::Source(SourceError::new(format!("kernel `{}`: {e}", k.name))))?;
         self.code_base = crate::mem::code::code_base(&k.name);
         self.launch += 1;
+        self.l1d_launch = crate::mem::carveout::l1d_for(&self.cfg, &k);
         for &s in &self.awake {
             self.sms[s as usize].start_kernel(self.code_base, (self.launch - 1) as u32);
+            if let Some(c) = &self.l1d_launch {
+                self.sms[s as usize].resize_l1d(c);
+            }
             self.started[s as usize] = self.launch;
         }
         let start_cycle = self.cyc[CORE];
+        // Launch latency: no CTA is dispatched before this core cycle.
+        let dispatch_at = start_cycle
+            + u64::from(self.cfg.core.launch_latency)
+            + total * u64::from(self.cfg.core.cta_launch_latency);
         let start_insts = self.sms.iter().map(|s| s.stats.warp_insts).sum::<u64>();
         let (mut next_cta, mut done) = (0u64, 0u64);
         let mut last_progress = self.cyc[CORE];
@@ -539,10 +554,13 @@ impl Gpu {
                 } else {
                     last_progress + self.cfg.sim.deadlock_cycles + 1
                 };
-                let cap = cap_dl
+                let mut cap = cap_dl
                     .min(last_exit + self.cfg.sim.watchdog_cycles + 1)
                     .min((now / 4096 + 1) * 4096);
-                self.idle_span(now, t, &k, next_cta < total, cap)
+                if now < dispatch_at {
+                    cap = cap.min(dispatch_at);
+                }
+                self.idle_span(now, t, &k, next_cta < total && now >= dispatch_at, cap)
             } else {
                 None
             };
@@ -550,7 +568,7 @@ impl Gpu {
                 self.skip_span(now, n, t_stop);
             } else {
                 // Phase 1: dispatch (one CTA per SM per cycle, round robin) and fetch, in SM order.
-                if next_cta < total {
+                if next_cta < total && now >= dispatch_at {
                     for i in 0..n_sm {
                         if next_cta >= total {
                             break;
@@ -614,9 +632,12 @@ impl Gpu {
             if done == total {
                 break;
             }
-            if self.memory_busy() {
-                // The last core cycle stepped (or skipped).
+            if self.memory_busy() || self.cyc[CORE] <= dispatch_at {
+                // The last core cycle stepped (or skipped), or waiting for the launch latency.
                 last_progress = self.cyc[CORE] - 1;
+            }
+            if self.cyc[CORE] <= dispatch_at {
+                last_exit = self.cyc[CORE] - 1;
             }
             let now = self.cyc[CORE];
             if now - last_progress > self.cfg.sim.deadlock_cycles {

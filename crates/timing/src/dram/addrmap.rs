@@ -4,6 +4,8 @@
 //! to row, bank, column and burst offset by a 64-letter mask. The L2 slice within a channel is
 //! the low bank bits (GPGPU-Sim: `bank & (slices_per_channel - 1)`), and the L2 indexes its sets
 //! with the slice-local address (channel and slice bits removed), so no set goes unused.
+//! `dram.channel_index` XORs the consecutive channel with a function of the bits above it
+//! ([`super::chanidx`]).
 
 use crate::config::DramConfig;
 
@@ -29,6 +31,8 @@ pub struct AddrMap {
     bank: Vec<u8>,
     col: Vec<u8>,
     slice_bits: u32,
+    mix: [u64; 64],
+    mixing: bool,
 }
 
 fn gather(v: u64, bits: &[u8]) -> u64 {
@@ -80,7 +84,10 @@ impl AddrMap {
         if !slices_per_channel.is_power_of_two() || slices_per_channel > d.banks {
             return Err("l2.slices_per_channel must be a power of two not above dram.banks".into());
         }
+        let mix = super::chanidx::table(&d.channel_index, d.channels)?;
         Ok(AddrMap {
+            mixing: mix.iter().any(|&v| v != 0),
+            mix,
             channels: d.channels as u64,
             channel_bit: d.channel_bit,
             row,
@@ -99,9 +106,12 @@ impl AddrMap {
     #[inline]
     pub fn split(&self, addr: u64) -> (u32, u64) {
         let hi = addr >> self.channel_bit;
-        let ch = hi % self.channels;
+        let (mut ch, rest) = (hi % self.channels, hi / self.channels);
+        if self.mixing {
+            ch ^= super::chanidx::mix(&self.mix, rest);
+        }
         let low = addr & ((1u64 << self.channel_bit) - 1);
-        (ch as u32, ((hi / self.channels) << self.channel_bit) | low)
+        (ch as u32, (rest << self.channel_bit) | low)
     }
 
     /// Decodes `addr`.
@@ -144,7 +154,13 @@ impl AddrMap {
             let bit = (sub >> i) & 1;
             l = ((l >> b) << (b + 1)) | (bit << b) | (l & ((1u64 << b) - 1));
         }
-        let hi = ((l >> self.channel_bit) * self.channels) + channel;
+        let rest = l >> self.channel_bit;
+        let chip = if self.mixing {
+            channel ^ super::chanidx::mix(&self.mix, rest)
+        } else {
+            channel
+        };
+        let hi = rest * self.channels + chip;
         (hi << self.channel_bit) | (l & ((1u64 << self.channel_bit) - 1))
     }
 }
@@ -206,6 +222,28 @@ mod tests {
                     "spc {spc} addr {a:#x}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn ipoly_spreads_strides_and_still_inverts() {
+        let mut g = crate::GpuConfig::preset("gtx480").unwrap();
+        g.dram.channels = 8;
+        g.dram.channel_index = "ipoly".into();
+        let m = AddrMap::new(&g.dram, 2).unwrap();
+        g.dram.channel_index = "consecutive".into();
+        let c = AddrMap::new(&g.dram, 2).unwrap();
+        // A stride of 8 chunks of 256 B: one channel when consecutive, all eight with IPOLY.
+        let chans = |m: &AddrMap| {
+            (0..8u64)
+                .map(|i| m.decode(i * 8 * 256).channel)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+        };
+        assert_eq!((chans(&c), chans(&m)), (1, 8));
+        for i in 0..5000u64 {
+            let a = i * 128 * 7 + (i % 4) * 32;
+            assert_eq!(m.global_of(m.slice(a), m.slice_local(a)), a);
         }
     }
 

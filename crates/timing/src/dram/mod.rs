@@ -13,6 +13,7 @@
 //! row conflict per write).
 
 pub mod addrmap;
+pub mod chanidx;
 pub mod port;
 pub mod sched;
 

@@ -323,6 +323,16 @@ impl Cache {
         false
     }
 
+    /// Ways per set.
+    pub fn ways(&self) -> usize {
+        self.ways
+    }
+
+    /// The valid sectors of (`line`'s set, `way`).
+    pub fn valid_sectors(&self, line: u64, way: usize) -> u8 {
+        self.valid[self.set_of(line) * self.ways + way]
+    }
+
     /// Writes `sectors` of a present line (valid, and dirty if `dirty`).
     pub fn write(&mut self, line: u64, way: usize, sectors: u8, dirty: bool) {
         let i = self.set_of(line) * self.ways + way;

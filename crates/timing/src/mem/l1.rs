@@ -89,6 +89,18 @@ impl L1 {
         }
     }
 
+    /// Gives the (flushed) tag store geometry `c` unless it has it already: the carve-out of a
+    /// unified L1/shared array changes the ways at a launch. Statistics are kept.
+    pub fn resize(&mut self, c: &CacheConfig) {
+        if self.cache.num_sets() == c.sets as usize && self.cache.ways() == c.ways as usize {
+            return;
+        }
+        self.cache = Cache::new(c);
+        if self.reuse.is_some() {
+            self.reuse = Some(Box::new(ReuseObserver::new(self.cache.num_sets())));
+        }
+    }
+
     /// Starts counting reuse distances of loads (`reuse_stats`) and the per-PC profile.
     pub fn observe_reuse(&mut self) {
         self.pc_profile = Some(Box::default());

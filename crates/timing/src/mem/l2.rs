@@ -8,6 +8,14 @@
 //! Atomics execute here (read, then the line is dirty). DRAM returns wait `dram_latency` L2
 //! cycles before the fill. Every queue is bounded; a request that cannot proceed stays at the head
 //! (back-pressure).
+//!
+//! With `l2.sector_requests` (GPGPU-Sim's sectored L2, whose memory partition splits every
+//! request into 32-byte sector requests) a request holds the tag port one L2 cycle per sector it
+//! touches, and a read miss fetches only the sectors it needs that are neither valid nor already
+//! being fetched, one DRAM request per sector. Decision: the sector requests of one request stay
+//! together (one MSHR entry per line, one reply when the line's outstanding sectors have all
+//! arrived), where GPGPU-Sim keeps an MSHR entry and a reply packet per sector; the DRAM
+//! traffic, the tag-port occupancy and the reply bytes are the same.
 
 use super::cache::{Cache, Lookup, Mshr, WriteAllocate, WritePolicy};
 use super::req::{MemReq, ReqKind, ReqSrc};
@@ -15,7 +23,7 @@ use crate::config::L2Config;
 use crate::dram::addrmap::AddrMap;
 use crate::dram::DramReq;
 use crate::stats::CacheStats;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 impl Default for MemReq {
     fn default() -> Self {
@@ -37,8 +45,9 @@ impl Default for MemReq {
 /// What arrives back from DRAM after `dram_latency`.
 #[derive(Debug, Clone, Copy)]
 enum Fill {
-    /// The line at this address (a read or a write-allocate fetch).
-    Line(u64),
+    /// The line (or, with sector requests, the sectors) at this address and size: a read or
+    /// a write-allocate fetch.
+    Line(u64, u32),
     /// A store DRAM has written: its acknowledgement for the SM.
     Ack(MemReq),
 }
@@ -74,6 +83,12 @@ pub struct L2Slice {
     map: AddrMap,
     sector_bytes: u32,
     merge_cap: usize,
+    /// Sector requests (`l2.sector_requests`).
+    sector_req: bool,
+    /// L2 cycle from which the tag port is free (sector requests hold it a cycle per sector).
+    tag_free: u64,
+    /// Sector requests: the sectors of each reserved line still being fetched from DRAM.
+    fetching: HashMap<u64, u8>,
     /// Counters.
     pub stats: CacheStats,
 }
@@ -99,6 +114,9 @@ impl L2Slice {
             map,
             sector_bytes: c.cache.sector_bytes,
             merge_cap: (c.cache.mshr_merge as usize).min(c.output_queue as usize),
+            sector_req: c.sector_requests,
+            tag_free: 0,
+            fetching: HashMap::new(),
             stats: CacheStats::default(),
         }
     }
@@ -117,7 +135,7 @@ impl L2Slice {
     pub fn dram_return(&mut self, now: u64, d: &DramReq) {
         let f = match d.ack {
             Some(a) if d.write => Fill::Ack(a),
-            _ => Fill::Line(d.addr),
+            _ => Fill::Line(d.addr, d.bytes),
         };
         self.fills.push_back((now + self.dram_latency, f));
     }
@@ -138,7 +156,10 @@ impl L2Slice {
         if !self.out_q.is_empty() || !self.to_dram.is_empty() {
             return Some(now);
         }
-        let rop = self.rop.front().map(|&(t, _)| t.max(now));
+        let rop = self
+            .rop
+            .front()
+            .map(|&(t, _)| t.max(self.tag_free).max(now));
         let fill = self.fills.front().map(|&(t, _)| t.max(now));
         match (rop, fill) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -174,8 +195,12 @@ impl L2Slice {
     pub fn cycle(&mut self, now: u64) {
         self.fill_step(now);
         if let Some(&(t, r)) = self.rop.front() {
-            if t <= now && self.access(&r) {
+            if t <= now && self.tag_free <= now && self.access(&r) {
                 self.rop.pop_front();
+                if self.sector_req {
+                    let n = self.cache.sectors_of(r.addr, r.bytes).count_ones().max(1);
+                    self.tag_free = now + n as u64;
+                }
             }
         }
     }
@@ -188,8 +213,8 @@ impl L2Slice {
             return;
         }
         self.fills.pop_front();
-        let addr = match f {
-            Fill::Line(a) => a,
+        let (addr, bytes) = match f {
+            Fill::Line(a, b) => (a, b),
             Fill::Ack(a) => {
                 self.out_q.push_back(a);
                 return;
@@ -197,7 +222,24 @@ impl L2Slice {
         };
         let line = self.local_line(addr);
         let full = self.cache.full_mask();
-        self.cache.fill(line, full);
+        if self.sector_req {
+            let got = self.cache.sectors_of(addr, bytes);
+            let left = self.fetching.get(&line).map_or(0, |&m| m & !got);
+            if left != 0 {
+                // More sectors of the line are on their way: valid, still reserved.
+                self.fetching.insert(line, left);
+                if let Lookup::Hit(w) | Lookup::Pending(w) | Lookup::SectorMiss(w) =
+                    self.cache.lookup(line, 0)
+                {
+                    self.cache.write(line, w, got, false);
+                }
+                return;
+            }
+            self.fetching.remove(&line);
+            self.cache.fill(line, got);
+        } else {
+            self.cache.fill(line, full);
+        }
         let mut dirty_atomic = false;
         let out = &mut self.out_q;
         self.mshr.close(line, |w| {
@@ -296,6 +338,10 @@ impl L2Slice {
             let start = r.addr & !(sb - 1);
             let end = (r.addr + r.bytes.max(1) as u64).div_ceil(sb) * sb;
             let fetch = self.dram_req(start, (end - start) as u32, false);
+            if self.sector_req {
+                let m = self.cache.sectors_of(fetch.addr, fetch.bytes);
+                self.fetching.insert(line, m);
+            }
             self.to_dram.push_back(fetch);
         }
         let d = self.store_to_dram(r);
@@ -361,8 +407,22 @@ impl L2Slice {
                     self.count(true, false);
                     Outcome::Done
                 }
-                Lookup::Pending(_) => match self.mshr.find(line) {
+                Lookup::Pending(w) => match self.mshr.find(line) {
                     Some(e) if self.mshr.can_merge(e) => {
+                        if self.sector_req {
+                            // Sectors this request needs that nobody fetches yet.
+                            let on_way = self.fetching.get(&line).copied().unwrap_or(0);
+                            let extra = sectors & !self.cache.valid_sectors(line, w) & !on_way;
+                            if extra != 0 {
+                                if self.to_dram.len() + extra.count_ones() as usize > self.dram_cap
+                                {
+                                    self.stats.reservation_fails += 1;
+                                    return Outcome::Wait;
+                                }
+                                self.fetch_sectors(r, extra);
+                                self.fetching.insert(line, on_way | extra);
+                            }
+                        }
                         self.mshr.merge(e, *r);
                         self.stats.merged += 1;
                         self.count(false, false);
@@ -374,8 +434,19 @@ impl L2Slice {
                     }
                 },
                 Lookup::SectorMiss(_) | Lookup::Miss => {
+                    let need = match look {
+                        Lookup::SectorMiss(w) if self.sector_req => {
+                            sectors & !self.cache.valid_sectors(line, w)
+                        }
+                        _ => sectors,
+                    };
+                    let dram_reqs = if self.sector_req {
+                        need.count_ones() as usize
+                    } else {
+                        1
+                    };
                     let ok = self.mshr.has_free()
-                        && self.to_dram.len() + 2 <= self.dram_cap
+                        && self.to_dram.len() + dram_reqs + 1 <= self.dram_cap
                         && (matches!(look, Lookup::SectorMiss(_)) || self.cache.can_allocate(line));
                     if !ok {
                         self.stats.reservation_fails += 1;
@@ -388,15 +459,34 @@ impl L2Slice {
                         self.evict(ev);
                     }
                     self.mshr.open(line, *r);
-                    let lb = self.cache.line_bytes();
-                    let mut d = self.dram_req(r.addr & !(lb - 1), lb as u32, false);
-                    (d.crit, d.sm) = (r.crit, r.sm);
-                    self.to_dram.push_back(d);
+                    if self.sector_req {
+                        self.fetch_sectors(r, need);
+                        self.fetching.insert(line, need);
+                    } else {
+                        let lb = self.cache.line_bytes();
+                        let mut d = self.dram_req(r.addr & !(lb - 1), lb as u32, false);
+                        (d.crit, d.sm) = (r.crit, r.sm);
+                        self.to_dram.push_back(d);
+                    }
                     self.count(false, false);
                     Outcome::Done
                 }
             },
             ReqKind::Reply => Outcome::Done,
+        }
+    }
+
+    /// Sector requests: one DRAM read per sector of `mask` in the line of request `r`.
+    fn fetch_sectors(&mut self, r: &MemReq, mask: u8) {
+        let lb = self.cache.line_bytes();
+        let sb = self.sector_bytes as u64;
+        let base = r.addr & !(lb - 1);
+        for s in 0..8u64 {
+            if mask & (1 << s) != 0 {
+                let mut d = self.dram_req(base + s * sb, sb as u32, false);
+                (d.crit, d.sm) = (r.crit, r.sm);
+                self.to_dram.push_back(d);
+            }
         }
     }
 
@@ -537,6 +627,110 @@ mod tests {
         assert!(!s.to_dram.pop_front().unwrap().write);
     }
 
+    /// A sectored slice (`l2.sector_requests`): a 128-byte read miss is four 32-byte DRAM
+    /// reads and holds the tag port four cycles; a read of other sectors of the pending line
+    /// fetches only those; the replies wait for every outstanding sector of the line.
+    #[test]
+    fn sector_requests_fetch_sectors_and_hold_the_tag_port_per_sector() {
+        let mut g = GpuConfig::preset("gtx480").unwrap();
+        g.l2.sector_requests = true;
+        g.l2.rop_latency = 1;
+        let map = AddrMap::new(&g.dram, g.l2.slices_per_channel).unwrap();
+        let lines: Vec<u64> = (0..1u64 << 20)
+            .map(|i| i * 128)
+            .filter(|&a| map.slice(a) == 0)
+            .take(2)
+            .collect();
+        let mut s = L2Slice::new(0, &g.l2, map);
+        let read = |addr, bytes, id| MemReq {
+            addr,
+            bytes,
+            kind: ReqKind::Read,
+            id,
+            ..Default::default()
+        };
+        // Line A's first two sectors, then line B whole, then A's last two sectors.
+        s.accept(0, read(lines[0], 64, 1));
+        s.accept(0, read(lines[1], 128, 2));
+        s.accept(0, read(lines[0] + 64, 64, 3));
+        let mut seen = vec![];
+        for t in 0..20 {
+            s.cycle(t);
+            while let Some(d) = s.to_dram.pop_front() {
+                seen.push((t, d));
+            }
+        }
+        let got: Vec<(u64, u64, u32)> = seen.iter().map(|(t, d)| (*t, d.addr, d.bytes)).collect();
+        let (a, b) = (lines[0], lines[1]);
+        assert_eq!(
+            got,
+            vec![
+                // Request 1 at cycle 1 (after the ROP latency): 2 sectors, port busy to 3.
+                (1, a, 32),
+                (1, a + 32, 32),
+                // Request 2 at 3: 4 sectors, port busy to 7.
+                (3, b, 32),
+                (3, b + 32, 32),
+                (3, b + 64, 32),
+                (3, b + 96, 32),
+                // Request 3 at 7: merges into A's entry and fetches only A's missing sectors.
+                (7, a + 64, 32),
+                (7, a + 96, 32),
+            ]
+        );
+        assert!(seen.iter().all(|(_, d)| !d.write));
+        assert_eq!(s.stats.merged, 1);
+        // A's first two sectors arrive: no reply yet (two more are on their way).
+        let fills: Vec<DramReq> = seen.iter().map(|&(_, d)| d).collect();
+        s.dram_return(20, &fills[0]);
+        s.dram_return(20, &fills[1]);
+        let mut t = 20 + g.l2.dram_latency as u64;
+        for _ in 0..4 {
+            s.cycle(t);
+            t += 1;
+        }
+        assert!(s.out_q.is_empty(), "line A still has sectors outstanding");
+        s.dram_return(t, &fills[6]);
+        s.dram_return(t, &fills[7]);
+        t += g.l2.dram_latency as u64;
+        for _ in 0..4 {
+            s.cycle(t);
+            t += 1;
+        }
+        let ids: Vec<u32> = s.out_q.drain(..).map(|r| r.id).collect();
+        assert_eq!(
+            ids,
+            vec![1, 3],
+            "both waiters of line A, once it is complete"
+        );
+        // The line now hits for all four sectors.
+        s.accept(t, read(a, 128, 4));
+        for _ in 0..3 {
+            s.cycle(t);
+            t += 1;
+        }
+        assert_eq!(s.out_q.pop_front().map(|r| r.id), Some(4));
+        assert_eq!(s.stats.hits, 1);
+    }
+
+    /// Without `sector_requests` (the Fermi presets) a read miss fetches the whole line at once.
+    #[test]
+    fn line_requests_fetch_whole_lines() {
+        let (mut s, a) = slice("lazy");
+        s.accept(
+            0,
+            MemReq {
+                addr: a,
+                bytes: 32,
+                kind: ReqKind::Read,
+                ..Default::default()
+            },
+        );
+        drain(&mut s, 0);
+        let d: Vec<(u64, u32)> = s.to_dram.iter().map(|d| (d.addr, d.bytes)).collect();
+        assert_eq!(d, vec![(a, 128)]);
+    }
+
     use proptest::prelude::*;
 
     /// One request of a random stream: kind (0 read, 1 acknowledged store, 2 atomic), line
@@ -553,13 +747,14 @@ mod tests {
         /// acknowledgement, and the slice ends idle.
         #[test]
         fn every_request_is_answered_once(
-            mode in 0usize..3,
+            mode in 0usize..6,
             reqs in proptest::collection::vec(request(), 1..120),
             delays in proptest::collection::vec(1u64..40, 256),
         ) {
-            let alloc = ["lazy", "naive", "none"][mode];
+            let alloc = ["lazy", "naive", "none"][mode % 3];
             let mut g = GpuConfig::preset("gtx480").unwrap();
             g.l2.cache.write_allocate = alloc.into();
+            g.l2.sector_requests = mode >= 3;
             g.l2.cache.sets = 2;
             g.l2.cache.ways = 2;
             g.l2.cache.mshr_entries = 4;

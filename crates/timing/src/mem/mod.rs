@@ -2,6 +2,7 @@
 //! insertion/bypass), the SM-side L1 unit, the interconnect and the L2 slices.
 
 pub mod cache;
+pub mod carveout;
 pub mod coalesce;
 pub mod code;
 pub mod icnt;

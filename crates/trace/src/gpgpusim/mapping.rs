@@ -88,6 +88,12 @@ pub const MAPPED: &[&str] = &[
     "icnt_in_buffer_limit",
     "gpgpu_n_cluster_ejection_buffer_size",
     "gpgpu_dram_partition_queues",
+    "gpgpu_kernel_launch_latency",
+    "gpgpu_TB_launch_latency",
+    "gpgpu_adaptive_cache_config",
+    "gpgpu_unified_l1d_size",
+    "gpgpu_shmem_option",
+    "gpgpu_memory_partition_indexing",
 ];
 
 /// Prefixes / names of options that steer the simulator, not the simulated GPU.
@@ -532,6 +538,37 @@ pub fn to_timing_config(
     if !map_cache(&o, "gpgpu_cache:dl2", &mut cfg.l2.cache, &mut notes)? {
         notes.push("-gpgpu_cache:dl2 none: an L2 is still simulated with the base geometry".into());
     }
+    // A sectored L2 (`S`): GPGPU-Sim's memory partition splits every request into sector
+    // requests (one tag access and, on a miss, one DRAM request per 32-byte sector).
+    if let Some(e) = o.get("gpgpu_cache:dl2") {
+        if let Some(c) = GsCache::parse(&e.value).map_err(|m| e.error(m))? {
+            cfg.l2.sector_requests = c.sectored;
+        }
+    }
+    // Unified L1D/shared array with a per-launch carve-out (only with the adaptive cache
+    // configuration; without it GPGPU-Sim keeps the `dl1` geometry and the two options do
+    // nothing).
+    cfg.shared.unified_bytes = 0;
+    cfg.shared.carveouts.clear();
+    let unified = o.u32("gpgpu_unified_l1d_size")?.unwrap_or(0);
+    if o.bool("gpgpu_adaptive_cache_config")? == Some(true) && unified > 0 && l1_present {
+        let e = o.get("gpgpu_shmem_option").expect("in the defaults");
+        let opts = o.list("gpgpu_shmem_option", ',')?.unwrap_or_default();
+        let mut kib: Vec<u32> = opts.into_iter().filter(|&k| k < unified).collect();
+        kib.sort_unstable();
+        kib.dedup();
+        if kib.is_empty() {
+            return Err(e.error("needs at least one carve-out below -gpgpu_unified_l1d_size"));
+        }
+        cfg.shared.unified_bytes = unified << 10;
+        cfg.shared.carveouts = kib.iter().map(|k| k << 10).collect();
+    }
+    if let Some(v) = o.u32("gpgpu_kernel_launch_latency")? {
+        cfg.core.launch_latency = v;
+    }
+    if let Some(v) = o.u32("gpgpu_TB_launch_latency")? {
+        cfg.core.cta_launch_latency = v;
+    }
     cfg.l1d.insertion = if !l1_present || o.bool("gpgpu_gmem_skip_L1D")? == Some(true) {
         "bypass_all".into()
     } else {
@@ -689,6 +726,40 @@ pub fn to_timing_config(
     // GPGPU-Sim sends instruction-cache misses through the interconnect to the L2 (and on a cold
     // L2 to DRAM); so does warpforge with `l1i.miss_latency = 0`, which the import keeps.
     cfg.l1i.miss_latency = 0;
+
+    // Memory-partition indexing (after the channel count is known).
+    cfg.dram.channel_index = "consecutive".into();
+    if let Some(v) = o.u32("gpgpu_memory_partition_indexing")? {
+        let pow2 = cfg.dram.channels.is_power_of_two();
+        cfg.dram.channel_index = match v {
+            0 => "consecutive",
+            1 | 2 if pow2 => {
+                if v == 1 {
+                    "xor"
+                } else {
+                    "ipoly"
+                }
+            }
+            1 | 2 => {
+                notes.push(format!(
+                    "-gpgpu_memory_partition_indexing {v}: needs a power-of-two channel count ({}), modelled as consecutive",
+                    cfg.dram.channels
+                ));
+                "consecutive"
+            }
+            _ => {
+                notes.push(format!(
+                    "-gpgpu_memory_partition_indexing {v} (PAE/random/custom) modelled as ipoly where the channel count allows, else consecutive"
+                ));
+                if pow2 {
+                    "ipoly"
+                } else {
+                    "consecutive"
+                }
+            }
+        }
+        .into();
+    }
 
     cfg.validate().map_err(|e| {
         let file = user

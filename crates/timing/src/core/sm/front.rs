@@ -14,6 +14,12 @@ impl Sm {
         self.l1i.invalidate_all();
     }
 
+    /// Unified L1/shared array: the L1D of this launch has geometry `c`
+    /// ([`crate::mem::carveout`]); called after [`Sm::start_kernel`], which flushed it.
+    pub fn resize_l1d(&mut self, c: &crate::config::CacheConfig) {
+        self.l1d.resize(c);
+    }
+
     pub(super) fn cta_resources(k: &KernelInfo) -> (u32, u32, u32) {
         let warps = k.warps_per_cta();
         let regs = k.regs_per_thread * warps * WARP_SIZE as u32;
