@@ -748,7 +748,8 @@ impl GpuConfig {
     }
 
     /// Overrides one field: `key` is a dotted path (`l1d.sets`), `value` is parsed as the field's
-    /// current type (integer, float, boolean or string). The result is re-validated.
+    /// current type (integer, float, boolean, string, or a comma-separated integer list). The
+    /// result is re-validated.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
         let mut root = toml::Value::try_from(&*self).expect("config serialises");
         let mut cur = &mut root;
@@ -787,6 +788,22 @@ impl GpuConfig {
                 toml::Value::Boolean(_) => toml::Value::Boolean(value.parse().map_err(|_| {
                     ConfigError::new(key, format!("expected true or false, got `{value}`"))
                 })?),
+                // A list of integers (`shared.carveouts`): `0,8192` or `[0, 8192]`.
+                toml::Value::Array(_) => {
+                    let inner = value.trim().trim_start_matches('[').trim_end_matches(']');
+                    let items: Result<Vec<toml::Value>, _> = inner
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty())
+                        .map(|s| s.parse::<i64>().map(toml::Value::Integer))
+                        .collect();
+                    toml::Value::Array(items.map_err(|_| {
+                        ConfigError::new(
+                            key,
+                            format!("expected comma-separated integers, got `{value}`"),
+                        )
+                    })?)
+                }
                 other => {
                     return Err(ConfigError::new(
                         key,
