@@ -16,13 +16,11 @@ pub fn ctas_per_sm(cfg: &GpuConfig, k: &KernelInfo) -> u32 {
     let c = &cfg.core;
     let warps = k.warps_per_cta().max(1);
     let regs = k.regs_per_thread * warps * 32;
-    let mut n = c.max_ctas.min(c.max_warps / warps);
-    if regs > 0 {
-        n = n.min(c.registers / regs);
-    }
-    if k.shared_bytes > 0 {
-        n = n.min(c.shared_bytes / k.shared_bytes);
-    }
+    let n = c
+        .max_ctas
+        .min(c.max_warps / warps)
+        .min(c.registers.checked_div(regs).unwrap_or(u32::MAX))
+        .min(c.shared_bytes.checked_div(k.shared_bytes).unwrap_or(u32::MAX));
     n.max(1)
 }
 

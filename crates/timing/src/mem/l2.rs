@@ -446,7 +446,7 @@ impl L2Slice {
                         1
                     };
                     let ok = self.mshr.has_free()
-                        && self.to_dram.len() + dram_reqs + 1 <= self.dram_cap
+                        && self.to_dram.len() + dram_reqs < self.dram_cap
                         && (matches!(look, Lookup::SectorMiss(_)) || self.cache.can_allocate(line));
                     if !ok {
                         self.stats.reservation_fails += 1;
