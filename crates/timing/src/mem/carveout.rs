@@ -20,7 +20,11 @@ pub fn ctas_per_sm(cfg: &GpuConfig, k: &KernelInfo) -> u32 {
         .max_ctas
         .min(c.max_warps / warps)
         .min(c.registers.checked_div(regs).unwrap_or(u32::MAX))
-        .min(c.shared_bytes.checked_div(k.shared_bytes).unwrap_or(u32::MAX));
+        .min(
+            c.shared_bytes
+                .checked_div(k.shared_bytes)
+                .unwrap_or(u32::MAX),
+        );
     n.max(1)
 }
 
