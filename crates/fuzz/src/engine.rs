@@ -206,6 +206,17 @@ pub fn fuzz(t: &Target, o: &Options) -> Report {
     alloc::LIMIT.store(o.max_alloc, Ordering::Relaxed);
     let in_flight = crashes_dir.as_ref().map(|d| d.join(IN_FLIGHT));
     if let Some(p) = &in_flight {
+        // An earlier session aborted on a refused allocation: keep its input as a crash.
+        if let Ok(data) = std::fs::read(p).map(|d| (!d.is_empty()).then_some(d)) {
+            if let (Some(data), Some(d)) = (data, crashes_dir.as_deref()) {
+                if let Some(kept) = save(d, "alloc-abort", &data) {
+                    eprintln!(
+                        "fuzz: the last session aborted; its input is {}",
+                        kept.display()
+                    );
+                }
+            }
+        }
         let opened = std::fs::create_dir_all(crashes_dir.as_deref().unwrap_or(Path::new(".")))
             .and_then(|_| std::fs::File::create(p));
         if let (Ok(f), Ok(mut g)) = (opened, alloc::LAST_WORDS.lock()) {

@@ -20,6 +20,9 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use warpforge_core::{Dim3, DynInst, KernelInfo, MemAccess, MemSpace, OpClass, MAX_DST, MAX_SRC};
 
+/// Threads per block CUDA allows on every architecture (`-block dim` is refused above it).
+const MAX_BLOCK_THREADS: u64 = 1024;
+
 /// The most instructions of one warp reserved before they are read (see `insts =`).
 const MAX_INSTS_RESERVED: usize = 1 << 16;
 
@@ -309,6 +312,16 @@ impl TraceReader {
             return Err(TraceError::invalid(
                 &path_buf,
                 "grid or block dimension is zero",
+            ));
+        }
+        if h.block.size() > MAX_BLOCK_THREADS {
+            return Err(TraceError::invalid(
+                &path_buf,
+                format!(
+                    "`-block dim = {}` has {} threads; CUDA allows at most {MAX_BLOCK_THREADS}",
+                    h.block,
+                    h.block.size()
+                ),
             ));
         }
         let mut table = match table {
