@@ -1,0 +1,168 @@
+//! A GPU-internal set-associative LRU cache of 64-B blocks with write-back dirty bits. A miss
+//! reserves its line at once (the line is *pending* until the fill, and a pending line is never a
+//! victim), so the cache is its own miss-status table (the per-stream caches of document 004
+//! Table 1).
+
+/// The state of a block in the cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    /// Present.
+    Hit,
+    /// Requested, not yet filled.
+    Pending,
+    /// Absent.
+    Miss,
+}
+
+/// A set-associative, write-back, LRU cache of block numbers (address / 64).
+pub struct Cache {
+    sets: usize,
+    ways: usize,
+    tags: Vec<u64>,
+    stamp: Vec<u64>,
+    dirty: Vec<bool>,
+    pending: Vec<bool>,
+    clock: u64,
+    /// Fills so far (lets waiters skip re-checking when nothing arrived).
+    pub fills: u64,
+}
+
+const EMPTY: u64 = u64::MAX;
+
+impl Cache {
+    /// A cache of `bytes` capacity (rounded to whole sets, at least one) and `ways` ways.
+    pub fn new(bytes: u64, ways: usize) -> Self {
+        let blocks = (bytes / 64).max(ways as u64) as usize;
+        let sets = (blocks / ways).max(1);
+        Self {
+            sets,
+            ways,
+            tags: vec![EMPTY; sets * ways],
+            stamp: vec![0; sets * ways],
+            dirty: vec![false; sets * ways],
+            pending: vec![false; sets * ways],
+            clock: 0,
+            fills: 0,
+        }
+    }
+
+    fn set_of(&self, block: u64) -> usize {
+        let h = block ^ (block >> 13) ^ (block >> 29);
+        (h % self.sets as u64) as usize
+    }
+
+    fn find(&self, block: u64) -> Option<usize> {
+        let s = self.set_of(block) * self.ways;
+        (s..s + self.ways).find(|&i| self.tags[i] == block)
+    }
+
+    /// The state of `block` (no LRU update).
+    pub fn state(&self, block: u64) -> State {
+        match self.find(block) {
+            Some(i) if self.pending[i] => State::Pending,
+            Some(_) => State::Hit,
+            None => State::Miss,
+        }
+    }
+
+    /// Whether `block` is present (no LRU update).
+    pub fn contains(&self, block: u64) -> bool {
+        self.state(block) == State::Hit
+    }
+
+    /// Uses `block` if present (LRU update; `write` sets the dirty bit). Returns whether it hit.
+    pub fn access(&mut self, block: u64, write: bool) -> bool {
+        self.clock += 1;
+        match self.find(block) {
+            Some(i) if !self.pending[i] => {
+                self.stamp[i] = self.clock;
+                self.dirty[i] |= write;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn victim(&self, block: u64) -> Option<usize> {
+        let s = self.set_of(block) * self.ways;
+        (s..s + self.ways)
+            .filter(|&i| !self.pending[i])
+            .min_by_key(|&i| if self.tags[i] == EMPTY { 0 } else { self.stamp[i] })
+    }
+
+    fn place(&mut self, v: usize, block: u64, dirty: bool, pending: bool) -> Option<u64> {
+        let wb = (self.tags[v] != EMPTY && self.dirty[v]).then_some(self.tags[v]);
+        self.tags[v] = block;
+        self.stamp[v] = self.clock;
+        self.dirty[v] = dirty;
+        self.pending[v] = pending;
+        wb
+    }
+
+    /// Reserves a pending line for a missing `block`. `Err(())` when every way of its set is
+    /// pending; `Ok(victim)` with the evicted block if it was dirty (a write-back).
+    #[allow(clippy::result_unit_err)]
+    pub fn reserve(&mut self, block: u64) -> Result<Option<u64>, ()> {
+        self.clock += 1;
+        let v = self.victim(block).ok_or(())?;
+        Ok(self.place(v, block, false, true))
+    }
+
+    /// Inserts `block` (a fill of a pending line, or a write-allocate without fetch when `dirty`).
+    /// Returns the evicted block if it was dirty (a write-back the caller sends to memory).
+    pub fn fill(&mut self, block: u64, dirty: bool) -> Option<u64> {
+        self.clock += 1;
+        self.fills += 1;
+        if let Some(i) = self.find(block) {
+            self.pending[i] = false;
+            self.stamp[i] = self.clock;
+            self.dirty[i] |= dirty;
+            return None;
+        }
+        let v = self.victim(block)?;
+        self.place(v, block, dirty, false)
+    }
+
+    /// Removes every dirty bit and returns the dirty blocks (a flush at frame end).
+    pub fn flush_dirty(&mut self) -> Vec<u64> {
+        let mut out = Vec::new();
+        for i in 0..self.tags.len() {
+            if self.dirty[i] {
+                self.dirty[i] = false;
+                out.push(self.tags[i]);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lru_evicts_least_recent_and_reports_dirty() {
+        let mut c = Cache::new(64 * 2, 2); // one set, two ways
+        assert_eq!(c.fill(1, true), None);
+        assert_eq!(c.fill(2, false), None);
+        assert!(c.access(1, false));
+        assert_eq!(c.fill(3, false), None, "2 was clean and least recent");
+        assert!(c.contains(1) && c.contains(3) && !c.contains(2));
+        assert!(c.access(3, false));
+        assert_eq!(c.fill(4, false), Some(1), "1 is dirty and least recent");
+    }
+
+    #[test]
+    fn pending_lines_are_never_victims() {
+        let mut c = Cache::new(64 * 2, 2);
+        assert_eq!(c.reserve(1), Ok(None));
+        assert_eq!(c.state(1), State::Pending);
+        assert!(!c.access(1, false), "a pending line does not hit");
+        assert_eq!(c.reserve(2), Ok(None));
+        assert_eq!(c.reserve(3), Err(()), "both ways pending");
+        c.fill(1, false);
+        assert_eq!(c.state(1), State::Hit);
+        assert_eq!(c.reserve(3), Ok(None));
+        assert_eq!(c.state(1), State::Miss, "1 was the only non-pending way");
+    }
+}

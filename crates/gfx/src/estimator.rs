@@ -1,0 +1,313 @@
+//! The frame-rate estimator of document 004 section 4: render-target tiles (RTT) and planes (RTP),
+//! the 64-entry RTP information table, learning and prediction modes and the prediction equations
+//! `F = C_rtp · N_rtp`, `C_rtp = λ·C_cur + (1 − λ)·C_avg`.
+//!
+//! Choices the document leaves open ([INTERP], section 10.4 item 10-11): an *update* is one colour
+//! quad written by CW to the tracked render target (the back buffer); an RTP closes when every tile
+//! has been updated (a touched bitmap, then cleared); a partial RTP at the end of the frame is an
+//! entry too; `N_rtp` is the table's tile count divided by the tiles per plane (so an entry that
+//! accumulates several planes after the 64th counts for all of them); `λ` = updates so far / learned
+//! updates per frame; `C_cur` = cycles of the planes closed so far / their number (`C_avg` before
+//! the first closes); relearning when the update count or the cycles of a completed frame differ
+//! from the learned ones by more than `relearn_threshold` (the plane count itself is a small
+//! integer that jumps with one late tile, so it is not compared).
+
+/// Entries of the RTP information table.
+pub const TABLE_ENTRIES: usize = 64;
+/// Bits per entry: three 32-bit fields plus a valid bit.
+pub const ENTRY_BITS: usize = 97;
+
+/// One RTP table entry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RtpEntry {
+    /// Updates (colour quads) to the plane.
+    pub updates: u32,
+    /// Cycles taken to finish the plane.
+    pub cycles: u32,
+    /// Render-target tiles in the plane.
+    pub tiles: u32,
+}
+
+/// What was learned from one frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Learned {
+    /// Planes per frame, `N_rtp`.
+    pub n_rtp: f64,
+    /// Average cycles per plane, `C_avg`.
+    pub c_avg: f64,
+    /// Updates per frame.
+    pub updates: f64,
+}
+
+/// Estimator mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Recording one full frame.
+    Learning,
+    /// Predicting from the learned values.
+    Prediction,
+}
+
+/// The frame-rate estimator.
+pub struct Estimator {
+    tiles_x: usize,
+    tile_px: usize,
+    ntiles: usize,
+    touched: Vec<bool>,
+    touched_count: usize,
+    table: Vec<RtpEntry>,
+    cur_updates: u32,
+    frame_start: u64,
+    plane_start: u64,
+    frame_updates: u64,
+    planes_closed: usize,
+    learned: Option<Learned>,
+    mode: Mode,
+    /// Relative difference of planes or updates that sends the estimator back to learning.
+    pub relearn_threshold: f64,
+    /// Frames after which the estimator went back to learning.
+    pub relearns: u32,
+}
+
+impl Estimator {
+    /// An estimator for a `width`×`height`-pixel render target with `tile_px`-pixel square tiles.
+    pub fn new(width: usize, height: usize, tile_px: usize) -> Self {
+        let tiles_x = width.div_ceil(tile_px);
+        let ntiles = tiles_x * height.div_ceil(tile_px);
+        Self {
+            tiles_x,
+            tile_px,
+            ntiles,
+            touched: vec![false; ntiles],
+            touched_count: 0,
+            table: Vec::with_capacity(TABLE_ENTRIES),
+            cur_updates: 0,
+            frame_start: 0,
+            plane_start: 0,
+            frame_updates: 0,
+            planes_closed: 0,
+            learned: None,
+            mode: Mode::Learning,
+            relearn_threshold: 0.10,
+            relearns: 0,
+        }
+    }
+
+    /// The current mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The learned values, if any.
+    pub fn learned(&self) -> Option<Learned> {
+        self.learned
+    }
+
+    /// Tiles per render-target plane.
+    pub fn tiles(&self) -> usize {
+        self.ntiles
+    }
+
+    fn push_entry(&mut self, e: RtpEntry) {
+        if self.table.len() < TABLE_ENTRIES {
+            self.table.push(e);
+        } else {
+            let last = self.table.last_mut().expect("table is full");
+            last.updates += e.updates;
+            last.cycles += e.cycles;
+            last.tiles += e.tiles;
+        }
+    }
+
+    /// One update (a colour quad written) at pixel (`x`, `y`) of the tracked target, at cycle `now`.
+    pub fn update(&mut self, x: usize, y: usize, now: u64) {
+        let t = (y / self.tile_px) * self.tiles_x + x / self.tile_px;
+        self.cur_updates += 1;
+        self.frame_updates += 1;
+        if !self.touched[t] {
+            self.touched[t] = true;
+            self.touched_count += 1;
+            if self.touched_count == self.ntiles {
+                let e = RtpEntry {
+                    updates: self.cur_updates,
+                    cycles: (now - self.plane_start) as u32,
+                    tiles: self.ntiles as u32,
+                };
+                self.push_entry(e);
+                self.planes_closed += 1;
+                self.plane_start = now;
+                self.cur_updates = 0;
+                self.touched.iter_mut().for_each(|b| *b = false);
+                self.touched_count = 0;
+            }
+        }
+    }
+
+
+    /// Fraction of the frame rendered so far, λ (0 without learned data).
+    pub fn lambda(&self) -> f64 {
+        match self.learned {
+            Some(l) if l.updates > 0.0 => (self.frame_updates as f64 / l.updates).clamp(0.0, 1.0),
+            _ => 0.0,
+        }
+    }
+
+    /// The predicted cycles of the current frame at cycle `now` (prediction mode only).
+    pub fn predict_cycles(&self, now: u64) -> Option<f64> {
+        let l = self.learned.filter(|_| self.mode == Mode::Prediction)?;
+        let lambda = self.lambda();
+        let c_cur = if self.planes_closed > 0 {
+            (self.plane_start - self.frame_start) as f64 / self.planes_closed as f64
+        } else {
+            l.c_avg
+        };
+        let _ = now;
+        let c_rtp = lambda * c_cur + (1.0 - lambda) * l.c_avg;
+        Some(c_rtp * l.n_rtp)
+    }
+
+    /// Ends the frame at cycle `now` (the present command): learns, or checks the learned values.
+    pub fn end_frame(&mut self, now: u64) {
+        if self.cur_updates > 0 || self.touched_count > 0 {
+            let e = RtpEntry {
+                updates: self.cur_updates,
+                cycles: (now - self.plane_start) as u32,
+                tiles: self.touched_count as u32,
+            };
+            self.push_entry(e);
+        } else if let Some(last) = self.table.last_mut() {
+            last.cycles += (now - self.plane_start) as u32;
+        }
+        let tiles: f64 = self.table.iter().map(|e| e.tiles as f64).sum();
+        let cycles: f64 = (now - self.frame_start) as f64;
+        let n_rtp = tiles / self.ntiles as f64;
+        let seen = Learned {
+            n_rtp,
+            c_avg: if n_rtp > 0.0 { cycles / n_rtp } else { cycles },
+            updates: self.frame_updates as f64,
+        };
+        match (self.mode, self.learned) {
+            (Mode::Learning, _) => {
+                self.learned = Some(seen);
+                self.mode = Mode::Prediction;
+            }
+            (Mode::Prediction, Some(l)) => {
+                let off = |a: f64, b: f64| (a - b).abs() > self.relearn_threshold * b.max(1.0);
+                let cycles = |x: &Learned| x.n_rtp * x.c_avg;
+                if off(seen.updates, l.updates) || off(cycles(&seen), cycles(&l)) {
+                    self.learned = None;
+                    self.mode = Mode::Learning;
+                    self.relearns += 1;
+                }
+            }
+            (Mode::Prediction, None) => self.mode = Mode::Learning,
+        }
+        self.table.clear();
+        self.touched.iter_mut().for_each(|b| *b = false);
+        self.touched_count = 0;
+        self.cur_updates = 0;
+        self.frame_updates = 0;
+        self.planes_closed = 0;
+        self.frame_start = now;
+        self.plane_start = now;
+    }
+
+    /// Discards everything and starts learning with the frame that begins at cycle `now`.
+    pub fn restart(&mut self, now: u64) {
+        let (t, r) = (self.relearn_threshold, self.relearns);
+        let tile_px = self.tile_px;
+        *self = Estimator {
+            ntiles: self.ntiles,
+            tiles_x: self.tiles_x,
+            tile_px,
+            touched: vec![false; self.ntiles],
+            touched_count: 0,
+            table: Vec::with_capacity(TABLE_ENTRIES),
+            cur_updates: 0,
+            frame_start: now,
+            plane_start: now,
+            frame_updates: 0,
+            planes_closed: 0,
+            learned: None,
+            mode: Mode::Learning,
+            relearn_threshold: t,
+            relearns: r,
+        };
+    }
+
+    /// Storage of the RTP table in bytes (64 × 97 bits, section 6).
+    pub fn table_bytes() -> usize {
+        TABLE_ENTRIES * ENTRY_BITS / 8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Renders a frame of `planes` full-screen planes of 4×4 tiles (8-pixel tiles on 32×32), each
+    /// plane `per_plane` cycles, one update per tile every `per_plane/16` cycles. Returns the
+    /// predictions sampled at every update.
+    fn frame(e: &mut Estimator, start: u64, planes: u64, per_plane: u64) -> (u64, Vec<f64>) {
+        let step = per_plane / 16;
+        let mut now = start;
+        let mut preds = Vec::new();
+        for _ in 0..planes {
+            for t in 0..16usize {
+                now += step;
+                e.update((t % 4) * 8, (t / 4) * 8, now);
+                preds.extend(e.predict_cycles(now));
+            }
+        }
+        e.end_frame(now);
+        (now, preds)
+    }
+
+    #[test]
+    fn exact_on_a_repeated_uniform_frame() {
+        let mut e = Estimator::new(32, 32, 8);
+        let (t, p) = frame(&mut e, 0, 5, 1600);
+        assert!(p.is_empty(), "no prediction while learning");
+        assert_eq!(e.mode(), Mode::Prediction);
+        let l = e.learned().unwrap();
+        assert_eq!(l.n_rtp, 5.0);
+        assert_eq!(l.c_avg, 1600.0);
+        let (_, p) = frame(&mut e, t, 5, 1600);
+        assert_eq!(p.len(), 80);
+        assert!(p.iter().all(|&c| (c - 8000.0).abs() < 1e-6), "{p:?}");
+    }
+
+    #[test]
+    fn prediction_moves_towards_the_current_rate() {
+        let mut e = Estimator::new(32, 32, 8);
+        let (t, _) = frame(&mut e, 0, 4, 1600);
+        // The next frame renders twice as slowly: predictions rise from the learned 6400 cycles
+        // towards the true 12800 as λ grows.
+        let (_, p) = frame(&mut e, t, 4, 3200);
+        assert!(p[0] < p[p.len() - 1]);
+        assert!((p[p.len() - 1] - 12800.0).abs() < 1e-6);
+        assert!(p.iter().all(|&c| (6400.0..=12800.0 + 1e-6).contains(&c)));
+    }
+
+    #[test]
+    fn relearns_when_the_frame_changes() {
+        let mut e = Estimator::new(32, 32, 8);
+        let (t, _) = frame(&mut e, 0, 4, 1600);
+        let (t, _) = frame(&mut e, t, 4, 1700);
+        assert_eq!((e.mode(), e.relearns), (Mode::Prediction, 0), "6% slower: kept");
+        let (t, _) = frame(&mut e, t, 6, 1600);
+        assert_eq!((e.mode(), e.relearns), (Mode::Learning, 1));
+        frame(&mut e, t, 6, 1600);
+        assert_eq!(e.learned().unwrap().n_rtp, 6.0);
+    }
+
+    #[test]
+    fn table_overflow_accumulates_in_the_last_entry() {
+        let mut e = Estimator::new(32, 32, 8);
+        frame(&mut e, 0, 70, 160);
+        let l = e.learned().unwrap();
+        assert_eq!(l.n_rtp, 70.0);
+        assert_eq!(l.c_avg, 160.0);
+        assert!(Estimator::table_bytes() < 1024);
+    }
+}

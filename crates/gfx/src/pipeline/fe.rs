@@ -1,0 +1,94 @@
+//! FE: fetches vertex indices and attributes and rasterises draw calls into quads (section 2.1).
+//! It emits up to `fe_rate` quads per cycle in order; a quad waits for its vertex block, and for
+//! room in its destination queue (ZS of its ROP with early-Z, SH otherwise).
+//!
+//! Flow counters [INTERP]: FE's pending requests are its vertex/index reads in flight
+//! (`th_in` = 1, one block per cycle of input), its completions the quads emitted (`th_out` =
+//! `fe_rate`). An FE blocked only by a full downstream queue has no reads pending, so it is not
+//! taken for a bottleneck; one waiting for vertex data is.
+
+use std::collections::VecDeque;
+
+use super::Gpu;
+use crate::scene::{Quad, Region};
+use crate::stream::{Stream, Unit};
+
+/// FE state: queued draw calls and the one being rasterised.
+#[derive(Default)]
+pub(super) struct Fe {
+    pub queue: VecDeque<u32>,
+    cur: Option<(u32, u32)>,
+    order: Vec<Quad>,
+}
+
+impl Fe {
+    pub fn idle(&self) -> bool {
+        self.queue.is_empty() && self.cur.is_none()
+    }
+}
+
+impl Gpu {
+    pub(super) fn tick_fe(&mut self) -> f64 {
+        if self.fe.cur.is_none() {
+            if let Some(d) = self.fe.queue.pop_front() {
+                self.fe.cur = Some((d, 0));
+                self.fe.order = self.frame.draws[d as usize].raster_order(d);
+                self.early_z = self.frame.draws[d as usize].early_z;
+            }
+        }
+        let mut emitted = 0usize;
+        if let Some((d, mut next)) = self.fe.cur {
+            let draw = &self.frame.draws[d as usize];
+            let total = draw.quads();
+            let vbuf = draw.vbuf;
+            let (early, ztest) = (draw.early_z, draw.depth_test);
+            // Prefetch the vertex and index blocks of the next quads (a streaming vertex fetcher,
+            // 4 × lookahead blocks deep).
+            let need = |i: u32| self.frame.draws[d as usize].vblock_of(i);
+            let first = need(next.min(total.saturating_sub(1)));
+            for vb in first..(first + 4 * self.cfg.lookahead as u32).min(vbuf.1) {
+                let vblock = Region::Vertex(vbuf.0).base() + vb as u64;
+                let iblock = Region::Index(vbuf.0).base() + vb as u64 / 4;
+                self.mem.ensure(self.ids.vertex, iblock, Stream::Index);
+                self.mem.ensure(self.ids.vertex, vblock, Stream::Vertex);
+            }
+            while emitted < self.cfg.fe_rate && next < total {
+                let draw = &self.frame.draws[d as usize];
+                let vb = draw.vblock_of(next) as u64;
+                let vblock = Region::Vertex(vbuf.0).base() + vb;
+                let iblock = Region::Index(vbuf.0).base() + vb / 4;
+                let cache = &self.mem.caches[self.ids.vertex];
+                if vbuf.1 > 0 && !(cache.contains(vblock) && cache.contains(iblock)) {
+                    break;
+                }
+                let q = self.fe.order[next as usize];
+                let to_zs = early && ztest;
+                let dest_full = if to_zs {
+                    self.zs[self.layout.rop(q)].queue.len() >= self.cfg.rop_queue
+                } else {
+                    self.sh.queue.len() >= self.cfg.sh_queue
+                };
+                if dest_full {
+                    break;
+                }
+                if vbuf.1 > 0 {
+                    self.mem.caches[self.ids.vertex].access(vblock, false);
+                    self.mem.caches[self.ids.vertex].access(iblock, false);
+                }
+                if to_zs {
+                    self.zs[self.layout.rop(q)].queue.push_back(q);
+                } else {
+                    self.sh.queue.push_back(q);
+                }
+                self.inflight += 1;
+                next += 1;
+                emitted += 1;
+            }
+            self.fe.cur = (next < total).then_some((d, next));
+        }
+        let pending = self.mem.pending(self.ids.vertex) as f64;
+        let th = self.cfg.fe_rate as f64;
+        self.counters.units[Unit::Fe as usize][0].observe(pending, emitted as f64, 1.0, th);
+        emitted as f64
+    }
+}

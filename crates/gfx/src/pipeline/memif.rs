@@ -1,0 +1,235 @@
+//! The GPU's side of the memory interface: the GPU-internal caches, the miss table mapping tokens
+//! to fills, the outgoing queue to the LLC and the per-access criticality bit (section 2.6).
+
+use std::collections::VecDeque;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::bottleneck::Bottleneck;
+use crate::cache::{Cache, State};
+use crate::mem::{Access, GpuMemory, BLOCK};
+use crate::stream::Stream;
+
+/// How accesses get their critical bit.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Marking {
+    /// Section 2.6: the originating unit is bottlenecked and the predicted FPS is below target.
+    Algorithm,
+    /// No access is critical.
+    Never,
+    /// Every access is critical.
+    Always,
+    /// Each access of stream `s` is critical with probability `p[s as usize]` (claim 5's random
+    /// marking with the algorithm's per-stream critical counts).
+    Random([f64; 8]),
+}
+
+/// Per-stream access counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct StreamCounts {
+    /// Reads (misses of the GPU-internal cache sent to the LLC), per stream.
+    pub reads: [u64; 8],
+    /// Writes (write-backs, blitter stores), per stream.
+    pub writes: [u64; 8],
+    /// Accesses with the critical bit, per stream.
+    pub critical: [u64; 8],
+}
+
+impl StreamCounts {
+    /// All accesses.
+    pub fn total(&self) -> u64 {
+        self.reads.iter().chain(&self.writes).sum()
+    }
+
+    /// All critical accesses.
+    pub fn total_critical(&self) -> u64 {
+        self.critical.iter().sum()
+    }
+}
+
+/// Caches, miss tokens and the outgoing queue.
+pub struct MemIf {
+    /// The caches, indexed by the ids the pipeline assigns.
+    pub caches: Vec<Cache>,
+    streams: Vec<Stream>,
+    pending: Vec<usize>,
+    tokens: Vec<Option<(usize, u64)>>,
+    free_tokens: Vec<u64>,
+    in_flight: usize,
+    out: VecDeque<Access>,
+    cap: usize,
+    done: Vec<u64>,
+    filled: Vec<(usize, u64)>,
+    /// The bottleneck vector of the last Algorithm 1 run.
+    pub bottleneck: Bottleneck,
+    /// The frame-rate estimator predicts FPS below target.
+    pub below_target: bool,
+    /// Marking rule.
+    pub marking: Marking,
+    rng: ChaCha8Rng,
+    /// Access counts.
+    pub counts: StreamCounts,
+}
+
+impl MemIf {
+    /// An interface with an outgoing queue of `cap` reads.
+    pub fn new(cap: usize, marking: Marking, seed: u64) -> Self {
+        Self {
+            caches: Vec::new(),
+            streams: Vec::new(),
+            pending: Vec::new(),
+            tokens: Vec::new(),
+            free_tokens: Vec::new(),
+            in_flight: 0,
+            out: VecDeque::new(),
+            cap,
+            done: Vec::new(),
+            filled: Vec::new(),
+            bottleneck: [false; 5],
+            below_target: true,
+            marking,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            counts: StreamCounts::default(),
+        }
+    }
+
+    /// Adds a cache whose write-backs belong to `stream`; returns its id.
+    pub fn add_cache(&mut self, bytes: u64, ways: usize, stream: Stream) -> usize {
+        self.caches.push(Cache::new(bytes, ways));
+        self.streams.push(stream);
+        self.pending.push(0);
+        self.caches.len() - 1
+    }
+
+    fn critical(&mut self, s: Stream) -> bool {
+        match &self.marking {
+            Marking::Algorithm => self.bottleneck[s.unit() as usize] && self.below_target,
+            Marking::Never => false,
+            Marking::Always => true,
+            Marking::Random(p) => {
+                let p = p[s as usize];
+                self.rng.gen_bool(p.clamp(0.0, 1.0))
+            }
+        }
+    }
+
+    /// Whether `block` is in cache `c`; if not, requests it (once) when the queue has room.
+    pub fn ensure(&mut self, c: usize, block: u64, s: Stream) -> bool {
+        match self.caches[c].state(block) {
+            State::Hit => return true,
+            State::Pending => return false,
+            State::Miss => {}
+        }
+        if self.out.len() < self.cap {
+            match self.caches[c].reserve(block) {
+                Err(()) => return false,
+                Ok(Some(v)) => {
+                    let ws = self.streams[c];
+                    self.write(v, ws);
+                }
+                Ok(None) => {}
+            }
+            let token = match self.free_tokens.pop() {
+                Some(t) => t,
+                None => {
+                    self.tokens.push(None);
+                    self.tokens.len() as u64 - 1
+                }
+            };
+            self.tokens[token as usize] = Some((c, block));
+            self.in_flight += 1;
+            self.pending[c] += 1;
+            let critical = self.critical(s);
+            self.counts.reads[s as usize] += 1;
+            self.counts.critical[s as usize] += critical as u64;
+            self.out.push_back(Access {
+                token,
+                addr: block * BLOCK,
+                write: false,
+                stream: s,
+                critical,
+            });
+        }
+        false
+    }
+
+    /// Sends a write of `block` (always accepted; writes do not wait for the queue).
+    pub fn write(&mut self, block: u64, s: Stream) {
+        let critical = self.critical(s);
+        self.counts.writes[s as usize] += 1;
+        self.counts.critical[s as usize] += critical as u64;
+        self.out.push_back(Access {
+            token: u64::MAX,
+            addr: block * BLOCK,
+            write: true,
+            stream: s,
+            critical,
+        });
+    }
+
+    /// Writes `block` into cache `c` without fetching it (a full-block write), writing back a dirty
+    /// victim.
+    pub fn write_allocate(&mut self, c: usize, block: u64) {
+        if !self.caches[c].access(block, true) {
+            if let Some(v) = self.caches[c].fill(block, true) {
+                let s = self.streams[c];
+                self.write(v, s);
+            }
+        }
+    }
+
+    /// Writes back every dirty block of cache `c`.
+    pub fn flush(&mut self, c: usize) {
+        let s = self.streams[c];
+        for b in self.caches[c].flush_dirty() {
+            self.write(b, s);
+        }
+    }
+
+    /// One GPU cycle: offers queued accesses to `mem`, advances it, and fills completed reads.
+    pub fn tick(&mut self, mem: &mut dyn GpuMemory) {
+        while let Some(&a) = self.out.front() {
+            if !mem.issue(a) {
+                break;
+            }
+            self.out.pop_front();
+        }
+        self.done.clear();
+        self.filled.clear();
+        mem.tick(&mut self.done);
+        for i in 0..self.done.len() {
+            let t = self.done[i];
+            if let Some((c, block)) = self.tokens.get_mut(t as usize).and_then(Option::take) {
+                self.free_tokens.push(t);
+                self.in_flight -= 1;
+                self.pending[c] -= 1;
+                self.filled.push((c, block));
+                if let Some(v) = self.caches[c].fill(block, false) {
+                    let s = self.streams[c];
+                    self.write(v, s);
+                }
+            }
+        }
+    }
+
+    /// Reads of cache `c` sent and not yet filled.
+    pub fn pending(&self, c: usize) -> usize {
+        self.pending[c]
+    }
+
+    /// Reads the outgoing queue can still take.
+    pub fn room(&self) -> usize {
+        self.cap.saturating_sub(self.out.len())
+    }
+
+    /// The (cache, block) fills of the last cycle.
+    pub fn filled(&self) -> &[(usize, u64)] {
+        &self.filled
+    }
+
+    /// Reads sent and not yet completed, plus queued accesses.
+    pub fn busy(&self) -> bool {
+        self.in_flight > 0 || !self.out.is_empty()
+    }
+}

@@ -1,0 +1,208 @@
+//! SH: the shader cores with their texture samplers (section 2.1). Quads are dispatched from the
+//! one SH queue to cores with a free context; a quad fetches its texture blocks (each consumed into
+//! registers as it arrives), then occupies one of the core's SIMD units for the draw's shader
+//! cycles, then goes to the CW (early-Z) or ZS (late-Z) of its ROP, waiting in its context while
+//! that queue is full. Flow counters are per core with `th_in = th_out = simd / shader cycles`
+//! (section 2.3: peak input rate over the cycles the program takes per quad, per draw call).
+
+use std::collections::{HashMap, VecDeque};
+
+use super::Gpu;
+use crate::cache::State as Line;
+use crate::scene::{Quad, Region};
+use crate::stream::{Stream, Unit};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Fetch,
+    Ready,
+    Exec(u16),
+    Done,
+}
+
+#[derive(Clone, Copy)]
+struct Ctx {
+    quad: Quad,
+    state: State,
+    /// Re-examine the fetches (new context, a block it waits for arrived, or a request could not
+    /// be sent).
+    wake: bool,
+    /// Fetches whose data has arrived (bit j: fetch j).
+    got: u8,
+}
+
+/// The shader array: its queue, cores (fixed context slots) and texture waiters.
+pub(super) struct Sh {
+    pub queue: VecDeque<Quad>,
+    slots: Vec<Option<Ctx>>,
+    resident: Vec<usize>,
+    executing: Vec<usize>,
+    waiters: HashMap<u64, Vec<u32>>,
+    /// Contexts with a request that could not be sent (queue full or set all pending), in order.
+    retry: VecDeque<u32>,
+    rr: usize,
+    shader_cycles: u16,
+    per_core: usize,
+}
+
+impl Sh {
+    pub fn new(cores: usize, contexts: usize) -> Self {
+        Self {
+            queue: VecDeque::new(),
+            slots: vec![None; cores * contexts],
+            resident: vec![0; cores],
+            executing: vec![0; cores],
+            waiters: HashMap::new(),
+            retry: VecDeque::new(),
+            rr: 0,
+            shader_cycles: 1,
+            per_core: contexts,
+        }
+    }
+
+    /// Wakes the contexts waiting for texture block `b`.
+    pub fn filled(&mut self, b: u64) {
+        if let Some(w) = self.waiters.remove(&b) {
+            for s in w {
+                if let Some(c) = self.slots[s as usize].as_mut() {
+                    c.wake = true;
+                }
+            }
+        }
+    }
+}
+
+impl Gpu {
+    fn dispatch_sh(&mut self) {
+        let n = self.sh.resident.len();
+        let mut sent = 0;
+        let mut tried = 0;
+        while sent < self.cfg.sh_dispatch && tried < n {
+            let Some(&q) = self.sh.queue.front() else {
+                break;
+            };
+            let c = self.sh.rr;
+            self.sh.rr = (self.sh.rr + 1) % n;
+            if self.sh.resident[c] >= self.sh.per_core {
+                tried += 1;
+                continue;
+            }
+            tried = 0;
+            self.sh.queue.pop_front();
+            let d = &self.frame.draws[q.draw as usize];
+            self.sh.shader_cycles = d.shader_cycles.max(1);
+            let prog = Region::Program(d.program).base() + (c % 8) as u64;
+            self.mem.ensure(self.ids.instr, prog, Stream::Shader);
+            let base = c * self.sh.per_core;
+            let slot = (base..base + self.sh.per_core)
+                .find(|&s| self.sh.slots[s].is_none())
+                .expect("a core below its context count has a free slot");
+            self.sh.slots[slot] = Some(Ctx { quad: q, state: State::Fetch, wake: true, got: 0 });
+            self.sh.resident[c] += 1;
+            sent += 1;
+        }
+    }
+
+    /// Steps the context in `slot` of core `c`; returns true when its quad left the core.
+    fn step_ctx(&mut self, c: usize, slot: usize) -> bool {
+        let Some(Ctx { quad: q, state, wake, mut got }) = self.sh.slots[slot] else {
+            return false;
+        };
+        let d = &self.frame.draws[q.draw as usize];
+        match state {
+            State::Fetch => {
+                if !wake {
+                    return false;
+                }
+                let mut retry = false;
+                for j in 0..d.tex_fetches {
+                    if got & (1 << j) != 0 {
+                        continue;
+                    }
+                    let b = d.tex_block(q, j);
+                    if self.mem.ensure(self.ids.tex, b, Stream::Texture) {
+                        self.mem.caches[self.ids.tex].access(b, false);
+                        got |= 1 << j;
+                    } else if self.mem.caches[self.ids.tex].state(b) == Line::Miss {
+                        retry = true;
+                    } else {
+                        self.sh.waiters.entry(b).or_default().push(slot as u32);
+                    }
+                }
+                let all = got.count_ones() >= d.tex_fetches as u32;
+                let ctx = self.sh.slots[slot].as_mut().expect("occupied");
+                ctx.got = got;
+                ctx.wake = false;
+                if retry {
+                    self.sh.retry.push_back(slot as u32);
+                }
+                if all {
+                    ctx.state = State::Ready;
+                }
+                false
+            }
+            State::Ready => {
+                if self.sh.executing[c] < self.cfg.simd {
+                    self.sh.executing[c] += 1;
+                    let sc = d.shader_cycles.max(1);
+                    self.sh.slots[slot].as_mut().expect("occupied").state = State::Exec(sc);
+                }
+                false
+            }
+            State::Exec(left) => {
+                let ctx = self.sh.slots[slot].as_mut().expect("occupied");
+                if left <= 1 {
+                    self.sh.executing[c] -= 1;
+                    ctx.state = State::Done;
+                } else {
+                    ctx.state = State::Exec(left - 1);
+                }
+                false
+            }
+            State::Done => {
+                let r = self.layout.rop(q);
+                let dest = if d.early_z || !d.depth_test {
+                    &mut self.cw[r].queue
+                } else {
+                    &mut self.zs[r].queue
+                };
+                if dest.len() < self.cfg.rop_queue {
+                    dest.push_back(q);
+                    self.sh.slots[slot] = None;
+                    self.sh.resident[c] -= 1;
+                    true
+                } else {
+                    false
+                }
+            }
+        }
+    }
+
+    pub(super) fn tick_sh(&mut self) -> f64 {
+        self.dispatch_sh();
+        // Contexts that could not send a request retry, oldest first, as far as the queue has room.
+        for _ in 0..self.mem.room().min(self.sh.retry.len()) {
+            let s = self.sh.retry.pop_front().expect("non-empty") as usize;
+            if let Some(c) = self.sh.slots[s].as_mut() {
+                c.wake = true;
+            }
+        }
+        let th = self.cfg.simd as f64 / self.sh.shader_cycles as f64;
+        let mut total = 0.0;
+        for c in 0..self.sh.resident.len() {
+            let pending = self.sh.resident[c] as f64;
+            let mut completed = 0.0;
+            if self.sh.resident[c] > 0 {
+                let base = c * self.sh.per_core;
+                for slot in base..base + self.sh.per_core {
+                    if self.step_ctx(c, slot) {
+                        completed += 1.0;
+                    }
+                }
+            }
+            total += completed;
+            self.counters.units[Unit::Sh as usize][c].observe(pending, completed, th.min(1.0), th);
+        }
+        total
+    }
+}

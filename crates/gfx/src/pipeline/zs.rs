@@ -1,0 +1,89 @@
+//! ZS: the depth/stencil test of one ROP (section 2.1). In order, one quad per cycle; a quad needs
+//! its HiZ and depth blocks. Rejected quads leave the pipeline; passing quads write depth (when
+//! enabled) and go to SH (early-Z) or to the CW of the ROP (late-Z).
+
+use std::collections::VecDeque;
+
+use super::Gpu;
+use crate::scene::{Quad, Region};
+use crate::stream::{Stream, Unit};
+
+/// One ZS unit: its input queue.
+#[derive(Default)]
+pub(super) struct Zs {
+    pub queue: VecDeque<Quad>,
+}
+
+/// Deterministic per-quad uniform in [0, 1) (the depth-test outcome of a quad).
+pub(super) fn unit_hash(q: Quad, frame: u64) -> f64 {
+    let mut x = (q.qx as u64) | (q.qy as u64) << 16 | (q.draw as u64) << 32;
+    x ^= frame.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^= x >> 31;
+    (x >> 11) as f64 / (1u64 << 53) as f64
+}
+
+impl Gpu {
+    fn zs_blocks(&self, q: Quad) -> Option<(u64, u64)> {
+        let d = &self.frame.draws[q.draw as usize];
+        d.depth_test.then(|| {
+            (
+                self.layout.hiz_block(d.depth, q),
+                self.layout.pixel_block(Region::Depth(d.depth), q),
+            )
+        })
+    }
+
+    pub(super) fn tick_zs(&mut self) -> f64 {
+        let mut total = 0.0;
+        for r in 0..self.cfg.rops {
+            let depth_cache = self.ids.depth0 + r;
+            let pending = self.zs[r].queue.len() as f64;
+            for i in 0..self.zs[r].queue.len().min(self.cfg.lookahead) {
+                let q = self.zs[r].queue[i];
+                if let Some((h, z)) = self.zs_blocks(q) {
+                    self.mem.ensure(self.ids.hiz, h, Stream::HiZ);
+                    self.mem.ensure(depth_cache, z, Stream::Depth);
+                }
+            }
+            let mut completed = 0.0;
+            if let Some(&q) = self.zs[r].queue.front() {
+                let blocks = self.zs_blocks(q);
+                let ready = blocks.is_none_or(|(h, z)| {
+                    self.mem.caches[self.ids.hiz].contains(h) && self.mem.caches[depth_cache].contains(z)
+                });
+                if ready {
+                    let d = &self.frame.draws[q.draw as usize];
+                    let reject = blocks.is_some() && unit_hash(q, self.frame_index) < d.z_reject;
+                    let early = self.route_after_zs(q);
+                    let room = reject
+                        || if early {
+                            self.sh.queue.len() < self.cfg.sh_queue
+                        } else {
+                            self.cw[r].queue.len() < self.cfg.rop_queue
+                        };
+                    if room {
+                        let zw = d.z_write;
+                        self.zs[r].queue.pop_front();
+                        if let Some((h, z)) = blocks {
+                            self.mem.caches[self.ids.hiz].access(h, !reject && zw);
+                            self.mem.caches[depth_cache].access(z, !reject && zw);
+                        }
+                        if reject {
+                            self.inflight -= 1;
+                        } else if early {
+                            self.sh.queue.push_back(q);
+                        } else {
+                            self.cw[r].queue.push_back(q);
+                        }
+                        completed = 1.0;
+                    }
+                }
+            }
+            total += completed;
+            self.counters.units[Unit::Zs as usize][r].observe(pending, completed, 1.0, 1.0);
+        }
+        total
+    }
+}

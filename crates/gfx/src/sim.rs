@@ -1,0 +1,111 @@
+//! Running a title: the pipeline, the frame generator and a memory side, for a number of warm-up
+//! and measured frames.
+
+use serde::Serialize;
+
+use crate::generator::Generator;
+use crate::mem::GpuMemory;
+use crate::pipeline::memif::StreamCounts;
+use crate::pipeline::{Config, FrameStats, Gpu};
+use crate::title::Title;
+
+/// How a title is run.
+#[derive(Clone, Debug)]
+pub struct RunOpts {
+    /// Resolution divisor per axis (the frame is 1/`res_div²` of the real one).
+    pub res_div: u32,
+    /// Frames run before measuring (the first warms the caches, the second is the estimator's
+    /// learning frame).
+    pub warmup: usize,
+    /// Frames measured.
+    pub frames: usize,
+    /// Pipeline parameters (`work_scale` is set from the resolution divisor).
+    pub cfg: Config,
+    /// Seed of the scene.
+    pub seed: u64,
+    /// Cycle limit per frame (a guard against a stuck pipeline).
+    pub max_frame_cycles: u64,
+}
+
+impl Default for RunOpts {
+    fn default() -> Self {
+        Self {
+            res_div: 8,
+            warmup: 2,
+            frames: 2,
+            cfg: Config::default(),
+            seed: 7,
+            max_frame_cycles: 50_000_000,
+        }
+    }
+}
+
+/// The outcome of running a title.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    /// Title name.
+    pub title: &'static str,
+    /// Average FPS over the measured frames (frames / total time), real-frame scale.
+    pub fps: f64,
+    /// The measured frames.
+    pub frames: Vec<FrameStats>,
+    /// Accesses of the measured frames.
+    pub counts: StreamCounts,
+    /// Mean signed estimator error over the measured frames that had a prediction.
+    pub estimate_error: Option<f64>,
+    /// Whether every frame completed within the cycle limit.
+    pub complete: bool,
+}
+
+/// A pipeline and generator for `title`, with the configuration adjusted to the scaled frame.
+pub fn build(title: &Title, opts: &RunOpts) -> (Gpu, Generator) {
+    use crate::pipeline::FrameSource;
+    let mut generator = Generator::new(*title, opts.res_div, opts.seed);
+    let mut cfg = opts.cfg.clone();
+    cfg.work_scale = generator.work_scale();
+    // Capacity-bound GPU caches shrink with the frame (the tile-local ROP caches do not).
+    let k = cfg.work_scale;
+    let scaled = |b: u64| ((b as f64 / k) as u64).max(16 << 10);
+    cfg.tex_cache = scaled(cfg.tex_cache).max(64 << 10);
+    cfg.vertex_cache = scaled(cfg.vertex_cache);
+    cfg.hiz_cache = scaled(cfg.hiz_cache);
+    let (w, h) = Generator::size(title, opts.res_div);
+    let first = generator.frame(0);
+    (Gpu::new(cfg, w, h, first), generator)
+}
+
+/// Runs `title` against `mem`.
+pub fn run(title: &Title, opts: &RunOpts, mem: &mut dyn GpuMemory) -> RunResult {
+    let (mut gpu, mut generator) = build(title, opts);
+    let n = opts.warmup + opts.frames;
+    let max = opts.max_frame_cycles * n as u64;
+    gpu.run_frames(n, max, mem, &mut generator);
+    summarize(title, &gpu.frames, opts.warmup, n)
+}
+
+/// Summarises the frames after `warmup` of `n` wanted.
+pub fn summarize(title: &Title, frames: &[FrameStats], warmup: usize, n: usize) -> RunResult {
+    let measured: Vec<FrameStats> = frames.iter().skip(warmup).cloned().collect();
+    let fps = if measured.is_empty() {
+        0.0
+    } else {
+        measured.len() as f64 / measured.iter().map(|f| 1.0 / f.fps).sum::<f64>()
+    };
+    let mut counts = StreamCounts::default();
+    for f in &measured {
+        for s in 0..8 {
+            counts.reads[s] += f.counts.reads[s];
+            counts.writes[s] += f.counts.writes[s];
+            counts.critical[s] += f.counts.critical[s];
+        }
+    }
+    let errs: Vec<f64> = measured.iter().filter_map(|f| f.estimate_error).collect();
+    RunResult {
+        title: title.name,
+        fps,
+        estimate_error: (!errs.is_empty()).then(|| errs.iter().sum::<f64>() / errs.len() as f64),
+        counts,
+        complete: frames.len() >= n,
+        frames: measured,
+    }
+}
