@@ -63,10 +63,26 @@ fn check_fe(fe: &Bits, out: &mut Bottleneck) {
 mod tests {
     use super::*;
 
-    const IDLE: Bits = Bits { io: false, ao: false, th: false };
-    const FLOWING: Bits = Bits { io: true, ao: true, th: true };
-    const STUCK: Bits = Bits { io: true, ao: true, th: false };
-    const PARTLY: Bits = Bits { io: true, ao: false, th: false };
+    const IDLE: Bits = Bits {
+        io: false,
+        ao: false,
+        th: false,
+    };
+    const FLOWING: Bits = Bits {
+        io: true,
+        ao: true,
+        th: true,
+    };
+    const STUCK: Bits = Bits {
+        io: true,
+        ao: true,
+        th: false,
+    };
+    const PARTLY: Bits = Bits {
+        io: true,
+        ao: false,
+        th: false,
+    };
 
     fn bits(fe: Bits, zs: Bits, sh: Bits, cw: Bits, bt: Bits) -> [Bits; 5] {
         [fe, zs, sh, cw, bt]
@@ -88,7 +104,11 @@ mod tests {
     #[test]
     fn starved_cw_exposes_the_shader_bottleneck_in_early_z() {
         let b = detect(&bits(STUCK, STUCK, STUCK, IDLE, IDLE), true);
-        assert_eq!(units(b), vec![Unit::Sh], "SH is not underloaded: stop there");
+        assert_eq!(
+            units(b),
+            vec![Unit::Sh],
+            "SH is not underloaded: stop there"
+        );
         // SH with only some cores occupied is not bottlenecked by the SH rule (needs AO).
         let b = detect(&bits(IDLE, PARTLY, PARTLY, IDLE, IDLE), true);
         assert_eq!(units(b), vec![Unit::Zs]);
@@ -97,7 +117,11 @@ mod tests {
     #[test]
     fn late_z_examines_zs_before_sh() {
         let b = detect(&bits(IDLE, STUCK, STUCK, IDLE, IDLE), false);
-        assert_eq!(units(b), vec![Unit::Zs], "ZS not underloaded: SH is not reached");
+        assert_eq!(
+            units(b),
+            vec![Unit::Zs],
+            "ZS not underloaded: SH is not reached"
+        );
         let b = detect(&bits(IDLE, STUCK, STUCK, IDLE, IDLE), true);
         assert_eq!(units(b), vec![Unit::Sh]);
     }

@@ -87,7 +87,13 @@ impl Cache {
         let s = self.set_of(block) * self.ways;
         (s..s + self.ways)
             .filter(|&i| !self.pending[i])
-            .min_by_key(|&i| if self.tags[i] == EMPTY { 0 } else { self.stamp[i] })
+            .min_by_key(|&i| {
+                if self.tags[i] == EMPTY {
+                    0
+                } else {
+                    self.stamp[i]
+                }
+            })
     }
 
     fn place(&mut self, v: usize, block: u64, dirty: bool, pending: bool) -> Option<u64> {

@@ -143,7 +143,6 @@ impl Estimator {
         }
     }
 
-
     /// Fraction of the frame rendered so far, λ (0 without learned data).
     pub fn lambda(&self) -> f64 {
         match self.learned {
@@ -294,7 +293,11 @@ mod tests {
         let mut e = Estimator::new(32, 32, 8);
         let (t, _) = frame(&mut e, 0, 4, 1600);
         let (t, _) = frame(&mut e, t, 4, 1700);
-        assert_eq!((e.mode(), e.relearns), (Mode::Prediction, 0), "6% slower: kept");
+        assert_eq!(
+            (e.mode(), e.relearns),
+            (Mode::Prediction, 0),
+            "6% slower: kept"
+        );
         let (t, _) = frame(&mut e, t, 6, 1600);
         assert_eq!((e.mode(), e.relearns), (Mode::Learning, 1));
         frame(&mut e, t, 6, 1600);

@@ -45,7 +45,10 @@ impl Generator {
     /// The scaled render-target size in pixels.
     pub fn size(title: &Title, res_div: u32) -> (usize, usize) {
         let d = res_div.max(1);
-        ((title.width / d).max(32) as usize, (title.height / d).max(32) as usize)
+        (
+            (title.width / d).max(32) as usize,
+            (title.height / d).max(32) as usize,
+        )
     }
 
     /// The work scale: real frame work over simulated frame work.
@@ -54,7 +57,12 @@ impl Generator {
         (self.title.width as f64 * self.title.height as f64) / (w as f64 * h as f64)
     }
 
-    fn rect(&self, rng: &mut ChaCha8Rng, frame_rng: &mut ChaCha8Rng, cover: f64) -> (u16, u16, u16, u16) {
+    fn rect(
+        &self,
+        rng: &mut ChaCha8Rng,
+        frame_rng: &mut ChaCha8Rng,
+        cover: f64,
+    ) -> (u16, u16, u16, u16) {
         let area = (cover.clamp(0.0, 1.0) * self.qw as f64 * self.qh as f64).max(1.0);
         let aspect: f64 = rng.gen_range(0.5..2.0);
         let j = 1.0 + self.jitter * frame_rng.gen_range(-1.0..1.0);
@@ -70,7 +78,8 @@ impl Generator {
     }
 
     fn tex_side(&self, mb: f64, textures: u32) -> u32 {
-        let blocks = mb * (1u64 << 20) as f64 / 64.0 / (self.res_div as f64).powi(2) / textures as f64;
+        let blocks =
+            mb * (1u64 << 20) as f64 / 64.0 / (self.res_div as f64).powi(2) / textures as f64;
         (blocks.sqrt() as u32).max(4)
     }
 }
@@ -79,9 +88,15 @@ impl FrameSource for Generator {
     fn frame(&mut self, i: u64) -> Frame {
         let p = self.title.profile;
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
-        let mut fr = ChaCha8Rng::seed_from_u64(self.seed ^ (i + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let mut fr =
+            ChaCha8Rng::seed_from_u64(self.seed ^ (i + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let mut f = Frame::default();
-        let screen_blocks = Layout { qw: self.qw as usize, qh: self.qh as usize, rops: 16 }.surface_blocks();
+        let screen_blocks = Layout {
+            qw: self.qw as usize,
+            qh: self.qh as usize,
+            rops: 16,
+        }
+        .surface_blocks();
         let textures = 8u32;
         let side = self.tex_side(p.tex_mb, textures);
         let base = Draw {
@@ -115,17 +130,20 @@ impl FrameSource for Generator {
             let rect = self.rect(&mut rng, &mut fr, p.shadow / shadow_draws as f64);
             let quads = rect.2 as f64 * rect.3 as f64;
             vbuf += 1;
-            push(&mut f, Draw {
-                rect,
-                z_reject: p.z_reject * 0.5,
-                depth: 1,
-                shader_cycles: 4,
-                tex_fetches: 0,
-                colour_write: false,
-                vbuf: (vbuf, (quads * p.vertex * 2.0 / 100.0).ceil() as u32),
-                program: 1,
-                ..base.clone()
-            });
+            push(
+                &mut f,
+                Draw {
+                    rect,
+                    z_reject: p.z_reject * 0.5,
+                    depth: 1,
+                    shader_cycles: 4,
+                    tex_fetches: 0,
+                    colour_write: false,
+                    vbuf: (vbuf, (quads * p.vertex * 2.0 / 100.0).ceil() as u32),
+                    program: 1,
+                    ..base.clone()
+                },
+            );
         }
         // Main pass.
         for k in 0..p.draws {
@@ -135,40 +153,54 @@ impl FrameSource for Generator {
             let late = rng.gen_bool(p.late_z);
             let blend = rng.gen_bool(p.blend);
             let shadowed = shadow_draws > 0 && k % 4 == 0;
-            push(&mut f, Draw {
-                rect,
-                early_z: !late,
-                z_reject: if blend { p.z_reject * 0.5 } else { p.z_reject },
-                z_write: !blend,
-                texture: if shadowed { SHADOW_TEX } else { rng.gen_range(0..textures) as u16 },
-                tex_origin: (rng.gen_range(0..side), rng.gen_range(0..side)),
-                blend,
-                vbuf: (vbuf, (quads * p.vertex / 100.0).ceil() as u32),
-                program: 2 + (k % 16) as u16,
-                ..base.clone()
-            });
+            push(
+                &mut f,
+                Draw {
+                    rect,
+                    early_z: !late,
+                    z_reject: if blend { p.z_reject * 0.5 } else { p.z_reject },
+                    z_write: !blend,
+                    texture: if shadowed {
+                        SHADOW_TEX
+                    } else {
+                        rng.gen_range(0..textures) as u16
+                    },
+                    tex_origin: (rng.gen_range(0..side), rng.gen_range(0..side)),
+                    blend,
+                    vbuf: (vbuf, (quads * p.vertex / 100.0).ceil() as u32),
+                    program: 2 + (k % 16) as u16,
+                    ..base.clone()
+                },
+            );
         }
         // Render to texture and post-processing.
         if p.blit > 0.0 {
             let blocks = (screen_blocks as f64 * p.blit).ceil() as u32;
             f.commands.push(Command::Blit(f.blits.len() as u32));
-            f.blits.push(Blit { src: 0, dst: BLIT_TEX, blocks });
+            f.blits.push(Blit {
+                src: 0,
+                dst: BLIT_TEX,
+                blocks,
+            });
             let bside = (blocks as f64).sqrt().ceil() as u32;
             for k in 0..p.post {
-                push(&mut f, Draw {
-                    rect: (0, 0, self.qw, self.qh),
-                    depth_test: false,
-                    z_write: false,
-                    shader_cycles: p.shader_cycles / 2,
-                    tex_fetches: 2,
-                    texture: BLIT_TEX,
-                    tex_side: bside.max(4),
-                    tex_step: 0.5,
-                    vbuf: (0, 0),
-                    program: 20 + k as u16,
-                    after_blit: true,
-                    ..base.clone()
-                });
+                push(
+                    &mut f,
+                    Draw {
+                        rect: (0, 0, self.qw, self.qh),
+                        depth_test: false,
+                        z_write: false,
+                        shader_cycles: p.shader_cycles / 2,
+                        tex_fetches: 2,
+                        texture: BLIT_TEX,
+                        tex_side: bside.max(4),
+                        tex_step: 0.5,
+                        vbuf: (0, 0),
+                        program: 20 + k as u16,
+                        after_blit: true,
+                        ..base.clone()
+                    },
+                );
             }
         }
         f

@@ -9,6 +9,7 @@
 //! - [`estimator`]: the render-target-plane frame-rate estimator (section 4).
 //! - [`title`] and [`generator`]: per-title synthetic frame profiles for the 14 titles of Table 2
 //!   (section 10.3 substitutes; the document's Attila traces are not available).
+//! - [`shared`]: the pipeline on the CPU-GPU machine's shared LLC/DRAM (`warpforge_hetero`).
 //! - [`sim`]: runs frames of a title against a memory side and collects the statistics.
 
 pub mod bottleneck;
@@ -17,8 +18,10 @@ pub mod counters;
 pub mod estimator;
 pub mod generator;
 pub mod mem;
+pub mod mix;
 pub mod pipeline;
 pub mod scene;
+pub mod shared;
 pub mod sim;
 pub mod stream;
 pub mod title;

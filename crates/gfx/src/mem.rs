@@ -32,6 +32,8 @@ pub trait GpuMemory {
     fn issue(&mut self, a: Access) -> bool;
     /// Advances one GPU cycle and appends the tokens of the reads completed in it to `done`.
     fn tick(&mut self, done: &mut Vec<u64>);
+    /// The GPU's progress report (for deadline-aware schedulers); called every 64 GPU cycles.
+    fn report(&mut self, _status: &crate::pipeline::Status) {}
 }
 
 /// Which accesses an "ideal" memory side serves as LLC hits (document 004 section 1.3: every

@@ -104,14 +104,23 @@ impl Draw {
     /// The quads in rasterisation order: tile by tile (8×8-pixel tiles, row-major over the
     /// tiles the rectangle touches), the covered quads of a tile row-major within it.
     pub fn raster_order(&self, draw: u32) -> Vec<Quad> {
-        let (x0, y0, w, h) = (self.rect.0 as usize, self.rect.1 as usize, self.rect.2 as usize, self.rect.3 as usize);
+        let (x0, y0, w, h) = (
+            self.rect.0 as usize,
+            self.rect.1 as usize,
+            self.rect.2 as usize,
+            self.rect.3 as usize,
+        );
         let mut out = Vec::with_capacity(w * h);
         let t = TILE_QUADS;
         for ty in y0 / t..(y0 + h).div_ceil(t) {
             for tx in x0 / t..(x0 + w).div_ceil(t) {
                 for qy in (ty * t).max(y0)..((ty + 1) * t).min(y0 + h) {
                     for qx in (tx * t).max(x0)..((tx + 1) * t).min(x0 + w) {
-                        out.push(Quad { qx: qx as u16, qy: qy as u16, draw });
+                        out.push(Quad {
+                            qx: qx as u16,
+                            qy: qy as u16,
+                            draw,
+                        });
                     }
                 }
             }
@@ -250,17 +259,29 @@ mod tests {
 
     #[test]
     fn tiles_interleave_over_all_rops_and_blocks_hold_four_quads() {
-        let l = Layout { qw: 64, qh: 64, rops: 16 };
+        let l = Layout {
+            qw: 64,
+            qh: 64,
+            rops: 16,
+        };
         let mut seen = [0; 16];
         for ty in 0..4u16 {
             for tx in 0..4u16 {
-                seen[l.rop(Quad { qx: tx * 4, qy: ty * 4, draw: 0 })] += 1;
+                seen[l.rop(Quad {
+                    qx: tx * 4,
+                    qy: ty * 4,
+                    draw: 0,
+                })] += 1;
             }
         }
         assert_eq!(seen, [1; 16]);
         let mut row = [0; 16];
         for tx in 0..16u16 {
-            row[l.rop(Quad { qx: tx * 4, qy: 8, draw: 0 })] += 1;
+            row[l.rop(Quad {
+                qx: tx * 4,
+                qy: 8,
+                draw: 0,
+            })] += 1;
         }
         assert_eq!(row, [1; 16], "a row of 16 tiles uses every ROP");
         let b = |qx, qy| l.pixel_block(Region::Colour(0), Quad { qx, qy, draw: 0 });

@@ -106,7 +106,13 @@ impl Stream {
 
 impl Category {
     /// The five categories in figure order.
-    pub const ALL: [Category; 5] = [Category::C, Category::T, Category::Z, Category::B, Category::O];
+    pub const ALL: [Category; 5] = [
+        Category::C,
+        Category::T,
+        Category::Z,
+        Category::B,
+        Category::O,
+    ];
 
     /// One-letter name.
     pub fn name(self) -> &'static str {

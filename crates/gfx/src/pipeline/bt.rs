@@ -37,8 +37,10 @@ impl Gpu {
                 self.mem.ensure(self.ids.blit, src + i as u64, Stream::Blit);
             }
             let mut next = next;
-            if next < blit.blocks && self.mem.caches[self.ids.blit].access(src + next as u64, false) {
-                self.mem.write(Region::Texture(blit.dst).base() + next as u64, Stream::Blit);
+            if next < blit.blocks && self.mem.caches[self.ids.blit].access(src + next as u64, false)
+            {
+                self.mem
+                    .write(Region::Texture(blit.dst).base() + next as u64, Stream::Blit);
                 next += 1;
                 completed = 1.0;
             }

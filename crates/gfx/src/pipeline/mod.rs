@@ -16,7 +16,6 @@ pub mod memif;
 mod sh;
 mod zs;
 
-
 use crate::bottleneck;
 use crate::counters::FlowCounters;
 use crate::estimator::Estimator;
@@ -183,6 +182,8 @@ pub struct Status {
     pub progress: f64,
     /// Predicted FPS below target.
     pub below_target: bool,
+    /// Fraction of the resident shader contexts ready or executing (latency tolerance, HeLM).
+    pub ready_fraction: f64,
 }
 
 impl Gpu {
@@ -254,13 +255,15 @@ impl Gpu {
         self.mem.counts
     }
 
-    /// Progress information for deadline-aware memory schedulers.
+    /// Progress information for deadline-aware memory schedulers (reported to the memory side
+    /// every 64 cycles).
     pub fn status(&self) -> Status {
         let target = self.cfg.clock_hz / (self.cfg.target_fps * self.cfg.work_scale);
         Status {
             elapsed_fraction: (self.now - self.frame_start) as f64 / target,
             progress: self.estimator.lambda(),
             below_target: self.mem.below_target,
+            ready_fraction: self.sh.ready_fraction(),
         }
     }
 
@@ -278,7 +281,9 @@ impl Gpu {
             match *cmd {
                 Command::Draw(d) => {
                     let draw = &self.frame.draws[d as usize];
-                    if self.fe.queue.len() >= self.cfg.fe_queue || (draw.after_blit && !self.bt.idle()) {
+                    if self.fe.queue.len() >= self.cfg.fe_queue
+                        || (draw.after_blit && !self.bt.idle())
+                    {
                         return;
                     }
                     self.fe.queue.push_back(d);
@@ -366,6 +371,10 @@ impl Gpu {
         self.tick_zs();
         self.tick_fe();
         self.tick_bt();
+        if self.now % 64 == 0 {
+            let s = self.status();
+            mem.report(&s);
+        }
         self.mem.tick(mem);
         for &(c, b) in self.mem.filled() {
             if c == self.ids.tex {

@@ -60,6 +60,22 @@ impl Sh {
         }
     }
 
+    /// Fraction of resident contexts ready or executing now.
+    pub fn ready_fraction(&self) -> f64 {
+        let r: usize = self.resident.iter().sum();
+        let ready = self
+            .slots
+            .iter()
+            .flatten()
+            .filter(|c| matches!(c.state, State::Ready | State::Exec(_)))
+            .count();
+        if r == 0 {
+            1.0
+        } else {
+            ready as f64 / r as f64
+        }
+    }
+
     /// Wakes the contexts waiting for texture block `b`.
     pub fn filled(&mut self, b: u64) {
         if let Some(w) = self.waiters.remove(&b) {
@@ -97,7 +113,12 @@ impl Gpu {
             let slot = (base..base + self.sh.per_core)
                 .find(|&s| self.sh.slots[s].is_none())
                 .expect("a core below its context count has a free slot");
-            self.sh.slots[slot] = Some(Ctx { quad: q, state: State::Fetch, wake: true, got: 0 });
+            self.sh.slots[slot] = Some(Ctx {
+                quad: q,
+                state: State::Fetch,
+                wake: true,
+                got: 0,
+            });
             self.sh.resident[c] += 1;
             sent += 1;
         }
@@ -105,7 +126,13 @@ impl Gpu {
 
     /// Steps the context in `slot` of core `c`; returns true when its quad left the core.
     fn step_ctx(&mut self, c: usize, slot: usize) -> bool {
-        let Some(Ctx { quad: q, state, wake, mut got }) = self.sh.slots[slot] else {
+        let Some(Ctx {
+            quad: q,
+            state,
+            wake,
+            mut got,
+        }) = self.sh.slots[slot]
+        else {
             return false;
         };
         let d = &self.frame.draws[q.draw as usize];

@@ -51,7 +51,8 @@ impl Gpu {
             if let Some(&q) = self.zs[r].queue.front() {
                 let blocks = self.zs_blocks(q);
                 let ready = blocks.is_none_or(|(h, z)| {
-                    self.mem.caches[self.ids.hiz].contains(h) && self.mem.caches[depth_cache].contains(z)
+                    self.mem.caches[self.ids.hiz].contains(h)
+                        && self.mem.caches[depth_cache].contains(z)
                 });
                 if ready {
                     let d = &self.frame.draws[q.draw as usize];

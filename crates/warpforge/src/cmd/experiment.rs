@@ -10,6 +10,8 @@
 //! - `lax-calibrate`: derives the LAX kernel costs from kernels simulated on the timing model
 //!   (see [`lax_calibrate`]); `lax --calibration FILE` consumes the table it writes.
 //! - `heteropdp`: document 000 Ch. 6, CPU-or-GPU target prediction (see [`heteropdp`]).
+//! - `frame`: document 004's 3D rendering half: access criticality, the frame-rate estimator and
+//!   the memory policies on the `warpforge_gfx` pipeline (see [`frame`]).
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -22,6 +24,7 @@ pub mod cawa;
 pub mod caws;
 pub mod chart;
 pub mod ctrlc;
+pub mod frame;
 pub mod heteropdp;
 pub mod latency;
 pub mod lax_calibrate;
@@ -45,6 +48,8 @@ pub enum Command {
     Ctrlc(ctrlc::CtrlcArgs),
     /// CAWA: criticality-aware warp scheduling and cache prioritization (document 000, Ch. 4).
     Cawa(cawa::CawaArgs),
+    /// 3D rendering: GPU access criticality, frame-rate estimation, policies (document 004).
+    Frame(frame::FrameArgs),
 }
 
 /// Arguments of `experiment lax`.
@@ -110,6 +115,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Caws(a) => caws::run(a),
         Command::Ctrlc(a) => ctrlc::run(a),
         Command::Cawa(a) => cawa::run(a),
+        Command::Frame(a) => frame::run(a),
     }
 }
 

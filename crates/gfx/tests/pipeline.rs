@@ -1,0 +1,131 @@
+//! Closed-loop behaviour of the pipeline model (document 004 sections 2.1-2.6): memory latency and
+//! bandwidth feed back into frame time, each bottleneck marks its own unit's streams critical, and
+//! runs are deterministic.
+
+use warpforge_gfx::mem::{FixedLatency, Ideal};
+use warpforge_gfx::pipeline::memif::Marking;
+use warpforge_gfx::sim::{self, RunOpts};
+use warpforge_gfx::stream::{Stream, Unit};
+use warpforge_gfx::title::{self, Profile, Title};
+
+fn opts() -> RunOpts {
+    RunOpts {
+        res_div: 32,
+        warmup: 1,
+        frames: 1,
+        ..RunOpts::default()
+    }
+}
+
+/// A light custom title (fast to simulate) with the given profile changes.
+fn custom(f: impl FnOnce(&mut Profile)) -> Title {
+    let mut t = *title::by_name("UT2004").unwrap();
+    t.doc_fps = 10.0;
+    f(&mut t.profile);
+    t
+}
+
+#[test]
+fn higher_memory_latency_or_less_bandwidth_lowers_fps() {
+    let t = title::by_name("NFS").unwrap();
+    let fps = |lat, bw| sim::run(t, &opts(), &mut FixedLatency::new(lat, bw)).fps;
+    let fast = fps(50, 1.0);
+    let slow = fps(400, 1.0);
+    let narrow = fps(50, 0.1);
+    assert!(fast > slow * 1.05, "latency: {fast} vs {slow}");
+    assert!(fast > narrow * 1.05, "bandwidth: {fast} vs {narrow}");
+}
+
+fn critical_share(t: &Title, s: Stream, res_div: u32) -> f64 {
+    let mut o = opts();
+    o.res_div = res_div;
+    o.cfg.target_fps = 1e9; // always below target: marking follows the bottleneck vector only
+    let r = sim::run(t, &o, &mut FixedLatency::new(200, 0.3));
+    let n = r.counts.reads[s as usize] + r.counts.writes[s as usize];
+    assert!(n > 0, "{s:?} has accesses");
+    r.counts.critical[s as usize] as f64 / n as f64
+}
+
+#[test]
+fn texture_bound_frames_mark_texture_and_blend_bound_frames_mark_colour() {
+    // Texture-heavy, cheap blending-free colour: the shader cores wait for texels (SH
+    // bottleneck), so texture accesses are critical far more often than colour ones.
+    let tex = custom(|p| {
+        p.tex_fetches = 8;
+        p.tex_step = 2.0;
+        p.tex_mb = 4096.0; // far beyond the texture cache at this scale
+        p.blend = 0.0;
+        p.z_reject = 0.0;
+        p.shadow = 0.0;
+    });
+    let (t_tex, t_col) = (
+        critical_share(&tex, Stream::Texture, 32),
+        critical_share(&tex, Stream::Colour, 32),
+    );
+    assert!(
+        t_tex > 0.5 && t_tex > t_col + 0.3,
+        "texture {t_tex} colour {t_col}"
+    );
+    // No textures, every draw blending, trivial shaders: CW waits for colour reads (at a
+    // resolution whose colour buffer does not fit the ROP caches).
+    let blend = custom(|p| {
+        p.tex_fetches = 0;
+        p.blend = 1.0;
+        p.z_reject = 0.0;
+        p.shader_cycles = 1;
+        p.shadow = 0.0;
+    });
+    let b_col = critical_share(&blend, Stream::Colour, 8);
+    assert!(b_col > 0.5, "colour {b_col}");
+}
+
+#[test]
+fn above_target_frames_mark_nothing() {
+    let t = custom(|_| {});
+    let mut o = opts();
+    o.cfg.target_fps = 1e-3; // every prediction is above target
+    o.warmup = 2;
+    let r = sim::run(&t, &o, &mut FixedLatency::new(200, 0.3));
+    assert!(r.counts.total() > 0);
+    assert_eq!(r.counts.total_critical(), 0);
+}
+
+#[test]
+fn ideal_critical_accesses_speed_up_a_memory_bound_frame() {
+    let t = custom(|p| {
+        p.tex_fetches = 6;
+        p.tex_step = 2.0;
+        p.tex_mb = 4096.0;
+    });
+    let mut o = opts();
+    o.cfg.target_fps = 1e9;
+    let base = sim::run(&t, &o, &mut FixedLatency::new(200, 0.2)).fps;
+    let mut m = FixedLatency::new(200, 0.2);
+    m.ideal = Some(Ideal::Critical);
+    let ideal = sim::run(&t, &o, &mut m).fps;
+    assert!(ideal > base * 1.05, "{ideal} vs {base}");
+}
+
+#[test]
+fn marking_rules_and_determinism() {
+    let t = custom(|_| {});
+    let run = |m: Marking| {
+        let mut o = opts();
+        o.cfg.marking = m;
+        sim::run(&t, &o, &mut FixedLatency::new(150, 0.4))
+    };
+    let a = run(Marking::Algorithm);
+    let b = run(Marking::Algorithm);
+    assert_eq!(a.frames, b.frames, "same inputs, same statistics");
+    let all = run(Marking::Always);
+    assert_eq!(all.counts.total_critical(), all.counts.total());
+    let none = run(Marking::Never);
+    assert_eq!(none.counts.total_critical(), 0);
+    let half = run(Marking::Random([0.5; 8]));
+    let f = half.counts.total_critical() as f64 / half.counts.total() as f64;
+    assert!((0.4..0.6).contains(&f), "{f}");
+    // The stream-to-unit mapping of section 2.6.
+    assert_eq!(Stream::Texture.unit(), Unit::Sh);
+    assert_eq!(Stream::Vertex.unit(), Unit::Fe);
+    assert_eq!(Stream::Colour.unit(), Unit::Cw);
+}

@@ -1,0 +1,65 @@
+//! `warpforge experiment frame`: the 3D-rendering half of document 004 (sections 2, 4, 8.1; claims
+//! 1-15 and 19) on the `warpforge_gfx` pipeline model attached to the CPU-GPU machine's shared
+//! memory side (`warpforge_hetero`).
+//!
+//! Runs, per title of Table 2 (the eight below-40-FPS titles where the document's evaluation
+//! applies, all 14 for the baseline and the estimator): the FR-FCFS baseline (FPS, critical
+//! fraction, estimator error); the LLC made ideal for the critical and for the non-critical
+//! accesses (claim 3); IM with random marking at the baseline's per-stream critical fractions
+//! (claim 5); every compared policy (claims 7-14); IM and FR-FCFS with an 8 MB LLC (claim 15).
+//! Averages over titles are geometric means of FPS ratios; gains are ratio − 1.
+
+mod plan;
+mod report;
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+
+use crate::cmd::write_atomically;
+
+/// Arguments of `experiment frame`.
+#[derive(clap::Args)]
+pub struct FrameArgs {
+    /// Write the report (JSON) to this file.
+    #[arg(long)]
+    pub json: PathBuf,
+    /// Also write SVG charts into this directory.
+    #[arg(long)]
+    pub svg: Option<PathBuf>,
+    /// Run size: `tiny` (1/16 resolution per axis, 1 measured frame) or `small` (1/8, 2 frames).
+    #[arg(long, default_value = "tiny")]
+    pub size: String,
+    /// Titles (comma-separated; default: all 14 of Table 2).
+    #[arg(long, value_delimiter = ',')]
+    pub titles: Vec<String>,
+    /// Policies compared with `frfcfs` (comma-separated; default: all of claims 7-14).
+    #[arg(long, value_delimiter = ',')]
+    pub policy: Vec<String>,
+    /// Simulations at once (default: available cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+}
+
+/// Runs the experiment.
+pub fn run(a: FrameArgs) -> Result<()> {
+    let plan = plan::Plan::new(&a)?;
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if jobs == 0 {
+        bail!("--jobs must be at least 1");
+    }
+    let results = plan.execute(jobs)?;
+    let rep = report::Report::build(&plan, &results);
+    let text = serde_json::to_string_pretty(&rep.json)? + "\n";
+    if let Some(dir) = &a.svg {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for (name, svg) in rep.charts()? {
+            write_atomically(&dir.join(name), svg.as_bytes())?;
+        }
+    }
+    write_atomically(&a.json, text.as_bytes())?;
+    println!("{}", rep.summary());
+    Ok(())
+}

@@ -1,0 +1,262 @@
+//! The JSON report, the summary line and the SVG charts of `experiment frame`.
+
+use serde_json::{json, Map, Value};
+use warpforge_gfx::mix::MixResult;
+use warpforge_gfx::stream::{Category, Stream};
+
+use super::plan::{Job, Kind, Plan};
+use crate::cmd::experiment::chart::Chart;
+
+/// The built report.
+pub struct Report {
+    /// The JSON document.
+    pub json: Value,
+    titles: Vec<(String, f64, f64)>,
+    ideal: Vec<(String, f64, f64)>,
+    policies: Vec<(String, f64)>,
+}
+
+fn geomean(v: &[f64]) -> Option<f64> {
+    let v: Vec<f64> = v
+        .iter()
+        .copied()
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .collect();
+    (!v.is_empty()).then(|| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
+}
+
+fn critical_fraction(r: &MixResult) -> f64 {
+    r.counts.total_critical() as f64 / r.counts.total().max(1) as f64
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4
+}
+
+fn opt(x: Option<f64>) -> Value {
+    x.map_or(Value::Null, |v| json!(round(v)))
+}
+
+impl Report {
+    /// Builds the report from the plan's results.
+    pub fn build(plan: &Plan, results: &[(Job, MixResult)]) -> Report {
+        let find = |kind: &Kind, t: &str| {
+            results
+                .iter()
+                .find(|(j, _)| &j.kind == kind && j.title.name == t)
+                .map(|(_, r)| r)
+        };
+        let ratio = |kind: &Kind, t: &str| -> Option<f64> {
+            let b = find(&Kind::Base, t)?;
+            let r = find(kind, t)?;
+            (b.fps > 0.0).then(|| r.fps / b.fps)
+        };
+        // Titles (claim 19), stream mix (Fig. 2), critical fraction (Fig. 9), estimator (Fig. 10).
+        let mut titles = Map::new();
+        let mut title_rows = Vec::new();
+        let mut errors = Vec::new();
+        for t in &plan.titles {
+            let Some(b) = find(&Kind::Base, t.name) else {
+                continue;
+            };
+            let c = &b.counts;
+            let total = c.total().max(1) as f64;
+            let mut mix = Map::new();
+            for cat in Category::ALL {
+                let n: u64 = Stream::ALL
+                    .iter()
+                    .filter(|s| s.category() == cat)
+                    .map(|&s| c.reads[s as usize] + c.writes[s as usize])
+                    .sum();
+                mix.insert(cat.name().into(), json!(round(n as f64 / total)));
+            }
+            let mut crit = Map::new();
+            for s in Stream::ALL {
+                let n = c.reads[s as usize] + c.writes[s as usize];
+                if n > 0 {
+                    crit.insert(
+                        s.name().into(),
+                        json!(round(c.critical[s as usize] as f64 / n as f64)),
+                    );
+                }
+            }
+            if let Some(e) = b.estimate_error {
+                errors.push((t.name, e));
+            }
+            title_rows.push((t.name.to_string(), t.doc_fps, b.fps));
+            titles.insert(
+                t.name.into(),
+                json!({
+                    "fps": round(b.fps),
+                    "doc_fps": t.doc_fps,
+                    "below_target": t.below_target(),
+                    "critical_fraction": round(critical_fraction(b)),
+                    "critical_fraction_by_stream": crit,
+                    "access_mix": mix,
+                    "estimator_error": opt(b.estimate_error),
+                    "complete": b.complete,
+                }),
+            );
+        }
+        let low: Vec<&str> = plan.low().map(|t| t.name).collect();
+        // Ideal LLC for the critical / non-critical accesses (claim 3, Fig. 8).
+        let mut ideal_rows = Vec::new();
+        let (mut ic, mut inc) = (Vec::new(), Vec::new());
+        let mut per_title = Map::new();
+        for &t in &low {
+            let (Some(c), Some(n)) = (
+                ratio(&Kind::IdealCritical, t),
+                ratio(&Kind::IdealNonCritical, t),
+            ) else {
+                continue;
+            };
+            ic.push(c);
+            inc.push(n);
+            ideal_rows.push((t.to_string(), c - 1.0, n - 1.0));
+            per_title.insert(
+                t.into(),
+                json!({"critical": round(c - 1.0), "noncritical": round(n - 1.0)}),
+            );
+        }
+        let cf: Vec<f64> = low
+            .iter()
+            .filter_map(|t| find(&Kind::Base, t))
+            .map(critical_fraction)
+            .collect();
+        let random: Vec<f64> = low
+            .iter()
+            .filter_map(|t| ratio(&Kind::RandomIm, t))
+            .collect();
+        let im_alg: Vec<f64> = low
+            .iter()
+            .filter_map(|t| ratio(&Kind::Policy("im".into()), t))
+            .collect();
+        // Policies (claims 7-14): FPS gains over FR-FCFS; the CPU side is not co-run here.
+        let mut policies = Map::new();
+        let mut policy_rows = Vec::new();
+        for p in &plan.policies {
+            let r: Vec<f64> = low
+                .iter()
+                .filter_map(|t| ratio(&Kind::Policy(p.clone()), t))
+                .collect();
+            let g = geomean(&r).map(|x| x - 1.0);
+            policy_rows.push((p.clone(), g.unwrap_or(0.0)));
+            policies.insert(
+                p.clone(),
+                json!({"fps_gain": opt(g), "cpu_weighted_speedup": Value::Null, "equal_weight": Value::Null}),
+            );
+        }
+        // 8 MB LLC (claim 15): IM over FR-FCFS, both at 8 MB.
+        let llc8: Vec<f64> = low
+            .iter()
+            .filter_map(|t| {
+                let f = find(&Kind::Llc8("frfcfs".into()), t)?;
+                let i = find(&Kind::Llc8("im".into()), t)?;
+                (f.fps > 0.0).then(|| i.fps / f.fps)
+            })
+            .collect();
+        let mae = (!errors.is_empty())
+            .then(|| errors.iter().map(|(_, e)| e.abs()).sum::<f64>() / errors.len() as f64);
+        let max = errors
+            .iter()
+            .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+            .map(|&(t, e)| json!({"title": t, "error": round(e)}));
+        let json = json!({
+            "document": "004 (Rai & Chaudhuri 2017), 3D rendering: sections 2, 4, 8.1; claims 1-15, 19",
+            "substitute": "synthetic per-title frame profiles on the warpforge_gfx pipeline model (no Attila traces)",
+            "size": plan.size,
+            "resolution_divisor": plan.opts.res_div,
+            "frames": {"warmup": plan.opts.warmup, "measured": plan.opts.frames},
+            "evaluated_titles": low,
+            "titles": titles,
+            "ideal_fps_gain": {
+                "critical": opt(geomean(&ic).map(|x| x - 1.0)),
+                "noncritical": opt(geomean(&inc).map(|x| x - 1.0)),
+                "per_title": per_title,
+            },
+            "critical_fraction": opt((!cf.is_empty()).then(|| cf.iter().sum::<f64>() / cf.len() as f64)),
+            "random_marking_gain": opt(geomean(&random).map(|x| x - 1.0)),
+            "algorithm_marking_gain": opt(geomean(&im_alg).map(|x| x - 1.0)),
+            "estimator_mae": opt(mae),
+            "estimator_max_error": max.unwrap_or(Value::Null),
+            "policies": policies,
+            "llc_8mb": {"im": {"fps_gain": opt(geomean(&llc8).map(|x| x - 1.0))}},
+        });
+        Report {
+            json,
+            titles: title_rows,
+            ideal: ideal_rows,
+            policies: policy_rows,
+        }
+    }
+
+    /// One line per headline figure.
+    pub fn summary(&self) -> String {
+        let j = &self.json;
+        format!(
+            "ideal critical {} vs non-critical {}; critical fraction {}; random marking {} (algorithm {}); estimator MAE {} max {}",
+            j["ideal_fps_gain"]["critical"],
+            j["ideal_fps_gain"]["noncritical"],
+            j["critical_fraction"],
+            j["random_marking_gain"],
+            j["algorithm_marking_gain"],
+            j["estimator_mae"],
+            j["estimator_max_error"]
+        )
+    }
+
+    /// The SVG charts: (file name, document).
+    pub fn charts(&self) -> anyhow::Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        let cats: Vec<String> = self.titles.iter().map(|r| r.0.clone()).collect();
+        let vals: Vec<Vec<f64>> = self.titles.iter().map(|r| vec![r.1, r.2]).collect();
+        out.push((
+            "frame_fps.svg".to_string(),
+            Chart {
+                title: "Baseline FPS per title (Table 2 vs. model, FR-FCFS)",
+                y_desc: "frames per second",
+                categories: &cats,
+                series: &["document".to_string(), "model".to_string()],
+                values: &vals,
+                stacked: false,
+                reference: Some(40.0),
+            }
+            .svg()?,
+        ));
+        let cats: Vec<String> = self.ideal.iter().map(|r| r.0.clone()).collect();
+        let vals: Vec<Vec<f64>> = self
+            .ideal
+            .iter()
+            .map(|r| vec![r.1.max(0.0), r.2.max(0.0)])
+            .collect();
+        out.push((
+            "frame_ideal.svg".to_string(),
+            Chart {
+                title: "FPS gain with ideal LLC for critical / non-critical accesses (Fig. 8)",
+                y_desc: "FPS gain (fraction)",
+                categories: &cats,
+                series: &["critical".to_string(), "non-critical".to_string()],
+                values: &vals,
+                stacked: false,
+                reference: None,
+            }
+            .svg()?,
+        ));
+        let cats: Vec<String> = self.policies.iter().map(|r| r.0.clone()).collect();
+        let vals: Vec<Vec<f64>> = self.policies.iter().map(|r| vec![1.0 + r.1]).collect();
+        out.push((
+            "frame_policies.svg".to_string(),
+            Chart {
+                title: "FPS over FR-FCFS per policy (geomean of the below-40-FPS titles)",
+                y_desc: "FPS ratio",
+                categories: &cats,
+                series: &["FPS ratio".to_string()],
+                values: &vals,
+                stacked: false,
+                reference: Some(1.0),
+            }
+            .svg()?,
+        ));
+        Ok(out)
+    }
+}

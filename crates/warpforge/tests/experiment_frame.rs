@@ -1,0 +1,69 @@
+//! `experiment frame` end to end on a light subset: the JSON keys of the issue, their
+//! consistency, the SVG files, and bad input refused with status 2 and no output.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn wf() -> Command {
+    Command::cargo_bin("warpforge").unwrap()
+}
+
+#[test]
+fn frame_experiment_light_titles() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("frame.json");
+    let svg = dir.path().join("svg");
+    wf().args(["experiment", "frame", "--titles", "L4D,UT2004", "--policy", "im,sms_0"])
+        .args(["--json", json.to_str().unwrap(), "--svg", svg.to_str().unwrap()])
+        .args(["--jobs", "2"])
+        .assert()
+        .success();
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for t in ["L4D", "UT2004"] {
+        let fps = r["titles"][t]["fps"].as_f64().unwrap();
+        assert!(fps > 1.0 && fps < 1e4, "{t} fps {fps}");
+        let cf = r["titles"][t]["critical_fraction"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&cf));
+        let mix: f64 = ["C", "T", "Z", "B", "O"]
+            .iter()
+            .map(|c| r["titles"][t]["access_mix"][c].as_f64().unwrap())
+            .sum();
+        assert!((mix - 1.0).abs() < 1e-3, "{t} mix sums to {mix}");
+    }
+    // Only L4D is below 40 FPS in Table 2: it alone is evaluated.
+    assert_eq!(r["evaluated_titles"], serde_json::json!(["L4D"]));
+    assert!(r["ideal_fps_gain"]["critical"].is_number());
+    assert!(r["ideal_fps_gain"]["noncritical"].is_number());
+    assert!(r["estimator_mae"].as_f64().unwrap() >= 0.0);
+    for p in ["im", "sms_0"] {
+        assert!(r["policies"][p]["fps_gain"].is_number(), "{p}");
+    }
+    assert!(r["llc_8mb"]["im"]["fps_gain"].is_number());
+    for f in ["frame_fps.svg", "frame_ideal.svg", "frame_policies.svg"] {
+        let s = std::fs::read_to_string(svg.join(f)).unwrap();
+        assert!(s.starts_with("<svg"), "{f}");
+    }
+}
+
+#[test]
+fn frame_experiment_refuses_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("frame.json");
+    for args in [
+        vec!["--titles", "Doom9"],
+        vec!["--policy", "fastest"],
+        vec!["--size", "huge"],
+    ] {
+        let out = wf()
+            .args(["experiment", "frame", "--json", json.to_str().unwrap()])
+            .args(&args)
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone();
+        let msg = String::from_utf8_lossy(&out);
+        assert!(msg.contains(args[1]), "error names the bad value: {msg}");
+        assert!(!json.exists(), "no output on error");
+    }
+}
