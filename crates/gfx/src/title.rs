@@ -73,6 +73,8 @@ impl Title {
     }
 }
 
+/// Table-row constructor of a [`Profile`] (positional, to keep [`TITLES`] one row per title).
+#[allow(clippy::too_many_arguments)]
 const fn p(
     draws: u32,
     layers: f64,

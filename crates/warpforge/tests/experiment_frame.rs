@@ -13,11 +13,23 @@ fn frame_experiment_light_titles() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("frame.json");
     let svg = dir.path().join("svg");
-    wf().args(["experiment", "frame", "--titles", "L4D,UT2004", "--policy", "im,sms_0"])
-        .args(["--json", json.to_str().unwrap(), "--svg", svg.to_str().unwrap()])
-        .args(["--jobs", "2"])
-        .assert()
-        .success();
+    wf().args([
+        "experiment",
+        "frame",
+        "--titles",
+        "L4D,UT2004",
+        "--policy",
+        "im,sms_0",
+    ])
+    .args([
+        "--json",
+        json.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ])
+    .args(["--jobs", "2"])
+    .assert()
+    .success();
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     for t in ["L4D", "UT2004"] {
         let fps = r["titles"][t]["fps"].as_f64().unwrap();

@@ -371,7 +371,7 @@ impl Gpu {
         self.tick_zs();
         self.tick_fe();
         self.tick_bt();
-        if self.now % 64 == 0 {
+        if self.now.is_multiple_of(64) {
             let s = self.status();
             mem.report(&s);
         }
@@ -382,7 +382,7 @@ impl Gpu {
             }
         }
         self.now += 1;
-        if self.now % self.cfg.period == 0 {
+        if self.now.is_multiple_of(self.cfg.period) {
             let bits = self.counters.bits();
             self.mem.bottleneck = bottleneck::detect(&bits, self.early_z);
             self.estimate();
