@@ -8,12 +8,13 @@
 //! waiting warps when the last one arrives. Exited warps report `WarpStep::Done`; the last
 //! instruction of a warp has `warp_exits` set.
 
-use std::collections::BTreeMap;
-
 use warpforge_core::{DynInst, InstObserver, KernelInfo, SourceError, WarpSource, WarpStep};
 
 use crate::exec::{step, Cta, Env, Flow};
 use crate::run::LaunchStats;
+
+/// No slot (a CTA not running).
+const NONE: u32 = u32::MAX;
 
 /// The observer borrowed for the duration of one launch.
 struct ObsRef<'o>(Option<&'o mut dyn InstObserver>);
@@ -31,7 +32,12 @@ unsafe impl Send for ObsRef<'_> {}
 pub struct ExecSource<'a, 'o> {
     env: Env<'a>,
     info: KernelInfo,
-    ctas: BTreeMap<u32, Cta>,
+    /// Running CTAs, in slots (`None`: a free slot, listed in `free`).
+    live: Vec<Option<Cta>>,
+    free: Vec<u32>,
+    /// Per linear CTA id started so far: its slot in `live` (`NONE` when not running). A
+    /// direct index, because `next` looks the CTA up for every warp instruction.
+    index: Vec<u32>,
     pool: Vec<Cta>,
     obs: ObsRef<'o>,
     stats: LaunchStats,
@@ -43,7 +49,9 @@ impl<'a, 'o> ExecSource<'a, 'o> {
         Self {
             env,
             info,
-            ctas: BTreeMap::new(),
+            live: Vec::new(),
+            free: Vec::new(),
+            index: Vec::new(),
             pool: Vec::new(),
             obs: ObsRef(obs),
             stats: LaunchStats::default(),
@@ -53,7 +61,7 @@ impl<'a, 'o> ExecSource<'a, 'o> {
     /// Instruction counts of the CTAs finished so far plus those still running.
     pub fn stats(&self) -> LaunchStats {
         let mut s = self.stats;
-        for c in self.ctas.values() {
+        for c in self.live.iter().flatten() {
             for w in &c.warps {
                 s.warp_insts += w.executed;
                 s.thread_insts += w.thread_insts;
@@ -77,7 +85,11 @@ impl WarpSource for ExecSource<'_, '_> {
                 self.info.grid.size()
             )));
         }
-        if self.ctas.contains_key(&cta) {
+        let i = cta as usize;
+        if self.index.len() <= i {
+            self.index.resize(i + 1, NONE);
+        }
+        if self.index[i] != NONE {
             return Err(SourceError::new(format!(
                 "kernel `{}`: CTA {cta} started twice",
                 self.info.name
@@ -86,12 +98,23 @@ impl WarpSource for ExecSource<'_, '_> {
         let mut c = self.pool.pop().unwrap_or_default();
         self.env.init_cta(&mut c, cta, sm);
         let n = c.warps.len() as u32;
-        self.ctas.insert(cta, c);
+        let slot = match self.free.pop() {
+            Some(k) => {
+                self.live[k as usize] = Some(c);
+                k
+            }
+            None => {
+                self.live.push(Some(c));
+                (self.live.len() - 1) as u32
+            }
+        };
+        self.index[i] = slot;
         Ok(n)
     }
 
     fn next(&mut self, cta: u32, warp: u32, out: &mut DynInst) -> Result<WarpStep, SourceError> {
-        let Some(c) = self.ctas.get_mut(&cta) else {
+        let slot = self.index.get(cta as usize).copied().unwrap_or(NONE);
+        let Some(c) = self.live.get_mut(slot as usize).and_then(Option::as_mut) else {
             return Err(SourceError::new(format!(
                 "kernel `{}`: next() for CTA {cta}, which is not running",
                 self.info.name
@@ -120,9 +143,14 @@ impl WarpSource for ExecSource<'_, '_> {
     }
 
     fn finish_cta(&mut self, cta: u32) {
-        if let Some(c) = self.ctas.remove(&cta) {
+        let Some(slot) = self.index.get_mut(cta as usize) else {
+            return;
+        };
+        let k = std::mem::replace(slot, NONE);
+        if let Some(c) = self.live.get_mut(k as usize).and_then(Option::take) {
             self.stats.add_cta(&c);
             self.pool.push(c);
+            self.free.push(k);
         }
     }
 }

@@ -567,7 +567,7 @@ impl Gpu {
             if let Some((n, t_stop)) = skip {
                 self.skip_span(now, n, t_stop);
             } else {
-                // Phase 1: dispatch (one CTA per SM per cycle, round robin) and fetch, in SM order.
+                // Phase 1: dispatch (one CTA per SM per cycle, round robin).
                 if next_cta < total && now >= dispatch_at {
                     for i in 0..n_sm {
                         if next_cta >= total {
@@ -588,15 +588,17 @@ impl Gpu {
                         }
                     }
                 }
-                for &s in &self.awake {
-                    self.sms[s as usize].fetch(now, src)?;
-                }
-                // Phase 2: pipelines in parallel.
+                // Phase 2: fetch in SM order on this thread, pipelines in parallel: each SM's
+                // pipeline may start as soon as its own fetch is done.
                 match &mut self.team {
-                    Some(team) => team.cycle(&mut self.sms, &self.awake, now),
+                    Some(team) => {
+                        team.cycle(&mut self.sms, &self.awake, now, |sm| sm.fetch(now, src))?
+                    }
                     None => {
                         for &s in &self.awake {
-                            self.sms[s as usize].cycle(now);
+                            let sm = &mut self.sms[s as usize];
+                            sm.fetch(now, src)?;
+                            sm.cycle(now);
                         }
                     }
                 }

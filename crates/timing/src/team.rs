@@ -37,6 +37,8 @@ struct Shared {
     sms: AtomicPtr<Sm>,
     order: AtomicPtr<u32>,
     len: AtomicUsize,
+    /// How many SMs of `order` (a prefix) have been fetched and may be claimed; `<= len`.
+    ready: AtomicUsize,
     /// SMs stepped in the current phase.
     completed: AtomicUsize,
     /// Workers parked waiting for a phase.
@@ -54,7 +56,7 @@ impl Shared {
         loop {
             let c = self.claim.load(Ordering::Acquire);
             let i = (c & 0xFFFF_FFFF) as usize;
-            if i >= self.len.load(Ordering::Acquire) {
+            if i >= self.ready.load(Ordering::Acquire) {
                 return any;
             }
             if self
@@ -107,6 +109,7 @@ impl Team {
             sms: AtomicPtr::new(std::ptr::null_mut()),
             order: AtomicPtr::new(std::ptr::null_mut()),
             len: AtomicUsize::new(0),
+            ready: AtomicUsize::new(0),
             completed: AtomicUsize::new(0),
             parked: AtomicUsize::new(0),
             poisoned: AtomicBool::new(false),
@@ -157,9 +160,22 @@ impl Team {
     /// Steps the SMs `sms[order[0]], sms[order[1]], ...` for core cycle `now` on all
     /// participants; returns when all are done.
     ///
+    /// Before SM `order[i]` may be stepped, the calling thread runs `prepare` on it (the
+    /// sequential fetch through the functional front end), in `order`; the other participants
+    /// step the SMs already prepared while it prepares the next ones, so the sequential and the
+    /// parallel work overlap. If `prepare` fails on `order[i]`, the SMs before it are stepped,
+    /// the others are not, and the error is returned (as a one-thread loop of "prepare, step"
+    /// would leave them).
+    ///
     /// # Panics
     /// If an index of `order` is out of range or repeated (two threads would step one SM).
-    pub fn cycle(&mut self, sms: &mut [Sm], order: &[u32], now: u64) {
+    pub fn cycle<E>(
+        &mut self,
+        sms: &mut [Sm],
+        order: &[u32],
+        now: u64,
+        mut prepare: impl FnMut(&mut Sm) -> Result<(), E>,
+    ) -> Result<(), E> {
         assert!(
             order.windows(2).all(|w| w[0] < w[1])
                 && order.last().is_none_or(|&i| (i as usize) < sms.len()),
@@ -167,19 +183,36 @@ impl Team {
         );
         let s = &self.shared;
         self.epoch = (self.epoch + 1) & 0xFFFF_FFFF;
+        let base = sms.as_mut_ptr();
         // Closed while the phase's values are written: no index is below any length.
         s.claim
             .store((self.epoch << 32) | 0xFFFF_FFFF, Ordering::SeqCst);
-        s.sms.store(sms.as_mut_ptr(), Ordering::Release);
+        s.sms.store(base, Ordering::Release);
         s.order.store(order.as_ptr().cast_mut(), Ordering::Release);
         s.len.store(order.len(), Ordering::Release);
+        s.ready.store(0, Ordering::Release);
         s.now.store(now, Ordering::Release);
         s.completed.store(0, Ordering::Release);
         s.claim.store(self.epoch << 32, Ordering::SeqCst);
         self.wake();
+        let mut result = Ok(());
+        for (i, &sm) in order.iter().enumerate() {
+            // SAFETY: `order` holds distinct in-range indices (asserted above) and SM `order[i]`
+            // is not claimable before `ready` exceeds `i`, so this is the only reference to it;
+            // the other participants only touch the SMs of `order[..ready]`.
+            let r = prepare(unsafe { &mut *base.add(sm as usize) });
+            if let Err(e) = r {
+                // Close the phase at `i`: the SMs already prepared are stepped, no other.
+                s.len.store(i, Ordering::SeqCst);
+                result = Err(e);
+                break;
+            }
+            s.ready.store(i + 1, Ordering::Release);
+        }
         s.work();
+        let len = s.len.load(Ordering::Acquire);
         let mut n = 0u32;
-        while s.completed.load(Ordering::Acquire) != order.len() {
+        while s.completed.load(Ordering::Acquire) != len {
             if n < SPINS {
                 std::hint::spin_loop();
                 n += 1;
@@ -191,6 +224,7 @@ impl Team {
             !s.poisoned.load(Ordering::Acquire),
             "an SM-stepping thread panicked (message above)"
         );
+        result
     }
 }
 

@@ -6,14 +6,41 @@ use super::*;
 /// All 32 lanes of a source operand.
 #[inline(always)]
 pub(super) fn fetch(regs: &[[u64; WARP_SIZE]], s: Src) -> [u64; WARP_SIZE] {
+    *operand(regs, s)
+}
+
+/// Zero lanes (an absent operand).
+static ZERO: [u64; WARP_SIZE] = [0; WARP_SIZE];
+
+/// A source operand's 32 lanes: a register is borrowed in place (a copy is 256 bytes, and
+/// most operands are registers), a negated predicate or an immediate is computed.
+pub(super) enum Lanes<'a> {
+    Ref(&'a [u64; WARP_SIZE]),
+    Val([u64; WARP_SIZE]),
+}
+
+impl std::ops::Deref for Lanes<'_> {
+    type Target = [u64; WARP_SIZE];
+    #[inline(always)]
+    fn deref(&self) -> &[u64; WARP_SIZE] {
+        match self {
+            Lanes::Ref(r) => r,
+            Lanes::Val(v) => v,
+        }
+    }
+}
+
+/// All 32 lanes of a source operand, without copying a register.
+#[inline(always)]
+pub(super) fn operand(regs: &[[u64; WARP_SIZE]], s: Src) -> Lanes<'_> {
     match s {
-        Src::R(r) => regs[r as usize],
+        Src::R(r) => Lanes::Ref(&regs[r as usize]),
         Src::N(r) => {
             let mut v = regs[r as usize];
             v.iter_mut().for_each(|x| *x = (*x & 1) ^ 1);
-            v
+            Lanes::Val(v)
         }
-        Src::I(v) => [v; WARP_SIZE],
+        Src::I(v) => Lanes::Val([v; WARP_SIZE]),
     }
 }
 
@@ -66,11 +93,11 @@ pub(super) fn map3(
 /// Executes a [`Fast`] ALU instruction: all lanes computed, active lanes committed.
 pub(super) fn fast_alu(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32) {
     use crate::arith;
-    let a = fetch(regs, inst.s[0]);
+    let a = operand(regs, inst.s[0]);
     let b = if inst.ns > 1 {
-        fetch(regs, inst.s[1])
+        operand(regs, inst.s[1])
     } else {
-        [0; WARP_SIZE]
+        Lanes::Ref(&ZERO)
     };
     let f32v = |v: u64| f32::from_bits(v as u32);
     let rn = warpforge_ptx::Rounding::Rn;
@@ -79,7 +106,7 @@ pub(super) fn fast_alu(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32)
         Fast::Sub => map2(&a, &b, |x, y| x.wrapping_sub(y)),
         Fast::MulLo => map2(&a, &b, |x, y| x.wrapping_mul(y)),
         Fast::MadLo => {
-            let c = fetch(regs, inst.s[2]);
+            let c = operand(regs, inst.s[2]);
             map3(&a, &b, &c, |x, y, z| x.wrapping_mul(y).wrapping_add(z))
         }
         Fast::MulWideU32 => map2(&a, &b, |x, y| (x & 0xffff_ffff) * (y & 0xffff_ffff)),
@@ -116,7 +143,7 @@ pub(super) fn fast_alu(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32)
         }),
         Fast::ShrS64 => map2(&a, &b, |x, y| ((x as i64) >> (y as u32).min(63)) as u64),
         Fast::Selp => {
-            let c = fetch(regs, inst.s[2]);
+            let c = operand(regs, inst.s[2]);
             map3(&a, &b, &c, |x, y, p| if p & 1 != 0 { x } else { y })
         }
         Fast::MinS32 => map2(&a, &b, |x, y| (x as i32).min(y as i32) as u32 as u64),
@@ -137,9 +164,9 @@ pub(super) fn fast_alu(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32)
         Fast::NegF32 => map2(&a, &b, |x, _| x ^ 0x8000_0000),
         Fast::AbsF32 => map2(&a, &b, |x, _| x & 0x7fff_ffff),
         Fast::Not => map2(&a, &b, |x, _| !x),
-        Fast::Copy => a,
+        Fast::Copy => *a,
         Fast::FmaF32 => {
-            let c = fetch(regs, inst.s[2]);
+            let c = operand(regs, inst.s[2]);
             map3(&a, &b, &c, |x, y, z| {
                 arith::f32_fma(f32v(x), f32v(y), f32v(z), rn).to_bits() as u64
             })
@@ -235,19 +262,16 @@ pub(super) fn setp_int(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32)
     let t = inst.op.ty.unwrap_or(ScalarType::B32);
     let n = bits(t);
     let flip = if t.is_signed() { 1u64 << (n - 1) } else { 0 };
-    let mut a = fetch(regs, inst.s[0]);
-    let mut b = fetch(regs, inst.s[1]);
-    for l in 0..WARP_SIZE {
-        a[l] = trunc(a[l], n) ^ flip;
-        b[l] = trunc(b[l], n) ^ flip;
-    }
+    let a = operand(regs, inst.s[0]);
+    let b = operand(regs, inst.s[1]);
+    let k = |x: u64| trunc(x, n) ^ flip;
     let m = match inst.op.cmp.unwrap_or(Eq) {
-        Eq | Equ => cmp_mask(&a, &b, |x, y| x == y),
-        Ne | Neu => cmp_mask(&a, &b, |x, y| x != y),
-        Lt | Lo | Ltu => cmp_mask(&a, &b, |x, y| x < y),
-        Le | Ls | Leu => cmp_mask(&a, &b, |x, y| x <= y),
-        Gt | Hi | Gtu => cmp_mask(&a, &b, |x, y| x > y),
-        Ge | Hs | Geu => cmp_mask(&a, &b, |x, y| x >= y),
+        Eq | Equ => cmp_mask(&a, &b, |x, y| k(x) == k(y)),
+        Ne | Neu => cmp_mask(&a, &b, |x, y| k(x) != k(y)),
+        Lt | Lo | Ltu => cmp_mask(&a, &b, |x, y| k(x) < k(y)),
+        Le | Ls | Leu => cmp_mask(&a, &b, |x, y| k(x) <= k(y)),
+        Gt | Hi | Gtu => cmp_mask(&a, &b, |x, y| k(x) > k(y)),
+        Ge | Hs | Geu => cmp_mask(&a, &b, |x, y| k(x) >= k(y)),
         Num => u32::MAX,
         Nan => 0,
     };

@@ -38,9 +38,11 @@ impl Scoreboard {
     /// Whether `inst` reads or writes a register awaiting a write (RAW or WAW); returns the first.
     #[inline]
     pub fn hazard(&self, inst: &DynInst) -> Option<u16> {
-        inst.srcs()
+        // The arrays are indexed here rather than through `DynInst::srcs`, which is not
+        // inlined across crates (this check runs for every waiting warp every cycle).
+        inst.src[..inst.n_src as usize]
             .iter()
-            .chain(inst.dsts())
+            .chain(&inst.dst[..inst.n_dst as usize])
             .copied()
             .find(|&r| self.pending(r))
     }
@@ -48,9 +50,9 @@ impl Scoreboard {
     /// registers whose pending producer is a load that missed in the L1D).
     #[inline]
     pub fn hazard_in(&self, other: &Scoreboard, inst: &DynInst) -> Option<u16> {
-        inst.srcs()
+        inst.src[..inst.n_src as usize]
             .iter()
-            .chain(inst.dsts())
+            .chain(&inst.dst[..inst.n_dst as usize])
             .copied()
             .find(|&r| self.pending(r) && other.pending(r))
     }

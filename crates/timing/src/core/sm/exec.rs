@@ -228,12 +228,21 @@ impl Sm {
     /// Starts the memory instruction of collector `ci` on the LD/ST unit; false if it must wait
     /// (no load tracker free).
     pub(super) fn start_mem(&mut self, ci: usize, now: u64) -> bool {
-        let inst = self.cus[ci].inst;
-        let warp = self.cus[ci].warp;
+        // The collectors are lent out so that the instruction is read in place, not copied.
+        let cus = std::mem::take(&mut self.cus);
+        let started = self.start_mem_of(&cus[ci], now);
+        self.cus = cus;
+        started
+    }
+
+    /// [`Sm::start_mem`] of collector `cu` (`self.cus` is empty meanwhile).
+    fn start_mem_of(&mut self, cu: &Cu, now: u64) -> bool {
+        let inst = &cu.inst;
+        let warp = cu.warp;
         let mut regs = [0u16; MAX_DST];
         let n_dst = inst.n_dst;
         regs[..n_dst as usize].copy_from_slice(inst.dsts());
-        let Some(mem) = inst.mem else {
+        let Some(mem) = &inst.mem else {
             // A memory-class instruction without an access: retire it like an ALU operation.
             if n_dst > 0 && inst.class != OpClass::Store {
                 let wp = &mut self.warps[warp as usize];
@@ -277,7 +286,7 @@ impl Sm {
         let (mut ntx, mut shared_left, mut src) = (0usize, 0u32, ReqSrc::L1d);
         match mem.space {
             MemSpace::Shared => {
-                let d = conflict_degree(&mem, active, self.smem_banks, self.smem_bank_bytes);
+                let d = conflict_degree(mem, active, self.smem_banks, self.smem_bank_bytes);
                 self.stats.shared_accesses += 1;
                 self.stats.shared_conflict_cycles += (d - 1) as u64;
                 shared_left = d;
@@ -287,7 +296,7 @@ impl Sm {
                 }
             }
             MemSpace::Const | MemSpace::Param if kind == AccessKind::Load => {
-                let n = distinct_chunks(&mem, active, self.const_line, &mut self.chunks);
+                let n = distinct_chunks(mem, active, self.const_line, &mut self.chunks);
                 src = ReqSrc::Const;
                 for i in 0..n {
                     self.ldst.txns[i] = Txn {
@@ -300,7 +309,7 @@ impl Sm {
             }
             _ => {
                 ntx = coalesce(
-                    &mem,
+                    mem,
                     active,
                     self.l1d_line,
                     self.l1d_sector,

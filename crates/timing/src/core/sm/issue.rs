@@ -299,17 +299,20 @@ impl Sm {
     pub(super) fn issue_warp(&mut self, w: usize, free: &mut [usize; 3]) {
         self.progressed = true;
         let h = self.warps[w].head as usize;
-        let inst = self.warps[w].ibuf[h];
-        {
+        // The entry is read in place (a `DynInst` is 320 bytes): only a memory instruction's
+        // collector gets a full copy, the others take the few fields their unit needs.
+        let (class, lanes) = {
             let wp = &mut self.warps[w];
             wp.head = ((h + 1) % MAX_IBUF) as u8;
             wp.len -= 1;
-        }
+            let inst = &wp.ibuf[h];
+            (inst.class, inst.active_mask.count_ones())
+        };
         self.stats.warp_insts += 1;
-        self.stats.thread_insts += inst.active_lanes() as u64;
-        let unit = self.unit_of(inst.class);
+        self.stats.thread_insts += lanes as u64;
+        let unit = self.unit_of(class);
         if unit == Unit::None {
-            if inst.class == OpClass::Barrier {
+            if class == OpClass::Barrier {
                 let cs = self.warps[w].cta_slot as usize;
                 self.warps[w].at_barrier = true;
                 self.ctas[cs].arrived += 1;
@@ -328,11 +331,12 @@ impl Sm {
             .find(|&i| !self.cus[i].busy)
             .expect("free collector");
         let wp = &mut self.warps[w];
-        for &r in inst.dsts() {
+        let inst = &wp.ibuf[h];
+        for &r in &inst.dst[..inst.n_dst as usize] {
             wp.sb.reserve(r);
         }
         wp.inflight += 1;
-        if unit == Unit::Mem && inst.n_dst > 0 && inst.class != OpClass::Store {
+        if unit == Unit::Mem && inst.n_dst > 0 && class != OpClass::Store {
             wp.pending_loads += 1;
             wp.loads_issued = wp.loads_issued.wrapping_add(1);
         }
@@ -342,12 +346,19 @@ impl Sm {
         c.warp = w as u8;
         c.seq = self.cu_seq;
         c.reads = 0;
-        for &r in inst.srcs() {
+        for &r in &inst.src[..inst.n_src as usize] {
             let b = ((r as u32 + w as u32) % self.reg_banks) as u8;
             c.banks[c.reads as usize] = b;
             c.reads += 1;
         }
-        c.inst = inst;
+        if unit == Unit::Mem {
+            c.inst = *inst;
+        } else {
+            // What `collect_and_dispatch` reads of an ALU instruction.
+            c.inst.class = class;
+            c.inst.n_dst = inst.n_dst;
+            c.inst.dst = inst.dst;
+        }
     }
 
     /// Frees warps that have exited with nothing in flight, and CTAs whose warps all did; a
