@@ -239,3 +239,72 @@ impl Drop for Team {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::GpuConfig;
+    use crate::dram::addrmap::AddrMap;
+
+    fn sms(n: usize) -> Vec<Sm> {
+        let cfg = GpuConfig::preset("gtx480").unwrap();
+        let map = AddrMap::new(&cfg.dram, cfg.l2.slices_per_channel).unwrap();
+        (0..n)
+            .map(|i| Sm::new(i as u16, &cfg, map.clone()))
+            .collect()
+    }
+
+    /// An idle SM's step counts one idle cycle per scheduler: that tells which SMs were
+    /// stepped.
+    fn stepped(s: &[Sm]) -> Vec<bool> {
+        s.iter().map(|s| s.stalls.idle > 0).collect()
+    }
+
+    #[test]
+    fn prepares_in_order_and_steps_every_listed_sm() {
+        for threads in [1, 2, 3] {
+            let mut team = Team::new(threads);
+            let mut s = sms(9);
+            let order = [0u32, 2, 3, 5, 8];
+            let mut seen = Vec::new();
+            let r: Result<(), ()> = team.cycle(&mut s, &order, 0, |sm| {
+                // Not stepped before it is prepared.
+                assert_eq!(sm.stalls.idle, 0);
+                seen.push(sm.id());
+                Ok(())
+            });
+            assert!(r.is_ok());
+            assert_eq!(seen, [0, 2, 3, 5, 8], "prepared in order");
+            let want: Vec<bool> = (0..9).map(|i| order.contains(&(i as u32))).collect();
+            assert_eq!(stepped(&s), want, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn a_failed_prepare_steps_exactly_the_sms_before_it() {
+        for threads in [1, 2, 3] {
+            let mut team = Team::new(threads);
+            let mut s = sms(6);
+            let order = [0u32, 1, 2, 3, 4, 5];
+            let mut k = 0;
+            let r = team.cycle(&mut s, &order, 0, |_| {
+                k += 1;
+                if k == 4 {
+                    Err("fault")
+                } else {
+                    Ok(())
+                }
+            });
+            assert_eq!(r, Err("fault"));
+            assert_eq!(
+                stepped(&s),
+                vec![true, true, true, false, false, false],
+                "{threads} threads"
+            );
+            // The team is usable afterwards.
+            let r: Result<(), ()> = team.cycle(&mut s, &order, 1, |_| Ok(()));
+            assert!(r.is_ok());
+            assert!(stepped(&s).iter().all(|&b| b));
+        }
+    }
+}

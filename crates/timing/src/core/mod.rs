@@ -1,8 +1,10 @@
 //! The SIMT core: SM pipeline ([`sm`]), per-warp state and scoreboard ([`warp`]), warp
-//! schedulers ([`sched`]), the criticality prediction logic ([`cpl`]).
+//! schedulers ([`sched`]), the criticality prediction logic ([`cpl`]), the event wheel
+//! ([`wheel`]).
 
 pub mod cpl;
 pub mod probe;
 pub mod sched;
 pub mod sm;
 pub mod warp;
+pub mod wheel;

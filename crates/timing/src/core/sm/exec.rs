@@ -5,8 +5,7 @@ use super::*;
 
 impl Sm {
     pub(super) fn push_ev(&mut self, at: u64, ev: Ev) {
-        self.ev_seq += 1;
-        self.events.push(Reverse((at, self.ev_seq, ev)));
+        self.events.push(at, ev);
     }
 
     pub(super) fn tracker_done(&mut self, t: u32) {
@@ -14,6 +13,7 @@ impl Sm {
         tr.pending -= 1;
         if tr.pending == 0 {
             let tr = *tr;
+            self.unblock(tr.warp as usize);
             let wp = &mut self.warps[tr.warp as usize];
             for &r in &tr.regs[..tr.n as usize] {
                 wp.sb.release(r);
@@ -175,7 +175,7 @@ impl Sm {
                         break;
                     }
                 } else {
-                    let inst = &self.cus[ci].inst;
+                    let inst = &self.cu_insts[ci];
                     let lat = Self::class_cycles(&self.lat, inst.class) as u64;
                     let ii = Self::class_cycles(&self.ii, inst.class) as u64;
                     let mut regs = [0u16; MAX_DST];
@@ -228,23 +228,22 @@ impl Sm {
     /// Starts the memory instruction of collector `ci` on the LD/ST unit; false if it must wait
     /// (no load tracker free).
     pub(super) fn start_mem(&mut self, ci: usize, now: u64) -> bool {
-        // The collectors are lent out so that the instruction is read in place, not copied.
-        let cus = std::mem::take(&mut self.cus);
-        let started = self.start_mem_of(&cus[ci], now);
-        self.cus = cus;
+        // The instructions are lent out so that this one is read in place, not copied.
+        let insts = std::mem::take(&mut self.cu_insts);
+        let started = self.start_mem_of(&insts[ci], self.cus[ci].warp, now);
+        self.cu_insts = insts;
         started
     }
 
-    /// [`Sm::start_mem`] of collector `cu` (`self.cus` is empty meanwhile).
-    fn start_mem_of(&mut self, cu: &Cu, now: u64) -> bool {
-        let inst = &cu.inst;
-        let warp = cu.warp;
+    /// [`Sm::start_mem`] of instruction `inst` of `warp` (`self.cu_insts` is empty meanwhile).
+    fn start_mem_of(&mut self, inst: &DynInst, warp: u8, now: u64) -> bool {
         let mut regs = [0u16; MAX_DST];
         let n_dst = inst.n_dst;
         regs[..n_dst as usize].copy_from_slice(inst.dsts());
         let Some(mem) = &inst.mem else {
             // A memory-class instruction without an access: retire it like an ALU operation.
             if n_dst > 0 && inst.class != OpClass::Store {
+                self.unblock(warp as usize);
                 let wp = &mut self.warps[warp as usize];
                 wp.pending_loads = wp.pending_loads.saturating_sub(1);
             }

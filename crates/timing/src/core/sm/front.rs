@@ -86,6 +86,8 @@ impl Sm {
                 continue;
             }
             mask |= 1 << ws;
+            self.unblock(ws);
+            self.fetched_all &= !(1 << ws);
             let wp = &mut self.warps[ws];
             *wp = Warp {
                 live: true,
@@ -184,6 +186,7 @@ impl Sm {
             let step = src.next(wp.cta, wp.warp_in_cta, &mut wp.ibuf[slot])?;
             if step == WarpStep::Done {
                 wp.fetch_done = true;
+                self.fetched_all |= 1 << w;
                 break;
             }
             let inst = &wp.ibuf[slot];
@@ -221,6 +224,7 @@ impl Sm {
             }
             if exits {
                 wp.fetch_done = true;
+                self.fetched_all |= 1 << w;
                 break;
             }
             if class == OpClass::Barrier {

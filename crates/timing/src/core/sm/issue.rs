@@ -71,6 +71,14 @@ impl Sm {
 
     /// Why warp `w` cannot issue at `now` (`None`: it is ready). Reads state only.
     pub(super) fn warp_why(&self, w: usize, now: u64, free: &[usize; 3]) -> Option<Why> {
+        let bit = 1u64 << w;
+        if self.blocked.get() & bit != 0 {
+            return Some(if self.blocked_mem.get() & bit != 0 {
+                Why::MemData
+            } else {
+                Why::DataHazard
+            });
+        }
         let wp = &self.warps[w];
         Some(if wp.at_barrier {
             Why::Sync
@@ -88,7 +96,9 @@ impl Sm {
             if wp.ready_at[h] > now {
                 Why::Fetch
             } else if wp.sb.hazard(inst).is_some() {
+                self.blocked.set(self.blocked.get() | bit);
                 if wp.pending_loads > 0 {
+                    self.blocked_mem.set(self.blocked_mem.get() | bit);
                     Why::MemData
                 } else {
                     Why::DataHazard
@@ -351,13 +361,14 @@ impl Sm {
             c.banks[c.reads as usize] = b;
             c.reads += 1;
         }
+        let ci_inst = &mut self.cu_insts[ci];
         if unit == Unit::Mem {
-            c.inst = *inst;
+            *ci_inst = *inst;
         } else {
             // What `collect_and_dispatch` reads of an ALU instruction.
-            c.inst.class = class;
-            c.inst.n_dst = inst.n_dst;
-            c.inst.dst = inst.dst;
+            ci_inst.class = class;
+            ci_inst.n_dst = inst.n_dst;
+            ci_inst.dst = inst.dst;
         }
     }
 
@@ -365,7 +376,7 @@ impl Sm {
     /// retiring warp's cycles since its last probe are synchronisation (waiting for its stores
     /// and its CTA), and its lifetime is closed.
     pub(super) fn retire(&mut self, now: u64) {
-        let mut m = self.used_warps;
+        let mut m = self.used_warps & self.fetched_all;
         while m != 0 {
             let w = m.trailing_zeros() as usize;
             m &= m - 1;
@@ -399,6 +410,8 @@ impl Sm {
                 s.warp_finished(w);
             }
             self.warps[w].live = false;
+            self.unblock(w);
+            self.fetched_all &= !(1 << w);
             self.used_warps &= !(1 << w);
             self.exited_warp = true;
             let c = &mut self.ctas[cs];

@@ -21,6 +21,7 @@ mod issue;
 use super::cpl::{self, Cpl};
 use super::sched::{self, SchedView, WarpInfo, WarpScheduler};
 use super::warp::{Warp, MAX_IBUF};
+use super::wheel::Wheel;
 use crate::config::{ClassCycles, GpuConfig};
 use crate::dram::addrmap::AddrMap;
 use crate::mem::cache::{Cache, Lookup, Mshr};
@@ -30,8 +31,8 @@ use crate::mem::l1::{AccessKind, Outcome, L1};
 use crate::mem::req::{MemReq, ReqKind, ReqSrc, ACK};
 use crate::mem::shared::conflict_degree;
 use crate::stats::{CacheStats, CoreStats, LatencyStats, StallStats, WarpTime};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::cell::Cell;
+use std::collections::VecDeque;
 use warpforge_core::{
     DynInst, KernelInfo, MemSpace, OpClass, SourceError, WarpSource, WarpStep, MAX_DST, WARP_SIZE,
 };
@@ -76,7 +77,6 @@ struct Cu {
     seq: u64,
     reads: u8,
     banks: [u8; 8],
-    inst: DynInst,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -159,6 +159,16 @@ pub struct Sm {
     warps: Vec<Warp>,
     ctas: Vec<CtaSlot>,
     used_warps: u64,
+    /// Warps whose head instruction waits on the scoreboard, as last classified; valid until
+    /// a register of the warp is released or its loads in flight change (`Sm::unblock`), since
+    /// nothing else changes a stalled warp's head, barrier or buffer state. Lets the schedulers
+    /// skip reading stalled warps every cycle.
+    blocked: Cell<u64>,
+    /// Warps that have fetched their last instruction (`Warp::fetch_done`): the only ones
+    /// retirement looks at.
+    fetched_all: u64,
+    /// The subset of `blocked` with loads in flight (stall reason `MemData`).
+    blocked_mem: Cell<u64>,
     regs_used: u32,
     smem_used: u32,
     scheds: Vec<Box<dyn WarpScheduler>>,
@@ -181,6 +191,9 @@ pub struct Sm {
     cc: L1,
     map: AddrMap,
     cus: Vec<Cu>,
+    /// The instruction held by each collector (apart from `cus`, which the dispatch and
+    /// operand-read loops scan every cycle: a `DynInst` is 320 bytes).
+    cu_insts: Vec<DynInst>,
     cu_range: [(usize, usize); 3],
     cu_seq: u64,
     cu_rr: usize,
@@ -189,8 +202,9 @@ pub struct Sm {
     ldst: Box<LdSt>,
     trackers: Vec<Tracker>,
     free_trackers: Vec<u32>,
-    events: BinaryHeap<Reverse<(u64, u64, Ev)>>,
-    ev_seq: u64,
+    events: Wheel<Ev>,
+    /// Scratch: the events due this cycle.
+    due: Vec<Ev>,
     woken: Vec<u32>,
     chunks: [u64; WARP_SIZE],
     /// Requests waiting for the request network.
@@ -240,7 +254,6 @@ impl Sm {
             seq: 0,
             reads: 0,
             banks: [0; 8],
-            inst: DynInst::default(),
         };
         Self {
             id,
@@ -273,6 +286,9 @@ impl Sm {
             warps: Vec::new(),
             ctas: vec![CtaSlot::default(); c.max_ctas as usize],
             used_warps: 0,
+            blocked: Cell::new(0),
+            blocked_mem: Cell::new(0),
+            fetched_all: 0,
             regs_used: 0,
             smem_used: 0,
             scheds: (0..n_sched).map(|_| ctor(c)).collect(),
@@ -296,6 +312,7 @@ impl Sm {
             cc: L1::new(&cfg.const_cache, ReqSrc::Const),
             map,
             cus: vec![cu; a + b + m],
+            cu_insts: vec![DynInst::default(); a + b + m],
             cu_range: [(0, a), (a, a + b), (a + b, a + b + m)],
             cu_seq: 0,
             cu_rr: 0,
@@ -317,8 +334,8 @@ impl Sm {
             trackers: vec![Tracker::default(); c.load_trackers as usize],
             free_trackers: (0..c.load_trackers).rev().collect(),
             // Grows to its working size in the first cycles of work (no allocation after).
-            events: BinaryHeap::new(),
-            ev_seq: 0,
+            events: Wheel::new(0),
+            due: Vec::new(),
             woken: Vec::with_capacity(64),
             chunks: [0; WARP_SIZE],
             out_q: VecDeque::with_capacity(cfg.icnt.input_buffer as usize),
@@ -334,6 +351,11 @@ impl Sm {
             l1i_stats: CacheStats::default(),
             warp_log: Vec::new(),
         }
+    }
+
+    /// This SM's index in the GPU.
+    pub fn id(&self) -> u16 {
+        self.id
     }
 
     /// L1D counters.
@@ -402,7 +424,7 @@ impl Sm {
         {
             return None;
         }
-        let mut until = self.events.peek().map_or(u64::MAX, |Reverse((t, _, _))| *t);
+        let mut until = self.events.peek_time().unwrap_or(u64::MAX);
         if until <= now {
             return None;
         }
@@ -484,6 +506,14 @@ impl Sm {
         self.ctas[self.warps[w].cta_slot as usize].warps & self.used_warps
     }
 
+    /// Warp `w`'s scoreboard or loads in flight changed: its stall reason must be re-read.
+    #[inline]
+    fn unblock(&self, w: usize) {
+        let keep = !(1u64 << w);
+        self.blocked.set(self.blocked.get() & keep);
+        self.blocked_mem.set(self.blocked_mem.get() & keep);
+    }
+
     /// Room for one more reply from the network.
     pub fn can_accept_reply(&self) -> bool {
         self.in_q.len() < self.in_cap
@@ -508,11 +538,10 @@ impl Sm {
         }
         self.cpl_sample(cpl::samples_in(now, now + 1));
         // Writeback events.
-        while let Some(Reverse((t, _, ev))) = self.events.peek().copied() {
-            if t > now {
-                break;
-            }
-            self.events.pop();
+        let mut due = std::mem::take(&mut self.due);
+        due.clear();
+        self.events.drain_until(now, |ev| due.push(ev));
+        for &ev in &due {
             match ev {
                 Ev::Writeback {
                     warp,
@@ -520,6 +549,7 @@ impl Sm {
                     n,
                     branch,
                 } => {
+                    self.unblock(warp as usize);
                     let wp = &mut self.warps[warp as usize];
                     for &r in &regs[..n as usize] {
                         wp.sb.release(r);
@@ -536,6 +566,7 @@ impl Sm {
                 }
             }
         }
+        self.due = due;
         // One reply per cycle fills the L1D or the constant cache.
         if let Some(r) = self.in_q.pop_front() {
             self.progressed = true;
