@@ -3,10 +3,11 @@
 //! of their frequencies, plus the [`TimingRunner`] that the host API drives.
 //!
 //! Each core cycle has three phases, which keeps the statistics identical for every thread
-//! count: (1) sequential, in SM order: CTA dispatch and fetch (the only calls into the
-//! [`WarpSource`], which executes instructions functionally); (2) parallel (a thread team,
-//! `team.rs`): every SM's pipeline and L1s, touching only SM-local state; (3) sequential:
-//! finished CTAs are released.
+//! count: (1) sequential, in SM order: CTA dispatch; (2) fetch (the only calls into the
+//! [`WarpSource`], which executes instructions functionally) on the main thread in SM order,
+//! streamed into a thread team (`team.rs`) that steps every SM's pipeline and L1s (touching
+//! only SM-local state) as soon as that SM's fetch is done; (3) sequential: finished CTAs are
+//! released.
 //! The interconnect, L2 and DRAM domains are stepped sequentially in a fixed order.
 //!
 //! Idle work is cheap, and with `sim.skip_idle` idle time is skipped: an SM with nothing in
@@ -696,7 +697,20 @@ pub struct TimingRunner {
     stop: Arc<AtomicBool>,
     progress: Option<ProgressFn>,
     sim_seconds: f64,
+    sim_cpu_seconds: f64,
     threads: usize,
+}
+
+/// CPU time (user + system) of the calling thread, seconds, from `/proc/thread-self/stat`
+/// (Linux; 10 ms resolution); `None` where it cannot be read.
+fn thread_cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) end with ") ".
+    let rest = &s[s.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
 }
 
 impl TimingRunner {
@@ -710,6 +724,7 @@ impl TimingRunner {
             stop: Arc::new(AtomicBool::new(false)),
             progress: None,
             sim_seconds: 0.0,
+            sim_cpu_seconds: 0.0,
             threads: threads.max(1),
         }
     }
@@ -757,6 +772,13 @@ impl TimingRunner {
     /// functional execution of the front end, excluding the host program).
     pub fn sim_seconds(&self) -> f64 {
         self.sim_seconds
+    }
+
+    /// CPU seconds of the thread that called [`KernelRunner::run_kernel`], spent inside it
+    /// (Linux, 10 ms resolution; 0 elsewhere). With one thread this is the simulation's CPU
+    /// time, which unlike wall time does not grow when other programs share the cores.
+    pub fn sim_cpu_seconds(&self) -> f64 {
+        self.sim_cpu_seconds
     }
 
     /// Per-launch statistics so far.
@@ -813,8 +835,12 @@ impl KernelRunner for TimingRunner {
             None => &mut noop,
         };
         let t0 = std::time::Instant::now();
+        let c0 = thread_cpu_seconds();
         let r = self.gpu.run_kernel(source, &self.stop, progress);
         self.sim_seconds += t0.elapsed().as_secs_f64();
+        if let (Some(a), Some(b)) = (c0, thread_cpu_seconds()) {
+            self.sim_cpu_seconds += b - a;
+        }
         let raw = self.gpu.totals().sub(&before);
         let c = self.gpu.config();
         let mut ks = KernelStats::from_totals(&raw, c.core.num_sms, c.core.max_warps);

@@ -126,6 +126,10 @@ impl Team {
                         } else if idle < SPINS {
                             std::hint::spin_loop();
                             idle += 1;
+                        } else if s.open() {
+                            // The phase's next SMs are still being fetched: let the fetching
+                            // thread have the core on a busy machine.
+                            std::thread::yield_now();
                         } else {
                             // SeqCst with `Team::wake`: either `open` sees the new phase or
                             // `wake` sees this worker parked and unparks it.

@@ -13,7 +13,10 @@ pub(super) fn fetch(regs: &[[u64; WARP_SIZE]], s: Src) -> [u64; WARP_SIZE] {
 static ZERO: [u64; WARP_SIZE] = [0; WARP_SIZE];
 
 /// A source operand's 32 lanes: a register is borrowed in place (a copy is 256 bytes, and
-/// most operands are registers), a negated predicate or an immediate is computed.
+/// most operands are registers), a negated predicate or an immediate is computed. It lives on
+/// the stack for one instruction, so the size difference of the variants costs nothing (boxing
+/// would allocate).
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Lanes<'a> {
     Ref(&'a [u64; WARP_SIZE]),
     Val([u64; WARP_SIZE]),

@@ -102,10 +102,9 @@ impl<T: Copy> Wheel<T> {
                 let b = &mut self.slots[(t & m) as usize];
                 if !b.is_empty() {
                     self.len -= b.len();
-                    // Indexing keeps the bucket's capacity (a `drain` would too, but `f` may
-                    // not borrow the wheel either way).
-                    for i in 0..b.len() {
-                        f(b[i]);
+                    // `clear` keeps the bucket's capacity.
+                    for &e in b.iter() {
+                        f(e);
                     }
                     b.clear();
                 }

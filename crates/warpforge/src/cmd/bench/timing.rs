@@ -4,7 +4,10 @@
 //! and once with two, and reports simulated SM-cycles per second (core cycles x SMs / seconds
 //! inside the timing runner, the functional execution of the front end included) and warp
 //! instructions per second. Also checks that both thread counts give identical statistics and
-//! reports the process's peak resident memory. Figures go to `docs/PERFORMANCE.md`.
+//! reports the process's peak resident memory. Figures go to `docs/PERFORMANCE.md`. Also
+//! reports the CPU seconds of the simulating (calling) thread inside the runner: with one
+//! thread, warp instructions per CPU second hardly move when other programs load the machine,
+//! unlike wall-clock rates.
 
 use anyhow::{bail, Context};
 use warpforge_simt::Device;
@@ -32,11 +35,19 @@ pub fn run() -> anyhow::Result<serde_json::Value> {
     let sms = cfg.core.num_sms as f64;
     println!("timing model on gtx480, small inputs (seconds inside the runner)");
     println!(
-        "{:<11} {:>7} {:>10} {:>11} {:>8} {:>13} {:>12}",
-        "workload", "threads", "cycles", "warp insts", "seconds", "SM-cycles/s", "warp insts/s"
+        "{:<11} {:>7} {:>10} {:>11} {:>8} {:>13} {:>12} {:>8} {:>15}",
+        "workload",
+        "threads",
+        "cycles",
+        "warp insts",
+        "seconds",
+        "SM-cycles/s",
+        "warp insts/s",
+        "CPU s",
+        "insts/CPU s"
     );
     let mut rows = Vec::new();
-    let mut sums = [(0.0f64, 0.0f64, 0.0f64); 2];
+    let mut sums = [(0.0f64, 0.0f64, 0.0f64, 0.0f64); 2];
     for name in SET {
         let w =
             find(name).with_context(|| format!("benchmark workload `{name}` is not registered"))?;
@@ -55,20 +66,24 @@ pub fn run() -> anyhow::Result<serde_json::Value> {
                 .context("a timing runner")?;
             let s = t.stats();
             let secs = t.sim_seconds();
+            let cpu = t.sim_cpu_seconds();
             let (cyc, wi) = (s.total.cycles as f64, s.total.warp_insts as f64);
             println!(
-                "{:<11} {:>7} {:>10} {:>11} {:>8.2} {:>13.0} {:>12.0}",
+                "{:<11} {:>7} {:>10} {:>11} {:>8.2} {:>13.0} {:>12.0} {:>8.2} {:>15.0}",
                 name,
                 threads,
                 s.total.cycles,
                 s.total.warp_insts,
                 secs,
                 cyc * sms / secs,
-                wi / secs
+                wi / secs,
+                cpu,
+                wi / cpu
             );
             sums[ti].0 += cyc * sms;
             sums[ti].1 += wi;
             sums[ti].2 += secs;
+            sums[ti].3 += cpu;
             rows.push(serde_json::json!({
                 "workload": name,
                 "threads": threads,
@@ -77,6 +92,7 @@ pub fn run() -> anyhow::Result<serde_json::Value> {
                 "seconds": secs,
                 "sm_cycles_per_s": cyc * sms / secs,
                 "warp_insts_per_s": wi / secs,
+                "cpu_seconds": cpu,
             }));
             stats.push(s);
         }
@@ -86,19 +102,22 @@ pub fn run() -> anyhow::Result<serde_json::Value> {
     }
     let mut total = Vec::new();
     for (ti, threads) in [1, 2].into_iter().enumerate() {
-        let (c, w, s) = sums[ti];
+        let (c, w, s, cpu) = sums[ti];
         println!(
-            "{:<11} {:>7} {:>10} {:>11} {:>8.2} {:>13.0} {:>12.0}",
+            "{:<11} {:>7} {:>10} {:>11} {:>8.2} {:>13.0} {:>12.0} {:>8.2} {:>15.0}",
             "all",
             threads,
             "",
             "",
             s,
             c / s,
-            w / s
+            w / s,
+            cpu,
+            w / cpu
         );
         total.push(serde_json::json!({
             "threads": threads, "seconds": s, "sm_cycles_per_s": c / s, "warp_insts_per_s": w / s,
+            "cpu_seconds": cpu, "warp_insts_per_cpu_s": w / cpu,
         }));
     }
     let rss = peak_rss_mb();
