@@ -388,6 +388,11 @@ pub struct DramConfig {
     pub bank_groups: u32,
     /// Bit above which the channel is `(addr >> channel_bit) mod channels`.
     pub channel_bit: u32,
+    /// Separate row and column command buses (HBM; GPGPU-Sim `-dram_dual_bus_interface 1`): an
+    /// activate or precharge and a column command may issue in the same command cycle. `false`
+    /// (the default, GDDR): one command per cycle.
+    #[serde(default)]
+    pub dual_bus: bool,
     /// Channel indexing, a name of [`crate::dram::chanidx::CHANNEL_INDEX`]: `consecutive`
     /// (the default), `xor` or `ipoly` (GPGPU-Sim `-gpgpu_memory_partition_indexing` 0, 1, 2;
     /// the last two need a power-of-two channel count).

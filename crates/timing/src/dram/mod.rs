@@ -1,7 +1,9 @@
 //! DRAM channels (spec 000 §8.1 item 6): one controller per channel with a bounded request
 //! queue, a pluggable scheduler ([`sched`]), per-bank row-buffer state with GDDR5 timing
 //! (tRCD, tRP, tRAS, tRC, tCL, tWL, tCCD/tCCDL with bank groups, tRRD, tWR, tWTR, tRTP), one
-//! command per command cycle, and a shared data bus. Cycles here are DRAM command cycles.
+//! command per command cycle (or, with `dram.dual_bus`, one row command, activate or
+//! precharge, and one column command), and a shared data bus. Cycles here are DRAM command
+//! cycles.
 //!
 //! Decisions: a request of `n` bursts needs `n` column commands (a 128 B line = 2 bursts of 64 B);
 //! the row-hit rate counts requests whose first column access needed no activate; read-to-write
@@ -178,6 +180,9 @@ impl Channel {
         }
         let write = self.queue.is_empty() || (self.draining && !self.wqueue.is_empty());
         let nb = self.cfg.banks;
+        // Command slots left this cycle: (row, column); one shared slot without a dual bus.
+        let (mut row_slot, mut col_slot) = (true, true);
+        let mut next_rr = None;
         for i in 0..nb {
             let b = (self.rr + i) % nb;
             let pend = if write { &self.wpending } else { &self.pending };
@@ -189,10 +194,32 @@ impl Channel {
             let Some(idx) = self.sched.pick(q, b, open) else {
                 continue;
             };
-            if self.try_issue(idx, write, now) {
-                self.rr = (b + 1) % nb;
-                return;
+            let r = if write {
+                &self.wqueue[idx]
+            } else {
+                &self.queue[idx]
+            };
+            let column = open == Some(r.row);
+            if (column && !col_slot) || (!column && !row_slot) {
+                continue;
             }
+            if self.try_issue(idx, write, now) {
+                next_rr.get_or_insert((b + 1) % nb);
+                if !self.cfg.dual_bus {
+                    break;
+                }
+                if column {
+                    col_slot = false;
+                } else {
+                    row_slot = false;
+                }
+                if !row_slot && !col_slot {
+                    break;
+                }
+            }
+        }
+        if let Some(rr) = next_rr {
+            self.rr = rr;
         }
     }
 
@@ -330,6 +357,46 @@ mod tests {
             }
         }
         done
+    }
+
+    /// With `dual_bus` an activate and a column command share a cycle: two banks, one with its
+    /// row open, one closed, finish sooner than with one command bus.
+    #[test]
+    fn dual_bus_issues_a_row_and_a_column_command_per_cycle() {
+        let go = |dual: bool| {
+            let mut cfg = crate::GpuConfig::preset("gtx480").unwrap().dram;
+            cfg.dual_bus = dual;
+            let mut c = Channel::new(&cfg);
+            // Open bank 0's row 1 with a first request, then queue a row hit there and a
+            // request for closed bank 1.
+            c.push(DramReq {
+                bytes: 64,
+                bank: 0,
+                row: 1,
+                ..Default::default()
+            });
+            let mut t = 0;
+            while c.stats.reads == 0 {
+                c.cycle(t);
+                t += 1;
+            }
+            // Let column-to-column and bus timing expire.
+            t += 20;
+            for (bank, row) in [(0, 1), (1, 5)] {
+                c.push(DramReq {
+                    bytes: 64,
+                    bank,
+                    row,
+                    ..Default::default()
+                });
+            }
+            c.cycle(t);
+            (c.stats.activates, c.stats.row_hits)
+        };
+        // One bus: one command in that cycle (bank 1's activate, first in round-robin order);
+        // dual: that activate and bank 0's row-hit read.
+        assert_eq!(go(false), (2, 0));
+        assert_eq!(go(true), (2, 1));
     }
 
     #[test]

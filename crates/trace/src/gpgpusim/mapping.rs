@@ -94,6 +94,7 @@ pub const MAPPED: &[&str] = &[
     "gpgpu_unified_l1d_size",
     "gpgpu_shmem_option",
     "gpgpu_memory_partition_indexing",
+    "dram_dual_bus_interface",
 ];
 
 /// Prefixes / names of options that steer the simulator, not the simulated GPU.
@@ -563,6 +564,7 @@ pub fn to_timing_config(
         cfg.shared.unified_bytes = unified << 10;
         cfg.shared.carveouts = kib.iter().map(|k| k << 10).collect();
     }
+    cfg.dram.dual_bus = o.bool("dram_dual_bus_interface")? == Some(true);
     if let Some(v) = o.u32("gpgpu_kernel_launch_latency")? {
         cfg.core.launch_latency = v;
     }
