@@ -38,6 +38,8 @@ pub struct HeteroPort {
     done: Vec<Completion>,
     /// GPU requests sent (64 B blocks).
     pub gpu_blocks: u64,
+    /// Sum and count of the ready-warp fractions reported to the policies.
+    pub ready_samples: (f64, u64),
 }
 
 impl HeteroPort {
@@ -63,6 +65,7 @@ impl HeteroPort {
             last_ready: (0, 0),
             done: Vec::new(),
             gpu_blocks: 0,
+            ready_samples: (0.0, 0),
         }
     }
 
@@ -75,6 +78,8 @@ impl HeteroPort {
             g.insts = self.shared.insts.load(Ordering::Relaxed);
             if live > l0 {
                 g.ready_fraction = (ready - r0) as f64 / (live - l0) as f64;
+                self.ready_samples.0 += g.ready_fraction;
+                self.ready_samples.1 += 1;
             }
             self.last_ready = (ready, live);
         }

@@ -33,6 +33,7 @@ enum Class {
 }
 
 struct Im {
+    bypass: bool,
     sched: bool,
     llc: bool,
     probe: bool,
@@ -65,6 +66,7 @@ struct Im {
 impl Im {
     fn make(c: &PolicyConfig, sched: bool, llc: bool, probe: bool) -> Self {
         Self {
+            bypass: sched && llc && probe,
             sched,
             llc,
             probe,
@@ -230,7 +232,11 @@ impl MemPolicy for Im {
     }
 
     fn llc_bypass(&mut self, _: &Ctx, r: &Request) -> bool {
-        self.c.criticality && r.source == Source::Gpgpu && !r.critical && !self.all_gpu
+        self.bypass
+            && self.c.criticality
+            && r.source == Source::Gpgpu
+            && !r.critical
+            && !self.all_gpu
     }
 
     fn tick(&mut self, ctx: &Ctx) {
@@ -278,12 +284,12 @@ pub fn new(c: &PolicyConfig) -> Box<dyn MemPolicy> {
     Box::new(Im::make(c, true, true, true))
 }
 
-/// IM-SCHED alone (ablation of §5.4).
+/// IM-SCHED alone on the GPU-favoring order (ablation of §5.4; no LLC bypass).
 pub fn new_sched_only(c: &PolicyConfig) -> Box<dyn MemPolicy> {
     Box::new(Im::make(c, true, false, false))
 }
 
-/// IM-LLC alone (ablation of §5.4).
+/// IM-LLC alone on the GPU-favoring order (ablation of §5.4; no LLC bypass).
 pub fn new_llc_only(c: &PolicyConfig) -> Box<dyn MemPolicy> {
     Box::new(Im::make(c, false, true, false))
 }
@@ -419,7 +425,7 @@ mod tests {
         let mut c = cfg();
         c.probe_window = 100;
         c.probe_period = 300;
-        let mut p = Im::make(&c, false, false, true);
+        let mut p = Im::make(&c, true, true, true);
         let mut g = GpuStatus::default();
         let mut modes = vec![];
         // IPC per window: 1.0 until the probe, then 1.5, 2.0, 2.0 (equal) -> off.

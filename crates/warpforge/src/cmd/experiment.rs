@@ -9,6 +9,7 @@
 //! - `caws`: document 000 Table 3.3 and Figures 3.3/3.5/3.6 (oracle CAWS on BFS, see [`caws`]).
 //! - `lax-calibrate`: derives the LAX kernel costs from kernels simulated on the timing model
 //!   (see [`lax_calibrate`]); `lax --calibration FILE` consumes the table it writes.
+//! - `hetero`: document 004, CPU-GPU shared LLC/DRAM policies in GPGPU mixes (see [`hetero`]).
 //! - `heteropdp`: document 000 Ch. 6, CPU-or-GPU target prediction (see [`heteropdp`]).
 //! - `frame`: document 004's 3D rendering half: access criticality, the frame-rate estimator and
 //!   the memory policies on the `warpforge_gfx` pipeline (see [`frame`]).
@@ -25,6 +26,7 @@ pub mod caws;
 pub mod chart;
 pub mod ctrlc;
 pub mod frame;
+pub mod hetero;
 pub mod heteropdp;
 pub mod latency;
 pub mod lax_calibrate;
@@ -38,6 +40,9 @@ pub enum Command {
     Pagoda(PagodaArgs),
     /// Derive the LAX calibration table from the timing model (document 003 Table 3.1 kernels).
     LaxCalibrate(lax_calibrate::LaxCalibrateArgs),
+    /// CPU-GPU processor with shared LLC and DRAM: GPU-access criticality and memory policies
+    /// (document 004, GPGPU mixes).
+    Hetero(hetero::HeteroArgs),
     /// HeteroPDP CPU-or-GPU target prediction under memory interference (document 000, Ch. 6).
     Heteropdp(heteropdp::HeteropdpArgs),
     /// Latency attribution under RR per workload (document 000 Figure 3.2).
@@ -110,6 +115,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Lax(a) => run_lax(a),
         Command::Pagoda(a) => run_pagoda(a),
         Command::LaxCalibrate(a) => lax_calibrate::run(a),
+        Command::Hetero(a) => hetero::run(a),
         Command::Heteropdp(a) => heteropdp::run(a),
         Command::Latency(a) => latency::run(a),
         Command::Caws(a) => caws::run(a),

@@ -293,7 +293,7 @@ impl Sm {
         let Some(p) = self.probe.as_mut() else {
             return;
         };
-        for (w, why) in whys.iter().enumerate() {
+        for (w, why) in whys.iter().enumerate().take(self.warps.len()) {
             let wp = &self.warps[w];
             if *why != Some(Why::MemData) || !wp.live || wp.len == 0 {
                 continue;

@@ -134,6 +134,76 @@ impl Chart<'_> {
     }
 }
 
+/// Labelled points on two linear axes, with reference lines at 1.0 (speed-up scatter plots).
+pub struct Scatter<'a> {
+    /// Title.
+    pub title: &'a str,
+    /// X-axis description.
+    pub x_desc: &'a str,
+    /// Y-axis description.
+    pub y_desc: &'a str,
+    /// (label, x, y).
+    pub points: &'a [(String, f64, f64)],
+}
+
+impl Scatter<'_> {
+    /// The chart as an SVG document.
+    pub fn svg(&self) -> Result<String> {
+        let finite: Vec<&(String, f64, f64)> = self
+            .points
+            .iter()
+            .filter(|p| p.1.is_finite() && p.2.is_finite())
+            .collect();
+        let span = |f: &dyn Fn(&(String, f64, f64)) -> f64| {
+            let lo = finite.iter().map(|p| f(p)).fold(1.0f64, f64::min);
+            let hi = finite.iter().map(|p| f(p)).fold(1.0f64, f64::max);
+            let pad = ((hi - lo) * 0.15).max(0.02);
+            (lo - pad)..(hi + pad)
+        };
+        let (xr, yr) = (span(&|p| p.1), span(&|p| p.2));
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, (720, 520)).into_drawing_area();
+            root.fill(&WHITE).map_err(err)?;
+            let mut chart = ChartBuilder::on(&root)
+                .caption(self.title, ("sans-serif", 18))
+                .margin(16)
+                .x_label_area_size(44)
+                .y_label_area_size(60)
+                .build_cartesian_2d(xr.clone(), yr.clone())
+                .map_err(err)?;
+            chart
+                .configure_mesh()
+                .x_desc(self.x_desc)
+                .y_desc(self.y_desc)
+                .draw()
+                .map_err(err)?;
+            let grey = RGBColor(150, 150, 150);
+            chart
+                .draw_series(LineSeries::new([(1.0, yr.start), (1.0, yr.end)], grey))
+                .map_err(err)?;
+            chart
+                .draw_series(LineSeries::new([(xr.start, 1.0), (xr.end, 1.0)], grey))
+                .map_err(err)?;
+            for (i, p) in finite.iter().enumerate() {
+                let c = PALETTE[i % PALETTE.len()];
+                chart
+                    .draw_series(std::iter::once(Circle::new((p.1, p.2), 5, c.filled())))
+                    .map_err(err)?;
+                chart
+                    .draw_series(std::iter::once(Text::new(
+                        p.0.clone(),
+                        (p.1, p.2),
+                        ("sans-serif", 14).into_font().color(&BLACK),
+                    )))
+                    .map_err(err)?;
+            }
+            root.present().map_err(err)?;
+        }
+        Ok(out)
+    }
+}
+
 /// Writes `bytes` to `path` whole or not at all ([`crate::cmd::write_atomically`]), creating
 /// the parent folder first.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {

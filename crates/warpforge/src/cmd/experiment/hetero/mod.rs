@@ -1,0 +1,452 @@
+//! `experiment hetero`: document 004's GPGPU results (spec 004 §3, §5, §8; claims 16-18 and 20)
+//! on the CPU-GPU processor of `crates/hetero`: each GPGPU workload standing in for Table 3 with
+//! four CPU co-runners per mix (H, L, HL; optionally T = recorded traces), under the memory
+//! policies, plus the interference sanity series (claim 20).
+//!
+//! Metrics (spec 004 §8.5): GPU speed-up = FR-FCFS GPU cycles / policy GPU cycles; CPU weighted
+//! speed-up = Σ IPC_shared / IPC_alone of the mix, normalised to FR-FCFS's; both geometric means
+//! over mixes; equal weight = √(GPU speed-up × CPU weighted speed-up). Stall-table coverage
+//! (claim 17) = share of the GPU's L1D misses whose PC is among the 4 PCs with most stall cycles
+//! (FR-FCFS runs, all SMs of a workload together). Hardware bytes (claim 18): our GPGPU stall
+//! tables and counters plus the document's 3D counters (196 B) and RTP table (776 B), which
+//! belong to the 3D pipeline of `experiment frame`.
+
+mod mixes;
+mod sim;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Result};
+use serde_json::{json, Value};
+use warpforge_hetero::crit;
+use warpforge_hetero::HeteroConfig;
+use warpforge_timing::GpuConfig;
+use warpforge_workloads::Size;
+
+use crate::cmd::write_atomically;
+use mixes::{CpuApp, Mix};
+
+/// Policies compared in GPGPU mixes (spec 004 §5.7: SMS-0.9, SMS-0, HeLM and the proposal),
+/// with the baseline first and GPU-favoring (§5.3) for reference.
+pub const POLICIES: [&str; 6] = ["frfcfs", "gpu_favoring", "im", "sms_09", "sms_0", "helm"];
+
+/// Co-runner counts of the interference series (claim 20).
+pub const INTERFERENCE_CORES: [usize; 4] = [0, 1, 2, 4];
+/// The memory-intensive co-runners of the interference series, in the order they are added.
+pub const INTERFERENCE_APPS: [&str; 4] = ["mcf", "lbm", "milc", "libquantum"];
+
+/// Arguments of `experiment hetero`.
+#[derive(clap::Args)]
+pub struct HeteroArgs {
+    /// Write the results as JSON to this file.
+    #[arg(long)]
+    json: PathBuf,
+    /// Write the CPU-vs-GPU scatter of the policies (hetero_policies.svg) into this directory.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// GPU workload size (tiny keeps the whole experiment under 30 min on 2 cores).
+    #[arg(long, default_value = "tiny", value_parser = crate::cmd::run::parse_size)]
+    size: Size,
+    /// GPU workloads (ours; default: the six standing in for Table 3).
+    #[arg(long, value_delimiter = ',')]
+    workloads: Vec<String>,
+    /// Policies (default: frfcfs, gpu_favoring, im, sms_09, sms_0, helm); frfcfs is always run.
+    #[arg(long, value_delimiter = ',')]
+    policy: Vec<String>,
+    /// CPU mix classes: H, L, HL, T (T = the recorded traces gzip, sort, cc1).
+    #[arg(long, value_delimiter = ',', default_value = "H,L,HL")]
+    mixes: Vec<String>,
+    /// Functional warm-up accesses per CPU core before each run.
+    #[arg(long, default_value_t = 400_000)]
+    warmup: usize,
+    /// Memory cycles (4 GHz) of each CPU application's alone run.
+    #[arg(long, default_value_t = 400_000)]
+    alone_cycles: u64,
+    /// Override a key of the `hetero` machine preset (repeatable), e.g. llc.size_kb=8192.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+    /// Override a key of the `hetero-gpu` GPU preset (repeatable).
+    #[arg(long = "gpu-set", value_name = "KEY=VALUE")]
+    gpu_sets: Vec<String>,
+    /// Skip the interference series (claim 20).
+    #[arg(long)]
+    no_interference: bool,
+    /// Parallel simulations (default: available cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+}
+
+enum Task {
+    Alone(CpuApp),
+    Corun(usize, String),
+    Interf(usize),
+}
+
+enum Done {
+    Alone(f64),
+    Corun(sim::CoRun),
+}
+
+fn geomean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp()
+}
+
+fn traces_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../hetero/traces")
+}
+
+/// Runs the experiment.
+pub fn run(a: HeteroArgs) -> Result<()> {
+    let t0 = Instant::now();
+    let workloads: Vec<String> = if a.workloads.is_empty() {
+        mixes::GPU_APPS.iter().map(|w| w.1.to_string()).collect()
+    } else {
+        a.workloads.clone()
+    };
+    for w in &workloads {
+        crate::cmd::run::find_workload(w)?;
+    }
+    let mut policies: Vec<String> = if a.policy.is_empty() {
+        POLICIES.iter().map(|s| s.to_string()).collect()
+    } else {
+        a.policy.clone()
+    };
+    if !policies.iter().any(|p| p == "frfcfs") {
+        policies.insert(0, "frfcfs".into());
+    }
+    let mut hbase = HeteroConfig::preset("hetero").map_err(|e| anyhow!("{e}"))?;
+    hbase
+        .apply_overrides(&a.sets)
+        .map_err(|e| anyhow!("--set {e}"))?;
+    let mut hcfgs = BTreeMap::new();
+    for p in &policies {
+        let mut c = hbase.clone();
+        c.set("policy.name", p)
+            .map_err(|e| anyhow!("--policy: {e}"))?;
+        hcfgs.insert(p.clone(), c);
+    }
+    let mut gcfg = GpuConfig::preset("hetero-gpu").map_err(anyhow::Error::msg)?;
+    gcfg.apply_overrides(&a.gpu_sets)
+        .map_err(|e| anyhow!("--gpu-set {e}"))?;
+    if (gcfg.clocks.dram_mhz - hbase.cpu.clock_mhz).abs() > 1e-6 {
+        bail!(
+            "--gpu-set clocks.dram_mhz must equal the memory-side clock cpu.clock_mhz ({})",
+            hbase.cpu.clock_mhz
+        );
+    }
+    if a.jobs == Some(0) {
+        bail!("--jobs must be at least 1");
+    }
+    let mixes = mixes::mixes(&workloads, &a.mixes)?;
+    let traces = traces_dir();
+
+    // Tasks: alone runs of every distinct CPU app, every (mix, policy), the interference series.
+    let mut apps: BTreeSet<String> = BTreeSet::new();
+    let mut tasks = Vec::new();
+    for m in &mixes {
+        for c in &m.cpu {
+            if apps.insert(c.name()) {
+                tasks.push(Task::Alone(c.clone()));
+            }
+        }
+    }
+    for ia in INTERFERENCE_APPS {
+        let c = CpuApp::Spec(ia.to_string());
+        if !a.no_interference && apps.insert(c.name()) {
+            tasks.push(Task::Alone(c));
+        }
+    }
+    for (i, _) in mixes.iter().enumerate() {
+        for p in &policies {
+            tasks.push(Task::Corun(i, p.clone()));
+        }
+    }
+    if !a.no_interference {
+        for &n in &INTERFERENCE_CORES {
+            tasks.push(Task::Interf(n));
+        }
+    }
+    let interf_gpu = workloads[0].clone();
+    let jobs = a.jobs.unwrap_or_else(super::batch::default_jobs).max(1);
+    let results: Vec<Mutex<Option<Result<Done>>>> =
+        tasks.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
+    let verbose = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.min(tasks.len()) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(t) = tasks.get(i) else {
+                    break;
+                };
+                let r = match t {
+                    Task::Alone(app) => {
+                        sim::alone_ipc(&hbase, app, a.warmup, a.alone_cycles, &traces)
+                            .map(Done::Alone)
+                    }
+                    Task::Corun(m, p) => {
+                        let mx = &mixes[*m];
+                        sim::corun(
+                            &mx.gpu, a.size, &gcfg, &hcfgs[p], &mx.cpu, a.warmup, &traces,
+                        )
+                        .map(Done::Corun)
+                    }
+                    Task::Interf(n) => {
+                        let apps: Vec<CpuApp> = INTERFERENCE_APPS[..*n]
+                            .iter()
+                            .map(|x| CpuApp::Spec(x.to_string()))
+                            .collect();
+                        sim::corun(&interf_gpu, a.size, &gcfg, &hbase, &apps, a.warmup, &traces)
+                            .map(Done::Corun)
+                    }
+                };
+                *results[i].lock().expect("lock") = Some(r);
+                let f = finished.fetch_add(1, Ordering::Relaxed) + 1;
+                if verbose {
+                    eprint!("\rhetero: {f}/{} simulations", tasks.len());
+                }
+            });
+        }
+    });
+    if verbose {
+        eprintln!();
+    }
+    let mut alone: BTreeMap<String, f64> = BTreeMap::new();
+    let mut co: BTreeMap<(usize, String), sim::CoRun> = BTreeMap::new();
+    let mut interf: BTreeMap<usize, sim::CoRun> = BTreeMap::new();
+    for (t, r) in tasks.iter().zip(results) {
+        let d = r.into_inner().expect("lock").expect("every task ran")?;
+        match (t, d) {
+            (Task::Alone(app), Done::Alone(x)) => {
+                alone.insert(app.name(), x);
+            }
+            (Task::Corun(m, p), Done::Corun(c)) => {
+                co.insert((*m, p.clone()), c);
+            }
+            (Task::Interf(n), Done::Corun(c)) => {
+                interf.insert(*n, c);
+            }
+            _ => unreachable!("task and result kinds match"),
+        }
+    }
+    let report = report(
+        &a,
+        &mixes,
+        &policies,
+        &alone,
+        &co,
+        &interf,
+        &interf_gpu,
+        &hbase,
+    );
+    let mut report = report?;
+    report["wall_seconds"] = json!(t0.elapsed().as_secs_f64());
+    write_atomically(&a.json, serde_json::to_string_pretty(&report)? + "\n")?;
+    if let Some(dir) = &a.svg {
+        let pts: Vec<(String, f64, f64)> = policies
+            .iter()
+            .map(|p| {
+                let r = &report["policies"][p];
+                (
+                    p.clone(),
+                    r["cpu_weighted_speedup"].as_f64().unwrap_or(f64::NAN),
+                    r["gpu_speedup"].as_f64().unwrap_or(f64::NAN),
+                )
+            })
+            .collect();
+        let svg = super::chart::Scatter {
+            title: "Document 004 GPGPU mixes: policies vs FR-FCFS (geomean over mixes)",
+            x_desc: "CPU weighted speed-up",
+            y_desc: "GPU speed-up",
+            points: &pts,
+        }
+        .svg()?;
+        std::fs::create_dir_all(dir).map_err(|e| anyhow!("creating {}: {e}", dir.display()))?;
+        write_atomically(&dir.join("hetero_policies.svg"), svg)?;
+    }
+    print_summary(&report, &policies);
+    Ok(())
+}
+
+fn weighted(ipc: &[f64], apps: &[CpuApp], alone: &BTreeMap<String, f64>) -> f64 {
+    ipc.iter()
+        .zip(apps)
+        .map(|(s, a)| s / alone[&a.name()])
+        .sum()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(
+    a: &HeteroArgs,
+    mixes: &[Mix],
+    policies: &[String],
+    alone: &BTreeMap<String, f64>,
+    co: &BTreeMap<(usize, String), sim::CoRun>,
+    interf: &BTreeMap<usize, sim::CoRun>,
+    interf_gpu: &str,
+    hbase: &HeteroConfig,
+) -> Result<Value> {
+    let mut pol = serde_json::Map::new();
+    for p in policies {
+        let (mut g, mut c, mut rows) = (vec![], vec![], vec![]);
+        let mut counters: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        let mut crit_frac = vec![];
+        for (i, m) in mixes.iter().enumerate() {
+            let b = &co[&(i, "frfcfs".to_string())];
+            let r = &co[&(i, p.clone())];
+            let gs = b.gpu_cycles as f64 / r.gpu_cycles as f64;
+            let ws_b = weighted(&b.ipc, &m.cpu, alone);
+            let ws = weighted(&r.ipc, &m.cpu, alone);
+            g.push(gs);
+            c.push(ws / ws_b);
+            crit_frac.push(r.gpu_critical_fraction);
+            for (k, v) in &r.counters {
+                counters.entry(k.clone()).or_default().push(*v);
+            }
+            rows.push(json!({
+                "mix": i,
+                "gpu_cycles": r.gpu_cycles,
+                "gpu_warp_insts": r.gpu_insts,
+                "cpu_ipc": r.ipc,
+                "cpu_weighted": ws,
+                "gpu_speedup": gs,
+                "cpu_weighted_speedup": ws / ws_b,
+                "gpu_llc_hit_rate": r.gpu_llc_hit_rate,
+                "gpu_critical_fraction": r.gpu_critical_fraction,
+                "gpu_ready_fraction": r.gpu_ready_fraction,
+            }));
+        }
+        let (gs, cs) = (geomean(&g), geomean(&c));
+        let counters: serde_json::Map<String, Value> = counters
+            .into_iter()
+            .map(|(k, v)| (k, json!(v.iter().sum::<f64>() / v.len() as f64)))
+            .collect();
+        pol.insert(
+            p.clone(),
+            json!({
+                "gpu_speedup": gs,
+                "cpu_weighted_speedup": cs,
+                "equal_weight": (gs * cs).sqrt(),
+                "gpu_critical_fraction": crit_frac.iter().sum::<f64>() / crit_frac.len().max(1) as f64,
+                "counters": counters,
+                "per_mix": rows,
+            }),
+        );
+    }
+    // Claim 17: stall-table coverage per workload (FR-FCFS runs, every mix of the workload).
+    let mut cov = serde_json::Map::new();
+    let mut covs = vec![];
+    let mut ws: Vec<&str> = mixes.iter().map(|m| m.gpu.as_str()).collect();
+    ws.dedup();
+    for w in ws {
+        let stats: Vec<crit::CritStats> = mixes
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.gpu == w)
+            .flat_map(|(i, _)| co[&(i, "frfcfs".to_string())].crit.clone())
+            .collect();
+        let c4 = crit::top_n_coverage(&stats, 4);
+        covs.push(c4);
+        cov.insert(w.to_string(), json!(c4));
+    }
+    let gp = crit::gpgpu_bytes(16);
+    let (flow, rtp) = (98.0 * 2.0, (64.0 * 97.0 / 8.0f64).floor());
+    let interference: Vec<Value> = interf
+        .iter()
+        .map(|(n, r)| {
+            let base = interf[&0].gpu_cycles as f64;
+            let cpu_change = if *n == 0 {
+                0.0
+            } else {
+                r.ipc
+                    .iter()
+                    .zip(INTERFERENCE_APPS)
+                    .map(|(s, a)| s / alone[a] - 1.0)
+                    .sum::<f64>()
+                    / *n as f64
+            };
+            json!({
+                "cpu_cores": n,
+                "gpu_cycles": r.gpu_cycles,
+                "gpu_cycles_change": r.gpu_cycles as f64 / base - 1.0,
+                "cpu_ipc_change": cpu_change,
+            })
+        })
+        .collect();
+    Ok(json!({
+        "experiment": "hetero",
+        "document": "004 (Rai & Chaudhuri, TECS 2017), GPGPU mixes",
+        "size": a.size.name(),
+        "machine": {
+            "preset": hbase.name,
+            "llc_kb": hbase.llc.size_kb,
+            "cpu_cores": hbase.cpu.cores,
+            "dram_channels": hbase.dram.channels,
+            "gpu_preset": "hetero-gpu",
+            "warmup_accesses_per_core": a.warmup,
+            "alone_cycles": a.alone_cycles,
+        },
+        "mixes": mixes,
+        "cpu_alone_ipc": alone,
+        "policies": pol,
+        "stall_table_coverage": {
+            "top4_mean": covs.iter().sum::<f64>() / covs.len().max(1) as f64,
+            "per_workload": cov,
+        },
+        "hardware_bytes": gp + flow + rtp,
+        "hardware_breakdown": {
+            "gpgpu_stall_tables_and_counters": gp,
+            "flow_counters_3d": flow,
+            "rtp_table_3d": rtp,
+        },
+        "interference": {
+            "workload": interf_gpu,
+            "co_runners": INTERFERENCE_APPS,
+            "points": interference,
+        },
+        "document_values": {
+            "im": {"gpu_speedup": 1.01, "cpu_weighted_speedup": 1.14, "equal_weight": 1.07},
+            "helm": {"gpu_speedup": 1.06, "cpu_weighted_speedup": 1.07, "equal_weight": 1.06},
+            "sms_09": {"gpu_speedup": 0.96, "cpu_weighted_speedup": 1.07, "equal_weight": 1.02},
+            "sms_0": {"gpu_speedup": 0.96, "cpu_weighted_speedup": 1.08, "equal_weight": 1.02},
+            "hardware_bytes": 3100,
+        },
+    }))
+}
+
+fn print_summary(r: &Value, policies: &[String]) {
+    println!("policy         GPU speed-up  CPU weighted  equal weight");
+    for p in policies {
+        let x = &r["policies"][p];
+        println!(
+            "{p:<14} {:>12.3}  {:>12.3}  {:>12.3}",
+            x["gpu_speedup"].as_f64().unwrap_or(f64::NAN),
+            x["cpu_weighted_speedup"].as_f64().unwrap_or(f64::NAN),
+            x["equal_weight"].as_f64().unwrap_or(f64::NAN)
+        );
+    }
+    println!(
+        "stall-table top-4 coverage {:.3}; hardware {:.0} B",
+        r["stall_table_coverage"]["top4_mean"]
+            .as_f64()
+            .unwrap_or(f64::NAN),
+        r["hardware_bytes"].as_f64().unwrap_or(f64::NAN)
+    );
+    if let Some(pts) = r["interference"]["points"].as_array() {
+        for p in pts {
+            println!(
+                "interference: {} CPU cores -> GPU cycles {:+.3}",
+                p["cpu_cores"],
+                p["gpu_cycles_change"].as_f64().unwrap_or(f64::NAN)
+            );
+        }
+    }
+}

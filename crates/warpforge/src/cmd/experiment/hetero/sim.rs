@@ -1,0 +1,178 @@
+//! One simulation of the heterogeneous machine: a GPU workload on the timing model (`hetero-gpu`)
+//! whose L2 misses go through `warpforge_hetero::port::HeteroPort` to the shared LLC and DRAM,
+//! with CPU co-runners stepped in the same loop; or CPU applications alone.
+//!
+//! Protocol [INTERP, scaled down from §8.5 to fit the time budget]: every CPU core is warmed
+//! functionally (`warm` accesses through its private caches and the LLC, standing in for the
+//! document's 200M-instruction warm-up); the GPU workload then runs to completion and the CPU
+//! cores run exactly as long (they run only while a kernel runs); CPU IPC is measured over that
+//! window. The alone IPC of an application: the same warm-up, then `alone_cycles` memory cycles
+//! on the machine by itself.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use anyhow::{anyhow, bail, Context, Result};
+use warpforge_hetero::cpu::{synth, trace::Trace, CpuCluster, OpStream};
+use warpforge_hetero::crit::{CritProbe, CritStats, GpuShared};
+use warpforge_hetero::port::HeteroPort;
+use warpforge_hetero::{HeteroConfig, MemSystem, Source};
+use warpforge_simt::Device;
+use warpforge_timing::{GpuConfig, TimingRunner};
+use warpforge_workloads::{Check, Size};
+
+use super::mixes::CpuApp;
+
+/// Core cycles between recomputations of the top stall PCs (GPU cycles) [INTERP §10.4 item 7].
+pub const CRIT_PERIOD: u64 = 10_000;
+/// GPU L2 requests the port keeps in flight.
+pub const PORT_INFLIGHT: usize = 256;
+
+/// The outcome of one co-run.
+#[derive(Debug, Clone)]
+pub struct CoRun {
+    /// GPU core cycles of all kernels.
+    pub gpu_cycles: u64,
+    /// GPU warp instructions.
+    pub gpu_insts: u64,
+    /// IPC of each CPU core over the GPU's run.
+    pub ipc: Vec<f64>,
+    /// Per-SM criticality counters.
+    pub crit: Vec<CritStats>,
+    /// Named counters of the policy.
+    pub counters: Vec<(String, f64)>,
+    /// GPU LLC read hit rate.
+    pub gpu_llc_hit_rate: f64,
+    /// Fraction of GPU reads marked critical.
+    pub gpu_critical_fraction: f64,
+    /// Mean ready-warp fraction the GPU reported (HeLM's latency tolerance).
+    pub gpu_ready_fraction: f64,
+}
+
+fn stream(app: &CpuApp, core: usize, traces: &Path) -> Result<Box<dyn OpStream>> {
+    Ok(match app {
+        CpuApp::Spec(n) => {
+            let a = synth::find(n).ok_or_else(|| anyhow!("unknown SPEC substitute `{n}`"))?;
+            Box::new(synth::Synth::new(a, 1000 + core as u64, 0))
+        }
+        CpuApp::Trace(n) => {
+            let p = traces.join(format!("{n}.wft.xz"));
+            Box::new(Trace::load(&p).map_err(|e| anyhow!("{e}"))?)
+        }
+    })
+}
+
+/// Builds the warmed memory side and CPU cluster of `apps` (core i runs `apps[i]`).
+fn machine(
+    hcfg: &HeteroConfig,
+    apps: &[CpuApp],
+    warm: usize,
+    traces: &Path,
+) -> Result<(MemSystem, CpuCluster)> {
+    let mut mem = MemSystem::new(hcfg);
+    let streams = apps
+        .iter()
+        .enumerate()
+        .map(|(i, a)| stream(a, i, traces))
+        .collect::<Result<Vec<_>>>()?;
+    let mut cpu = CpuCluster::new(&hcfg.cpu, streams);
+    cpu.warm(warm, &mut mem);
+    Ok((mem, cpu))
+}
+
+/// IPC of `app` running alone on core `core` for `cycles` memory cycles after the warm-up.
+pub fn alone_ipc(
+    hcfg: &HeteroConfig,
+    app: &CpuApp,
+    warm: usize,
+    cycles: u64,
+    traces: &Path,
+) -> Result<f64> {
+    let (mem, cpu) = machine(hcfg, std::slice::from_ref(app), warm, traces)?;
+    let mut port = HeteroPort::new(mem, cpu, Arc::default(), 0, PORT_INFLIGHT);
+    for _ in 0..cycles {
+        port.cpu_cycle();
+    }
+    Ok(port.cpu.ipcs()[0])
+}
+
+/// Runs GPU workload `gpu` at `size` with `apps` co-running.
+pub fn corun(
+    gpu: &str,
+    size: Size,
+    gcfg: &GpuConfig,
+    hcfg: &HeteroConfig,
+    apps: &[CpuApp],
+    warm: usize,
+    traces: &Path,
+) -> Result<CoRun> {
+    let w = crate::cmd::run::find_workload(gpu)?;
+    let (mem, cpu) = machine(hcfg, apps, warm, traces)?;
+    let shared = Arc::new(GpuShared::default());
+    let port = HeteroPort::new(mem, cpu, shared.clone(), 0, PORT_INFLIGHT);
+    let mut runner = TimingRunner::new(gcfg.clone(), 1);
+    runner.gpu_mut().set_memory_port(Box::new(port));
+    let handles: Arc<Mutex<Vec<Arc<Mutex<CritStats>>>>> = Arc::default();
+    {
+        let h = handles.clone();
+        runner.gpu_mut().set_sm_probes(&mut |_| {
+            let p = CritProbe::new(CRIT_PERIOD, shared.clone());
+            h.lock().expect("lock").push(p.stats.clone());
+            Box::new(p)
+        });
+    }
+    let mut dev = Device::new();
+    dev.set_runner(Box::new(runner));
+    let check = w
+        .run(&mut dev, size)
+        .with_context(|| format!("running `{gpu}` at size {} on hetero-gpu", size.name()))?;
+    if let Check::Failed(m) = check {
+        bail!("{gpu}: output check failed: {m}");
+    }
+    let mut boxed = dev.take_runner().expect("runner installed");
+    let runner = boxed
+        .as_any_mut()
+        .downcast_mut::<TimingRunner>()
+        .expect("a timing runner");
+    let stats = runner.stats();
+    if stats.total.interrupted {
+        bail!("{gpu}: interrupted");
+    }
+    let port = runner
+        .gpu_mut()
+        .take_memory_port()
+        .expect("port installed")
+        .into_any()
+        .downcast::<HeteroPort>()
+        .map_err(|_| anyhow!("memory port of another type"))?;
+    drop(boxed); // the SMs' probes flush their counters
+    let crit = handles
+        .lock()
+        .expect("lock")
+        .iter()
+        .map(|h| h.lock().expect("lock").clone())
+        .collect();
+    let g = port
+        .mem
+        .source_stats()
+        .get(&Source::Gpgpu)
+        .copied()
+        .unwrap_or_default();
+    let frac = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    Ok(CoRun {
+        gpu_cycles: stats.total.cycles,
+        gpu_insts: stats.total.warp_insts,
+        ipc: port.cpu.ipcs(),
+        crit,
+        counters: port
+            .mem
+            .policy()
+            .counters()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+        gpu_llc_hit_rate: frac(g.llc_hits, g.llc_hits + g.llc_misses),
+        gpu_critical_fraction: frac(g.critical, g.reads),
+        gpu_ready_fraction: port.ready_samples.0 / port.ready_samples.1.max(1) as f64,
+    })
+}

@@ -1,0 +1,75 @@
+//! `warpforge experiment hetero` (document 004, issue 15): a one-mix run writes the JSON keys
+//! of the issue, and bad options are refused with exit status 2 naming the key.
+
+use assert_cmd::Command;
+
+fn wf() -> Command {
+    Command::cargo_bin("warpforge").unwrap()
+}
+
+#[test]
+fn one_mix_writes_the_issue_keys() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("h.json");
+    let svg = tmp.path().join("figs");
+    wf().args([
+        "experiment",
+        "hetero",
+        "--workloads",
+        "bfs",
+        "--policy",
+        "frfcfs,im",
+        "--mixes",
+        "H",
+        "--no-interference",
+        "--jobs",
+        "2",
+        "--warmup",
+        "50000",
+        "--alone-cycles",
+        "50000",
+        "--json",
+    ])
+    .arg(&json)
+    .arg("--svg")
+    .arg(&svg)
+    .assert()
+    .success();
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    for p in ["frfcfs", "im"] {
+        for k in ["gpu_speedup", "cpu_weighted_speedup", "equal_weight"] {
+            assert!(v["policies"][p][k].as_f64().unwrap() > 0.0, "{p}.{k}");
+        }
+    }
+    assert_eq!(v["policies"]["frfcfs"]["gpu_speedup"].as_f64(), Some(1.0));
+    assert_eq!(v["mixes"].as_array().unwrap().len(), 1);
+    let cov = v["stall_table_coverage"]["top4_mean"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&cov));
+    let hw = v["hardware_bytes"].as_f64().unwrap();
+    assert!((3000.0..3300.0).contains(&hw), "{hw}");
+    let s = std::fs::read_to_string(svg.join("hetero_policies.svg")).unwrap();
+    assert!(s.contains("<svg") && s.contains("im"));
+}
+
+#[test]
+fn bad_options_are_refused_with_status_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("h.json");
+    for (args, what) in [
+        (vec!["--policy", "nope"], "policy.name"),
+        (vec!["--set", "llc.size=1"], "llc.size"),
+        (vec!["--mixes", "Q"], "mix class"),
+        (vec!["--workloads", "nope"], "unknown workload"),
+    ] {
+        let out = wf()
+            .args(["experiment", "hetero", "--json"])
+            .arg(&json)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(what), "{args:?}: {err}");
+        assert!(!json.exists(), "no output on error");
+    }
+}
