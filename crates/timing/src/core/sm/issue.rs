@@ -228,11 +228,19 @@ impl Sm {
         }
     }
 
+    /// One issue cycle: every scheduler picks at most one warp. The scheduler that goes first
+    /// (and so has the first claim on the shared collectors and the LD/ST unit) rotates with the
+    /// cycle, `now mod schedulers` first, as in GPGPU-Sim 4's `shader_core_ctx::issue` ("fair
+    /// round robin issue between schedulers"): a fixed order would let scheduler 0's warps
+    /// (the even slots) always win the shared units, which made the odd slots of memory-bound
+    /// kernels systematically slower and so decided which warp of a TB is critical.
     pub(super) fn issue(&mut self, now: u64) {
         let mut free = self.free_units();
         let mut whys = [None; 64];
         let (mut issued, mut operand_wait) = (0u32, false);
-        for s in 0..self.n_sched {
+        let first = (now % self.n_sched.max(1) as u64) as usize;
+        for k in 0..self.n_sched {
+            let s = (first + k) % self.n_sched;
             let (mask, ready, long_wait, why) = self.classify_into(s, now, &free, &mut whys);
             self.probe_cycle.ready_warps += ready.count_ones();
             let view = SchedView {
