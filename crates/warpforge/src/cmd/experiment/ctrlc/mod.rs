@@ -15,8 +15,11 @@
 //! the whole run; CS = `l1d_64k` speed-up > 1.2; `geomean_cs` the geometric mean over CS
 //! workloads (`mean_cs` the arithmetic one); `*_change_cs` the mean over CS workloads of the
 //! per-workload relative change (configuration / baseline - 1); MPKI counts L1D misses
-//! (bypasses included) per 1000 thread instructions; L1->L2 traffic is interconnect bytes from
-//! the SMs to the L2 (requests, write data, headers); the zero-reuse fraction is evicted lines
+//! (bypasses included) per 1000 thread instructions; L1<->L2 traffic (`l1_l2_traffic`) is the
+//! interconnect bytes between the SMs and the L2 in both directions (requests, write data,
+//! headers, replies with their data: a read request carries no data, so the loads' traffic is
+//! in the replies), and `l1_to_l2_request_bytes` the request direction alone; the zero-reuse
+//! fraction is evicted lines
 //! never hit over evicted lines, averaged over CS workloads.
 
 mod report;
