@@ -19,7 +19,7 @@ use super::reuse::ReuseObserver;
 use crate::config::CacheConfig;
 use crate::dram::addrmap::AddrMap;
 use crate::stats::{CacheStats, PcProfile, ReuseStats};
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 
 /// Kind of an access.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +66,32 @@ pub struct L1 {
     pub pc_profile: Option<Box<PcProfile>>,
     /// The decision of a refused miss, kept for its retry: (line, pc, warp, bypass).
     pending: Option<(u64, u64, u32, bool)>,
+    /// Per-warp reuse outcomes (only with [`L1::observe_warp_reuse`]).
+    warp_reuse: Option<Box<WarpReuse>>,
+}
+
+/// Per-warp-slot reuse outcomes of loads (spec 000 §4.1, claim 6: "more than 60% of the
+/// critical warps' potentially reusable L1D blocks are evicted before reuse"). A load of warp
+/// slot `w` re-references a line the cache has held before: it is *served* when the line is
+/// still there (a hit, or a merge into its pending miss) and *lost* when the line was evicted
+/// (capacity or conflict) since; a first reference is neither. Lines invalidated by stores
+/// are not evictions: their next miss counts as neither.
+#[derive(Debug)]
+struct WarpReuse {
+    /// Lines evicted and not fetched again since.
+    gone: HashSet<u64>,
+    served: [u64; 64],
+    lost: [u64; 64],
+}
+
+impl Default for WarpReuse {
+    fn default() -> Self {
+        Self {
+            gone: HashSet::new(),
+            served: [0; 64],
+            lost: [0; 64],
+        }
+    }
 }
 
 impl L1 {
@@ -86,6 +112,24 @@ impl L1 {
             reuse: None,
             pc_profile: None,
             pending: None,
+            warp_reuse: None,
+        }
+    }
+
+    /// Starts counting each warp slot's served and lost reuses ([`L1::take_warp_reuse`]).
+    pub fn observe_warp_reuse(&mut self) {
+        self.warp_reuse = Some(Box::default());
+    }
+
+    /// Warp slot `w`'s (served, lost) reuses since the last call, and resets them (the slot's
+    /// warp retired). `(0, 0)` unless [`L1::observe_warp_reuse`].
+    pub fn take_warp_reuse(&mut self, w: usize) -> (u64, u64) {
+        match &mut self.warp_reuse {
+            Some(r) if w < 64 => (
+                std::mem::take(&mut r.served[w]),
+                std::mem::take(&mut r.lost[w]),
+            ),
+            _ => (0, 0),
         }
     }
 
@@ -111,10 +155,16 @@ impl L1 {
         self.stats.evictions += 1;
         self.stats.evictions_unreused += u64::from(!ev.reused);
         self.left(ev);
+        if let Some(r) = &mut self.warp_reuse {
+            r.gone.insert(ev.line);
+        }
     }
 
     /// A line left the cache (evicted or invalidated): the policy and the profile learn of it.
     fn left(&mut self, ev: &Evicted) {
+        if let Some(r) = &mut self.warp_reuse {
+            r.gone.remove(&ev.line);
+        }
         self.insertion.on_evict(ev);
         if let Some(p) = &mut self.pc_profile {
             let i = pc_index(ev.pc);
@@ -201,9 +251,18 @@ impl L1 {
                     warp,
                     critical,
                 };
+                let merged = self.stats.merged;
                 let out = self.load(t, &info, waiter, sm, map);
                 if out != Outcome::Fail {
                     self.pending = None;
+                    if let Some(r) = &mut self.warp_reuse {
+                        let w = (warp as usize).min(63);
+                        if out == Outcome::Hit || self.stats.merged != merged {
+                            r.served[w] += 1;
+                        } else if r.gone.remove(&line) {
+                            r.lost[w] += 1;
+                        }
+                    }
                     if critical {
                         self.stats.critical_accesses += 1;
                         if out == Outcome::Hit {
@@ -575,6 +634,51 @@ mod tests {
             l1.fill(&r, |_| {});
         }
         byp
+    }
+
+    /// Claim 6's per-warp counters: a re-reference is served while the line is held and lost
+    /// once it was evicted; first references and lines invalidated by a store are neither.
+    #[test]
+    fn warp_reuse_counts_served_and_evicted_rereferences() {
+        let (mut l1, m) = with_insertion("always");
+        l1.observe_warp_reuse();
+        let ways = crate::GpuConfig::preset("gtx480").unwrap().l1d.ways as usize;
+        let a = 1u64 << 20;
+        let set = l1.cache.set_of(l1.cache.line_of(a));
+        // `ways` other lines of the same set evict `a` under LRU.
+        let others: Vec<u64> = (1..)
+            .map(|i| a + i * 128)
+            .filter(|&x| l1.cache.set_of(l1.cache.line_of(x)) == set)
+            .take(ways)
+            .collect();
+        let load = |l1: &mut L1, x: u64, warp: u32| {
+            assert_ne!(
+                l1.access(&txn(x), AccessKind::Load, 0, 8, warp, false, 0, &m),
+                Outcome::Fail
+            );
+            while let Some(r) = l1.miss_queue.pop_front() {
+                l1.fill(&r, |_| {});
+            }
+        };
+        load(&mut l1, a, 3); // first reference: neither
+        load(&mut l1, a, 3); // hit: served
+        for &x in &others {
+            load(&mut l1, x, 5);
+        }
+        load(&mut l1, a, 3); // evicted in between: lost
+        load(&mut l1, a, 3); // held again: served
+        assert_eq!(l1.take_warp_reuse(3), (2, 1));
+        assert_eq!(l1.take_warp_reuse(3), (0, 0), "taken");
+        // Warp 5's lines were all first references.
+        assert_eq!(l1.take_warp_reuse(5), (0, 0));
+        // A store invalidates (write-evict) rather than evicts: its next miss is neither.
+        let b = others[ways - 1];
+        l1.access(&txn(b), AccessKind::Store, ACK, 8, 5, false, 0, &m);
+        while let Some(r) = l1.miss_queue.pop_front() {
+            l1.fill(&r, |_| {});
+        }
+        load(&mut l1, b, 5);
+        assert_eq!(l1.take_warp_reuse(5), (0, 0));
     }
 
     #[test]

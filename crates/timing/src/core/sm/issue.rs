@@ -403,6 +403,7 @@ impl Sm {
                 self.latency.add(l);
             }
             if self.record_warps {
+                let (l1d_reuse_served, l1d_reuse_lost) = self.l1d.take_warp_reuse(w);
                 let wp = &self.warps[w];
                 self.warp_log.push(WarpTime {
                     sm: self.id,
@@ -412,6 +413,8 @@ impl Sm {
                     end: now,
                     critical: self.scheds[w % self.n_sched].was_critical(w),
                     latency: self.attribute.then_some(wp.lat),
+                    l1d_reuse_served,
+                    l1d_reuse_lost,
                 });
             }
             for s in self.scheds.iter_mut() {

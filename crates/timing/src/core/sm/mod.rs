@@ -307,6 +307,9 @@ impl Sm {
                 if cfg.sim.reuse_histogram {
                     u.observe_reuse();
                 }
+                if cfg.sim.warp_times {
+                    u.observe_warp_reuse();
+                }
                 u
             },
             cc: L1::new(&cfg.const_cache, ReqSrc::Const),

@@ -109,6 +109,12 @@ pub struct Rec {
     /// Attribution, core cycles per factor.
     #[serde(default)]
     pub latency: Option<BTreeMap<String, u64>>,
+    /// L1D re-references served (hit or merged), loads.
+    #[serde(default)]
+    pub l1d_reuse_served: u64,
+    /// L1D re-references to lines evicted since they were held, loads.
+    #[serde(default)]
+    pub l1d_reuse_lost: u64,
 }
 
 impl Rec {
@@ -151,6 +157,7 @@ pub fn oracle_of(stats: &Value) -> Result<Oracle> {
                     end: r.end,
                     critical: false,
                     latency: None,
+                    ..WarpTime::default()
                 })
                 .collect();
             (n, ws)
@@ -365,14 +372,24 @@ fn median(v: &mut [f64]) -> f64 {
 /// Sources of disparity under RR (spec 000 §4.1, claims 5 and 7), over the TBs of the
 /// baseline: the fastest-to-slowest warp time gap (`1 - fastest / slowest`), the same for the
 /// warps' issued instructions (the attribution's `exec` cycles, one per issued instruction),
-/// and the share of the critical (slowest) warp's time that RR's rotation added (`scheduling`).
+/// the share of the critical (slowest) warp's time that RR's rotation added (`scheduling`), and
+/// claim 6: of the critical warps' L1D re-references (loads of lines the L1D had held), the
+/// fraction whose line had been evicted before the reuse (`l1d_reuse_lost / (lost + served)`,
+/// summed over the critical warps; the same over every warp for comparison).
 pub fn disparity(rr: &[(String, Vec<Rec>)]) -> Value {
     let (mut gap, mut inst, mut sched) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut crit_lost, mut crit_reuses, mut all_lost, mut all_reuses) = (0u64, 0u64, 0u64, 0u64);
     for ws in by_tb(rr).values().filter(|w| w.len() >= 2) {
         let crit = ws
             .iter()
             .max_by_key(|r| (r.cycles(), std::cmp::Reverse(r.warp)))
             .expect("warps");
+        crit_lost += crit.l1d_reuse_lost;
+        crit_reuses += crit.l1d_reuse_lost + crit.l1d_reuse_served;
+        for r in ws {
+            all_lost += r.l1d_reuse_lost;
+            all_reuses += r.l1d_reuse_lost + r.l1d_reuse_served;
+        }
         let fastest = ws.iter().map(|r| r.cycles()).min().unwrap_or(0);
         gap.push(1.0 - fastest as f64 / crit.cycles() as f64);
         let exec = |r: &Rec| {
@@ -405,6 +422,9 @@ pub fn disparity(rr: &[(String, Vec<Rec>)]) -> Value {
         "inst_gap_max": max(&inst),
         "critical_warp_scheduling_fraction_mean": mean(&sched),
         "critical_warp_scheduling_fraction_max": max(&sched),
+        "critical_warp_reuses": crit_reuses,
+        "critical_warp_evicted_before_reuse_fraction": crit_lost as f64 / crit_reuses.max(1) as f64,
+        "all_warps_evicted_before_reuse_fraction": all_lost as f64 / all_reuses.max(1) as f64,
     })
 }
 
@@ -591,7 +611,32 @@ mod tests {
             end: 10 + cycles - 1,
             critical,
             latency: None,
+            l1d_reuse_served: 0,
+            l1d_reuse_lost: 0,
         }
+    }
+
+    /// Claim 6 counts the reuses of each TB's slowest warp only.
+    #[test]
+    fn evicted_before_reuse_is_over_the_critical_warps() {
+        let mut a = rec(0, 0, 100, false);
+        (a.l1d_reuse_served, a.l1d_reuse_lost) = (9, 1);
+        let mut b = rec(0, 1, 120, false);
+        (b.l1d_reuse_served, b.l1d_reuse_lost) = (1, 3);
+        let mut c = rec(1, 0, 50, false);
+        (c.l1d_reuse_served, c.l1d_reuse_lost) = (0, 4);
+        let mut d = rec(1, 1, 40, false);
+        (d.l1d_reuse_served, d.l1d_reuse_lost) = (2, 0);
+        let v = disparity(&[("k".into(), vec![a, b, c, d])]);
+        assert_eq!(v["critical_warp_reuses"].as_u64(), Some(8));
+        assert_eq!(
+            v["critical_warp_evicted_before_reuse_fraction"].as_f64(),
+            Some(7.0 / 8.0)
+        );
+        assert_eq!(
+            v["all_warps_evicted_before_reuse_fraction"].as_f64(),
+            Some(8.0 / 20.0)
+        );
     }
 
     #[test]
