@@ -223,6 +223,14 @@ pub struct CacheConfig {
     /// the ways. Must be below `ways`; other policies ignore it.
     #[serde(default)]
     pub critical_ways: u32,
+    /// The 8-bit signature of the signature-indexed predictors (SHiP, CACP's CCBP; spec 000
+    /// §4.5): `pc_addr` (the default, Lee 2017's literal `PC[7:0] xor addr[7:0]`, PC as an
+    /// instruction index and addr the byte address of the missing line: with 128 B lines only
+    /// address bit 7 reaches the signature, so a load PC's lines share its counters and what one
+    /// line teaches applies to the PC's next ones) or `pc_line` (PC xor line-address bits: a
+    /// counter per line-address class, learning each line separately). Other policies ignore it.
+    #[serde(default = "default_signature")]
+    pub signature: String,
     /// `write_through` (update on hit, no allocate), `write_evict` (invalidate on hit, no
     /// allocate) or `write_back` (keep written data, write back dirty lines on eviction).
     pub write_policy: String,
@@ -252,6 +260,10 @@ pub struct CacheConfig {
 
 fn default_channel_index() -> String {
     "consecutive".into()
+}
+
+fn default_signature() -> String {
+    "pc_addr".into()
 }
 
 fn default_write_allocate() -> String {
@@ -1051,6 +1063,15 @@ fn validate_cache(p: &str, c: &CacheConfig) -> Result<(), ConfigError> {
                 format!("unknown index function `{o}` (known: linear, hashed)"),
             ))
         }
+    }
+    if !matches!(c.signature.as_str(), "pc_addr" | "pc_line") {
+        return Err(ConfigError::new(
+            key("signature"),
+            format!(
+                "unknown signature `{}` (known: pc_addr, pc_line)",
+                c.signature
+            ),
+        ));
     }
     if c.critical_ways >= c.ways {
         return Err(ConfigError::new(

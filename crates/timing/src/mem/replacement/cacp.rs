@@ -14,7 +14,7 @@
 //! nothing; a degenerate split (one partition empty) lets a line use every way.
 
 use super::ccbp::Ccbp;
-use super::ship::{rrip_victim, signature, ShipTable, RRPV_MAX};
+use super::ship::{rrip_victim, ShipTable, Signature, RRPV_MAX};
 use super::{MissInfo, Replacement};
 use crate::config::CacheConfig;
 
@@ -29,6 +29,7 @@ pub struct Cacp {
     nc_reuse: Vec<bool>,
     ccbp: Ccbp,
     ship: ShipTable,
+    signature: Signature,
 }
 
 impl Cacp {
@@ -57,13 +58,14 @@ impl Cacp {
             nc_reuse: vec![false; n],
             ccbp: Ccbp::new(),
             ship: ShipTable::new(),
+            signature: Signature::new(c),
         }
     }
 }
 
 impl Replacement for Cacp {
     fn ways_for(&self, _set: usize, acc: &MissInfo) -> u64 {
-        let m = if self.ccbp.predicts_critical(signature(acc)) {
+        let m = if self.ccbp.predicts_critical(self.signature.of(acc)) {
             self.critical_mask
         } else {
             self.other_mask
@@ -100,7 +102,7 @@ impl Replacement for Cacp {
     }
     fn on_fill(&mut self, set: usize, way: usize, acc: &MissInfo) {
         let i = set * self.ways + way;
-        let s = signature(acc);
+        let s = self.signature.of(acc);
         self.sig[i] = s;
         self.c_reuse[i] = false;
         self.nc_reuse[i] = false;
@@ -160,10 +162,37 @@ mod tests {
         assert_eq!(p.ways_for(0, &acc(line + 1, true)), 0xff00);
     }
 
+    /// The document's signature (`PC xor addr[7:0]` of a 128 B line's byte address) is in
+    /// effect the load PC: critical reuse of one line sends the PC's next lines to the critical
+    /// partition. With line-address bits each line class learns on its own.
+    #[test]
+    fn pc_addr_signature_generalises_over_a_pcs_lines() {
+        let at = |pc: u64, line: u64| MissInfo {
+            pc,
+            line,
+            warp: 0,
+            critical: true,
+        };
+        for (sig, expect) in [("pc_addr", 0x00ff), ("pc_line", 0xff00)] {
+            let mut c = test_config(16, 16);
+            c.critical_ways = 8;
+            c.signature = sig.into();
+            let mut p = Cacp::new(&c);
+            p.on_fill(0, 8, &at(0x40, 0x10));
+            p.on_hit(0, 8, &at(0x40, 0x10));
+            p.on_hit(0, 8, &at(0x40, 0x10));
+            assert_eq!(p.ways_for(0, &at(0x40, 0x10)), 0x00ff, "{sig}");
+            // Another line of the same PC (same address bit 7).
+            assert_eq!(p.ways_for(0, &at(0x40, 0x32)), expect, "{sig}");
+            // Another PC stays non-critical either way.
+            assert_eq!(p.ways_for(0, &at(0x48, 0x32)), 0xff00, "{sig}");
+        }
+    }
+
     #[test]
     fn eviction_trains_ccbp_down_on_wrong_critical_predictions_and_ship_on_dead_lines() {
         let mut p = cacp(4, 2);
-        let s = signature(&acc(7, false));
+        let s = p.signature.of(&acc(7, false));
         p.ccbp.inc(s);
         p.ccbp.inc(s);
         p.ccbp.inc(s);
@@ -185,7 +214,7 @@ mod tests {
         assert_eq!(p.ship.get(s), ship_before);
         assert_eq!(p.ccbp.get(s), 2);
         p.on_fill(0, 2, &acc(9, false));
-        let s9 = signature(&acc(9, false));
+        let s9 = p.signature.of(&acc(9, false));
         let before9 = p.ship.get(s9);
         assert_eq!(p.victim(0, 0b0100, &acc(9, false)), 2);
         assert_eq!(p.ship.get(s9), before9 - 1);

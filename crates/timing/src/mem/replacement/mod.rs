@@ -68,7 +68,7 @@ macro_rules! policies {
 policies! {
     "lru" => Lru(lru::Lru), "least recently used";
     "srrip" => Srrip(srrip::Srrip), "static re-reference interval prediction, 2-bit RRPV, insert at 2";
-    "ship" => Ship(ship::Ship), "SHiP: 2-bit RRIP inserting at 3 when the (PC xor line) signature predicts no reuse, else 2";
+    "ship" => Ship(ship::Ship), "SHiP: 2-bit RRIP inserting at 3 when the (PC xor address) signature predicts no reuse, else 2";
     "cacp" => Cacp(cacp::Cacp), "CACP (Lee 2017 §4.2.3): critical / non-critical way partitions chosen by CCBP, SHiP-RRIP in each";
 }
 

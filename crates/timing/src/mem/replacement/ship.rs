@@ -6,8 +6,11 @@
 //! any reuse decrements it.
 //!
 //! Decisions (the document leaves them open, §4.5): 3-bit counters (the SHiP paper's width),
-//! initialised to 1 (weakly reuse); the signature uses the instruction index (`pc / 8`, both
-//! front ends place instructions 8 bytes apart) and the line address, not byte addresses.
+//! initialised to 1 (weakly reuse); the PC is the instruction index (`pc / 8`, both front ends
+//! place instructions 8 bytes apart). The address part is the document's `addr[7:0]` of the
+//! missing line's byte address (`signature = "pc_addr"`, the default; with 128 B lines that is
+//! address bit 7 only, so the signature is in effect the load PC, as in SHiP-PC), or the low
+//! line-address bits (`"pc_line"`), see [`Signature`].
 
 use super::{MissInfo, Replacement};
 use crate::config::CacheConfig;
@@ -21,10 +24,29 @@ const SHIP_INIT: u8 = 1;
 /// Entries of the signature-indexed tables (8-bit signatures).
 pub(super) const SIGNATURES: usize = 256;
 
-/// The 8-bit signature of an access: instruction-index bits of the PC xor line-address bits.
-#[inline]
-pub(super) fn signature(acc: &MissInfo) -> u8 {
-    ((acc.pc >> 3) ^ acc.line) as u8
+/// The 8-bit signature function of a cache (`CacheConfig::signature`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Signature {
+    /// Multiplier from line address to the address whose low 8 bits enter the signature:
+    /// the line size (`pc_addr`, byte address) or 1 (`pc_line`, line address).
+    scale: u64,
+}
+
+impl Signature {
+    pub(super) fn new(c: &CacheConfig) -> Self {
+        Self {
+            scale: if c.signature == "pc_line" {
+                1
+            } else {
+                c.line_bytes as u64
+            },
+        }
+    }
+    /// The signature of an access: instruction-index bits of the PC xor the address bits.
+    #[inline]
+    pub(super) fn of(&self, acc: &MissInfo) -> u8 {
+        ((acc.pc >> 3) ^ acc.line.wrapping_mul(self.scale)) as u8
+    }
 }
 
 /// The SHiP table: one saturating counter per signature.
@@ -93,6 +115,7 @@ pub struct Ship {
     sig: Vec<u8>,
     reused: Vec<bool>,
     table: ShipTable,
+    signature: Signature,
 }
 
 impl Ship {
@@ -105,6 +128,7 @@ impl Ship {
             sig: vec![0; n],
             reused: vec![false; n],
             table: ShipTable::new(),
+            signature: Signature::new(c),
         }
     }
 }
@@ -126,7 +150,7 @@ impl Replacement for Ship {
     }
     fn on_fill(&mut self, set: usize, way: usize, acc: &MissInfo) {
         let i = set * self.ways + way;
-        let s = signature(acc);
+        let s = self.signature.of(acc);
         self.sig[i] = s;
         self.reused[i] = false;
         self.rrpv[i] = self.table.insert_rrpv(s);
@@ -147,9 +171,18 @@ mod tests {
     }
 
     #[test]
-    fn signature_is_pc_index_xor_line_low_bits() {
-        assert_eq!(signature(&acc(0x18, 0x105)), (3 ^ 0x05) as u8);
-        assert_eq!(signature(&acc(8 * 0x1ff, 0)), 0xff);
+    fn signature_is_pc_index_xor_address_low_bits() {
+        let mut c = test_config(1, 2);
+        assert_eq!(c.line_bytes, 128);
+        // The document's literal form: the byte address of line 0x105 is 0x8280, bits 7:0 0x80.
+        let lit = Signature::new(&c);
+        assert_eq!(lit.of(&acc(0x18, 0x105)), 3 ^ 0x80);
+        assert_eq!(lit.of(&acc(0x18, 0x104)), 3);
+        assert_eq!(lit.of(&acc(8 * 0x1ff, 0)), 0xff);
+        c.signature = "pc_line".into();
+        let by_line = Signature::new(&c);
+        assert_eq!(by_line.of(&acc(0x18, 0x105)), 3 ^ 0x05);
+        assert_eq!(by_line.of(&acc(8 * 0x1ff, 0)), 0xff);
     }
 
     #[test]
