@@ -389,6 +389,16 @@ pub fn run(a: CawaArgs) -> Result<()> {
     report.insert("cpl_accuracy".into(), opt(mean(&accs)));
     report.insert("cpl_accuracy_policy".into(), json!(acc_policy));
     report.insert("cpl_accuracy_per_workload".into(), Value::Object(acc_w));
+    // The same measurement under RR, where CPL only observes: under CAWA, gCAWS speeds up the
+    // warps CPL ranks critical, which changes which warp finishes last.
+    let (mut rr_w, mut rr_accs) = (Map::new(), Vec::new());
+    for (wi, w) in workloads.iter().enumerate() {
+        let x = acc_of(get(0, wi));
+        rr_accs.extend(x);
+        rr_w.insert((*w).into(), opt(x));
+    }
+    report.insert("cpl_accuracy_rr".into(), opt(mean(&rr_accs)));
+    report.insert("cpl_accuracy_rr_per_workload".into(), Value::Object(rr_w));
     let mut rates = Map::new();
     for (pi, (name, _)) in configs.iter().enumerate() {
         let mut r = Map::new();
