@@ -530,11 +530,12 @@ pub struct WarpTime {
     /// Its latency attribution (with `sim.latency_attribution`), core cycles per factor.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub latency: Option<LatencyStats>,
-    /// Its loads that re-referenced a line the L1D had held and found it still there (a hit
-    /// or a merge into the line's pending miss): reuses the L1D served (spec 000 §4.1).
+    /// L1D blocks it re-referenced and found still held (a hit or a merge into the line's
+    /// pending miss), once per block residency: reuses the L1D served (spec 000 §4.1; with
+    /// `sim.warp_times`).
     pub l1d_reuse_served: u64,
-    /// Its loads that re-referenced a line the L1D had held but had evicted since: reusable
-    /// lines evicted before their reuse (claim 6).
+    /// L1D blocks it re-referenced after the L1D had evicted them: reusable blocks evicted
+    /// before their reuse (claim 6).
     pub l1d_reuse_lost: u64,
 }
 

@@ -19,7 +19,7 @@ use super::reuse::ReuseObserver;
 use crate::config::CacheConfig;
 use crate::dram::addrmap::AddrMap;
 use crate::stats::{CacheStats, PcProfile, ReuseStats};
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 /// Kind of an access.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,16 +70,20 @@ pub struct L1 {
     warp_reuse: Option<Box<WarpReuse>>,
 }
 
-/// Per-warp-slot reuse outcomes of loads (spec 000 §4.1, claim 6: "more than 60% of the
-/// critical warps' potentially reusable L1D blocks are evicted before reuse"). A load of warp
-/// slot `w` re-references a line the cache has held before: it is *served* when the line is
-/// still there (a hit, or a merge into its pending miss) and *lost* when the line was evicted
-/// (capacity or conflict) since; a first reference is neither. Lines invalidated by stores
-/// are not evictions: their next miss counts as neither.
+/// Per-warp-slot reuse outcomes of loads, counted in blocks (spec 000 §4.1, claim 6: "more
+/// than 60% of the critical warps' potentially reusable L1D blocks are evicted before reuse").
+/// Warp slot `w` re-references a line the cache has held before: the block was *served* to
+/// `w` when the line is still there (a hit, or a merge into its pending miss; counted once per
+/// warp and residency of the line, however often `w` hits it) and *lost* when the line was
+/// evicted (capacity or conflict) since (counted once per eviction, for the warp that comes
+/// back for it); a first reference is neither. Lines invalidated by stores are not evictions:
+/// their next miss counts as neither.
 #[derive(Debug)]
 struct WarpReuse {
     /// Lines evicted and not fetched again since.
     gone: HashSet<u64>,
+    /// Per resident line, the warp slots already counted as served in this residency.
+    served_to: HashMap<u64, u64>,
     served: [u64; 64],
     lost: [u64; 64],
 }
@@ -88,6 +92,7 @@ impl Default for WarpReuse {
     fn default() -> Self {
         Self {
             gone: HashSet::new(),
+            served_to: HashMap::new(),
             served: [0; 64],
             lost: [0; 64],
         }
@@ -125,10 +130,16 @@ impl L1 {
     /// warp retired). `(0, 0)` unless [`L1::observe_warp_reuse`].
     pub fn take_warp_reuse(&mut self, w: usize) -> (u64, u64) {
         match &mut self.warp_reuse {
-            Some(r) if w < 64 => (
-                std::mem::take(&mut r.served[w]),
-                std::mem::take(&mut r.lost[w]),
-            ),
+            Some(r) if w < 64 => {
+                // The slot's next warp starts with no block counted.
+                for m in r.served_to.values_mut() {
+                    *m &= !(1u64 << w);
+                }
+                (
+                    std::mem::take(&mut r.served[w]),
+                    std::mem::take(&mut r.lost[w]),
+                )
+            }
             _ => (0, 0),
         }
     }
@@ -164,6 +175,7 @@ impl L1 {
     fn left(&mut self, ev: &Evicted) {
         if let Some(r) = &mut self.warp_reuse {
             r.gone.remove(&ev.line);
+            r.served_to.remove(&ev.line);
         }
         self.insertion.on_evict(ev);
         if let Some(p) = &mut self.pc_profile {
@@ -258,7 +270,11 @@ impl L1 {
                     if let Some(r) = &mut self.warp_reuse {
                         let w = (warp as usize).min(63);
                         if out == Outcome::Hit || self.stats.merged != merged {
-                            r.served[w] += 1;
+                            let m = r.served_to.entry(line).or_insert(0);
+                            if *m & (1u64 << w) == 0 {
+                                *m |= 1u64 << w;
+                                r.served[w] += 1;
+                            }
                         } else if r.gone.remove(&line) {
                             r.lost[w] += 1;
                         }
@@ -662,13 +678,19 @@ mod tests {
         };
         load(&mut l1, a, 3); // first reference: neither
         load(&mut l1, a, 3); // hit: served
+        load(&mut l1, a, 3); // the same block again: counted once
         for &x in &others {
             load(&mut l1, x, 5);
         }
         load(&mut l1, a, 3); // evicted in between: lost
-        load(&mut l1, a, 3); // held again: served
+        load(&mut l1, a, 3); // held again (a new residency): served
         assert_eq!(l1.take_warp_reuse(3), (2, 1));
         assert_eq!(l1.take_warp_reuse(3), (0, 0), "taken");
+        // A fresh warp in slot 3 counts the still-resident block anew; warp 4 too.
+        load(&mut l1, a, 3);
+        load(&mut l1, a, 4);
+        assert_eq!(l1.take_warp_reuse(3), (1, 0));
+        assert_eq!(l1.take_warp_reuse(4), (1, 0));
         // Warp 5's lines were all first references.
         assert_eq!(l1.take_warp_reuse(5), (0, 0));
         // A store invalidates (write-evict) rather than evicts: its next miss is neither.

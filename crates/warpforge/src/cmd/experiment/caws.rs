@@ -109,10 +109,10 @@ pub struct Rec {
     /// Attribution, core cycles per factor.
     #[serde(default)]
     pub latency: Option<BTreeMap<String, u64>>,
-    /// L1D re-references served (hit or merged), loads.
+    /// L1D blocks re-referenced while still held (once per residency).
     #[serde(default)]
     pub l1d_reuse_served: u64,
-    /// L1D re-references to lines evicted since they were held, loads.
+    /// L1D blocks re-referenced after their eviction.
     #[serde(default)]
     pub l1d_reuse_lost: u64,
 }
@@ -373,9 +373,9 @@ fn median(v: &mut [f64]) -> f64 {
 /// baseline: the fastest-to-slowest warp time gap (`1 - fastest / slowest`), the same for the
 /// warps' issued instructions (the attribution's `exec` cycles, one per issued instruction),
 /// the share of the critical (slowest) warp's time that RR's rotation added (`scheduling`), and
-/// claim 6: of the critical warps' L1D re-references (loads of lines the L1D had held), the
-/// fraction whose line had been evicted before the reuse (`l1d_reuse_lost / (lost + served)`,
-/// summed over the critical warps; the same over every warp for comparison).
+/// claim 6: of the L1D blocks the critical warps came back for (blocks the L1D had held), the
+/// fraction evicted before that reuse (`l1d_reuse_lost / (lost + served)`, block counts summed
+/// over the critical warps; the same over every warp for comparison).
 pub fn disparity(rr: &[(String, Vec<Rec>)]) -> Value {
     let (mut gap, mut inst, mut sched) = (Vec::new(), Vec::new(), Vec::new());
     let (mut crit_lost, mut crit_reuses, mut all_lost, mut all_reuses) = (0u64, 0u64, 0u64, 0u64);
