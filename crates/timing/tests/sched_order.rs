@@ -8,7 +8,7 @@
 mod common;
 
 use common::*;
-use warpforge_core::{MemSpace, OpClass};
+use warpforge_core::{KernelRunner, MemSpace, OpClass};
 use warpforge_timing::{GpuConfig, TimingRunner};
 
 /// One CTA of 8 identical warps, each a stream of `n` independent shared-memory loads (the
