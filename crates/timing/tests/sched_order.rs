@@ -11,8 +11,9 @@ use common::*;
 use warpforge_core::{KernelRunner, MemSpace, OpClass};
 use warpforge_timing::{GpuConfig, TimingRunner};
 
-/// One CTA of 8 identical warps, each a stream of `n` independent shared-memory loads (the
-/// LD/ST unit is the bottleneck: both schedulers have a ready load every cycle), under `sched`.
+/// One CTA of 8 identical warps, each a stream of `n` independent bank-conflicting
+/// shared-memory loads (the LD/ST unit is the bottleneck: both schedulers have a ready load
+/// every cycle), under `sched`.
 /// Returns each warp's execution time, core cycles, by warp index.
 fn warp_times(sched: &str, n: u32) -> Vec<u64> {
     let mut c = GpuConfig::preset("gtx480").unwrap();
@@ -29,7 +30,10 @@ fn warp_times(sched: &str, n: u32) -> Vec<u64> {
                 false,
                 (10 + i % 32) as u16,
                 1,
-                move |l| (l as u64) * 4,
+                // Every lane in one bank: a 32-way conflict keeps the LD/ST unit busy and
+                // the memory collectors full, so each cycle a freed collector goes to
+                // whichever scheduler claims it first.
+                move |l| (l as u64) * 128,
             )),
             i if i == n => Some(alu(0x100 + 8 * n as u64, OpClass::IntAlu, 2, &[1])),
             i if i == n + 1 => Some(exit(0x108 + 8 * n as u64)),

@@ -228,17 +228,19 @@ impl Sm {
         }
     }
 
-    /// One issue cycle: every scheduler picks at most one warp. The scheduler that goes first
-    /// (and so has the first claim on the shared collectors and the LD/ST unit) rotates with the
-    /// cycle, `now mod schedulers` first, as in GPGPU-Sim 4's `shader_core_ctx::issue` ("fair
-    /// round robin issue between schedulers"): a fixed order would let scheduler 0's warps
-    /// (the even slots) always win the shared units, which made the odd slots of memory-bound
-    /// kernels systematically slower and so decided which warp of a TB is critical.
+    /// One issue cycle: every scheduler picks at most one warp. The schedulers claim the shared
+    /// collectors and the LD/ST unit in a round-robin order: the scheduler that goes first
+    /// keeps that place until it issues, then the next one goes first (a round-robin arbiter,
+    /// as GPGPU-Sim 4's "fair round robin issue between schedulers"). A fixed order let
+    /// scheduler 0's warps (the even slots) always win a freed unit, which made the odd slots
+    /// of memory-bound kernels systematically slower and so decided which warp of a TB is
+    /// critical; rotating with the cycle number instead is no fairer when a unit frees at a
+    /// fixed period (an even period hands it to the same scheduler every time).
     pub(super) fn issue(&mut self, now: u64) {
         let mut free = self.free_units();
         let mut whys = [None; 64];
         let (mut issued, mut operand_wait) = (0u32, false);
-        let first = (now % self.n_sched.max(1) as u64) as usize;
+        let first = self.issue_first;
         for k in 0..self.n_sched {
             let s = (first + k) % self.n_sched;
             let (mask, ready, long_wait, why) = self.classify_into(s, now, &free, &mut whys);
@@ -279,6 +281,9 @@ impl Sm {
                     self.cpl.on_issue(w, idx, now, tb);
                     self.issue_warp(w, &mut free);
                     issued += 1;
+                    if k == 0 {
+                        self.issue_first = (first + 1) % self.n_sched;
+                    }
                 }
                 _ => {
                     operand_wait |= matches!(why, Why::DataHazard | Why::MemData);

@@ -127,6 +127,8 @@ pub struct Sm {
     regs_total: u32,
     smem_total: u32,
     n_sched: usize,
+    /// The scheduler that goes first at the next issue cycle (round robin, see `Sm::issue`).
+    issue_first: usize,
     ibuf_cap: u8,
     fetch_per_cycle: u32,
     decode: u64,
@@ -261,6 +263,7 @@ impl Sm {
             regs_total: c.registers,
             smem_total: c.shared_bytes,
             n_sched,
+            issue_first: 0,
             ibuf_cap: c.ibuffer_entries.min(MAX_IBUF as u32) as u8,
             fetch_per_cycle: c.fetch_per_cycle,
             decode: c.decode_latency as u64,
