@@ -377,7 +377,9 @@ mod tests {
         assert!((r["l1d_mpki_change_cs"].as_f64().unwrap() + 0.1).abs() < 1e-12);
         // Request bytes 100 -> 50; both directions 100 + 200 -> 50 + 125.
         assert!((r["l1_to_l2_request_bytes_change_cs"].as_f64().unwrap() + 0.5).abs() < 1e-12);
-        assert!((r["l1_l2_traffic_change_cs"].as_f64().unwrap() - (175.0 / 300.0 - 1.0)).abs() < 1e-12);
+        assert!(
+            (r["l1_l2_traffic_change_cs"].as_f64().unwrap() - (175.0 / 300.0 - 1.0)).abs() < 1e-12
+        );
         assert_eq!(r["zero_reuse_fraction_cs"]["baseline"], json!(0.8));
         assert_eq!(r["zero_reuse_fraction_cs"]["ctrlc"], json!(0.3));
         let rd = &r["reuse_distance"]["a"];
