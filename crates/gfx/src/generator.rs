@@ -3,7 +3,8 @@
 //! post-processing passes that sample the blitted texture. The scene (draw sizes, textures,
 //! vertex buffers) is fixed per title; each frame jitters positions and sizes by a few percent, so
 //! consecutive frames are similar but not identical. The resolution is divided by `res_div` per
-//! axis (and the texture footprint by `res_div²`): a frame is 1/`res_div²` of the real one.
+//! axis (a frame is 1/`res_div²` of the real one) and the texture footprint by `mem_div` (the
+//! memory hierarchy's divisor).
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -23,20 +24,23 @@ pub struct Generator {
     qw: u16,
     qh: u16,
     res_div: u32,
+    mem_div: u32,
     seed: u64,
     /// Relative per-frame jitter of draw sizes and positions.
     pub jitter: f64,
 }
 
 impl Generator {
-    /// A generator for `title` at 1/`res_div` of its resolution per axis.
-    pub fn new(title: Title, res_div: u32, seed: u64) -> Self {
+    /// A generator for `title` at 1/`res_div` of its resolution per axis, its textures
+    /// 1/`mem_div` of their size.
+    pub fn new(title: Title, res_div: u32, mem_div: u32, seed: u64) -> Self {
         let (w, h) = Self::size(&title, res_div);
         Self {
             title,
             qw: w.div_ceil(QUAD_PX) as u16,
             qh: h.div_ceil(QUAD_PX) as u16,
             res_div,
+            mem_div,
             seed,
             jitter: 0.05,
         }
@@ -78,8 +82,7 @@ impl Generator {
     }
 
     fn tex_side(&self, mb: f64, textures: u32) -> u32 {
-        let blocks =
-            mb * (1u64 << 20) as f64 / 64.0 / (self.res_div as f64).powi(2) / textures as f64;
+        let blocks = mb * (1u64 << 20) as f64 / 64.0 / self.mem_div.max(1) as f64 / textures as f64;
         (blocks.sqrt() as u32).max(4)
     }
 }

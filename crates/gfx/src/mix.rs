@@ -1,8 +1,14 @@
-//! One run of a 3D title on the CPU-GPU machine's memory side under a memory-scheduling policy:
-//! the unit of the section 8 experiments (baseline, ideal LLC for critical / non-critical
-//! accesses, random marking, policy comparisons, LLC size).
+//! One run of a 3D title with CPU co-runners on the CPU-GPU machine's memory side under a
+//! memory-scheduling policy: the unit of the section 8 experiments (baseline, ideal LLC for
+//! critical / non-critical accesses, random marking, policy comparisons, LLC size).
+//!
+//! Scaling [INTERP]: a simulated frame has 1/`res_div²` of the real frame's pixels (the render
+//! targets shrink with it), while the memory hierarchy is divided by `mem_div`: the LLC, the CPU
+//! cores' private caches and warm regions, and the GPU's texture footprint and capacity-bound
+//! caches (textures are assets, their size does not follow the screen resolution).
 
 use serde::Serialize;
+use warpforge_hetero::cpu::{synth, CpuCluster, OpStream};
 use warpforge_hetero::{HeteroConfig, MemSystem};
 
 use crate::mem::Ideal;
@@ -11,6 +17,9 @@ use crate::shared::SharedMem;
 use crate::sim::{self, RunOpts};
 use crate::title::Title;
 
+/// CPU operations of functional warm-up per core before a run.
+pub const CPU_WARM_OPS: usize = 300_000;
+
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct MixRun {
@@ -18,7 +27,7 @@ pub struct MixRun {
     pub title: Title,
     /// Memory-scheduling policy (`warpforge_hetero::policy` registry name).
     pub policy: String,
-    /// Full-size LLC capacity, KB (scaled down with the frame).
+    /// Full-size LLC capacity, KB (divided by `opts.mem_div`).
     pub llc_kb: u64,
     /// Marking of the critical bit.
     pub marking: Marking,
@@ -26,8 +35,12 @@ pub struct MixRun {
     pub ideal: Option<Ideal>,
     /// Frame scale and frame counts.
     pub opts: RunOpts,
+    /// CPU co-runners (SPEC CPU2006 substitutes of `warpforge_hetero::cpu::synth`), one per core.
+    pub cpu: Vec<&'static str>,
     /// Extra `key=value` settings of the machine configuration.
     pub sets: Vec<String>,
+    /// Seed of the CPU streams.
+    pub seed: u64,
 }
 
 /// What a run measured.
@@ -39,35 +52,114 @@ pub struct MixResult {
     pub counts: StreamCounts,
     /// Mean signed estimator error over the measured frames with a prediction.
     pub estimate_error: Option<f64>,
+    /// IPC of each CPU core over the measured frames.
+    pub cpu_ipc: Vec<f64>,
     /// All frames completed.
     pub complete: bool,
 }
 
-/// The machine configuration of a run: the `hetero` preset, the LLC scaled by the frame's work
-/// scale (at least 64 KB), the policy and the extra settings.
-pub fn config(run: &MixRun) -> Result<HeteroConfig, String> {
-    let mut cfg = HeteroConfig::preset("hetero").map_err(|e| e.to_string())?;
-    let k = (run.opts.res_div as u64).pow(2).max(1);
-    cfg.set("llc.size_kb", &(run.llc_kb / k).max(64).to_string())
-        .map_err(|e| e.to_string())?;
-    cfg.set("policy.name", &run.policy)
-        .map_err(|e| e.to_string())?;
-    cfg.apply_overrides(&run.sets).map_err(|e| e.to_string())?;
+/// The machine configuration: the `hetero` preset with the LLC and the CPU private caches
+/// divided by `mem_div`, the policy and the extra settings.
+pub fn config(
+    llc_kb: u64,
+    policy: &str,
+    mem_div: u32,
+    sets: &[String],
+) -> Result<HeteroConfig, String> {
+    let e = |e: warpforge_hetero::config::ConfigError| e.to_string();
+    let mut cfg = HeteroConfig::preset("hetero").map_err(e)?;
+    let d = mem_div.max(1);
+    cfg.set("llc.size_kb", &(llc_kb / d as u64).max(64).to_string())
+        .map_err(e)?;
+    cfg.set("cpu.l1d_kb", &(cfg.cpu.l1d_kb / d).max(1).to_string())
+        .map_err(e)?;
+    cfg.set("cpu.l2_kb", &(cfg.cpu.l2_kb / d).max(4).to_string())
+        .map_err(e)?;
+    cfg.set("policy.name", policy).map_err(e)?;
+    cfg.apply_overrides(sets).map_err(e)?;
     Ok(cfg)
+}
+
+/// The CPU streams of `apps`, their warm regions divided by `mem_div`.
+fn streams(apps: &[&str], mem_div: u32, seed: u64) -> Result<Vec<Box<dyn OpStream>>, String> {
+    apps.iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let app = synth::find(a).ok_or_else(|| format!("unknown CPU application `{a}`"))?;
+            let scaled = synth::App {
+                warm_kb: (app.warm_kb / mem_div.max(1) as u64).max(16),
+                ..*app
+            };
+            Ok(Box::new(synth::Synth::new(&scaled, seed + i as u64, 0)) as Box<dyn OpStream>)
+        })
+        .collect()
 }
 
 /// Runs `run`.
 pub fn run(run: &MixRun) -> Result<MixResult, String> {
-    let cfg = config(run)?;
+    let cfg = config(run.llc_kb, &run.policy, run.opts.mem_div, &run.sets)?;
     let mut mem = SharedMem::new(MemSystem::new(&cfg), 4);
     mem.ideal = run.ideal;
+    if !run.cpu.is_empty() {
+        let mut cpu = CpuCluster::new(&cfg.cpu, streams(&run.cpu, run.opts.mem_div, run.seed)?);
+        cpu.warm(CPU_WARM_OPS, &mut mem.mem);
+        mem.cpu = Some(cpu);
+    }
     let mut opts = run.opts.clone();
     opts.cfg.marking = run.marking.clone();
-    let r = sim::run(&run.title, &opts, &mut mem);
+    let (mut gpu, mut generator) = sim::build(&run.title, &opts);
+    let n = opts.warmup + opts.frames;
+    let max = opts.max_frame_cycles;
+    gpu.run_frames(
+        opts.warmup,
+        max * opts.warmup as u64,
+        &mut mem,
+        &mut generator,
+    );
+    let snap = |m: &SharedMem| -> Vec<(u64, u64)> {
+        m.cpu
+            .as_ref()
+            .map(|c| {
+                c.cores
+                    .iter()
+                    .map(|k| (k.stats.retired, k.stats.cycles))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let before = snap(&mem);
+    gpu.run_frames(n, max * opts.frames as u64, &mut mem, &mut generator);
+    let after = snap(&mem);
+    let cpu_ipc = before
+        .iter()
+        .zip(&after)
+        .map(|(b, a)| (a.0 - b.0) as f64 / (a.1 - b.1).max(1) as f64)
+        .collect();
+    let r = sim::summarize(&run.title, &gpu.frames, opts.warmup, n);
     Ok(MixResult {
         fps: r.fps,
         counts: r.counts,
         estimate_error: r.estimate_error,
+        cpu_ipc,
         complete: r.complete,
     })
+}
+
+/// IPC of `app` running alone on one core (no GPU) for `cycles` CPU cycles after the same
+/// warm-up, under `policy` with the given LLC (the denominator of weighted speedup).
+pub fn alone_ipc(
+    app: &'static str,
+    llc_kb: u64,
+    mem_div: u32,
+    cycles: u64,
+    seed: u64,
+) -> Result<f64, String> {
+    let cfg = config(llc_kb, "frfcfs", mem_div, &[])?;
+    let mut mem = MemSystem::new(&cfg);
+    let mut cpu = CpuCluster::new(&cfg.cpu, streams(&[app], mem_div, seed)?);
+    cpu.warm(CPU_WARM_OPS, &mut mem);
+    for t in 1..=cycles {
+        cpu.cycle(t, &mut mem, &mut |_| {});
+    }
+    Ok(cpu.ipcs()[0])
 }

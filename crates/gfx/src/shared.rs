@@ -1,36 +1,28 @@
 //! The pipeline on the CPU-GPU machine's shared memory side (`warpforge_hetero::MemSystem`: ring,
-//! shared SRRIP LLC, DDR3 controllers and the memory-scheduling policies). The GPU runs at 1 GHz,
-//! the memory side at the CPU clock, so each GPU cycle advances it `ratio` (4) cycles; an
-//! optional co-runner hook (the CPU cores) is stepped to the same time first.
+//! shared SRRIP LLC, DDR3 controllers and the memory-scheduling policies), optionally with the CPU
+//! cores of a mix co-running. The GPU runs at 1 GHz, the memory side and the CPU cores at 4 GHz,
+//! so each GPU cycle steps them `ratio` (4) cycles.
 
-use warpforge_hetero::{MemSystem, Request, Source};
+use warpforge_hetero::cpu::CpuCluster;
+use warpforge_hetero::{Completion, MemSystem, Request, Source};
 
 use crate::mem::{Access, GpuMemory, Ideal};
 use crate::pipeline::Status;
 
-/// Something stepped with the memory side each GPU cycle (the CPU cores of a mix).
-pub trait CoRunner {
-    /// Runs the co-runner up to memory cycle `t`, issuing into `mem`, and takes its completions
-    /// (those not from the 3D GPU) from `done`.
-    fn step(&mut self, mem: &mut MemSystem, t: u64);
-}
-
-/// [`GpuMemory`] over a [`MemSystem`].
-pub struct SharedMem<'a> {
+/// [`GpuMemory`] over a [`MemSystem`], with optional CPU co-runners.
+pub struct SharedMem {
     /// The memory side.
     pub mem: MemSystem,
     /// Memory cycles per GPU cycle.
     pub ratio: u64,
     /// Accesses made ideal in the LLC (section 1.3), if any.
     pub ideal: Option<Ideal>,
-    /// The co-runners.
-    pub cpu: Option<&'a mut dyn CoRunner>,
+    /// The CPU cores of the mix.
+    pub cpu: Option<CpuCluster>,
     gpu_cycle: u64,
-    /// Completions of requests that are not the 3D GPU's, left for the co-runner.
-    pub others: Vec<warpforge_hetero::Completion>,
 }
 
-impl<'a> SharedMem<'a> {
+impl SharedMem {
     /// Wraps `mem`; the GPU clock is `ratio` times slower than the memory side's.
     pub fn new(mem: MemSystem, ratio: u64) -> Self {
         Self {
@@ -39,17 +31,22 @@ impl<'a> SharedMem<'a> {
             ideal: None,
             cpu: None,
             gpu_cycle: 0,
-            others: Vec::new(),
         }
     }
 }
 
-/// The source id of stream `s` (the unit that originates it).
+/// The source id of an access: the unit that originates its stream.
 fn source(a: &Access) -> Source {
     Source::Gfx(a.stream.unit() as u16)
 }
 
-impl GpuMemory for SharedMem<'_> {
+fn take(c: Completion, done: &mut Vec<u64>) {
+    if matches!(c.source, Source::Gfx(_)) && !c.write {
+        done.push(c.id);
+    }
+}
+
+impl GpuMemory for SharedMem {
     fn issue(&mut self, a: Access) -> bool {
         if !self.mem.can_issue() {
             return false;
@@ -67,20 +64,19 @@ impl GpuMemory for SharedMem<'_> {
     }
 
     fn tick(&mut self, done: &mut Vec<u64>) {
+        let t0 = self.gpu_cycle * self.ratio;
         self.gpu_cycle += 1;
-        let t = self.gpu_cycle * self.ratio;
-        if let Some(cpu) = self.cpu.as_deref_mut() {
-            cpu.step(&mut self.mem, t);
-        }
-        self.mem.advance_to(t);
-        for c in self.mem.drain_completions() {
-            match c.source {
-                Source::Gfx(_) => {
-                    if !c.write {
-                        done.push(c.id);
-                    }
+        match self.cpu.as_mut() {
+            Some(cpu) => {
+                for t in t0 + 1..=t0 + self.ratio {
+                    cpu.cycle(t, &mut self.mem, &mut |c| take(c, done));
                 }
-                _ => self.others.push(c),
+            }
+            None => {
+                self.mem.advance_to(t0 + self.ratio);
+                for c in self.mem.drain_completions() {
+                    take(c, done);
+                }
             }
         }
     }

@@ -14,6 +14,9 @@ use crate::title::Title;
 pub struct RunOpts {
     /// Resolution divisor per axis (the frame is 1/`res_div²` of the real one).
     pub res_div: u32,
+    /// Memory-hierarchy divisor: texture footprint and capacity-bound GPU caches (and, in
+    /// [`crate::mix`], the LLC and the CPU caches) are divided by it.
+    pub mem_div: u32,
     /// Frames run before measuring (the first warms the caches, the second is the estimator's
     /// learning frame).
     pub warmup: usize,
@@ -31,6 +34,7 @@ impl Default for RunOpts {
     fn default() -> Self {
         Self {
             res_div: 8,
+            mem_div: 16,
             warmup: 2,
             frames: 2,
             cfg: Config::default(),
@@ -60,13 +64,14 @@ pub struct RunResult {
 /// A pipeline and generator for `title`, with the configuration adjusted to the scaled frame.
 pub fn build(title: &Title, opts: &RunOpts) -> (Gpu, Generator) {
     use crate::pipeline::FrameSource;
-    let mut generator = Generator::new(*title, opts.res_div, opts.seed);
+    let mut generator = Generator::new(*title, opts.res_div, opts.mem_div, opts.seed);
     let mut cfg = opts.cfg.clone();
     cfg.work_scale = generator.work_scale();
-    // Capacity-bound GPU caches shrink with the frame (the tile-local ROP caches do not).
-    let k = cfg.work_scale;
+    // Capacity-bound GPU caches shrink with the memory hierarchy (the tile-local ROP caches
+    // do not).
+    let k = opts.mem_div.max(1) as f64;
     let scaled = |b: u64| ((b as f64 / k) as u64).max(16 << 10);
-    cfg.tex_cache = scaled(cfg.tex_cache).max(64 << 10);
+    cfg.tex_cache = scaled(cfg.tex_cache);
     cfg.vertex_cache = scaled(cfg.vertex_cache);
     cfg.hiz_cache = scaled(cfg.hiz_cache);
     let (w, h) = Generator::size(title, opts.res_div);

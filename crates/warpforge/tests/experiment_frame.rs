@@ -48,9 +48,26 @@ fn frame_experiment_light_titles() {
     assert!(r["ideal_fps_gain"]["noncritical"].is_number());
     assert!(r["estimator_mae"].as_f64().unwrap() >= 0.0);
     for p in ["im", "sms_0"] {
-        assert!(r["policies"][p]["fps_gain"].is_number(), "{p}");
+        let v = &r["policies"][p];
+        let (f, c, e) = (
+            v["fps_gain"].as_f64().unwrap(),
+            v["cpu_weighted_speedup"].as_f64().unwrap(),
+            v["equal_weight"].as_f64().unwrap(),
+        );
+        assert!(c > 0.0, "{p}");
+        // One title, one mix: the equal weight is exactly the geometric mean of the two ratios.
+        assert!(
+            (e - ((1.0 + f) * c).sqrt()).abs() < 2e-4,
+            "{p}: {e} vs {f} {c}"
+        );
     }
     assert!(r["llc_8mb"]["im"]["fps_gain"].is_number());
+    assert_eq!(r["mixes"]["L4D"]["HL"].as_array().unwrap().len(), 4);
+    assert!(r["cpu_alone_ipc"]
+        .as_object()
+        .unwrap()
+        .values()
+        .all(|v| v.as_f64().unwrap() > 0.0));
     for f in ["frame_fps.svg", "frame_ideal.svg", "frame_policies.svg"] {
         let s = std::fs::read_to_string(svg.join(f)).unwrap();
         assert!(s.starts_with("<svg"), "{f}");

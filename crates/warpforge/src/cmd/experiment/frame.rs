@@ -2,12 +2,15 @@
 //! 1-15 and 19) on the `warpforge_gfx` pipeline model attached to the CPU-GPU machine's shared
 //! memory side (`warpforge_hetero`).
 //!
-//! Runs, per title of Table 2 (the eight below-40-FPS titles where the document's evaluation
-//! applies, all 14 for the baseline and the estimator): the FR-FCFS baseline (FPS, critical
-//! fraction, estimator error); the LLC made ideal for the critical and for the non-critical
-//! accesses (claim 3); IM with random marking at the baseline's per-stream critical fractions
-//! (claim 5); every compared policy (claims 7-14); IM and FR-FCFS with an 8 MB LLC (claim 15).
-//! Averages over titles are geometric means of FPS ratios; gains are ratio − 1.
+//! Every title co-runs with 4-way CPU mixes of SPEC CPU2006 substitutes (section 8.4: HL, and
+//! with `--size small` also H and L). Runs, per title of Table 2 (the eight below-40-FPS titles
+//! where the document's evaluation applies, all 14 for the baseline and the estimator): the
+//! FR-FCFS baseline (FPS, critical fraction, estimator error); on the HL mix, the LLC made ideal
+//! for the critical and for the non-critical accesses (claim 3) and IM with random marking at the
+//! baseline's per-stream critical fractions (claim 5); every compared policy (claims 7-14) and IM
+//! and FR-FCFS with an 8 MB LLC (claim 15) on every mix. CPU weighted speedup = sum of shared IPC
+//! over alone IPC (one core alone, same warm-up); per title the geometric mean over its mixes,
+//! then over titles; gains are ratio − 1.
 
 mod plan;
 mod report;
@@ -50,8 +53,8 @@ pub fn run(a: FrameArgs) -> Result<()> {
     if jobs == 0 {
         bail!("--jobs must be at least 1");
     }
-    let results = plan.execute(jobs)?;
-    let rep = report::Report::build(&plan, &results);
+    let outcome = plan.execute(jobs)?;
+    let rep = report::Report::build(&plan, &outcome);
     let text = serde_json::to_string_pretty(&rep.json)? + "\n";
     if let Some(dir) = &a.svg {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;

@@ -13,6 +13,36 @@ use warpforge_gfx::title::{self, Title, TITLES};
 
 use super::FrameArgs;
 
+/// The high-LLC-MPKI SPEC CPU2006 applications of section 8.3.
+const H: [&str; 7] = [
+    "bwaves",
+    "lbm",
+    "leslie3d",
+    "libquantum",
+    "mcf",
+    "milc",
+    "soplex",
+];
+/// The low-LLC-MPKI ones.
+const L: [&str; 6] = ["bzip2", "gcc", "omnetpp", "sphinx3", "wrf", "zeusmp"];
+
+/// The 4-way CPU mixes of title number `i` (section 8.4: one H, one L and one HL mix per GPU
+/// workload; the document does not list them, so they are drawn deterministically from `i`):
+/// HL first.
+pub fn mixes(i: usize) -> [(&'static str, [&'static str; 4]); 3] {
+    [
+        ("HL", [H[i % 7], H[(i + 3) % 7], L[i % 6], L[(i + 2) % 6]]),
+        (
+            "H",
+            [H[i % 7], H[(i + 2) % 7], H[(i + 4) % 7], H[(i + 6) % 7]],
+        ),
+        (
+            "L",
+            [L[i % 6], L[(i + 1) % 6], L[(i + 3) % 6], L[(i + 4) % 6]],
+        ),
+    ]
+}
+
 /// The policies compared with FR-FCFS (claims 7-14), in report order.
 pub const POLICIES: [&str; 7] = [
     "gpu_favoring",
@@ -48,6 +78,8 @@ pub struct Job {
     pub kind: Kind,
     /// The title.
     pub title: Title,
+    /// The CPU mix's name (HL, H, L).
+    pub mix: &'static str,
     /// The run.
     pub run: MixRun,
 }
@@ -62,14 +94,18 @@ pub struct Plan {
     pub titles: Vec<Title>,
     /// Policies compared.
     pub policies: Vec<String>,
+    /// CPU mixes per title (1: HL only; 3: HL, H, L).
+    pub mixes: usize,
+    /// CPU cycles of the stand-alone runs that give each application's alone IPC.
+    pub alone_cycles: u64,
 }
 
 impl Plan {
     /// The plan of the arguments; errors name the bad value.
     pub fn new(a: &FrameArgs) -> Result<Plan> {
-        let (res_div, frames) = match a.size.as_str() {
-            "tiny" => (16, 1),
-            "small" => (8, 2),
+        let (res_div, frames, mixes) = match a.size.as_str() {
+            "tiny" => (16, 1, 1),
+            "small" => (8, 2, 3),
             s => bail!("unknown --size `{s}` (expected tiny or small)"),
         };
         let titles = if a.titles.is_empty() {
@@ -112,10 +148,25 @@ impl Plan {
             opts,
             titles,
             policies,
+            mixes,
+            alone_cycles: 2_000_000,
         })
     }
 
-    fn job(&self, kind: Kind, t: &Title, policy: &str, llc_kb: u64) -> Job {
+    /// The mixes of title `t` run by this plan.
+    pub fn mixes_of(&self, t: &Title) -> Vec<(&'static str, [&'static str; 4])> {
+        let i = TITLES.iter().position(|x| x.name == t.name).unwrap_or(0);
+        mixes(i).into_iter().take(self.mixes).collect()
+    }
+
+    fn job(
+        &self,
+        kind: Kind,
+        t: &Title,
+        mix: (&'static str, [&'static str; 4]),
+        policy: &str,
+        llc_kb: u64,
+    ) -> Job {
         let (marking, ideal) = match kind {
             Kind::IdealCritical => (Marking::Algorithm, Some(Ideal::Critical)),
             Kind::IdealNonCritical => (Marking::Algorithm, Some(Ideal::NonCritical)),
@@ -124,6 +175,7 @@ impl Plan {
         Job {
             kind,
             title: *t,
+            mix: mix.0,
             run: MixRun {
                 title: *t,
                 policy: policy.to_string(),
@@ -131,7 +183,9 @@ impl Plan {
                 marking,
                 ideal,
                 opts: self.opts.clone(),
+                cpu: mix.1.to_vec(),
                 sets: Vec::new(),
+                seed: 11,
             },
         }
     }
@@ -141,25 +195,60 @@ impl Plan {
         self.titles.iter().filter(|t| t.below_target())
     }
 
-    /// Runs the plan: the baselines first (random marking needs their per-stream fractions),
-    /// then everything else. Results are in plan order.
-    pub fn execute(&self, jobs: usize) -> Result<Vec<(Job, MixResult)>> {
-        let base: Vec<Job> = self
-            .titles
-            .iter()
-            .map(|t| self.job(Kind::Base, t, "frfcfs", 16384))
-            .collect();
+    /// Runs the plan: alone IPCs, the baselines (random marking needs their per-stream
+    /// critical fractions), then everything else. Results are in plan order.
+    pub fn execute(&self, jobs: usize) -> Result<Outcome> {
+        // Alone IPCs (weighted-speedup denominators) of every application in a mix, per LLC size.
+        let mut apps: Vec<(&'static str, u64)> = Vec::new();
+        for t in &self.titles {
+            for (_, m) in self.mixes_of(t) {
+                for a in m {
+                    for llc in [16384, 8192] {
+                        if !apps.contains(&(a, llc)) {
+                            apps.push((a, llc));
+                        }
+                    }
+                }
+            }
+        }
+        let alone = run_parallel(&apps, jobs, |&(a, llc)| {
+            mix::alone_ipc(a, llc, self.opts.mem_div, self.alone_cycles, 11)
+        })?;
+        let alone = apps.into_iter().zip(alone).collect();
+        let mut base = Vec::new();
+        for t in &self.titles {
+            for m in self.mixes_of(t) {
+                base.push(self.job(Kind::Base, t, m, "frfcfs", 16384));
+            }
+        }
         let base_res = run_all(&base, jobs)?;
         let mut rest = Vec::new();
-        for (t, (_, b)) in self
-            .titles
-            .iter()
-            .zip(&base_res)
-            .filter(|(t, _)| t.below_target())
-        {
-            rest.push(self.job(Kind::IdealCritical, t, "frfcfs", 16384));
-            rest.push(self.job(Kind::IdealNonCritical, t, "frfcfs", 16384));
-            let mut r = self.job(Kind::RandomIm, t, "im", 16384);
+        for (j, b) in base.iter().zip(&base_res) {
+            if !j.title.below_target() {
+                continue;
+            }
+            let t = &j.title;
+            let mix = (
+                j.mix,
+                self.mixes_of(t)
+                    .into_iter()
+                    .find(|m| m.0 == j.mix)
+                    .expect("planned mix")
+                    .1,
+            );
+            for p in &self.policies {
+                rest.push(self.job(Kind::Policy(p.clone()), t, mix, p, 16384));
+            }
+            for p in ["frfcfs", "im"] {
+                rest.push(self.job(Kind::Llc8(p.into()), t, mix, p, 8192));
+            }
+            if j.mix != "HL" {
+                continue;
+            }
+            // Claims 3 and 5 on the HL mix only.
+            rest.push(self.job(Kind::IdealCritical, t, mix, "frfcfs", 16384));
+            rest.push(self.job(Kind::IdealNonCritical, t, mix, "frfcfs", 16384));
+            let mut r = self.job(Kind::RandomIm, t, mix, "im", 16384);
             let c = &b.counts;
             let p = std::array::from_fn(|s| {
                 let n = c.reads[s] + c.writes[s];
@@ -171,33 +260,61 @@ impl Plan {
             });
             r.run.marking = Marking::Random(p);
             rest.push(r);
-            for p in &self.policies {
-                rest.push(self.job(Kind::Policy(p.clone()), t, p, 16384));
-            }
-            for p in ["frfcfs", "im"] {
-                rest.push(self.job(Kind::Llc8(p.into()), t, p, 8192));
-            }
         }
         let rest_res = run_all(&rest, jobs)?;
-        Ok(base
-            .into_iter()
-            .zip(base_res.into_iter().map(|(_, r)| r))
-            .chain(rest.into_iter().zip(rest_res.into_iter().map(|(_, r)| r)))
-            .collect())
+        Ok(Outcome {
+            runs: base
+                .into_iter()
+                .zip(base_res)
+                .chain(rest.into_iter().zip(rest_res))
+                .collect(),
+            alone,
+        })
+    }
+}
+
+/// The results of a plan.
+pub struct Outcome {
+    /// Every run with its result, in plan order.
+    pub runs: Vec<(Job, MixResult)>,
+    /// Alone IPC per (application, full-size LLC KB).
+    pub alone: Vec<((&'static str, u64), f64)>,
+}
+
+impl Outcome {
+    /// The alone IPC of `app` with an LLC of `llc_kb`.
+    pub fn alone(&self, app: &str, llc_kb: u64) -> Option<f64> {
+        self.alone
+            .iter()
+            .find(|((a, l), _)| *a == app && *l == llc_kb)
+            .map(|(_, v)| *v)
     }
 }
 
 /// Runs `list` on `jobs` threads; results in list order.
-fn run_all(list: &[Job], jobs: usize) -> Result<Vec<(usize, MixResult)>> {
+fn run_all(list: &[Job], jobs: usize) -> Result<Vec<MixResult>> {
+    run_parallel(list, jobs, |j| {
+        let r = mix::run(&j.run);
+        eprintln!("frame: {} {} {:?} done", j.title.name, j.mix, j.kind);
+        r
+    })
+}
+
+/// Applies `f` to every item on `jobs` threads; results in item order (independent of `jobs`).
+fn run_parallel<T: Sync, R: Send>(
+    list: &[T],
+    jobs: usize,
+    f: impl Fn(&T) -> Result<R, String> + Sync,
+) -> Result<Vec<R>> {
     let next = AtomicUsize::new(0);
-    let out: Mutex<Vec<Option<Result<MixResult, String>>>> = Mutex::new(vec![None; list.len()]);
+    let out: Mutex<Vec<Option<Result<R, String>>>> =
+        Mutex::new((0..list.len()).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..jobs.min(list.len()).max(1) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(j) = list.get(i) else { break };
-                let r = mix::run(&j.run);
-                eprintln!("frame: {} {:?} done", j.title.name, j.kind);
+                let Some(item) = list.get(i) else { break };
+                let r = f(item);
                 out.lock().expect("no panic while holding the lock")[i] = Some(r);
             });
         }
@@ -207,8 +324,8 @@ fn run_all(list: &[Job], jobs: usize) -> Result<Vec<(usize, MixResult)>> {
         .into_iter()
         .enumerate()
         .map(|(i, r)| match r {
-            Some(Ok(r)) => Ok((i, r)),
-            Some(Err(e)) => Err(anyhow!("{} ({:?}): {e}", list[i].title.name, list[i].kind)),
+            Some(Ok(r)) => Ok(r),
+            Some(Err(e)) => Err(anyhow!("run {i}: {e}")),
             None => Err(anyhow!("run {i} did not complete")),
         })
         .collect()

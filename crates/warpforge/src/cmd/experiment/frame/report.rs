@@ -3,8 +3,9 @@
 use serde_json::{json, Map, Value};
 use warpforge_gfx::mix::MixResult;
 use warpforge_gfx::stream::{Category, Stream};
+use warpforge_gfx::title::Title;
 
-use super::plan::{Job, Kind, Plan};
+use super::plan::{Job, Kind, Outcome, Plan};
 use crate::cmd::experiment::chart::Chart;
 
 /// The built report.
@@ -13,7 +14,7 @@ pub struct Report {
     pub json: Value,
     titles: Vec<(String, f64, f64)>,
     ideal: Vec<(String, f64, f64)>,
-    policies: Vec<(String, f64)>,
+    policies: Vec<(String, f64, Option<f64>)>,
 }
 
 fn geomean(v: &[f64]) -> Option<f64> {
@@ -39,17 +40,52 @@ fn opt(x: Option<f64>) -> Value {
 
 impl Report {
     /// Builds the report from the plan's results.
-    pub fn build(plan: &Plan, results: &[(Job, MixResult)]) -> Report {
-        let find = |kind: &Kind, t: &str| {
+    pub fn build(plan: &Plan, out: &Outcome) -> Report {
+        let results: &[(Job, MixResult)] = &out.runs;
+        let find_mix = |kind: &Kind, t: &str, mix: &str| {
             results
                 .iter()
-                .find(|(j, _)| &j.kind == kind && j.title.name == t)
+                .find(|(j, _)| &j.kind == kind && j.title.name == t && j.mix == mix)
                 .map(|(_, r)| r)
         };
+        // Per-title figures come from the HL mix.
+        let find = |kind: &Kind, t: &str| find_mix(kind, t, "HL");
         let ratio = |kind: &Kind, t: &str| -> Option<f64> {
             let b = find(&Kind::Base, t)?;
             let r = find(kind, t)?;
             (b.fps > 0.0).then(|| r.fps / b.fps)
+        };
+        // Weighted speedup of a run: sum of shared IPC over alone IPC (section 8.5).
+        let ws = |j: &Job, r: &MixResult| -> Option<f64> {
+            if r.cpu_ipc.is_empty() {
+                return None;
+            }
+            let mut sum = 0.0;
+            for (a, ipc) in j.run.cpu.iter().zip(&r.cpu_ipc) {
+                sum += ipc / out.alone(a, j.run.llc_kb).filter(|x| *x > 0.0)?;
+            }
+            Some(sum)
+        };
+        let job_of = |kind: &Kind, t: &str, mix: &str| {
+            results
+                .iter()
+                .find(|(j, _)| &j.kind == kind && j.title.name == t && j.mix == mix)
+        };
+        // (FPS ratio, CPU weighted-speedup ratio) of `kind` over `base`, geomean over a title's
+        // mixes (the document's per-workload geometric mean over its three mixes).
+        let versus = |kind: &Kind, base: &Kind, t: &Title| -> Option<(f64, Option<f64>)> {
+            let (mut f, mut c) = (Vec::new(), Vec::new());
+            for (m, _) in plan.mixes_of(t) {
+                let (jb, b) = job_of(base, t.name, m)?;
+                let (jr, r) = job_of(kind, t.name, m)?;
+                if b.fps > 0.0 {
+                    f.push(r.fps / b.fps);
+                }
+                if let (Some(x), Some(y)) = (ws(jr, r), ws(jb, b)) {
+                    c.push(x / y);
+                }
+            }
+            Some((geomean(&f)?, geomean(&c)))
         };
         // Titles (claim 19), stream mix (Fig. 2), critical fraction (Fig. 9), estimator (Fig. 10).
         let mut titles = Map::new();
@@ -131,29 +167,53 @@ impl Report {
             .iter()
             .filter_map(|t| ratio(&Kind::Policy("im".into()), t))
             .collect();
-        // Policies (claims 7-14): FPS gains over FR-FCFS; the CPU side is not co-run here.
+        // Policies (claims 7-14): FPS and CPU weighted speedup over FR-FCFS, geomean over mixes
+        // then over the evaluated titles; equal weight = sqrt(FPS ratio x CPU ratio).
+        let low_titles: Vec<&Title> = plan.low().collect();
+        let summarize = |kind: &Kind, base: &Kind| -> Value {
+            let (mut f, mut c, mut e) = (Vec::new(), Vec::new(), Vec::new());
+            for t in &low_titles {
+                if let Some((fr, cr)) = versus(kind, base, t) {
+                    f.push(fr);
+                    if let Some(cr) = cr {
+                        c.push(cr);
+                        e.push((fr * cr).sqrt());
+                    }
+                }
+            }
+            json!({
+                "fps_gain": opt(geomean(&f).map(|x| x - 1.0)),
+                "cpu_weighted_speedup": opt(geomean(&c)),
+                "equal_weight": opt(geomean(&e)),
+            })
+        };
         let mut policies = Map::new();
         let mut policy_rows = Vec::new();
         for p in &plan.policies {
-            let r: Vec<f64> = low
-                .iter()
-                .filter_map(|t| ratio(&Kind::Policy(p.clone()), t))
-                .collect();
-            let g = geomean(&r).map(|x| x - 1.0);
-            policy_rows.push((p.clone(), g.unwrap_or(0.0)));
-            policies.insert(
+            let v = summarize(&Kind::Policy(p.clone()), &Kind::Base);
+            policy_rows.push((
                 p.clone(),
-                json!({"fps_gain": opt(g), "cpu_weighted_speedup": Value::Null, "equal_weight": Value::Null}),
-            );
+                v["fps_gain"].as_f64().unwrap_or(0.0),
+                v["cpu_weighted_speedup"].as_f64(),
+            ));
+            policies.insert(p.clone(), v);
         }
         // 8 MB LLC (claim 15): IM over FR-FCFS, both at 8 MB.
-        let llc8: Vec<f64> = low
+        let llc8 = summarize(&Kind::Llc8("im".into()), &Kind::Llc8("frfcfs".into()));
+        let mut mixes = Map::new();
+        for t in &plan.titles {
+            let m: Map<String, Value> = plan
+                .mixes_of(t)
+                .into_iter()
+                .map(|(n, apps)| (n.to_string(), json!(apps)))
+                .collect();
+            mixes.insert(t.name.into(), Value::Object(m));
+        }
+        let alone: Map<String, Value> = out
+            .alone
             .iter()
-            .filter_map(|t| {
-                let f = find(&Kind::Llc8("frfcfs".into()), t)?;
-                let i = find(&Kind::Llc8("im".into()), t)?;
-                (f.fps > 0.0).then(|| i.fps / f.fps)
-            })
+            .filter(|((_, l), _)| *l == 16384)
+            .map(|((a, _), v)| (a.to_string(), json!(round(*v))))
             .collect();
         let mae = (!errors.is_empty())
             .then(|| errors.iter().map(|(_, e)| e.abs()).sum::<f64>() / errors.len() as f64);
@@ -180,7 +240,9 @@ impl Report {
             "estimator_mae": opt(mae),
             "estimator_max_error": max.unwrap_or(Value::Null),
             "policies": policies,
-            "llc_8mb": {"im": {"fps_gain": opt(geomean(&llc8).map(|x| x - 1.0))}},
+            "llc_8mb": {"im": llc8},
+            "mixes": mixes,
+            "cpu_alone_ipc": alone,
         });
         Report {
             json,
@@ -243,14 +305,18 @@ impl Report {
             .svg()?,
         ));
         let cats: Vec<String> = self.policies.iter().map(|r| r.0.clone()).collect();
-        let vals: Vec<Vec<f64>> = self.policies.iter().map(|r| vec![1.0 + r.1]).collect();
+        let vals: Vec<Vec<f64>> = self
+            .policies
+            .iter()
+            .map(|r| vec![1.0 + r.1, r.2.unwrap_or(0.0)])
+            .collect();
         out.push((
             "frame_policies.svg".to_string(),
             Chart {
-                title: "FPS over FR-FCFS per policy (geomean of the below-40-FPS titles)",
-                y_desc: "FPS ratio",
+                title: "FPS and CPU weighted speedup over FR-FCFS (Figs. 11, 13)",
+                y_desc: "ratio over FR-FCFS",
                 categories: &cats,
-                series: &["FPS ratio".to_string()],
+                series: &["FPS".to_string(), "CPU weighted speedup".to_string()],
                 values: &vals,
                 stacked: false,
                 reference: Some(1.0),
