@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 
 use serde::Serialize;
-use warpforge_core::{hint, DynInst, InstObserver, KernelInfo};
+use warpforge_core::{hint, DynInst, InstObserver, KernelInfo, MemSpace, OpClass};
 
 /// The §2.2 pattern of one register vector.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -106,6 +106,8 @@ pub struct KernelRedundancy {
     /// Marked instances a follower could skip (marked, in a TB-redundant group, not the
     /// group's first warp).
     pub darsie_removable: u64,
+    /// Dynamic shared-memory load instructions (for the share DARSIE removes).
+    pub shared_loads: u64,
 }
 
 impl KernelRedundancy {
@@ -120,6 +122,7 @@ impl KernelRedundancy {
         self.darsie_marked += o.darsie_marked;
         self.darsie_contradicted += o.darsie_contradicted;
         self.darsie_removable += o.darsie_removable;
+        self.shared_loads += o.shared_loads;
     }
 
     /// Fraction of dynamic warp instructions that are removable at TB level.
@@ -264,6 +267,9 @@ impl InstObserver for RedundancyStudy {
             l.cta = cta;
         }
         l.acc.warp_insts += 1;
+        if inst.class == OpClass::Load && inst.mem.is_some_and(|m| m.space == MemSpace::Shared) {
+            l.acc.shared_loads += 1;
+        }
         let full = inst.active_mask == u32::MAX;
         let has_dst = !values.is_empty();
         let marked =

@@ -198,6 +198,36 @@ pub struct CoreConfig {
     /// CAWS scheduler settings (`core.caws.*`).
     #[serde(default)]
     pub caws: CawsConfig,
+    /// TB-redundancy elimination (`core.elim.*`, document 003 Ch. 7).
+    #[serde(default)]
+    pub elim: ElimConfig,
+}
+
+/// TB-redundancy elimination (`core.elim.*`): DARSIE and its baselines (document 003 Ch. 7).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ElimConfig {
+    /// Policy, a name of [`crate::core::elim::ELIMINATORS`]: `none`, `darsie`, `uv`,
+    /// `dac_ideal`.
+    pub policy: String,
+    /// DARSIE: PC skip-table entries per TB (document 003 §7.7.4: 8).
+    pub skip_entries: u32,
+    /// DARSIE: every branch is a TB-wide barrier electing the majority path (false:
+    /// DARSIE-NO-CF-SYNC).
+    pub branch_sync: bool,
+    /// DARSIE: stores do not invalidate load entries (DARSIE-IGNORE-STORE).
+    pub ignore_stores: bool,
+}
+
+impl Default for ElimConfig {
+    fn default() -> Self {
+        Self {
+            policy: "none".into(),
+            skip_entries: 8,
+            branch_sync: true,
+            ignore_stores: false,
+        }
+    }
 }
 
 /// A set-associative cache (L1I, L1D, constant cache, L2 slice): spec 000 §8.1 item 3.
@@ -906,6 +936,17 @@ impl GpuConfig {
             ));
         }
         crate::core::sched::caws::validate(&c.caws)?;
+        if crate::core::elim::find(&c.elim.policy).is_none() {
+            return Err(ConfigError::new(
+                "core.elim.policy",
+                format!(
+                    "unknown elimination policy `{}` (known: {})",
+                    c.elim.policy,
+                    crate::core::elim::names().join(", ")
+                ),
+            ));
+        }
+        pos("core.elim.skip_entries", c.elim.skip_entries as u64)?;
         for (k, v) in [
             ("core.initiation.int_alu", c.initiation.int_alu),
             ("core.initiation.int_mul", c.initiation.int_mul),

@@ -276,6 +276,43 @@ counters! {
         /// Those in which the TB's oracle critical warp (its last to finish) ranked in the slower
         /// half of the TB by its CPL counter; `cpl_correct / cpl_samples` is the accuracy.
         cpl_correct,
+        /// Redundancy elimination (`core.elim`): warp instructions skipped at fetch.
+        elim_skipped,
+        /// Warp instructions eliminated at issue (UV's reuse).
+        elim_reused,
+        /// Skipped or reused instructions by Table 7 power unit (for power from simulation):
+        /// integer unit.
+        elim_int,
+        /// Floating-point unit.
+        elim_fp,
+        /// Special-function unit.
+        elim_sfu,
+        /// Logic/convert ALU.
+        elim_alu,
+        /// Shared-memory loads.
+        elim_shared,
+        /// Global-memory loads.
+        elim_global,
+        /// Constant / parameter loads.
+        elim_const,
+        /// Register-file accesses.
+        elim_reg,
+        /// Fetch/decode/schedule (skipped at fetch only).
+        elim_fds,
+        /// Leaders created (DARSIE skip-table entries, DAC/UV first executions).
+        elim_leaders,
+        /// DARSIE branch barriers completed.
+        elim_branch_syncs,
+        /// DARSIE warps removed from the majority path.
+        elim_majority_exits,
+        /// DARSIE redundant instances run normally for lack of a skip-table entry.
+        elim_table_full,
+        /// DARSIE load entries invalidated by stores or global atomics.
+        elim_load_invalidations,
+        /// DARSIE holds released by the deadlock guard (expected 0).
+        elim_timeouts,
+        /// Warp-cycles spent held in fetch by the policy (LeaderWB waits, branch barriers).
+        elim_hold_cycles,
     }
 }
 

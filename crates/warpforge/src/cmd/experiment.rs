@@ -10,6 +10,7 @@
 //! - `lax-calibrate`: derives the LAX kernel costs from kernels simulated on the timing model
 //!   (see [`lax_calibrate`]); `lax --calibration FILE` consumes the table it writes.
 //! - `hetero`: document 004, CPU-GPU shared LLC/DRAM policies in GPGPU mixes (see [`hetero`]).
+//! - `darsie`: document 003 Ch. 7 (DARSIE vs UV and DAC-IDEAL, limit study; see [`darsie`]).
 //! - `heteropdp`: document 000 Ch. 6, CPU-or-GPU target prediction (see [`heteropdp`]).
 //! - `frame`: document 004's 3D rendering half: access criticality, the frame-rate estimator and
 //!   the memory policies on the `warpforge_gfx` pipeline (see [`frame`]).
@@ -25,6 +26,7 @@ pub mod cawa;
 pub mod caws;
 pub mod chart;
 pub mod ctrlc;
+pub mod darsie;
 pub mod frame;
 pub mod hetero;
 pub mod heteropdp;
@@ -55,6 +57,8 @@ pub enum Command {
     Cawa(cawa::CawaArgs),
     /// 3D rendering: GPU access criticality, frame-rate estimation, policies (document 004).
     Frame(frame::FrameArgs),
+    /// DARSIE redundant-instruction elimination vs UV and DAC-IDEAL (document 003, Ch. 7).
+    Darsie(darsie::DarsieArgs),
 }
 
 /// Arguments of `experiment lax`.
@@ -122,6 +126,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Ctrlc(a) => ctrlc::run(a),
         Command::Cawa(a) => cawa::run(a),
         Command::Frame(a) => frame::run(a),
+        Command::Darsie(a) => darsie::run(a),
     }
 }
 

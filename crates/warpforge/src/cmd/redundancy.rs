@@ -34,6 +34,8 @@ pub struct Row {
     pub darsie_removable_fraction: f64,
     /// Dynamic instances whose values contradict DARSIE's marking (expected 0).
     pub darsie_contradicted: u64,
+    /// Dynamic shared-memory load warp instructions.
+    pub shared_loads: u64,
 }
 
 fn frac(n: u64, d: u64) -> f64 {
@@ -61,6 +63,7 @@ impl Row {
             warp_uniform_fraction: frac(k.warp_uniform, t),
             darsie_removable_fraction: frac(k.darsie_removable, t),
             darsie_contradicted: k.darsie_contradicted,
+            shared_loads: k.shared_loads,
         }
     }
 }

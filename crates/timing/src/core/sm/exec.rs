@@ -28,6 +28,10 @@ impl Sm {
             wp.inflight -= 1;
             wp.pending_loads -= 1;
             self.free_trackers.push(t);
+            if self.elim_on {
+                let (cs, wic) = (wp.cta_slot as usize, wp.warp_in_cta);
+                self.elim.written(cs, wic, &tr.regs[..tr.n as usize]);
+            }
         }
     }
 

@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// Redundant instructions one warp may skip in one fetch slot (document 003 §5.3 leaves the
+/// number open, §6.3 ambiguity 4).
+const MAX_SKIPS_PER_FETCH: u32 = 4;
+
 impl Sm {
     /// Kernel boundary: flush the L1D and constant cache (GPGPU-Sim `-gpgpu_flush_l1_cache 1`)
     /// and the L1I; the kernel's instructions live at `code_base` ([`code::code_base`]).
@@ -113,6 +117,13 @@ impl Sm {
             }
             placed += 1;
         }
+        if self.elim_on {
+            self.elim.start_kernel(k);
+            self.elim.cta_started(slot, placed);
+            if self.held.is_empty() {
+                self.held = vec![DynInst::default(); self.max_warps];
+            }
+        }
         self.used_warps |= mask;
         self.regs_used += r;
         self.smem_used += s;
@@ -133,6 +144,10 @@ impl Sm {
         if self.used_warps == 0 {
             return Ok(());
         }
+        if self.held_mask != 0 {
+            self.retry_held(now);
+        }
+        let held = self.held_mask;
         for _ in 0..self.fetch_per_cycle {
             let mut pick = None;
             let mut m = self.used_warps;
@@ -145,6 +160,7 @@ impl Sm {
                 let w = (k + self.fetch_rr) % 64;
                 let wp = &self.warps[w];
                 if wp.live
+                    && held & (1 << w) == 0
                     && (wp.refetch
                         || (wp.len == 0
                             && !wp.fetch_done
@@ -177,6 +193,7 @@ impl Sm {
     ) -> Result<(), SourceError> {
         let mut ready = now + self.decode;
         let cap = self.ibuf_cap;
+        let mut skips = 0u32;
         loop {
             let wp = &mut self.warps[w];
             if wp.len >= cap {
@@ -187,56 +204,40 @@ impl Sm {
             if step == WarpStep::Done {
                 wp.fetch_done = true;
                 self.fetched_all |= 1 << w;
-                break;
-            }
-            let inst = &wp.ibuf[slot];
-            let pc = inst.pc;
-            wp.last_pc = pc;
-            let line = self.l1i.line_of(code::code_addr(self.code_base, pc));
-            self.l1i_stats.accesses += 1;
-            let mut missed = false;
-            match self.l1i.lookup(line, 1) {
-                Lookup::Hit(way) => {
-                    self.l1i.touch(line, way);
-                    self.l1i_stats.hits += 1;
+                if self.elim_on {
+                    let (cs, wic) = (wp.cta_slot as usize, wp.warp_in_cta);
+                    self.elim.warp_done(cs, wic);
                 }
-                _ if self.l1i_miss > 0 => {
-                    // Fixed-penalty mode (`l1i.miss_latency > 0`): fill at once, pay the penalty.
-                    self.l1i_stats.misses += 1;
-                    self.l1i_fill(line);
-                    ready = ready.max(now + self.l1i_miss + self.decode);
+                break;
+            }
+            if self.elim_on {
+                let at = At {
+                    now,
+                    cta_slot: wp.cta_slot as usize,
+                    warp: wp.warp_in_cta,
+                    retry: false,
+                };
+                match self.elim.fetched(&at, &self.warps[w].ibuf[slot]) {
+                    Fetch::Keep => {}
+                    Fetch::Skip => {
+                        // Skipped before the I-cache (PC + 8); a few per fetch slot.
+                        let inst = self.warps[w].ibuf[slot];
+                        self.warps[w].last_pc = inst.pc;
+                        self.count_eliminated(&inst, true);
+                        skips += 1;
+                        if skips >= MAX_SKIPS_PER_FETCH {
+                            break;
+                        }
+                        continue;
+                    }
+                    Fetch::Hold => {
+                        self.held[w] = self.warps[w].ibuf[slot];
+                        self.held_mask |= 1 << w;
+                        break;
+                    }
                 }
-                _ => {
-                    // Realistic mode: the entry waits for the line from L2 (see `imiss_step`,
-                    // which counts the miss, or a merge into an outstanding miss).
-                    missed = true;
-                }
             }
-            let wp = &mut self.warps[w];
-            let inst = &wp.ibuf[slot];
-            let class = inst.class;
-            let exits = inst.warp_exits;
-            wp.ready_at[slot] = if missed { u64::MAX } else { ready };
-            wp.len += 1;
-            if missed {
-                wp.imiss = Some(line);
-                self.imiss_unsent |= 1 << w;
-            }
-            if exits {
-                wp.fetch_done = true;
-                self.fetched_all |= 1 << w;
-                break;
-            }
-            if class == OpClass::Barrier {
-                wp.fetch_barrier = true;
-                break;
-            }
-            if class == OpClass::Branch {
-                wp.branch_pending = true;
-                break;
-            }
-            if missed {
-                // Fetch resumes for this warp once the line has arrived and the entry issued.
+            if self.accept(w, slot, now, &mut ready) {
                 break;
             }
         }
@@ -245,6 +246,103 @@ impl Sm {
             self.check_barrier(cs);
         }
         Ok(())
+    }
+
+    /// Retries the instructions policies hold in fetch (one attempt per held warp per cycle;
+    /// the retry uses no fetch slot: it is the skip logic's comparison).
+    fn retry_held(&mut self, now: u64) {
+        let mut m = self.held_mask;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            self.stats.elim_hold_cycles += 1;
+            let inst = self.held[w];
+            let wp = &self.warps[w];
+            let at = At {
+                now,
+                cta_slot: wp.cta_slot as usize,
+                warp: wp.warp_in_cta,
+                retry: true,
+            };
+            match self.elim.fetched(&at, &inst) {
+                Fetch::Hold => {}
+                Fetch::Skip => {
+                    self.held_mask &= !(1 << w);
+                    self.warps[w].last_pc = inst.pc;
+                    self.count_eliminated(&inst, true);
+                }
+                Fetch::Keep => {
+                    self.held_mask &= !(1 << w);
+                    let wp = &mut self.warps[w];
+                    let slot = ((wp.head + wp.len) as usize) % MAX_IBUF;
+                    wp.ibuf[slot] = inst;
+                    let mut ready = now + self.decode;
+                    self.accept(w, slot, now, &mut ready);
+                    let cs = self.warps[w].cta_slot as usize;
+                    if self.warps[w].fetch_done {
+                        self.check_barrier(cs);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The instruction in I-buffer slot `slot` of warp `w` goes through the L1I and joins the
+    /// buffer; returns whether fetching for this warp stops here (exit, barrier, branch, miss).
+    fn accept(&mut self, w: usize, slot: usize, now: u64, ready: &mut u64) -> bool {
+        let wp = &mut self.warps[w];
+        let inst = &wp.ibuf[slot];
+        let pc = inst.pc;
+        wp.last_pc = pc;
+        let line = self.l1i.line_of(code::code_addr(self.code_base, pc));
+        self.l1i_stats.accesses += 1;
+        let mut missed = false;
+        match self.l1i.lookup(line, 1) {
+            Lookup::Hit(way) => {
+                self.l1i.touch(line, way);
+                self.l1i_stats.hits += 1;
+            }
+            _ if self.l1i_miss > 0 => {
+                // Fixed-penalty mode (`l1i.miss_latency > 0`): fill at once, pay the penalty.
+                self.l1i_stats.misses += 1;
+                self.l1i_fill(line);
+                *ready = (*ready).max(now + self.l1i_miss + self.decode);
+            }
+            _ => {
+                // Realistic mode: the entry waits for the line from L2 (see `imiss_step`,
+                // which counts the miss, or a merge into an outstanding miss).
+                missed = true;
+            }
+        }
+        let wp = &mut self.warps[w];
+        let inst = &wp.ibuf[slot];
+        let class = inst.class;
+        let exits = inst.warp_exits;
+        wp.ready_at[slot] = if missed { u64::MAX } else { *ready };
+        wp.len += 1;
+        if missed {
+            wp.imiss = Some(line);
+            self.imiss_unsent |= 1 << w;
+        }
+        if exits {
+            wp.fetch_done = true;
+            self.fetched_all |= 1 << w;
+            if self.elim_on {
+                let (cs, wic) = (wp.cta_slot as usize, wp.warp_in_cta);
+                self.elim.warp_done(cs, wic);
+            }
+            return true;
+        }
+        if class == OpClass::Barrier {
+            self.warps[w].fetch_barrier = true;
+            return true;
+        }
+        if class == OpClass::Branch {
+            self.warps[w].branch_pending = true;
+            return true;
+        }
+        // Fetch resumes for this warp once the line has arrived and the entry issued.
+        missed
     }
 
     /// The fetch slot re-accesses the L1I for warp `w` after its line arrived: the waiting

@@ -33,6 +33,9 @@ impl Sm {
             wp.fetch_barrier = false;
         }
         self.ctas[cs].arrived = 0;
+        if self.elim_on {
+            self.elim.barrier_released(cs);
+        }
     }
 
     pub(super) fn unit_of(&self, c: OpClass) -> Unit {
@@ -279,7 +282,7 @@ impl Sm {
                     let idx = self.warps[w].ibuf[self.warps[w].head as usize].static_idx;
                     let tb = self.tb_of(w);
                     self.cpl.on_issue(w, idx, now, tb);
-                    self.issue_warp(w, &mut free);
+                    self.issue_warp(w, &mut free, now);
                     issued += 1;
                     if k == 0 {
                         self.issue_first = (first + 1) % self.n_sched;
@@ -319,7 +322,7 @@ impl Sm {
         }
     }
 
-    pub(super) fn issue_warp(&mut self, w: usize, free: &mut [usize; 3]) {
+    pub(super) fn issue_warp(&mut self, w: usize, free: &mut [usize; 3], now: u64) {
         self.progressed = true;
         let h = self.warps[w].head as usize;
         // The entry is read in place (a `DynInst` is 320 bytes): only a memory instruction's
@@ -333,6 +336,29 @@ impl Sm {
         };
         self.stats.warp_insts += 1;
         self.stats.thread_insts += lanes as u64;
+        if self.elim_on {
+            let inst = self.warps[w].ibuf[h];
+            let (cs, wic) = (self.warps[w].cta_slot as usize, self.warps[w].warp_in_cta);
+            if self.elim.at_issue(cs, wic, &inst) {
+                // Reused result: no operand read, no unit; the destination is ready next cycle.
+                self.count_eliminated(&inst, false);
+                let wp = &mut self.warps[w];
+                for &r in inst.dsts() {
+                    wp.sb.reserve(r);
+                }
+                wp.inflight += 1;
+                self.push_ev(
+                    now + 1,
+                    Ev::Writeback {
+                        warp: w as u8,
+                        regs: inst.dst,
+                        n: inst.n_dst,
+                        branch: false,
+                    },
+                );
+                return;
+            }
+        }
         let unit = self.unit_of(class);
         if unit == Unit::None {
             if class == OpClass::Barrier {

@@ -19,6 +19,7 @@ mod front;
 mod issue;
 
 use super::cpl::{self, Cpl};
+use super::elim::{self, At, Eliminator, Fetch};
 use super::sched::{self, SchedView, WarpInfo, WarpScheduler};
 use super::warp::{Warp, MAX_IBUF};
 use super::wheel::Wheel;
@@ -233,6 +234,14 @@ pub struct Sm {
     pub l1i_stats: CacheStats,
     /// Warps retired in the current launch (`sim.warp_times`), drained by the GPU.
     pub warp_log: Vec<WarpTime>,
+    /// Redundancy-elimination policy (`core.elim.policy`).
+    elim: Box<dyn Eliminator>,
+    /// A policy other than `none` is active.
+    elim_on: bool,
+    /// Instructions a policy holds in fetch, per warp slot (valid where `held_mask` is set).
+    held: Vec<DynInst>,
+    /// Warp slots with a held instruction.
+    held_mask: u64,
 }
 
 impl Sm {
@@ -356,6 +365,10 @@ impl Sm {
             latency: LatencyStats::default(),
             l1i_stats: CacheStats::default(),
             warp_log: Vec::new(),
+            elim: elim::find(&c.elim.policy).expect("validated elimination policy")(&c.elim),
+            elim_on: c.elim.policy != "none",
+            held: Vec::new(),
+            held_mask: 0,
         }
     }
 
@@ -421,6 +434,7 @@ impl Sm {
         }
         if !self.in_q.is_empty()
             || !self.out_q.is_empty()
+            || self.held_mask != 0
             || self.imiss_unsent != 0
             || !self.imiss_q.is_empty()
             || !self.l1d.miss_queue.is_empty()
@@ -564,6 +578,10 @@ impl Sm {
                     if branch {
                         wp.branch_pending = false;
                     }
+                    if self.elim_on {
+                        let (cs, wic) = (wp.cta_slot as usize, wp.warp_in_cta);
+                        self.elim.written(cs, wic, &regs[..n as usize]);
+                    }
                     self.probe_cycle.committed += 1;
                 }
                 Ev::Tracker(t) => {
@@ -618,6 +636,50 @@ impl Sm {
         self.stats.warp_cycles += live;
         if live > 0 {
             self.stats.active_cycles += 1;
+        }
+        if self.elim_on {
+            self.sync_elim_stats();
+        }
+    }
+
+    /// Copies the policy's own counters into [`CoreStats`].
+    fn sync_elim_stats(&mut self) {
+        let c = self.elim.stats();
+        let s = &mut self.stats;
+        s.elim_leaders = c.leaders;
+        s.elim_branch_syncs = c.branch_syncs;
+        s.elim_majority_exits = c.majority_exits;
+        s.elim_table_full = c.table_full;
+        s.elim_load_invalidations = c.load_invalidations;
+        s.elim_timeouts = c.timeouts;
+    }
+
+    /// Counts an instruction a policy removed: skipped at fetch (`fetch`) or reused at issue,
+    /// by Table 7 power unit (the mapping of the power model's instruction analyser).
+    fn count_eliminated(&mut self, inst: &DynInst, fetch: bool) {
+        let s = &mut self.stats;
+        if fetch {
+            s.elim_skipped += 1;
+            s.elim_fds += 1;
+        } else {
+            s.elim_reused += 1;
+        }
+        let mut reg = inst.n_src + inst.n_dst > 0;
+        match inst.class {
+            OpClass::IntAlu | OpClass::IntMul | OpClass::IntDiv => s.elim_int += 1,
+            OpClass::FpAlu | OpClass::FpDiv | OpClass::Dp => s.elim_fp += 1,
+            OpClass::Sfu => s.elim_sfu += 1,
+            OpClass::Conv | OpClass::WarpCollective => s.elim_alu += 1,
+            OpClass::Load => match inst.mem.map(|m| m.space) {
+                Some(MemSpace::Shared) => s.elim_shared += 1,
+                Some(MemSpace::Global) | Some(MemSpace::Local) => s.elim_global += 1,
+                Some(MemSpace::Const) | Some(MemSpace::Param) => s.elim_const += 1,
+                _ => {}
+            },
+            _ => reg = false,
+        }
+        if reg {
+            s.elim_reg += 1;
         }
     }
 }

@@ -1,0 +1,365 @@
+//! DARSIE (document 003 Ch. 7, §5.1-5.5): dimensionality-aware redundant SIMT instruction
+//! elimination at fetch.
+//!
+//! * Marking: an instruction is TB-redundant when the front end's pass marked it `R`, or `CR`
+//!   and the launch passes the TB-shape check (2D TB, `blockDim.x` a power of two <= 32: the
+//!   launch-time comparator of §5.2).
+//! * PC skip table (§5.3 B), per TB, `core.elim.skip_entries` entries (8, §5.6): one entry per
+//!   dynamic instance (PC, per-warp write count: the versions of §5.1), with the leader, the
+//!   LeaderWB bit, the warps that passed and IsLoad. The first majority-path warp with a full
+//!   mask to reach an instance is the leader and executes it; followers skip it at fetch once
+//!   LeaderWB is set (before the I-cache, PC + 8) and wait in fetch until then; the entry
+//!   retires when every majority-path warp has passed. A full table: the instance runs normally
+//!   (§6.3 ambiguity 3, "just don't skip").
+//! * Majority path (§5.3, illusion of lock-step): every branch is a barrier among the TB's
+//!   majority-path warps, taken where each warp presents its first instruction after the branch;
+//!   the most common next PC wins and the other warps leave the majority path (they stop
+//!   skipping; their renamed values are copied to private registers). A warp with SIMD
+//!   divergence (a partial mask on a marked instruction or a branch) leaves it too. `bar.sync`
+//!   sets the majority mask to all live warps (`core.elim.branch_sync = false`:
+//!   DARSIE-NO-CF-SYNC, no branch barriers).
+//! * Loads (§5.5): a store executed by the TB removes its load entries (not with
+//!   `core.elim.ignore_stores`: DARSIE-IGNORE-STORE); a global atomic in the SM removes every
+//!   global-load entry.
+//! * Register renaming (§5.3 D-F): followers map their destination to the leader's version;
+//!   the version count per TB is bounded by the skip table (8 <= 32 rename entries), so the
+//!   freelist never runs empty in this model.
+//!
+//! A hold released by the safety timeout (`TIMEOUT` cycles) counts in `timeouts` (expected 0).
+
+use super::{full_mask, At, ElimCounters, Eliminator, Fetch, Instances};
+use crate::config::ElimConfig;
+use warpforge_core::{hint, DynInst, KernelInfo, MemSpace, OpClass, MAX_DST};
+
+/// Core cycles after which a held warp is released regardless (deadlock guard).
+const TIMEOUT: u64 = 200_000;
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    idx: u32,
+    n: u32,
+    leader: u32,
+    issued: bool,
+    leader_wb: bool,
+    passed: u64,
+    is_load: bool,
+    global: bool,
+    dst: [u16; MAX_DST],
+    n_dst: u8,
+}
+
+#[derive(Default)]
+struct Tb {
+    live: u64,
+    majority: u64,
+    inst: Instances,
+    entries: Vec<Entry>,
+    /// Warps whose next fetch is the first instruction after a branch.
+    after_branch: u64,
+    /// The post-branch static index each warp presented at the current branch barrier.
+    arrived: Vec<Option<u32>>,
+    /// The instance number a held warp was given (counted once per arrival).
+    cur: Vec<Option<u32>>,
+    hold_since: Vec<u64>,
+}
+
+impl Tb {
+    fn gc(&mut self) {
+        let need = self.majority & self.live;
+        self.entries.retain(|e| need & !e.passed != 0);
+    }
+    fn leave(&mut self, w: u32, c: &mut ElimCounters) {
+        let bit = 1u64 << w;
+        if self.majority & bit != 0 {
+            self.majority &= !bit;
+            c.majority_exits += 1;
+        }
+        self.after_branch &= !bit;
+        self.arrived[w as usize] = None;
+    }
+}
+
+struct Darsie {
+    promote: bool,
+    entries: usize,
+    branch_sync: bool,
+    ignore_stores: bool,
+    tbs: Vec<Tb>,
+    c: ElimCounters,
+}
+
+pub(super) fn new(cfg: &ElimConfig) -> Box<dyn Eliminator> {
+    Box::new(Darsie {
+        promote: false,
+        entries: cfg.skip_entries as usize,
+        branch_sync: cfg.branch_sync,
+        ignore_stores: cfg.ignore_stores,
+        tbs: Vec::new(),
+        c: ElimCounters::default(),
+    })
+}
+
+impl Darsie {
+    fn marked(&self, inst: &DynInst) -> bool {
+        inst.hints & hint::DARSIE_R != 0 || (self.promote && inst.hints & hint::DARSIE_CR != 0)
+    }
+
+    /// §5.5: stores and global atomics invalidate load entries.
+    fn memory_ordering(&mut self, cta_slot: usize, inst: &DynInst) {
+        let Some(m) = inst.mem.as_ref() else { return };
+        if m.is_atomic && m.space == MemSpace::Global {
+            for t in &mut self.tbs {
+                let before = t.entries.len();
+                t.entries.retain(|e| !(e.is_load && e.global));
+                self.c.load_invalidations += (before - t.entries.len()) as u64;
+            }
+        } else if (m.is_store || m.is_atomic) && !self.ignore_stores {
+            let t = &mut self.tbs[cta_slot];
+            let before = t.entries.len();
+            t.entries.retain(|e| !e.is_load);
+            self.c.load_invalidations += (before - t.entries.len()) as u64;
+        }
+    }
+
+    /// The branch barrier at the first instruction after a branch; `None`: go on.
+    fn branch_barrier(&mut self, at: &At, inst: &DynInst) -> Option<Fetch> {
+        let t = &mut self.tbs[at.cta_slot];
+        let w = at.warp as usize;
+        let bit = 1u64 << w;
+        if t.after_branch & bit == 0 {
+            return None;
+        }
+        if t.majority & bit == 0 {
+            t.after_branch &= !bit;
+            return None;
+        }
+        if t.arrived[w].is_none() {
+            t.arrived[w] = Some(inst.static_idx);
+            t.hold_since[w] = at.now;
+        }
+        let need = t.majority & t.live;
+        let mut m = need;
+        while m != 0 {
+            let v = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if t.arrived[v].is_none() {
+                return Some(Fetch::Hold);
+            }
+        }
+        // Every majority warp has arrived: elect the most common next PC.
+        let mut votes: Vec<(u32, u32)> = Vec::new();
+        let mut m = need;
+        while m != 0 {
+            let v = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let pc = t.arrived[v].expect("arrived");
+            match votes.iter_mut().find(|(p, _)| *p == pc) {
+                Some((_, n)) => *n += 1,
+                None => votes.push((pc, 1)),
+            }
+        }
+        let win = votes
+            .iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+            .map(|x| x.0)
+            .expect("a voter");
+        let mut m = need;
+        while m != 0 {
+            let v = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if t.arrived[v] != Some(win) {
+                t.majority &= !(1u64 << v);
+                self.c.majority_exits += 1;
+            }
+            t.arrived[v] = None;
+            t.after_branch &= !(1u64 << v);
+        }
+        self.c.branch_syncs += 1;
+        t.gc();
+        None
+    }
+}
+
+impl Eliminator for Darsie {
+    fn start_kernel(&mut self, k: &KernelInfo) {
+        let b = k.block;
+        let [x, y, z] = [b.x, b.y, b.z];
+        // The launch-time TB-shape check of §5.2 (claim 24).
+        self.promote = y > 1 && z == 1 && x.is_power_of_two() && x <= 32;
+    }
+
+    fn cta_started(&mut self, cta_slot: usize, warps: u32) {
+        if self.tbs.len() <= cta_slot {
+            self.tbs.resize_with(cta_slot + 1, Tb::default);
+        }
+        let all = if warps >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << warps) - 1
+        };
+        let t = &mut self.tbs[cta_slot];
+        t.live = all;
+        t.majority = all;
+        t.inst.reset(warps);
+        t.entries.clear();
+        t.after_branch = 0;
+        t.arrived = vec![None; warps as usize];
+        t.cur = vec![None; warps as usize];
+        t.hold_since = vec![0; warps as usize];
+    }
+
+    fn fetched(&mut self, at: &At, inst: &DynInst) -> Fetch {
+        let w = at.warp;
+        let bit = 1u64 << w;
+        if at.retry
+            && at
+                .now
+                .saturating_sub(self.tbs[at.cta_slot].hold_since[w as usize])
+                > TIMEOUT
+        {
+            self.c.timeouts += 1;
+            let t = &mut self.tbs[at.cta_slot];
+            t.leave(w, &mut self.c);
+            t.cur[w as usize] = None;
+            t.gc();
+            return Fetch::Keep;
+        }
+        if self.branch_sync {
+            if let Some(f) = self.branch_barrier(at, inst) {
+                return f;
+            }
+        }
+        let marked = self.marked(inst);
+        // A guarded instruction's mask holds the lanes whose guard is true: all or none is
+        // lock-step, anything between is SIMD divergence.
+        let diverged = inst.active_mask != 0 && !full_mask(inst);
+        if inst.class == OpClass::Branch {
+            let t = &mut self.tbs[at.cta_slot];
+            if diverged {
+                t.leave(w, &mut self.c);
+                t.gc();
+            } else if self.branch_sync && t.majority & bit != 0 {
+                t.after_branch |= bit;
+            }
+            return Fetch::Keep;
+        }
+        if !marked {
+            self.memory_ordering(at.cta_slot, inst);
+            return Fetch::Keep;
+        }
+        let t = &mut self.tbs[at.cta_slot];
+        if t.majority & bit == 0 {
+            return Fetch::Keep;
+        }
+        if diverged {
+            t.leave(w, &mut self.c);
+            t.gc();
+            return Fetch::Keep;
+        }
+        if !full_mask(inst) {
+            // Predicated off in every lane: nothing to skip.
+            return Fetch::Keep;
+        }
+        let n = match t.cur[w as usize] {
+            Some(n) => n,
+            None => {
+                let n = t.inst.arrive(w, inst.static_idx);
+                t.cur[w as usize] = Some(n);
+                t.hold_since[w as usize] = at.now;
+                n
+            }
+        };
+        let pos = t
+            .entries
+            .iter()
+            .position(|e| e.idx == inst.static_idx && e.n == n);
+        match pos {
+            None => {
+                t.cur[w as usize] = None;
+                if t.entries.len() >= self.entries {
+                    self.c.table_full += 1;
+                    return Fetch::Keep;
+                }
+                let global = inst.mem.is_some_and(|m| m.space == MemSpace::Global);
+                t.entries.push(Entry {
+                    idx: inst.static_idx,
+                    n,
+                    leader: w,
+                    issued: false,
+                    leader_wb: false,
+                    passed: bit,
+                    is_load: inst.class == OpClass::Load,
+                    global,
+                    dst: inst.dst,
+                    n_dst: inst.n_dst,
+                });
+                self.c.leaders += 1;
+                t.gc();
+                Fetch::Keep
+            }
+            Some(i) if t.entries[i].leader_wb => {
+                t.cur[w as usize] = None;
+                t.entries[i].passed |= bit;
+                t.gc();
+                Fetch::Skip
+            }
+            Some(_) => Fetch::Hold,
+        }
+    }
+
+    fn at_issue(&mut self, cta_slot: usize, warp: u32, inst: &DynInst) -> bool {
+        if let Some(t) = self.tbs.get_mut(cta_slot) {
+            for e in &mut t.entries {
+                if e.leader == warp && e.idx == inst.static_idx && !e.issued {
+                    e.issued = true;
+                }
+            }
+        }
+        false
+    }
+
+    fn written(&mut self, cta_slot: usize, warp: u32, regs: &[u16]) {
+        let Some(t) = self.tbs.get_mut(cta_slot) else {
+            return;
+        };
+        for e in &mut t.entries {
+            if e.leader == warp
+                && e.issued
+                && !e.leader_wb
+                && e.dst[..e.n_dst as usize].iter().any(|r| regs.contains(r))
+            {
+                e.leader_wb = true;
+            }
+        }
+    }
+
+    fn warp_done(&mut self, cta_slot: usize, warp: u32) {
+        if let Some(t) = self.tbs.get_mut(cta_slot) {
+            let bit = 1u64 << warp;
+            t.live &= !bit;
+            t.majority &= !bit;
+            t.after_branch &= !bit;
+            // A leader that exits has written back (its warp drains before retiring).
+            for e in &mut t.entries {
+                if e.leader == warp {
+                    e.leader_wb = true;
+                }
+            }
+            t.gc();
+        }
+    }
+
+    fn barrier_released(&mut self, cta_slot: usize) {
+        if let Some(t) = self.tbs.get_mut(cta_slot) {
+            t.majority = t.live;
+            t.after_branch = 0;
+            for a in &mut t.arrived {
+                *a = None;
+            }
+        }
+    }
+
+    fn stats(&self) -> ElimCounters {
+        self.c
+    }
+}

@@ -1,0 +1,466 @@
+//! `warpforge experiment darsie` (document 003 Ch. 7, claims 23-31): DARSIE and its baselines
+//! UV and DAC-IDEAL on the timing model, over the 2D-TB applications of Table 7.1 (and the 1D
+//! ones the suite has), plus the redundancy limit study of §2.
+//!
+//! Every point is a timing simulation through [`super::batch`] (parallel, cached): each workload
+//! on the base configuration with `core.elim.policy` = `none`, `darsie`, `uv`, `dac_ideal`.
+//! Base: `qv100` with Table 7.2's Pascal shape (`core.num_sms = 28`, GTO schedulers; 64 warps,
+//! 32 TBs, 4 schedulers, 96 KB shared and 64K registers per SM are qv100's already); `--set`
+//! overrides apply on top.
+//!
+//! Reported (JSON keys; ratios are baseline/policy cycles, fractions are 0..1):
+//! `speedup.<policy>.<workload>`, `geomean_2d.<policy>`, `geomean_1d.<policy>`,
+//! `inst_reduction.<policy>` (1 - geomean over the 2D workloads of issued warp instructions
+//! relative to the baseline; per workload under `inst_reduction_by_workload`),
+//! `energy_change.<policy>` (2D geomean energy ratio - 1, negative = saved; the power model of
+//! `crates/models` on each run's activity, minus the units of the instructions the policy
+//! removed), `shared_loads_removed.mm` (the share of `mmt`'s dynamic shared loads DARSIE
+//! skipped), `storage_bytes` (claim 30's area arithmetic for this configuration) and
+//! `limit_study` (the §2 table per workload).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+use warpforge_models::activity::{simulated_power, SimActivity};
+use warpforge_models::options::RegFileRow;
+use warpforge_models::params;
+use warpforge_models::power::{Unit, UnitCounts};
+use warpforge_timing::GpuConfig;
+use warpforge_workloads::darsie::{TABLE_7_1_1D, TABLE_7_1_2D};
+use warpforge_workloads::Size;
+
+use super::batch::{self, Options, Point};
+use super::chart::{write_atomic, Chart};
+use crate::cmd::report::geomean;
+
+/// The policies compared, baseline first.
+const POLICIES: [&str; 4] = ["none", "darsie", "uv", "dac_ideal"];
+
+/// Arguments of `experiment darsie`.
+#[derive(clap::Args)]
+pub struct DarsieArgs {
+    /// Input size: tiny, small or paper.
+    #[arg(long, default_value = "small")]
+    size: Size,
+    /// Write the report (JSON) to this file (atomically).
+    #[arg(long)]
+    json: PathBuf,
+    /// Also write SVG charts (speed-up, instruction reduction, energy) into this directory.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Workloads (comma-separated; default: the 2D and 1D Table 7.1 applications in the suite).
+    #[arg(long, value_delimiter = ',')]
+    workload: Vec<String>,
+    /// Base configuration (preset name or TOML file).
+    #[arg(long, default_value = "qv100")]
+    config: String,
+    /// Override a configuration key of every run (repeatable), e.g. `--set core.elim.skip_entries=4`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Power-model parameter set for the energy figures.
+    #[arg(long, default_value = "gtx480")]
+    power_params: String,
+    /// Simulations at once (default: one per core).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Do not read or write the simulation cache.
+    #[arg(long)]
+    no_cache: bool,
+}
+
+/// Claim 30's storage arithmetic (document 003 §7.7.4) for `entries_per_tb` skip-table entries,
+/// `tbs` resident TBs per SM, `warps_per_tb` majority-mask bits and `rename_per_tb` rename
+/// entries: (skip table, majority mask, rename/version tables) in bits.
+pub fn storage_bits(
+    entries_per_tb: u64,
+    tbs: u64,
+    warps_per_tb: u64,
+    rename_per_tb: u64,
+) -> (u64, u64, u64) {
+    // 48-bit PC + warp mask + IsLoad + LeaderWB.
+    let entry = 48 + warps_per_tb + 1 + 1;
+    // 8-bit named register + 8-bit physical tag + 5-bit version.
+    let rename = 8 + 8 + 5;
+    (
+        entry * entries_per_tb * tbs,
+        warps_per_tb * tbs,
+        rename * rename_per_tb * tbs,
+    )
+}
+
+fn u(v: &Value, path: &[&str]) -> u64 {
+    let mut x = v;
+    for p in path {
+        x = &x[*p];
+    }
+    x.as_u64().unwrap_or(0)
+}
+
+/// The instruction-side units a policy removed in one launch (timing counters `elim_*`).
+fn eliminated_units(k: &Value) -> UnitCounts {
+    let c = |f: &str| u(k, &["raw", "core", f]) as f64;
+    let mut e = UnitCounts::default();
+    for (unit, f) in [
+        (Unit::Int, "elim_int"),
+        (Unit::Fp, "elim_fp"),
+        (Unit::Sfu, "elim_sfu"),
+        (Unit::Alu, "elim_alu"),
+        (Unit::Shared, "elim_shared"),
+        (Unit::GlobalMem, "elim_global"),
+        (Unit::ConstCache, "elim_const"),
+        (Unit::Reg, "elim_reg"),
+        (Unit::Fds, "elim_fds"),
+    ] {
+        e.add(unit, c(f));
+    }
+    e
+}
+
+/// Energy (J) of a run: per launch, the functional unit counts minus what the policy removed,
+/// with the run's own cycles and memory-side counters.
+fn energy(
+    dev: &params::DeviceParams,
+    cfg: &GpuConfig,
+    launches: &[warpforge_models::activity::LaunchUnits],
+    stats: &Value,
+) -> Option<f64> {
+    let kernels = stats["kernels"].as_array()?;
+    if kernels.len() != launches.len() {
+        return None;
+    }
+    let machine = crate::cmd::run::sim_machine(cfg);
+    let mut total = 0.0;
+    for (l, k) in launches.iter().zip(kernels) {
+        let elim = eliminated_units(k);
+        let mut units = l.units;
+        for unit in Unit::ALL {
+            let v = (units.get(unit) - elim.get(unit)).max(0.0);
+            units.add(unit, v - units.get(unit));
+        }
+        let act = SimActivity {
+            units,
+            blocks: l.blocks,
+            cycles: u(k, &["cycles"]),
+            l1_accesses: u(k, &["l1d", "accesses"]),
+            l2_accesses: u(k, &["l2", "accesses"]),
+            dram_accesses: u(k, &["dram", "reads"]) + u(k, &["dram", "writes"]),
+        };
+        total += simulated_power(dev, machine, &act)?.energy_j;
+    }
+    Some(total)
+}
+
+/// Runs the experiment.
+pub fn run(a: DarsieArgs) -> Result<()> {
+    let known: Vec<&str> = TABLE_7_1_2D.iter().chain(&TABLE_7_1_1D).copied().collect();
+    let workloads: Vec<String> = if a.workload.is_empty() {
+        known.iter().map(|w| w.to_string()).collect()
+    } else {
+        for w in &a.workload {
+            if warpforge_workloads::find(w).is_none() {
+                bail!(
+                    "unknown workload `{w}` (Table 7.1 set: {})",
+                    known.join(", ")
+                );
+            }
+        }
+        a.workload.clone()
+    };
+    let workloads: Vec<&str> = workloads.iter().map(|w| w.as_str()).collect();
+    if a.jobs == Some(0) {
+        bail!("--jobs must be at least 1");
+    }
+    let mut sets = vec![
+        "core.num_sms=28".to_string(),
+        "core.scheduler=gto".to_string(),
+    ];
+    sets.extend(a.set.iter().cloned());
+    let base = crate::cmd::config::resolve(Some(&a.config), &[], &sets)?;
+    let dev = params::load(&a.power_params)
+        .with_context(|| format!("loading --power-params `{}`", a.power_params))?;
+    let mut configs = Vec::new();
+    for p in POLICIES {
+        let mut c = base.clone();
+        c.set("core.elim.policy", p)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        c.name = format!("{}+{p}", base.name);
+        configs.push(c);
+    }
+    let mut points = Vec::new();
+    for w in &workloads {
+        for c in &configs {
+            points.push(Point::new(w, a.size, c.clone()));
+        }
+    }
+    let opts = Options {
+        jobs: a.jobs.unwrap_or_else(batch::default_jobs),
+        cache: if a.no_cache {
+            None
+        } else {
+            batch::default_cache_dir()
+        },
+        progress: true,
+    };
+    eprintln!(
+        "experiment darsie: {} workloads x {} policies at size {}",
+        workloads.len(),
+        POLICIES.len(),
+        a.size.name()
+    );
+    let out = batch::run(&points, &opts)?;
+
+    // Functional passes: the limit study and the unit counts for power.
+    let mut limit_rows = Vec::new();
+    let mut units = BTreeMap::new();
+    let mut shared_loads = BTreeMap::new();
+    for w in &workloads {
+        let wl = crate::cmd::list::find_workload(w)?;
+        let (rows, _) = crate::cmd::redundancy::study(wl, a.size)?;
+        shared_loads.insert(
+            *w,
+            rows.first()
+                .map_or(0, |r: &crate::cmd::redundancy::Row| r.shared_loads),
+        );
+        limit_rows.extend(rows);
+        let (l, _, _) = crate::cmd::observed::run_observed(
+            wl,
+            a.size,
+            warpforge_models::activity::UnitCounter::new(RegFileRow::default()),
+            |c| c.take_launches(),
+        )?;
+        units.insert(*w, l);
+    }
+
+    let is_2d = |w: &str| TABLE_7_1_2D.contains(&w);
+    let mut speedup: BTreeMap<&str, BTreeMap<&str, f64>> = BTreeMap::new();
+    let mut inst_ratio: BTreeMap<&str, BTreeMap<&str, f64>> = BTreeMap::new();
+    let mut energy_ratio: BTreeMap<&str, BTreeMap<&str, f64>> = BTreeMap::new();
+    let mut details: BTreeMap<&str, BTreeMap<&str, Value>> = BTreeMap::new();
+    let mut mm_shared_removed = None;
+    for (wi, w) in workloads.iter().enumerate() {
+        let base_o = &out[wi * POLICIES.len()];
+        let base_e = energy(&dev, &configs[0], &units[w], &base_o.stats);
+        for (pi, p) in POLICIES.iter().enumerate().skip(1) {
+            let o = &out[wi * POLICIES.len() + pi];
+            speedup
+                .entry(p)
+                .or_default()
+                .insert(w, base_o.cycles() as f64 / o.cycles().max(1) as f64);
+            let wi_base = u(&base_o.stats, &["total", "warp_insts"]) as f64;
+            let wi_p = u(&o.stats, &["total", "warp_insts"]) as f64;
+            inst_ratio
+                .entry(p)
+                .or_default()
+                .insert(w, wi_p / wi_base.max(1.0));
+            if let (Some(b), Some(e)) = (base_e, energy(&dev, &configs[pi], &units[w], &o.stats)) {
+                energy_ratio.entry(p).or_default().insert(w, e / b);
+            }
+            let t = &o.stats["total"]["raw"]["core"];
+            let g = |f: &str| t[f].as_u64().unwrap_or(0);
+            if *p == "darsie" && *w == "mmt" {
+                let sl = shared_loads[w];
+                mm_shared_removed = Some(if sl == 0 {
+                    0.0
+                } else {
+                    g("elim_shared") as f64 / sl as f64
+                });
+            }
+            details.entry(p).or_default().insert(
+                w,
+                json!({
+                    "cycles": o.cycles(),
+                    "warp_insts": wi_p as u64,
+                    "skipped": g("elim_skipped"),
+                    "reused": g("elim_reused"),
+                    "leaders": g("elim_leaders"),
+                    "branch_syncs": g("elim_branch_syncs"),
+                    "majority_exits": g("elim_majority_exits"),
+                    "table_full": g("elim_table_full"),
+                    "load_invalidations": g("elim_load_invalidations"),
+                    "hold_cycles": g("elim_hold_cycles"),
+                    "timeouts": g("elim_timeouts"),
+                    "shared_loads_skipped": g("elim_shared"),
+                    "check": o.stats["total"]["check"].clone(),
+                }),
+            );
+        }
+    }
+    let gm = |m: &BTreeMap<&str, f64>, two_d: bool| -> Option<f64> {
+        let v: Vec<f64> = m
+            .iter()
+            .filter(|(w, _)| is_2d(w) == two_d)
+            .map(|(_, x)| *x)
+            .collect();
+        geomean(&v)
+    };
+    let mut geomean_2d = BTreeMap::new();
+    let mut geomean_1d = BTreeMap::new();
+    let mut inst_reduction = BTreeMap::new();
+    let mut energy_change = BTreeMap::new();
+    for p in &POLICIES[1..] {
+        geomean_2d.insert(*p, speedup.get(p).and_then(|m| gm(m, true)));
+        geomean_1d.insert(*p, speedup.get(p).and_then(|m| gm(m, false)));
+        inst_reduction.insert(
+            *p,
+            inst_ratio.get(p).and_then(|m| gm(m, true)).map(|r| 1.0 - r),
+        );
+        energy_change.insert(
+            *p,
+            energy_ratio
+                .get(p)
+                .and_then(|m| gm(m, true))
+                .map(|r| r - 1.0),
+        );
+    }
+    let by_w = |m: &BTreeMap<&str, BTreeMap<&str, f64>>, f: fn(f64) -> f64| -> Value {
+        let mut o = serde_json::Map::new();
+        for (p, ws) in m {
+            let inner: serde_json::Map<String, Value> = ws
+                .iter()
+                .map(|(w, x)| (w.to_string(), json!(f(*x))))
+                .collect();
+            o.insert(p.to_string(), Value::Object(inner));
+        }
+        Value::Object(o)
+    };
+    let e = base.core.elim.skip_entries as u64;
+    let tbs = base.core.max_ctas as u64;
+    let (skip, maj, ren) = storage_bits(e, tbs, 32, 32);
+    let storage_bytes = (skip + maj + ren) / 8;
+    let rf_bytes = base.core.registers as u64 * 4;
+    let removable: Vec<f64> = limit_rows
+        .iter()
+        .filter(|r| r.kernel == "*")
+        .map(|r| r.tb_removable_fraction)
+        .collect();
+    let report = json!({
+        "experiment": "darsie",
+        "document": "003 Ch. 7 (claims 23-31)",
+        "size": a.size.name(),
+        "config": base.name,
+        "power_params": a.power_params,
+        "workloads_2d": workloads.iter().filter(|w| is_2d(w)).collect::<Vec<_>>(),
+        "workloads_1d": workloads.iter().filter(|w| !is_2d(w)).collect::<Vec<_>>(),
+        "speedup": by_w(&speedup, |x| x),
+        "geomean_2d": geomean_2d,
+        "geomean_1d": geomean_1d,
+        "inst_reduction": {
+            "darsie": inst_reduction["darsie"],
+            "dac_ideal": inst_reduction["dac_ideal"],
+            "uv": inst_reduction["uv"],
+        },
+        "inst_reduction_by_workload": by_w(&inst_ratio, |r| 1.0 - r),
+        "energy_change": energy_change,
+        "energy_change_by_workload": by_w(&energy_ratio, |r| r - 1.0),
+        "shared_loads_removed": {"mm": mm_shared_removed},
+        "storage_bytes": storage_bytes,
+        "storage": {
+            "skip_table_bytes": skip / 8,
+            "majority_mask_bytes": maj / 8,
+            "rename_bytes": ren / 8,
+            "register_file_fraction": storage_bytes as f64 / rf_bytes as f64,
+        },
+        "limit_study": limit_rows,
+        "limit_study_mean_removable_fraction":
+            if removable.is_empty() { 0.0 } else { removable.iter().sum::<f64>() / removable.len() as f64 },
+        "policy_stats": details,
+        "document_values": {
+            "geomean_2d": {"darsie": 1.30, "uv": 1.02, "dac_ideal": 1.11},
+            "inst_reduction": {"darsie": 0.17, "dac_ideal": 0.11},
+            "energy_change": {"darsie": -0.25, "uv": -0.07, "dac_ideal": -0.20},
+            "shared_loads_removed": {"mm": 0.90},
+            "storage_bytes": 5440,
+            "limit_study_mean_removable_fraction": 0.33,
+        },
+    });
+    write_atomic(
+        &a.json,
+        (serde_json::to_string_pretty(&report)? + "\n").as_bytes(),
+    )?;
+    if let Some(dir) = &a.svg {
+        let cats: Vec<String> = workloads.iter().map(|w| w.to_string()).collect();
+        let series: Vec<String> = ["uv", "dac_ideal", "darsie"].map(String::from).to_vec();
+        let pick = |m: &BTreeMap<&str, BTreeMap<&str, f64>>, f: fn(f64) -> f64| -> Vec<Vec<f64>> {
+            workloads
+                .iter()
+                .map(|w| {
+                    series
+                        .iter()
+                        .map(|p| {
+                            m.get(p.as_str())
+                                .and_then(|x| x.get(w))
+                                .map_or(0.0, |x| f(*x))
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        for (file, title, y, vals, reference) in [
+            (
+                "darsie_speedup.svg",
+                "Speed-up over the baseline (Fig. 7.4)",
+                "baseline cycles / cycles",
+                pick(&speedup, |x| x),
+                Some(1.0),
+            ),
+            (
+                "darsie_inst_reduction.svg",
+                "Dynamic warp-instruction reduction (Figs. 7.5/7.6)",
+                "fraction of issued warp instructions removed",
+                pick(&inst_ratio, |r| 1.0 - r),
+                None,
+            ),
+            (
+                "darsie_energy.svg",
+                "Energy relative to the baseline (Fig. 7.7)",
+                "energy / baseline energy",
+                pick(&energy_ratio, |x| x),
+                Some(1.0),
+            ),
+        ] {
+            let svg = Chart {
+                title,
+                y_desc: y,
+                categories: &cats,
+                series: &series,
+                values: &vals,
+                stacked: false,
+                reference,
+            }
+            .svg()?;
+            write_atomic(&dir.join(file), svg.as_bytes())?;
+        }
+    }
+    println!(
+        "DARSIE 2D geomean speed-up {:.3} (UV {:.3}, DAC-IDEAL {:.3}); instruction reduction {:.1}% (DAC-IDEAL {:.1}%); report in {}",
+        geomean_2d["darsie"].unwrap_or(0.0),
+        geomean_2d["uv"].unwrap_or(0.0),
+        geomean_2d["dac_ideal"].unwrap_or(0.0),
+        100.0 * inst_reduction["darsie"].unwrap_or(0.0),
+        100.0 * inst_reduction["dac_ideal"].unwrap_or(0.0),
+        a.json.display()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn storage_matches_claim_30() {
+        let (skip, maj, ren) = storage_bits(8, 32, 32, 32);
+        assert_eq!(skip, 20_992, "82-bit entries x 256");
+        assert_eq!(skip / 8, 2624);
+        assert_eq!(maj / 8, 128);
+        assert_eq!(ren, 21_504);
+        assert_eq!(ren / 8, 2688);
+        let total = (skip + maj + ren) / 8;
+        assert_eq!(total, 5440);
+        assert!((total as f64 / 1024.0 - 5.31).abs() < 0.01);
+        // About 2.1 % of Pascal's 256 KB register file per SM.
+        assert!((total as f64 / (65536.0 * 4.0) - 0.021).abs() < 0.001);
+    }
+}
