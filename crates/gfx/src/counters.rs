@@ -3,7 +3,7 @@
 //!
 //! Every unit instance has two 8-bit up/down saturating counters, `C_in` and `C_out`, starting at
 //! 128 and stepped at the end of every GPU cycle: `C_in` up iff the instance's pending requests reach
-//! `th_in`, `C_out` up iff its completions reach `th_out`. "Reach" is `>=` (section 2.3 [INTERP]:
+//! `th_in`, `C_out` up iff its completions reach `th_out`. "Reach" is `>=` (section 2.3 \[INTERP\]:
 //! with `th_out` equal to the peak output rate, `>` could never be true). A fractional threshold
 //! (the shader cores, `th = peak / cycles per fragment`) is compared through a rate accumulator:
 //! `acc = clamp(acc + completed - th, -1, 1)`, up iff `acc >= 0`, i.e. the recent completion rate
@@ -98,7 +98,7 @@ impl Bits {
         !self.th && self.ao
     }
 
-    /// Underloaded: AO = 0 (for single-instance units AO = IO, section 2.4 [INTERP]).
+    /// Underloaded: AO = 0 (for single-instance units AO = IO, section 2.4 \[INTERP\]).
     pub fn underloaded(self) -> bool {
         !self.ao
     }

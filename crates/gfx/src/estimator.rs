@@ -2,7 +2,7 @@
 //! the 64-entry RTP information table, learning and prediction modes and the prediction equations
 //! `F = C_rtp · N_rtp`, `C_rtp = λ·C_cur + (1 − λ)·C_avg`.
 //!
-//! Choices the document leaves open ([INTERP], section 10.4 item 10-11): an *update* is one colour
+//! Choices the document leaves open (\[INTERP\], section 10.4 item 10-11): an *update* is one colour
 //! quad written by CW to the tracked render target (the back buffer); an RTP closes when every tile
 //! has been updated (a touched bitmap, then cleared); a partial RTP at the end of the frame is an
 //! entry too; `N_rtp` is the table's tile count divided by the tiles per plane (so an entry that

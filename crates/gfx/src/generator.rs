@@ -1,4 +1,4 @@
-//! The synthetic frame generator (document 004 section 10.3): from a title's [`Profile`] it emits,
+//! The synthetic frame generator (document 004 section 10.3): from a title's [`Profile`](crate::title::Profile) it emits,
 //! per frame, a shadow-map pass (depth only), the main pass, render-to-texture blits and
 //! post-processing passes that sample the blitted texture. The scene (draw sizes, textures,
 //! vertex buffers) is fixed per title; each frame jitters positions and sizes by a few percent, so

@@ -2,7 +2,7 @@
 //! memory-scheduling policy: the unit of the section 8 experiments (baseline, ideal LLC for
 //! critical / non-critical accesses, random marking, policy comparisons, LLC size).
 //!
-//! Scaling [INTERP]: a simulated frame has 1/`res_div²` of the real frame's pixels (the render
+//! Scaling \[INTERP\]: a simulated frame has 1/`res_div²` of the real frame's pixels (the render
 //! targets shrink with it), while the memory hierarchy is divided by `mem_div`: the LLC, the CPU
 //! cores' private caches and warm regions, and the GPU's texture footprint and capacity-bound
 //! caches (textures are assets, their size does not follow the screen resolution).

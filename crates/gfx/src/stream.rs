@@ -10,7 +10,7 @@ pub enum Stream {
     Index,
     /// Vertex attribute data (FE).
     Vertex,
-    /// Hierarchical depth, one entry per 8×8 tile (assigned to ZS, section 2.6 [INTERP]).
+    /// Hierarchical depth, one entry per 8×8 tile (assigned to ZS, section 2.6 \[INTERP\]).
     HiZ,
     /// Pixel depth/stencil (ZS).
     Depth,

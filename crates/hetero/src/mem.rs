@@ -1,7 +1,7 @@
 //! The shared memory side (spec 004 §7, §10.1 items 1-4): requesters on a ring, the banked
 //! shared LLC with per-block MSHRs, and the DRAM controllers run by the memory policy. Time is
 //! in memory-side cycles = CPU cycles (4 GHz in the preset; the LLC and ring clock is not given,
-//! [INTERP] §10.1 item 8); the DRAM command clock is derived from `dram.clock_mhz`.
+//! \[INTERP\] §10.1 item 8); the DRAM command clock is derived from `dram.clock_mhz`.
 //!
 //! Use: [`MemSystem::issue`] requests at the current cycle, [`MemSystem::advance_to`] a later
 //! cycle, then [`MemSystem::drain_completions`] (and [`MemSystem::drain_back_invalidations`] for

@@ -1,7 +1,7 @@
 //! The bidirectional ring (spec 004 Table 1: single-cycle hops). Stops, in ring order: the CPU
 //! cores, the GPU, the first half of the LLC banks, memory controller 0, the second half of the
 //! banks, then the other controllers [INTERP: the document gives no layout]. Latency only: link
-//! contention is not modelled [INTERP].
+//! contention is not modelled \[INTERP\].
 
 use crate::config::HeteroConfig;
 use crate::req::Source;

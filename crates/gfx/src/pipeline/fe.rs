@@ -2,7 +2,7 @@
 //! It emits up to `fe_rate` quads per cycle in order; a quad waits for its vertex block, and for
 //! room in its destination queue (ZS of its ROP with early-Z, SH otherwise).
 //!
-//! Flow counters [INTERP]: FE's pending requests are its vertex/index reads in flight
+//! Flow counters \[INTERP\]: FE's pending requests are its vertex/index reads in flight
 //! (`th_in` = 1, one block per cycle of input), its completions the quads emitted (`th_out` =
 //! `fe_rate`). An FE blocked only by a full downstream queue has no reads pending, so it is not
 //! taken for a bottleneck; one waiting for vertex data is.

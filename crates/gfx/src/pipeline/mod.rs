@@ -25,7 +25,7 @@ use crate::stream::Stream;
 use memif::{Marking, MemIf, StreamCounts};
 
 /// Pipeline parameters (document 004 Table 1 and section 2.3 derived rates; queue sizes
-/// and cache sizes of the scaled frame are [INTERP]).
+/// and cache sizes of the scaled frame are \[INTERP\]).
 #[derive(Clone, Debug)]
 pub struct Config {
     /// ROPs (ZS + CW pairs).

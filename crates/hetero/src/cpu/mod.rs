@@ -11,7 +11,7 @@
 //! dependent load (pointer chasing) accesses memory only when the previous cold load is done.
 //! Dispatch stops at a full ROB or a miss that finds no free MSHR. Dirty blocks leaving the L2
 //! are written back to the LLC; back-invalidations of the inclusive LLC drop private copies
-//! (their dirty data is dropped too [simplification]).
+//! (their dirty data is dropped too \[simplification\]).
 
 pub mod cache;
 pub mod synth;

@@ -70,7 +70,7 @@ const fn app(
     }
 }
 
-/// The 13 applications of §8.3 (H: 7, L: 6), substitute parameters [INTERP].
+/// The 13 applications of §8.3 (H: 7, L: 6), substitute parameters \[INTERP\].
 pub const APPS: &[App] = &[
     app("bwaves", Class::H, 18.0, 6.0, 2048, 4, 0.0, 0.2),
     app("lbm", Class::H, 30.0, 4.0, 1024, 6, 0.0, 0.45),

@@ -7,7 +7,7 @@
 //! 3. a non-urgent GPU;
 //! 4. memory-intensive CPU applications.
 //!
-//! [INTERP] No probabilistic switching between levels 3 and 4 and no short-deadline class (the
+//! \[INTERP\] No probabilistic switching between levels 3 and 4 and no short-deadline class (the
 //! original's constants are not in the document). A GPGPU has no deadline, so it is never
 //! urgent (the document leaves DASH out of GPGPU mixes).
 

@@ -1,6 +1,6 @@
 //! GPU-favoring (spec 004 §5.3): among row hits, critical GPU (CG) requests before any other;
 //! when a new row must be activated, the oldest CG request before the globally oldest. Key
-//! `(row_hit, class, age)` with CG above CPU above non-critical GPU (§5.5 [INTERP]).
+//! `(row_hit, class, age)` with CG above CPU above non-critical GPU (§5.5 \[INTERP\]).
 
 use super::{best_by, level, Cand, Ctx, MemPolicy};
 use crate::config::PolicyConfig;

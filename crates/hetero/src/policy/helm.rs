@@ -3,7 +3,7 @@
 //! (thread-level parallelism) reported in [`super::GpuStatus::ready_fraction`], above
 //! `helm_tlp`. DRAM scheduling is FR-FCFS.
 //!
-//! [INTERP] A fixed TLP threshold instead of the original's set-dueling adaptation (its
+//! \[INTERP\] A fixed TLP threshold instead of the original's set-dueling adaptation (its
 //! constants are not in the document). Applies to every GPU source that reports a ready
 //! fraction (the 3D pipeline may report its shader occupancy).
 

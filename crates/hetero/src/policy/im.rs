@@ -11,7 +11,7 @@
 //!   window beats the previous window's by more than `probe_tolerance`.
 //! * **LLC bypass** of non-critical GPGPU reads (§3), outside all-GPU windows.
 //!
-//! [INTERP] choices (§10.4 items 12-16): counting and intervals as above, the Bernoulli draw once
+//! \[INTERP\] choices (§10.4 items 12-16): counting and intervals as above, the Bernoulli draw once
 //! per decision whose top candidate is CG; IM-SCHED stays on for non-emergency CPU reads while
 //! IM-LLC is active.
 

@@ -8,7 +8,7 @@
 //!    the whole batch moves to stage 3;
 //! 3. per-bank FIFOs served strictly in order (only a bank's head request may issue commands).
 //!
-//! `sms_09` and `sms_0` fix p = 0.9 and p = 0. [INTERP] A batch moves in one step (the original
+//! `sms_09` and `sms_0` fix p = 0.9 and p = 0. \[INTERP\] A batch moves in one step (the original
 //! moves one request per cycle); no low-intensity bypass of stage 1.
 
 use super::{best_by, Cand, Ctx, MemPolicy};
