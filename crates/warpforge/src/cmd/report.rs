@@ -354,16 +354,17 @@ pub fn render(dir: &Path, args: &Args) -> anyhow::Result<String> {
         .iter()
         .filter(|n| n.starts_with("stalls.") && *n != "stalls.idle")
         .collect();
-    if !stall_cols.is_empty() {
-        let segs: Vec<String> = stall_cols
+    // Per point, each column's share of the columns' sum, with the segment names (`prefix` cut).
+    let shares = |cols: &[&String], prefix: &str| -> (Vec<String>, Vec<Vec<f64>>) {
+        let segs = cols
             .iter()
-            .map(|n| n.trim_start_matches("stalls.").to_string())
+            .map(|n| n.trim_start_matches(prefix).to_string())
             .collect();
-        let fr: Vec<Vec<f64>> = rows
+        let fr = rows
             .ok
             .iter()
             .map(|&r| {
-                let v: Vec<f64> = stall_cols
+                let v: Vec<f64> = cols
                     .iter()
                     .map(|n| cell(&t, r, n).as_f64().unwrap_or(0.0))
                     .collect();
@@ -373,6 +374,10 @@ pub fn render(dir: &Path, args: &Args) -> anyhow::Result<String> {
                     .collect()
             })
             .collect();
+        (segs, fr)
+    };
+    if !stall_cols.is_empty() {
+        let (segs, fr) = shares(&stall_cols, "stalls.");
         figs.push((
             "Stall cycles by reason (fraction of each point's stall cycles; idle slots left out)"
                 .into(),
@@ -400,24 +405,7 @@ pub fn render(dir: &Path, args: &Args) -> anyhow::Result<String> {
             .iter()
             .any(|&r| cell(&t, r, lat_cols[0]).as_f64().is_some())
     {
-        let segs: Vec<String> = lat_cols
-            .iter()
-            .map(|n| n.trim_start_matches("latency.").to_string())
-            .collect();
-        let fr: Vec<Vec<f64>> = rows
-            .ok
-            .iter()
-            .map(|&r| {
-                let v: Vec<f64> = lat_cols
-                    .iter()
-                    .map(|n| cell(&t, r, n).as_f64().unwrap_or(0.0))
-                    .collect();
-                let sum: f64 = v.iter().sum();
-                v.iter()
-                    .map(|x| if sum > 0.0 { x / sum } else { 0.0 })
-                    .collect()
-            })
-            .collect();
+        let (segs, fr) = shares(&lat_cols, "latency.");
         figs.push((
             "Latency attribution (fraction of the average warp lifetime by factor, Lee 2017 Fig. 3.2)".into(),
             charts::stacks("latency attribution", "fraction of warp lifetime", &labels, &segs, &fr)?,
