@@ -13,7 +13,15 @@ repetitions is reported, in milliseconds and in SM cycles at the device's report
 (`clockRate`; for cycle-exact figures run the script under Nsight Compute and read
 `sm__cycles_elapsed.max` instead).
 
-Usage: scripts/replay-bundle.py DIR [--reps N] [--json OUT.json]
+Module `.global` variables that the host wrote (`[[global]]`, `global_inputs`) are copied in
+through RawModule.get_global. With --save-outputs DIR, every buffer's final bytes after the first
+(warm-up) run are written there as NAME.npy (u8), for comparison (scripts/compare-outputs.py)
+with the bundle's recorded final bytes (`final_bN.npy`) or `warpforge ptx run --bundle DIR --out
+NAME=PATH`.
+--reps 0 runs the program once and times nothing: the mode to run under Nsight Compute, whose
+per-kernel figures (`sm__cycles_elapsed.max`, `smsp__inst_executed.sum`) replace the events.
+
+Usage: scripts/replay-bundle.py DIR [--reps N] [--json OUT.json] [--save-outputs DIR]
 Needs: python3 with numpy and cupy, an NVIDIA GPU. Pointers stored *inside* buffers are not
 relocated (the simulator's addresses differ from the GPU's); warpforge's built-in workloads pass
 every pointer as a kernel argument.
@@ -50,6 +58,7 @@ def main():
     ap.add_argument("bundle", type=pathlib.Path)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--json", type=pathlib.Path)
+    ap.add_argument("--save-outputs", type=pathlib.Path)
     a = ap.parse_args()
     d = a.bundle
     script = tomllib.loads((d / "launches.toml").read_text())
@@ -76,6 +85,21 @@ def main():
         {n: np.load(d / f).view(np.uint8).reshape(-1) for n, f in l.get("inputs", {}).items()}
         for l in script["launch"]
     ]
+    # Module `.global` variables the host wrote (cudaMemcpyToSymbol): initial bytes, then
+    # per-launch rewrites.
+    globals_init = {}
+    for g in script.get("global", []):
+        if not g["init"].startswith("file:"):
+            sys.exit(f"global {g['name']}: unsupported init {g['init']}")
+        globals_init[g["name"]] = np.load(d / g["init"][5:]).view(np.uint8).reshape(-1)
+    global_inputs = [
+        {n: np.load(d / f).view(np.uint8).reshape(-1) for n, f in l.get("global_inputs", {}).items()}
+        for l in script["launch"]
+    ]
+
+    def write_global(name, data):
+        ptr = mod.get_global(name)
+        ptr.copy_from_host(np.ascontiguousarray(data).ctypes.data, data.nbytes)
 
     def arg(text):
         kind, _, v = text.partition(":")
@@ -97,9 +121,13 @@ def main():
         for n, data in initial.items():
             if data.size:
                 bufs[n][: data.size].set(data)
+        for n, data in globals_init.items():
+            write_global(n, data)
         for k, (l, fn, args) in enumerate(launches):
             for n, data in inputs[k].items():
                 bufs[n][: data.size].set(data)
+            for n, data in global_inputs[k].items():
+                write_global(n, data)
             for _ in range(l.get("repeat", 1)):
                 start, end = cp.cuda.Event(), cp.cuda.Event()
                 start.record()
@@ -110,6 +138,13 @@ def main():
                     times.setdefault(k, []).append(cp.cuda.get_elapsed_time(start, end))
 
     run_program(None)  # warm-up
+    cp.cuda.Device().synchronize()
+    if a.save_outputs:
+        a.save_outputs.mkdir(parents=True, exist_ok=True)
+        for n, b in bufs.items():
+            np.save(a.save_outputs / f"{n}.npy", cp.asnumpy(b[: sizes[n]]))
+    if a.reps == 0:
+        return
     reps = [dict() for _ in range(a.reps)]
     for t in reps:
         run_program(t)

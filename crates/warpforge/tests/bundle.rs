@@ -55,7 +55,51 @@ fn every_workload_replays_its_launches() {
             .map(|l| l["repeat"].as_u64().unwrap())
             .sum();
         assert_eq!(f["launches"].as_u64().unwrap(), launches, "{w}: launches");
+        // Every workload writes an output, so the bundle records final bytes and the replay
+        // ends with exactly those bytes.
+        assert!(
+            std::fs::read_to_string(b.join("launches.toml"))
+                .unwrap()
+                .contains("expect = \"final_b"),
+            "{w}: no recorded final buffer"
+        );
+        assert_eq!(r["check"], "passed", "{w}: final memory");
     }
+}
+
+/// cp's host code fills the module variable `cp_atoms` (`cudaMemcpyToSymbol`): the bundle
+/// carries it as a `[[global]]`, and a replay without it ends with other bytes, which the
+/// final-memory check reports (exit status 2, the buffer named).
+#[test]
+fn module_variables_travel_and_the_final_check_catches_their_absence() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("cp");
+    wf().args(["run", "cp", "--size", "tiny", "--dump-launches"])
+        .arg(&b)
+        .assert()
+        .success();
+    let script = std::fs::read_to_string(b.join("launches.toml")).unwrap();
+    assert!(script.contains("[[global]]\nname = \"cp_atoms\"\ninit = \"file:g0.npy\""));
+    wf().args(["ptx", "run", "--bundle"])
+        .arg(&b)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "check: the final bytes of 1 buffer(s) match",
+        ));
+    let without = script.replace(
+        "[[global]]\nname = \"cp_atoms\"\ninit = \"file:g0.npy\"\n",
+        "",
+    );
+    assert_ne!(without, script);
+    std::fs::write(b.join("launches.toml"), without).unwrap();
+    wf().args(["ptx", "run", "--bundle"])
+        .arg(&b)
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("check failed").and(predicate::str::contains("buffer `b0`")),
+        );
 }
 
 /// On the timing model the replay is the same simulation: identical cycles and cache counts.

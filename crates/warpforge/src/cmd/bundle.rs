@@ -10,6 +10,13 @@
 //!   valid;
 //! - `lK_bN.npy`: buffer N as the host left it before launch K where the host wrote it after
 //!   the previous launch (a launch's `inputs`): the replay copies it in before launch K.
+//! - `gN.npy` / `lK_gN.npy`: the module's `.global` variable N (`[[global]]`, by PTX name) as the
+//!   host left it before the first launch and, where the host rewrote it, before launch K
+//!   (`global_inputs`). Workloads that fill a module variable (`cudaMemcpyToSymbol`), such as
+//!   cp's atoms, need these.
+//! - `final_bN.npy`: buffer N after the last launch, for every buffer a kernel changed (the
+//!   buffer's `expect`): the replay checks that it ends with the same bytes, and a GPU replay
+//!   can be compared with it.
 //!
 //! Pointer arguments become `buf:bN` (or `buf:bN+OFFSET`), scalars keep their type and value,
 //! so a replay runs exactly the recorded launches on exactly the recorded memory.
@@ -38,6 +45,8 @@ struct Launch {
     args: Vec<String>,
     /// (buffer index, file) pairs copied in before the launch.
     inputs: Vec<(usize, String)>,
+    /// (global index, file) pairs copied in before the launch.
+    global_inputs: Vec<(usize, String)>,
 }
 
 /// The launch hook that records a bundle into a directory as the workload runs.
@@ -46,8 +55,15 @@ pub struct Recorder {
     module: Option<(ModuleId, String)>,
     bufs: Vec<Buf>,
     index: HashMap<u64, usize>,
-    /// Content hash of every buffer after the previous launch.
+    /// Module `.global` variables seen: (PTX name, address), in first-seen order.
+    globals: Vec<(String, u64)>,
+    gindex: HashMap<u64, usize>,
+    /// Content hash of every allocation after the previous launch.
     after: HashMap<u64, u64>,
+    /// Content hash of what the host last put in each buffer (its initial bytes or an input).
+    host: HashMap<u64, u64>,
+    /// Each buffer's bytes after the latest launch that changed it.
+    last: HashMap<u64, Vec<u8>>,
     launches: Vec<Launch>,
     bytes: u64,
     error: Option<String>,
@@ -83,7 +99,11 @@ impl Recorder {
             module: None,
             bufs: Vec::new(),
             index: HashMap::new(),
+            globals: Vec::new(),
+            gindex: HashMap::new(),
             after: HashMap::new(),
+            host: HashMap::new(),
+            last: HashMap::new(),
             launches: Vec::new(),
             bytes: 0,
             error: None,
@@ -114,8 +134,25 @@ impl Recorder {
         }
         let k = self.launches.len();
         let mut inputs = Vec::new();
+        let mut global_inputs = Vec::new();
         for (ptr, data, label) in dev.allocations() {
             if label != "malloc" {
+                // A module `.global` variable (allocations are labelled with its name).
+                match self.gindex.get(&ptr.0) {
+                    None => {
+                        let i = self.globals.len();
+                        self.write_npy(&format!("g{i}.npy"), data)?;
+                        self.gindex.insert(ptr.0, i);
+                        self.globals.push((label.to_string(), ptr.0));
+                    }
+                    Some(&i) => {
+                        if self.after.get(&ptr.0) != Some(&hash(data)) {
+                            let file = format!("l{k}_g{i}.npy");
+                            self.write_npy(&file, data)?;
+                            global_inputs.push((i, file));
+                        }
+                    }
+                }
                 continue;
             }
             match self.index.get(&ptr.0) {
@@ -123,16 +160,19 @@ impl Recorder {
                     let i = self.bufs.len();
                     self.write_npy(&format!("b{i}.npy"), data)?;
                     self.index.insert(ptr.0, i);
+                    self.host.insert(ptr.0, hash(data));
                     self.bufs.push(Buf {
                         base: ptr.0,
                         len: data.len(),
                     });
                 }
                 Some(&i) => {
-                    if self.after.get(&ptr.0) != Some(&hash(data)) {
+                    let h = hash(data);
+                    if self.after.get(&ptr.0) != Some(&h) {
                         let file = format!("l{k}_b{i}.npy");
                         self.write_npy(&file, data)?;
                         inputs.push((i, file));
+                        self.host.insert(ptr.0, h);
                     }
                 }
             }
@@ -166,6 +206,7 @@ impl Recorder {
             shared: l.cfg.shared_bytes,
             args,
             inputs,
+            global_inputs,
         });
         Ok(())
     }
@@ -179,7 +220,26 @@ impl Recorder {
         let Some((_, text)) = &self.module else {
             bail!("the workload launched no kernel");
         };
-        std::fs::write(self.dir.join("kernel.ptx"), text)?;
+        let text = text.clone();
+        std::fs::write(self.dir.join("kernel.ptx"), &text)?;
+        // The final bytes of every buffer a kernel changed after the host last wrote it.
+        let mut expect = Vec::new();
+        for i in 0..self.bufs.len() {
+            let base = self.bufs[i].base;
+            let changed = self
+                .last
+                .get(&base)
+                .filter(|d| self.host.get(&base) != Some(&hash(d)))
+                .cloned();
+            if let Some(data) = changed {
+                let file = format!("final_b{i}.npy");
+                self.write_npy(&file, &data)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                expect.push(Some(file));
+            } else {
+                expect.push(None);
+            }
+        }
         let mut s = String::from(
             "# A warpforge launch bundle: `warpforge ptx run --bundle DIR` replays it on the\n\
              # simulator, scripts/replay-bundle.py on a GPU.\nptx = \"kernel.ptx\"\n",
@@ -189,6 +249,15 @@ impl Recorder {
                 s,
                 "\n[[buffer]]\nname = \"b{i}\"\ntype = \"u8\"\ncount = {}\ninit = \"file:b{i}.npy\"\naddress = {}\n",
                 b.len, b.base
+            );
+            if let Some(f) = &expect[i] {
+                let _ = writeln!(s, "expect = \"{f}\"");
+            }
+        }
+        for (i, (name, _)) in self.globals.iter().enumerate() {
+            let _ = write!(
+                s,
+                "\n[[global]]\nname = \"{name}\"\ninit = \"file:g{i}.npy\"\n"
             );
         }
         for l in &self.launches {
@@ -211,6 +280,14 @@ impl Recorder {
                     .collect();
                 let _ = writeln!(s, "inputs = {{ {} }}", inputs.join(", "));
             }
+            if !l.global_inputs.is_empty() {
+                let inputs: Vec<String> = l
+                    .global_inputs
+                    .iter()
+                    .map(|(i, f)| format!("\"{}\" = \"{f}\"", self.globals[*i].0))
+                    .collect();
+                let _ = writeln!(s, "global_inputs = {{ {} }}", inputs.join(", "));
+            }
         }
         std::fs::write(self.dir.join("launches.toml"), s)?;
         Ok((self.launches.len(), self.bufs.len(), self.bytes))
@@ -228,8 +305,10 @@ impl LaunchHook for Recorder {
 
     fn after_launch(&mut self, dev: &Device) {
         for (ptr, data, label) in dev.allocations() {
-            if label == "malloc" {
-                self.after.insert(ptr.0, hash(data));
+            let h = hash(data);
+            let before = self.after.insert(ptr.0, h);
+            if label == "malloc" && before != Some(h) {
+                self.last.insert(ptr.0, data.to_vec());
             }
         }
     }

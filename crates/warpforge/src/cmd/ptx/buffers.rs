@@ -13,6 +13,13 @@ pub struct Buffer {
     pub ptr: DevPtr,
 }
 
+impl Buffer {
+    /// Size in bytes.
+    pub fn byte_len(&self) -> usize {
+        self.count as usize * self.dtype.size()
+    }
+}
+
 pub(super) fn dtype_of(t: &str) -> anyhow::Result<Dtype> {
     Ok(match t {
         "u8" => Dtype::U8,

@@ -331,6 +331,13 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
         json["stats"] = runner.stats_json();
         super::run::add_top_level_totals(&mut json);
     }
+    let (compared, bad) = program.check_expected(&mut dev, &loaded)?;
+    if compared > 0 {
+        json["check"] = json!(if bad.is_empty() { "passed" } else { "failed" });
+        if bad.is_empty() {
+            println!("check: the final bytes of {compared} buffer(s) match the recorded run");
+        }
+    }
     for (idx, path) in outs {
         let b = &loaded.buffers[idx];
         let data: Vec<u8> = dev.read(b.ptr, (b.count as usize) * b.dtype.size())?;
@@ -347,6 +354,12 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
             path,
             (serde_json::to_string_pretty(&json)? + "\n").as_bytes(),
         )?;
+    }
+    if !bad.is_empty() {
+        bail!(
+            "check failed: the replay's final memory differs from the recorded run:\n  {}",
+            bad.join("\n  ")
+        );
     }
     Ok(())
 }

@@ -25,14 +25,18 @@
 //! Launch bundles (`warpforge run W --dump-launches DIR`) add a buffer's `address` (the replay
 //! checks its allocation lands there), a launch's `inputs = { NAME = "FILE.npy" }` (copied in
 //! before the launch: what the host wrote between launches), `buf:NAME+OFFSET` arguments and
-//! `bytes:HEX` by-value parameters.
+//! `bytes:HEX` by-value parameters. They also carry the module's `.global` variables as the
+//! host left them (`[[global]] name = "cp_atoms" init = "file:g0.npy"`, and a launch's
+//! `global_inputs = { cp_atoms = "FILE.npy" }` where the host rewrote one between launches),
+//! and each buffer's bytes after the recorded run's last launch where a kernel changed them
+//! (`expect = "final_b3.npy"`): the replay compares its final memory with them (`check`).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context};
 use serde::Deserialize;
 use warpforge_core::Dim3;
-use warpforge_simt::npy::Dtype;
+use warpforge_simt::npy::{self, Dtype};
 use warpforge_simt::{DevPtr, Device, KernelArg, LaunchConfig, ModuleId};
 
 use super::buffers::{buffer_bytes, check_init, dtype_of, init_bytes, parse_scalar, Buffer};
@@ -50,6 +54,16 @@ pub struct BufferSpec {
     pub count: u64,
     /// Initialiser (`zeros`, `range`, `rand:SEED`, `file:PATH.npy`).
     pub init: String,
+    /// The buffer's bytes at the end of the recorded run (`.npy`), compared after the replay.
+    pub expect: Option<PathBuf>,
+}
+
+/// A module-scope `.global` variable written before the first launch (launch bundles).
+pub struct GlobalSpec {
+    /// The PTX variable name.
+    pub name: String,
+    /// Its bytes (`.npy`, `u8`), as many as the variable has.
+    pub file: PathBuf,
 }
 
 /// A kernel argument: a buffer (index into [`Program::buffers`]) or a scalar.
@@ -73,6 +87,8 @@ pub struct LaunchSpec {
     /// Buffers overwritten from `.npy` files before the launch (what the host wrote between
     /// launches): (buffer index, file).
     pub inputs: Vec<(usize, PathBuf)>,
+    /// Module `.global` variables overwritten before the launch: (variable name, file).
+    pub global_inputs: Vec<(String, PathBuf)>,
 }
 
 /// Buffers, then launches in order.
@@ -81,6 +97,8 @@ pub struct Program {
     pub ptx: PathBuf,
     /// Buffers, created and initialised before anything runs.
     pub buffers: Vec<BufferSpec>,
+    /// Module variables written after the module is loaded, before the first launch.
+    pub globals: Vec<GlobalSpec>,
     /// Launches in program order.
     pub launches: Vec<LaunchSpec>,
 }
@@ -166,6 +184,7 @@ fn buffer_spec(
         dtype,
         count,
         init: init.to_string(),
+        expect: None,
     })
 }
 
@@ -191,12 +210,14 @@ impl Program {
         Ok(Self {
             ptx: ptx.to_path_buf(),
             buffers,
+            globals: Vec::new(),
             launches: vec![LaunchSpec {
                 kernel: kernel.to_string(),
                 cfg,
                 args: specs,
                 repeat: launches,
                 inputs: Vec::new(),
+                global_inputs: Vec::new(),
             }],
         })
     }
@@ -241,7 +262,39 @@ impl Program {
             let mut spec = buffer_spec(&b.name, &b.ty, &b.count.to_string(), &init, &buffers)
                 .with_context(|| at(format!("buffer {} (`{}`)", i + 1, b.name)))?;
             spec.address = b.address;
+            if let Some(f) = &b.expect {
+                let file = dir.join(f);
+                if !file.is_file() {
+                    bail!(at(format!(
+                        "buffer `{}`: expect: cannot read {}",
+                        b.name,
+                        file.display()
+                    )));
+                }
+                spec.expect = Some(file);
+            }
             buffers.push(spec);
+        }
+        let readable = |what: String, f: &Path| -> anyhow::Result<PathBuf> {
+            let file = dir.join(f);
+            if !file.is_file() {
+                bail!(at(format!("{what}: cannot read {}", file.display())));
+            }
+            Ok(file)
+        };
+        let mut globals = Vec::new();
+        for g in &script.globals {
+            let f = g.init.strip_prefix("file:").ok_or_else(|| {
+                anyhow!(at(format!(
+                    "global `{}`: init must be file:PATH.npy",
+                    g.name
+                )))
+            })?;
+            let file = readable(format!("global `{}`", g.name), Path::new(f))?;
+            globals.push(GlobalSpec {
+                name: g.name.clone(),
+                file,
+            });
         }
         let mut launches = Vec::new();
         for (i, l) in script.launches.iter().enumerate() {
@@ -269,6 +322,11 @@ impl Program {
                 }
                 inputs.push((i, file));
             }
+            let mut global_inputs = Vec::new();
+            for (name, file) in &l.global_inputs {
+                let file = readable(format!("{}: global_inputs `{name}`", ctx()), file)?;
+                global_inputs.push((name.clone(), file));
+            }
             launches.push(LaunchSpec {
                 kernel: l.kernel.clone(),
                 cfg: LaunchConfig {
@@ -279,11 +337,13 @@ impl Program {
                 args,
                 repeat: l.repeat,
                 inputs,
+                global_inputs,
             });
         }
         Ok(Self {
             ptx: dir.join(&script.ptx),
             buffers,
+            globals,
             launches,
         })
     }
@@ -328,6 +388,9 @@ impl Program {
                 ptr,
             });
         }
+        for g in &self.globals {
+            write_global(dev, module, &g.name, &g.file)?;
+        }
         let args = self
             .launches
             .iter()
@@ -357,7 +420,45 @@ impl Program {
                 .with_context(|| format!("launch {} input for `{}`", k + 1, spec.name))?;
             dev.copy_htod(buf.ptr, &data)?;
         }
+        for (name, file) in &self.launches[k].global_inputs {
+            write_global(dev, loaded.module, name, file)
+                .with_context(|| format!("launch {} global input", k + 1))?;
+        }
         Ok(())
+    }
+
+    /// Compares every buffer that has an `expect` file with its bytes now (after the last
+    /// launch). Returns the number of buffers compared and one line per buffer that differs
+    /// (first differing byte and the count of differing bytes).
+    pub fn check_expected(
+        &self,
+        dev: &mut Device,
+        loaded: &Loaded,
+    ) -> anyhow::Result<(usize, Vec<String>)> {
+        let mut compared = 0;
+        let mut bad = Vec::new();
+        for (spec, buf) in self.buffers.iter().zip(&loaded.buffers) {
+            let Some(file) = &spec.expect else { continue };
+            let want = npy_bytes(file)?;
+            let have: Vec<u8> = dev.read(buf.ptr, want.len().min(buf.byte_len()))?;
+            compared += 1;
+            if have.len() != want.len() {
+                bad.push(format!(
+                    "buffer `{}`: {} bytes recorded, {} now",
+                    spec.name,
+                    want.len(),
+                    buf.byte_len()
+                ));
+            } else if let Some(first) = have.iter().zip(&want).position(|(a, b)| a != b) {
+                let n = have.iter().zip(&want).filter(|(a, b)| a != b).count();
+                bad.push(format!(
+                    "buffer `{}`: {n} of {} bytes differ from the recorded run, the first at byte {first}",
+                    spec.name,
+                    want.len()
+                ));
+            }
+        }
+        Ok((compared, bad))
     }
 
     /// The launches as JSON (`kernel`, `grid`, `block`, `shared`, `repeat`).
@@ -385,8 +486,17 @@ struct Script {
     ptx: PathBuf,
     #[serde(default, rename = "buffer")]
     buffers: Vec<ScriptBuffer>,
+    #[serde(default, rename = "global")]
+    globals: Vec<ScriptGlobal>,
     #[serde(default, rename = "launch")]
     launches: Vec<ScriptLaunch>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScriptGlobal {
+    name: String,
+    init: String,
 }
 
 #[derive(Deserialize)]
@@ -400,6 +510,8 @@ struct ScriptBuffer {
     init: String,
     #[serde(default)]
     address: Option<u64>,
+    #[serde(default)]
+    expect: Option<PathBuf>,
 }
 
 fn zeros() -> String {
@@ -424,6 +536,39 @@ struct ScriptLaunch {
     repeat: u32,
     #[serde(default)]
     inputs: std::collections::BTreeMap<String, PathBuf>,
+    #[serde(default)]
+    global_inputs: std::collections::BTreeMap<String, PathBuf>,
+}
+
+/// The bytes of a `.npy` file (any dtype).
+fn npy_bytes(file: &Path) -> anyhow::Result<Vec<u8>> {
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    Ok(npy::read(&bytes)
+        .map_err(|e| anyhow!("{}: {e}", file.display()))?
+        .data)
+}
+
+/// Writes a `.npy` file's bytes into module variable `name`, which must be a `.global`
+/// variable of exactly that size.
+fn write_global(dev: &mut Device, m: ModuleId, name: &str, file: &Path) -> anyhow::Result<()> {
+    let ptr = dev.symbol_address(m, name).ok_or_else(|| {
+        anyhow!("global `{name}`: the module has no .global variable of that name")
+    })?;
+    let size = dev
+        .allocations()
+        .find(|(p, _, _)| *p == ptr)
+        .map(|(_, d, _)| d.len())
+        .unwrap_or(0);
+    let data = npy_bytes(file)?;
+    if data.len() != size {
+        bail!(
+            "global `{name}`: {} holds {} bytes, the variable has {size}",
+            file.display(),
+            data.len()
+        );
+    }
+    dev.copy_htod(ptr, &data)?;
+    Ok(())
 }
 
 /// A grid or CTA shape: `4`, `"4,2"` or `[4, 2]`.
