@@ -4,14 +4,16 @@
 //! takes the cores that are free now (the core count minus the one-minute load average,
 //! rounded), capped at [`AUTO_CAP`] and at one thread per [`SMS_PER_THREAD`] simulated SMs, and
 //! falls back to one thread where that leaves less than two. The cap is what measurements
-//! support: `warpforge bench --what scaling` on the 2-core development machine gives 1.15x to
-//! 1.36x with two threads (docs/PERFORMANCE.md), and no machine with more cores has measured a
-//! gain from more threads yet; raise it when `bench --what scaling` on one does.
+//! support, so that `auto` is never slower than one thread: with the per-cycle engine,
+//! `warpforge bench --what scaling` on a 16-core machine (docs/PERFORMANCE.md, 2026-11-25) gave
+//! 0.84x-0.89x with two threads on 80 and 132 SMs and 0.86x-1.06x with 4 to 16, so the cap is
+//! one thread (explicit `--threads N` still runs N); raise it when `bench --what scaling`
+//! measures a gain on every machine size.
 
 use warpforge_timing::GpuConfig;
 
 /// The most threads `auto` picks (see the module documentation for why).
-pub const AUTO_CAP: usize = 2;
+pub const AUTO_CAP: usize = 1;
 /// `auto` gives each thread at least this many simulated SMs.
 pub const SMS_PER_THREAD: u32 = 4;
 
@@ -74,7 +76,7 @@ mod tests {
 
     #[test]
     fn auto_uses_free_cores_up_to_the_cap_and_falls_back_to_one() {
-        assert_eq!(auto_threads(2, 0.1, 15), 2);
+        assert_eq!(auto_threads(2, 0.1, 15), 2.min(AUTO_CAP));
         assert_eq!(auto_threads(2, 1.2, 15), 1, "one core busy: one thread");
         assert_eq!(auto_threads(1, 0.0, 120), 1);
         assert_eq!(auto_threads(16, 0.0, 120), AUTO_CAP);
