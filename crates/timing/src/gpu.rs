@@ -79,17 +79,81 @@ impl Sources for SlicePorts<'_> {
     }
 }
 
-/// The simulated GPU.
-pub struct Gpu {
-    cfg: GpuConfig,
-    sms: Vec<Sm>,
+/// The memory side: both networks, the L2 slices and the DRAM channels (or a memory port).
+struct Mem {
     req_net: Network,
     reply_net: Network,
     slices: Vec<L2Slice>,
     channels: Vec<Channel>,
     /// External memory replacing `channels` ([`crate::dram::port`]).
     port: Option<Box<dyn MemoryPort>>,
+    /// L2 slices per DRAM channel.
     spc: usize,
+}
+
+impl Mem {
+    /// One DRAM cycle `now`.
+    fn dram_tick(&mut self, now: u64) {
+        if let Some(p) = &mut self.port {
+            p.cycle(now);
+            return;
+        }
+        for c in &mut self.channels {
+            c.cycle(now);
+        }
+    }
+
+    /// One L2 cycle `now` (`dnow`: the DRAM cycle count).
+    fn l2_tick(&mut self, now: u64, dnow: u64) {
+        if let Some(p) = &mut self.port {
+            while let Some(r) = p.pop_return(dnow) {
+                self.slices[r.slice as usize].dram_return(now, &r);
+            }
+        }
+        for c in &mut self.channels {
+            while let Some(r) = c.peek_return(dnow) {
+                self.slices[r.slice as usize].dram_return(now, r);
+                c.pop_return();
+            }
+        }
+        for (i, s) in self.slices.iter_mut().enumerate() {
+            s.cycle(now);
+            if let Some(d) = s.to_dram.front() {
+                let ch = i / self.spc;
+                if let Some(p) = &mut self.port {
+                    if p.can_accept(ch, d.write) {
+                        p.push(ch, *d);
+                        s.to_dram.pop_front();
+                    }
+                } else if self.channels[ch].can_accept(d.write) {
+                    self.channels[ch].push(*d);
+                    s.to_dram.pop_front();
+                }
+            }
+        }
+    }
+
+    /// The middle of interconnect cycle `now` (`l2now`: the L2 cycle count): arrived requests
+    /// enter the L2 slices, and the slices' replies enter the reply network. The request
+    /// network's own cycle comes before and the replies' ejection into the SMs after
+    /// ([`Gpu::icnt_tick`]); ejections taken early with [`Network::pop_held`] are released.
+    fn icnt_mid(&mut self, now: u64, l2now: u64) {
+        for (d, s) in self.slices.iter_mut().enumerate() {
+            while self.req_net.peek(d, now).is_some() && s.can_accept() {
+                let r = self.req_net.pop(d);
+                s.accept(l2now, r);
+            }
+        }
+        self.reply_net.cycle(now, &mut SlicePorts(&mut self.slices));
+        self.reply_net.release_held();
+    }
+}
+
+/// The simulated GPU.
+pub struct Gpu {
+    cfg: GpuConfig,
+    sms: Vec<Sm>,
+    mem: Mem,
     team: Option<Team>,
     /// Scratch list of reply destinations.
     scratch: Vec<u32>,
@@ -131,16 +195,18 @@ impl Gpu {
             sms: (0..n_sm)
                 .map(|i| Sm::new(i as u16, &cfg, map.clone()))
                 .collect(),
-            req_net: Network::new(&cfg.icnt, n_sm, n_slices, false),
-            reply_net: Network::new(&cfg.icnt, n_slices, n_sm, true),
-            slices: (0..n_slices)
-                .map(|i| L2Slice::new(i as u16, &cfg.l2, map.clone()))
-                .collect(),
-            channels: (0..cfg.dram.channels)
-                .map(|_| Channel::new(&cfg.dram))
-                .collect(),
-            port: None,
-            spc,
+            mem: Mem {
+                req_net: Network::new(&cfg.icnt, n_sm, n_slices, false),
+                reply_net: Network::new(&cfg.icnt, n_slices, n_sm, true),
+                slices: (0..n_slices)
+                    .map(|i| L2Slice::new(i as u16, &cfg.l2, map.clone()))
+                    .collect(),
+                channels: (0..cfg.dram.channels)
+                    .map(|_| Channel::new(&cfg.dram))
+                    .collect(),
+                port: None,
+                spc,
+            },
             team: (threads > 1).then(|| Team::new(threads.min(n_sm.max(1)))),
             scratch: Vec::new(),
             awake: if cfg.sim.skip_idle {
@@ -181,12 +247,12 @@ impl Gpu {
     /// processor's shared memory side). Whole-GPU idle skipping is off while a port is installed
     /// (the port must see every cycle).
     pub fn set_memory_port(&mut self, p: Box<dyn MemoryPort>) {
-        self.port = Some(p);
+        self.mem.port = Some(p);
     }
 
     /// Removes the installed memory port.
     pub fn take_memory_port(&mut self) -> Option<Box<dyn MemoryPort>> {
-        self.port.take()
+        self.mem.port.take()
     }
 
     /// Installs a criticality observer on every SM: `make(sm index)` ([`crate::core::probe`]).
@@ -232,13 +298,13 @@ impl Gpu {
             t.l1i.add(&s.l1i_stats);
             t.const_cache.add(s.const_stats());
         }
-        for s in &self.slices {
+        for s in &self.mem.slices {
             t.l2.add(&s.stats);
         }
-        for c in &self.channels {
+        for c in &self.mem.channels {
             t.dram.add(&c.stats);
         }
-        let (q, r) = (&self.req_net.stats, &self.reply_net.stats);
+        let (q, r) = (&self.mem.req_net.stats, &self.mem.reply_net.stats);
         t.icnt = IcntStats {
             req_packets: q.packets,
             l1_to_l2_bytes: q.bytes,
@@ -251,72 +317,49 @@ impl Gpu {
     }
 
     fn dram_tick(&mut self) {
-        let now = self.cyc[DRAM];
-        if let Some(p) = &mut self.port {
-            p.cycle(now);
-            return;
-        }
-        for c in &mut self.channels {
-            c.cycle(now);
-        }
+        self.mem.dram_tick(self.cyc[DRAM]);
     }
 
     fn l2_tick(&mut self) {
-        let now = self.cyc[L2];
-        let dnow = self.cyc[DRAM];
-        if let Some(p) = &mut self.port {
-            while let Some(r) = p.pop_return(dnow) {
-                self.slices[r.slice as usize].dram_return(now, &r);
-            }
-        }
-        for c in &mut self.channels {
-            while let Some(r) = c.peek_return(dnow) {
-                self.slices[r.slice as usize].dram_return(now, r);
-                c.pop_return();
-            }
-        }
-        for (i, s) in self.slices.iter_mut().enumerate() {
-            s.cycle(now);
-            if let Some(d) = s.to_dram.front() {
-                let ch = i / self.spc;
-                if let Some(p) = &mut self.port {
-                    if p.can_accept(ch, d.write) {
-                        p.push(ch, *d);
-                        s.to_dram.pop_front();
-                    }
-                } else if self.channels[ch].can_accept(d.write) {
-                    self.channels[ch].push(*d);
-                    s.to_dram.pop_front();
-                }
-            }
-        }
+        self.mem.l2_tick(self.cyc[L2], self.cyc[DRAM]);
     }
 
     fn icnt_tick(&mut self) {
+        self.icnt_req();
+        self.mem.icnt_mid(self.cyc[ICNT], self.cyc[L2]);
+        self.icnt_eject(false);
+    }
+
+    /// The request network's cycle (it takes the SMs' queued requests).
+    fn icnt_req(&mut self) {
         let now = self.cyc[ICNT];
-        let l2now = self.cyc[L2];
-        self.req_net
+        self.mem
+            .req_net
             .cycle(now, &mut SmPorts(&mut self.sms, &self.awake));
-        for (d, s) in self.slices.iter_mut().enumerate() {
-            while self.req_net.peek(d, now).is_some() && s.can_accept() {
-                let r = self.req_net.pop(d);
-                s.accept(l2now, r);
-            }
-        }
-        self.reply_net.cycle(now, &mut SlicePorts(&mut self.slices));
+    }
+
+    /// The replies that have arrived by this interconnect cycle enter their SMs (waking
+    /// sleepers), in SM order, as far as the SMs' input queues take them. `early`: before the
+    /// rest of the memory side of this cycle ([`Network::pop_held`]).
+    fn icnt_eject(&mut self, early: bool) {
+        let now = self.cyc[ICNT];
         let mut dests = std::mem::take(&mut self.scratch);
         dests.clear();
-        dests.extend_from_slice(self.reply_net.occupied());
+        dests.extend_from_slice(self.mem.reply_net.occupied());
         dests.sort_unstable();
         for &d in &dests {
             let d = d as usize;
-            if self.reply_net.peek(d, now).is_none() {
+            if self.mem.reply_net.peek(d, now).is_none() {
                 continue;
             }
             self.wake(d, self.cyc[CORE]);
             let s = &mut self.sms[d];
-            while self.reply_net.peek(d, now).is_some() && s.can_accept_reply() {
-                let r = self.reply_net.pop(d);
+            while self.mem.reply_net.peek(d, now).is_some() && s.can_accept_reply() {
+                let r = if early {
+                    self.mem.reply_net.pop_held(d)
+                } else {
+                    self.mem.reply_net.pop(d)
+                };
                 s.in_q.push_back(r);
             }
         }
@@ -359,11 +402,11 @@ impl Gpu {
     }
 
     fn memory_busy(&self) -> bool {
-        self.req_net.busy()
-            || self.reply_net.busy()
-            || self.slices.iter().any(|s| s.busy())
-            || self.channels.iter().any(|c| c.busy())
-            || self.port.as_ref().is_some_and(|p| p.busy())
+        self.mem.req_net.busy()
+            || self.mem.reply_net.busy()
+            || self.mem.slices.iter().any(|s| s.busy())
+            || self.mem.channels.iter().any(|c| c.busy())
+            || self.mem.port.as_ref().is_some_and(|p| p.busy())
     }
 
     /// Femtosecond time of cycle `c` (`>= cyc[d]`) of clock domain `d`.
@@ -406,17 +449,17 @@ impl Gpu {
         }
         let mut t_ev = u64::MAX;
         let (ic, lc, dc) = (self.cyc[ICNT], self.cyc[L2], self.cyc[DRAM]);
-        for net in [&self.req_net, &self.reply_net] {
+        for net in [&self.mem.req_net, &self.mem.reply_net] {
             if let Some(c) = net.next_event(ic) {
                 t_ev = t_ev.min(self.time_of(ICNT, c));
             }
         }
-        for s in &self.slices {
+        for s in &self.mem.slices {
             if let Some(c) = s.next_event(lc) {
                 t_ev = t_ev.min(self.time_of(L2, c));
             }
         }
-        for ch in &self.channels {
+        for ch in &self.mem.channels {
             if ch.has_queued() {
                 t_ev = t_ev.min(self.next[DRAM]);
             }
@@ -453,7 +496,7 @@ impl Gpu {
                 0
             };
             if d == DRAM {
-                for c in &mut self.channels {
+                for c in &mut self.mem.channels {
                     c.skip_cycles(k);
                 }
             }
@@ -528,28 +571,72 @@ impl Gpu {
         let mut last_exit = self.cyc[CORE];
         let n_sm = self.sms.len();
         let mut cta_rr = 0usize;
+        // The overlapped engine needs worker threads and interconnect ticks that coincide with
+        // core ticks (see `Gpu::run_launch`'s loop).
+        let can_overlap = self.team.is_some() && self.period[ICNT] == self.period[CORE];
         loop {
             let t = *self.next.iter().min().expect("four domains");
-            if self.next[DRAM] == t {
-                self.dram_tick();
-                self.cyc[DRAM] += 1;
-                self.next[DRAM] += self.period[DRAM];
-            }
-            if self.next[L2] == t {
-                self.l2_tick();
-                self.cyc[L2] += 1;
-                self.next[L2] += self.period[L2];
-            }
-            if self.next[ICNT] == t {
-                self.icnt_tick();
-                self.cyc[ICNT] += 1;
-                self.next[ICNT] += self.period[ICNT];
-            }
-            if self.next[CORE] != t {
-                continue;
+            // Overlapped engine (threads > 1): at a time when the core and the interconnect
+            // both tick, only the two parts of the interconnect tick that an SM's core cycle
+            // reads are done first: the request network's cycle (it drains the SMs' request
+            // queues, whose occupancy the SMs check) and the ejection of the replies that have
+            // arrived (they entered the reply network at least `icnt.latency` >= 1 cycles ago,
+            // so nothing the rest of this tick does can add to them). The rest of the memory
+            // side at this time (DRAM, L2, requests into the slices, the slices' replies into
+            // the reply network, whose back-pressure still counts the ejected replies) touches
+            // no SM and no SM reads it within the cycle, so it runs on the main thread while
+            // the team steps the SMs (`Team::cycle`). Every component sees the same
+            // inputs in the same order as in the sequential loop, so statistics are identical.
+            let split = can_overlap
+                && self.mem.port.is_none()
+                && self.next[CORE] == t
+                && self.next[ICNT] == t;
+            if split {
+                self.icnt_req();
+                self.icnt_eject(true);
+            } else {
+                if self.next[DRAM] == t {
+                    self.dram_tick();
+                    self.cyc[DRAM] += 1;
+                    self.next[DRAM] += self.period[DRAM];
+                }
+                if self.next[L2] == t {
+                    self.l2_tick();
+                    self.cyc[L2] += 1;
+                    self.next[L2] += self.period[L2];
+                }
+                if self.next[ICNT] == t {
+                    self.icnt_tick();
+                    self.cyc[ICNT] += 1;
+                    self.next[ICNT] += self.period[ICNT];
+                }
+                if self.next[CORE] != t {
+                    continue;
+                }
             }
             let now = self.cyc[CORE];
-            let skip = if self.cfg.sim.skip_idle && self.port.is_none() {
+            // The memory side of time `t` still to run (split ticks only).
+            let mut pending = split;
+            if pending
+                && self.cfg.sim.skip_idle
+                && self
+                    .awake
+                    .iter()
+                    .all(|&s| self.sms[s as usize].quiet_until(now).is_some())
+            {
+                // Idle skipping may apply, and it must see the whole memory side at `t`: finish
+                // the ticks first (with an SM that is not quiet, `idle_span` is `None` whatever
+                // the memory side holds).
+                finish_ticks(
+                    &mut self.mem,
+                    &mut self.cyc,
+                    &mut self.next,
+                    &self.period,
+                    t,
+                );
+                pending = false;
+            }
+            let skip = if !pending && self.cfg.sim.skip_idle && self.mem.port.is_none() {
                 let cap_dl = if self.memory_busy() {
                     u64::MAX
                 } else {
@@ -581,7 +668,23 @@ impl Gpu {
                             }
                             self.wake(s, now);
                         }
-                        if self.sms[s].dispatch_cta(now, next_cta as u32, &k, src)? {
+                        let placed = match self.sms[s].dispatch_cta(now, next_cta as u32, &k, src) {
+                            Ok(p) => p,
+                            Err(e) => {
+                                // Leave the memory side where the sequential loop would.
+                                if pending {
+                                    finish_ticks(
+                                        &mut self.mem,
+                                        &mut self.cyc,
+                                        &mut self.next,
+                                        &self.period,
+                                        t,
+                                    );
+                                }
+                                return Err(e.into());
+                            }
+                        };
+                        if placed {
                             next_cta += 1;
                             last_progress = now;
                             last_exit = now;
@@ -593,7 +696,19 @@ impl Gpu {
                 // pipeline may start as soon as its own fetch is done.
                 match &mut self.team {
                     Some(team) => {
-                        team.cycle(&mut self.sms, &self.awake, now, |sm| sm.fetch(now, src))?
+                        let (mem, cyc, next, period) =
+                            (&mut self.mem, &mut self.cyc, &mut self.next, &self.period);
+                        team.cycle(
+                            &mut self.sms,
+                            &self.awake,
+                            now,
+                            |sm| sm.fetch(now, src),
+                            || {
+                                if pending {
+                                    finish_ticks(mem, cyc, next, period, t);
+                                }
+                            },
+                        )?
                     }
                     None => {
                         for &s in &self.awake {
@@ -670,6 +785,26 @@ impl Gpu {
         }
         Ok(())
     }
+}
+
+/// The memory-side ticks at time `t` (femtoseconds) that follow the early part of a split
+/// interconnect tick (`Gpu::icnt_req` and `Gpu::icnt_eject`): DRAM and L2 if they tick at `t`,
+/// then the middle of the interconnect tick, in the sequential loop's order; advances those
+/// domains' clocks.
+fn finish_ticks(mem: &mut Mem, cyc: &mut [u64; 4], next: &mut [u64; 4], period: &[u64; 4], t: u64) {
+    if next[DRAM] == t {
+        mem.dram_tick(cyc[DRAM]);
+        cyc[DRAM] += 1;
+        next[DRAM] += period[DRAM];
+    }
+    if next[L2] == t {
+        mem.l2_tick(cyc[L2], cyc[DRAM]);
+        cyc[L2] += 1;
+        next[L2] += period[L2];
+    }
+    mem.icnt_mid(cyc[ICNT], cyc[L2]);
+    cyc[ICNT] += 1;
+    next[ICNT] += period[ICNT];
 }
 
 /// Why a launch stopped early.

@@ -171,6 +171,11 @@ impl Team {
     /// the others are not, and the error is returned (as a one-thread loop of "prepare, step"
     /// would leave them).
     ///
+    /// The calling thread runs `after` once it has prepared every SM (or a `prepare` failed),
+    /// while the other participants are still stepping SMs, and before it joins them. `after`
+    /// cannot touch the SMs (the engine runs the memory side of the cycle there, which the
+    /// SMs' steps do not read).
+    ///
     /// # Panics
     /// If an index of `order` is out of range or repeated (two threads would step one SM).
     pub fn cycle<E>(
@@ -179,6 +184,7 @@ impl Team {
         order: &[u32],
         now: u64,
         mut prepare: impl FnMut(&mut Sm) -> Result<(), E>,
+        after: impl FnOnce(),
     ) -> Result<(), E> {
         assert!(
             order.windows(2).all(|w| w[0] < w[1])
@@ -213,6 +219,7 @@ impl Team {
             }
             s.ready.store(i + 1, Ordering::Release);
         }
+        after();
         s.work();
         let len = s.len.load(Ordering::Acquire);
         let mut n = 0u32;
@@ -271,14 +278,22 @@ mod tests {
             let mut s = sms(9);
             let order = [0u32, 2, 3, 5, 8];
             let mut seen = Vec::new();
-            let r: Result<(), ()> = team.cycle(&mut s, &order, 0, |sm| {
-                // Not stepped before it is prepared.
-                assert_eq!(sm.stalls.idle, 0);
-                seen.push(sm.id());
-                Ok(())
-            });
+            let mut after = 0;
+            let r: Result<(), ()> = team.cycle(
+                &mut s,
+                &order,
+                0,
+                |sm| {
+                    // Not stepped before it is prepared.
+                    assert_eq!(sm.stalls.idle, 0);
+                    seen.push(sm.id());
+                    Ok(())
+                },
+                || after += 1,
+            );
             assert!(r.is_ok());
             assert_eq!(seen, [0, 2, 3, 5, 8], "prepared in order");
+            assert_eq!(after, 1, "`after` runs once");
             let want: Vec<bool> = (0..9).map(|i| order.contains(&(i as u32))).collect();
             assert_eq!(stepped(&s), want, "{threads} threads");
         }
@@ -291,14 +306,22 @@ mod tests {
             let mut s = sms(6);
             let order = [0u32, 1, 2, 3, 4, 5];
             let mut k = 0;
-            let r = team.cycle(&mut s, &order, 0, |_| {
-                k += 1;
-                if k == 4 {
-                    Err("fault")
-                } else {
-                    Ok(())
-                }
-            });
+            let mut after = false;
+            let r = team.cycle(
+                &mut s,
+                &order,
+                0,
+                |_| {
+                    k += 1;
+                    if k == 4 {
+                        Err("fault")
+                    } else {
+                        Ok(())
+                    }
+                },
+                || after = true,
+            );
+            assert!(after, "`after` runs after a failed prepare too");
             assert_eq!(r, Err("fault"));
             assert_eq!(
                 stepped(&s),
@@ -306,7 +329,7 @@ mod tests {
                 "{threads} threads"
             );
             // The team is usable afterwards.
-            let r: Result<(), ()> = team.cycle(&mut s, &order, 1, |_| Ok(()));
+            let r: Result<(), ()> = team.cycle(&mut s, &order, 1, |_| Ok(()), || {});
             assert!(r.is_ok());
             assert!(stepped(&s).iter().all(|&b| b));
         }

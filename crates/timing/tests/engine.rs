@@ -1,12 +1,25 @@
-//! The parallel engine (fetch streamed into the thread team, `team.rs`) gives byte-identical
-//! JSON statistics for every thread count, on several workloads and machine sizes (SM counts
-//! that divide evenly among the threads and ones that do not, machines with idle SMs).
+//! The parallel engine (fetch streamed into the thread team, `team.rs`, and the memory side of
+//! each cycle overlapped with the SMs' steps, `gpu.rs`) gives byte-identical JSON statistics for
+//! every thread count, on several workloads and machine sizes (SM counts that divide evenly
+//! among the threads and ones that do not, machines with idle SMs), with the back-pressure
+//! buffers small enough to be full often, with the shortest interconnect latency, and with an
+//! interconnect clock unlike the core's (where the engine does not overlap).
 
 use warpforge_simt::Device;
 use warpforge_timing::{GpuConfig, TimingRunner};
 use warpforge_workloads::{registry, Check, Size};
 
 fn run(name: &str, sms: u32, threads: usize, skip_idle: bool) -> serde_json::Value {
+    run_with(name, sms, threads, skip_idle, &[])
+}
+
+fn run_with(
+    name: &str,
+    sms: u32,
+    threads: usize,
+    skip_idle: bool,
+    set: &[(&str, &str)],
+) -> serde_json::Value {
     let w = registry()
         .into_iter()
         .find(|w| w.info().name == name)
@@ -15,6 +28,9 @@ fn run(name: &str, sms: u32, threads: usize, skip_idle: bool) -> serde_json::Val
     cfg.set("core.num_sms", &sms.to_string()).unwrap();
     cfg.set("sim.skip_idle", if skip_idle { "true" } else { "false" })
         .unwrap();
+    for (k, v) in set {
+        cfg.set(k, v).unwrap();
+    }
     let mut dev = Device::new();
     dev.set_runner(Box::new(TimingRunner::new(cfg, threads)));
     let check = w
@@ -58,6 +74,53 @@ fn statistics_are_identical_across_threads_with_every_sm_stepped() {
             assert!(
                 one == run(name, sms, threads, false),
                 "{name} on {sms} SMs, sim.skip_idle off: 1 and {threads} threads differ"
+            );
+        }
+    }
+}
+
+/// Full ejection buffers (the reply network's back-pressure counts replies the overlapped
+/// engine hands to the SMs before the rest of the cycle), full SM request queues, a one-cycle
+/// interconnect, and 15- and 80-SM machines.
+#[test]
+fn back_pressure_and_short_latency_keep_threads_identical() {
+    let tight = [
+        ("icnt.ejection_buffer", "2"),
+        ("icnt.input_buffer", "1"),
+        ("icnt.latency", "1"),
+    ];
+    for (name, sms, skip) in [
+        ("kmn", 15, true),
+        ("bfs", 80, true),
+        ("mm", 15, false),
+        ("kmn", 80, true),
+    ] {
+        let one = run_with(name, sms, 1, skip, &tight);
+        let base = run(name, sms, 1, skip);
+        assert_ne!(
+            one["total"]["cycles"], base["total"]["cycles"],
+            "{name}: the tight buffers should change the timing (else they test nothing)"
+        );
+        for threads in [2, 3] {
+            assert!(
+                one == run_with(name, sms, threads, skip, &tight),
+                "{name} on {sms} SMs, tight buffers: 1 and {threads} threads differ"
+            );
+        }
+    }
+}
+
+/// An interconnect clock unlike the core's: the engine steps the memory side sequentially
+/// (no overlap), still identical.
+#[test]
+fn unequal_clocks_keep_threads_identical() {
+    let clocks = [("clocks.icnt_mhz", "900.0"), ("clocks.l2_mhz", "650.0")];
+    for (name, sms) in [("bfs", 15), ("kmn", 80)] {
+        let one = run_with(name, sms, 1, true, &clocks);
+        for threads in [2, 3] {
+            assert!(
+                one == run_with(name, sms, threads, true, &clocks),
+                "{name} on {sms} SMs, icnt at 900 MHz: 1 and {threads} threads differ"
             );
         }
     }

@@ -59,6 +59,11 @@ pub struct Network {
     occupied: Vec<u32>,
     /// Scratch: the destinations headed for this cycle.
     dests: Vec<u32>,
+    /// Per destination: packets taken out early by [`Network::pop_held`] this cycle, still
+    /// counted against the ejection buffer by the next [`Network::cycle`].
+    held: Vec<u32>,
+    /// Destinations with a non-zero `held` count.
+    held_list: Vec<u32>,
     /// Counters.
     pub stats: NetStats,
 }
@@ -83,6 +88,8 @@ impl Network {
             headed: Vec::with_capacity(n_src.min(64)),
             occupied: Vec::with_capacity(n_dst.min(64)),
             dests: Vec::with_capacity(n_dst.min(64)),
+            held: vec![0; n_dst],
+            held_list: Vec::new(),
             dst_q: (0..n_dst)
                 .map(|_| VecDeque::with_capacity(c.ejection_buffer as usize))
                 .collect(),
@@ -157,7 +164,7 @@ impl Network {
         dests.dedup();
         for &d in &dests {
             let d = d as usize;
-            if self.dst_free[d] > now || self.dst_q[d].len() >= self.cap {
+            if self.dst_free[d] > now || self.dst_q[d].len() + self.held[d] as usize >= self.cap {
                 continue;
             }
             // Round robin: the first source at or after `rr[d]` (cyclically) headed for `d`.
@@ -204,6 +211,27 @@ impl Network {
                 .swap_remove(k.expect("a queued destination is listed"));
         }
         r
+    }
+
+    /// [`Network::pop`] ahead of this cycle's [`Network::cycle`]: the packet leaves the
+    /// ejection buffer now but still occupies its slot for the next `cycle`'s back-pressure
+    /// check, as if it had been removed after it. This lets the engine hand a cycle's arrived
+    /// replies to the SMs before it runs the rest of the memory side of that cycle (the
+    /// overlapped engine of [`crate::gpu`]); [`Network::release_held`] ends the cycle.
+    pub fn pop_held(&mut self, d: usize) -> MemReq {
+        let r = self.pop(d);
+        if self.held[d] == 0 {
+            self.held_list.push(d as u32);
+        }
+        self.held[d] += 1;
+        r
+    }
+
+    /// Forgets the [`Network::pop_held`] counts (after the cycle they belong to).
+    pub fn release_held(&mut self) {
+        for d in self.held_list.drain(..) {
+            self.held[d as usize] = 0;
+        }
     }
 }
 
@@ -287,5 +315,52 @@ mod tests {
             n.cycle(now, &mut q);
         }
         assert_eq!(got, 6);
+    }
+
+    /// Taking arrived packets out with `pop_held` before a cycle back-pressures that cycle
+    /// exactly like taking them out after it; a plain `pop` before the cycle would not.
+    #[test]
+    fn held_pops_count_until_the_cycle_ends() {
+        let mut c = cfg();
+        c.ejection_buffer = 1;
+        c.latency = 1;
+        // Same traffic three times: pop after each cycle, `pop_held` before it, `pop` before it.
+        let mut log = [vec![], vec![], vec![]];
+        for (k, log) in log.iter_mut().enumerate() {
+            let mut n = Network::new(&c, 2, 1, false);
+            let mut q = Q(vec![
+                VecDeque::from(vec![req(ReqKind::Read, 0, 0); 4]),
+                VecDeque::from(vec![req(ReqKind::Read, 0, 0); 4]),
+            ]);
+            for now in 0..40 {
+                if k > 0 {
+                    while n.peek(0, now).is_some() {
+                        if k == 1 {
+                            n.pop_held(0);
+                        } else {
+                            n.pop(0);
+                        }
+                        log.push(now);
+                    }
+                }
+                n.cycle(now, &mut q);
+                n.release_held();
+                if k == 0 {
+                    while n.peek(0, now).is_some() {
+                        n.pop(0);
+                        log.push(now);
+                    }
+                }
+            }
+            assert_eq!(log.len(), 8, "every packet delivered");
+        }
+        assert_eq!(
+            log[0], log[1],
+            "held pops back-pressure like pops after the cycle"
+        );
+        // A one-packet buffer admits a packet every other cycle when the slot is freed after
+        // the cycle, every cycle when freed before it.
+        assert_eq!(log[0], [1, 3, 5, 7, 9, 11, 13, 15]);
+        assert_ne!(log[0], log[2]);
     }
 }
