@@ -8,7 +8,10 @@
 //! streamed into a thread team (`team.rs`) that steps every SM's pipeline and L1s (touching
 //! only SM-local state) as soon as that SM's fetch is done; (3) sequential: finished CTAs are
 //! released.
-//! The interconnect, L2 and DRAM domains are stepped sequentially in a fixed order.
+//! The interconnect, L2 and DRAM domains are stepped sequentially in a fixed order; with a
+//! thread team, the parts of a time step that no SM reads within the cycle (everything but the
+//! request network's cycle and the reply ejection) run on the main thread while the team steps
+//! the SMs (see `Gpu::run_launch`), in the same order as with one thread.
 //!
 //! Idle work is cheap, and with `sim.skip_idle` idle time is skipped: an SM with nothing in
 //! flight returns at once, an idle DRAM channel only counts its cycle, the networks return when
