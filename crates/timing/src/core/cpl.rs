@@ -16,7 +16,14 @@
 //!   higher CPI always means "more critical").
 //! * `CPI_avg` = core cycles since the warp's dispatch / instructions issued (at least 1).
 //! * `nStall` accumulates the cycles between consecutive issues of the warp minus one (the
-//!   `Δ − 1` reading of Algorithm 6), the first issue counting from dispatch.
+//!   `Δ − 1` reading of Algorithm 6), the first issue counting from dispatch. The stall under
+//!   way counts too: "CPL monitors the stall cycles between the current and the next
+//!   instruction execution … and increments the criticality counter accordingly for all warps"
+//!   (§4.2.1), so a warp that waits (on memory, or ready but passed over by the scheduler)
+//!   becomes more critical every cycle it waits, not only once it finally issues. Folding the
+//!   gap in only at the next issue froze a passed-over warp's counter at its last value: under
+//!   gCAWS the warp that waited longest kept the lowest rank, was passed over again and
+//!   finished last (CPL accuracy 0.34 on KMN under gCAWS, below the 0.5 of a coin toss).
 //!
 //! Decisions (§4.3 ambiguities): `nInst` starts at 0 for every warp (all warps of a TB start
 //! equal) and enters Eq. 4.1 relative to the TB's minimum (an absolute counter starting at 0
@@ -48,7 +55,11 @@ pub struct Cpl {
     last_issue: [u64; 64],
     n_stall: [u64; 64],
     last_idx: [u32; 64],
-    /// The criticality counter of each warp slot (higher = more critical).
+    /// The ranking key of each warp slot: its criticality counter minus the current core cycle
+    /// (higher = more critical). The counter of a warp that does not issue grows by one stall
+    /// cycle per cycle, so `counter(now) = crit + now` ([`Cpl::value`]); storing it relative to
+    /// the clock keeps every comparison between warps exact without touching each warp every
+    /// cycle.
     pub crit: [i64; 64],
     /// Accuracy samples in which this warp ranked in the slower half of its TB.
     top: [u64; 64],
@@ -81,7 +92,8 @@ impl Cpl {
         self.last_issue[w] = now;
         self.n_stall[w] = 0;
         self.last_idx[w] = u32::MAX;
-        self.crit[w] = 0;
+        // No issue yet: every cycle since dispatch is a stall cycle.
+        self.crit[w] = -(now as i64);
         self.top[w] = 0;
         self.samples[w] = 0;
     }
@@ -119,7 +131,15 @@ impl Cpl {
         }
         let behind = self.n_inst[w] - lead;
         let cycles = (now - self.born[w] + 1) as i64;
-        self.crit[w] = behind * cycles / self.issued[w] as i64 + self.n_stall[w] as i64;
+        let value = behind * cycles / self.issued[w] as i64 + self.n_stall[w] as i64;
+        // From the next cycle on, every cycle without an issue is one more stall cycle.
+        self.crit[w] = value - now as i64 - 1;
+    }
+
+    /// The criticality counter (Eq. 4.1) of warp slot `w` as an issue at core cycle `now` (after
+    /// its last issue) would find it: the stall cycles since its last issue included.
+    pub fn value(&self, w: usize, now: u64) -> i64 {
+        self.crit[w] + now as i64
     }
 
     /// `nInst` of warp slot `w` (for tests and diagnostics).
@@ -234,8 +254,37 @@ mod tests {
             c.on_issue(3, i, 4 * i as u64 + 2, 0b1100);
         }
         assert!(c.crit[3] > c.crit[2], "{} vs {}", c.crit[3], c.crit[2]);
-        // 5 instructions behind at CPI 19/5 plus 14 stall cycles.
-        assert_eq!(c.crit[3], 5 * 19 / 5 + 14);
+        // 5 instructions behind at CPI 19/5 plus 14 stall cycles, as of its last issue (18).
+        assert_eq!(c.value(3, 19), 5 * 19 / 5 + 14);
+        // Each cycle without an issue adds a stall cycle.
+        assert_eq!(c.value(3, 29), 5 * 19 / 5 + 14 + 10);
+    }
+
+    /// §4.2.1: the stall cycles between two issues count for every warp while they accrue. A warp
+    /// that stops issuing (waiting on memory, or passed over by the scheduler) overtakes one that
+    /// keeps issuing, before it issues again.
+    #[test]
+    fn a_waiting_warp_gains_criticality_before_it_issues_again() {
+        let mut c = Cpl::default();
+        c.start(0, 0);
+        c.start(1, 0);
+        c.on_issue(0, 0, 0, 0b11);
+        c.on_issue(1, 0, 1, 0b11);
+        // Warp 0 runs straight on; warp 1 waits.
+        for t in 2..40u64 {
+            c.on_issue(0, t as u32, t, 0b11);
+        }
+        assert_eq!(
+            c.value(1, 40),
+            39,
+            "1 stall cycle before its first issue, 38 since"
+        );
+        assert!(c.is_critical(1, 0b11));
+        assert!(!c.is_critical(0, 0b11));
+        // The waiting warp ranks in the slower half of every sample.
+        c.sample(0b11, 1);
+        assert_eq!(c.record(1), (1, 1));
+        assert_eq!(c.record(0), (0, 1));
     }
 
     #[test]
