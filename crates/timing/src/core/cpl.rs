@@ -236,10 +236,12 @@ mod tests {
         let mut c = Cpl::default();
         c.start(0, 0);
         c.start(1, 0);
-        // Same code, warp 1 issues every 10 cycles, warp 0 every cycle.
+        // Same code, warp 1 issues every 10 cycles, warp 0 every cycle up to cycle 95.
         for i in 0..10u32 {
-            c.on_issue(0, i, i as u64, 0b11);
             c.on_issue(1, i, 10 * i as u64 + 5, 0b11);
+        }
+        for i in 0..96u32 {
+            c.on_issue(0, i, i as u64, 0b11);
         }
         assert!(c.crit[1] > c.crit[0], "{} vs {}", c.crit[1], c.crit[0]);
         assert!(c.is_critical(1, 0b11));
