@@ -313,6 +313,10 @@ counters! {
         elim_timeouts,
         /// Warp-cycles spent held in fetch by the policy (LeaderWB waits, branch barriers).
         elim_hold_cycles,
+        /// Of those, DARSIE followers waiting for their leader's write-back (LeaderWB).
+        elim_hold_wb_cycles,
+        /// Of those, DARSIE warps waiting at a branch barrier (majority-path election).
+        elim_hold_branch_cycles,
     }
 }
 

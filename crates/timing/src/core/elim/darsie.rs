@@ -143,6 +143,9 @@ impl Darsie {
             let v = m.trailing_zeros() as usize;
             m &= m - 1;
             if t.arrived[v].is_none() {
+                if at.retry {
+                    self.c.hold_branch += 1;
+                }
                 return Some(Fetch::Hold);
             }
         }
@@ -303,7 +306,12 @@ impl Eliminator for Darsie {
                 t.gc();
                 Fetch::Skip
             }
-            Some(_) => Fetch::Hold,
+            Some(_) => {
+                if at.retry {
+                    self.c.hold_leader_wb += 1;
+                }
+                Fetch::Hold
+            }
         }
     }
 

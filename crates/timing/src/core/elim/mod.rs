@@ -85,6 +85,10 @@ pub struct ElimCounters {
     pub load_invalidations: u64,
     /// Holds released by the safety timeout (expected 0).
     pub timeouts: u64,
+    /// Warp-cycles a follower waited in fetch for its leader's write-back (LeaderWB, §5.4).
+    pub hold_leader_wb: u64,
+    /// Warp-cycles a warp waited in fetch at a branch barrier (majority-path election, §5.3).
+    pub hold_branch: u64,
 }
 
 /// Constructor of a policy from its configuration.

@@ -652,6 +652,8 @@ impl Sm {
         s.elim_table_full = c.table_full;
         s.elim_load_invalidations = c.load_invalidations;
         s.elim_timeouts = c.timeouts;
+        s.elim_hold_wb_cycles = c.hold_leader_wb;
+        s.elim_hold_branch_cycles = c.hold_branch;
     }
 
     /// Counts an instruction a policy removed: skipped at fetch (`fetch`) or reused at issue,
