@@ -217,6 +217,11 @@ pub struct ElimConfig {
     pub branch_sync: bool,
     /// DARSIE: stores do not invalidate load entries (DARSIE-IGNORE-STORE).
     pub ignore_stores: bool,
+    /// DARSIE: renamed registers are read from the TB's rename slice, laid out strided across
+    /// the register-file banks (document 003 §5.3 F), so their bank differs from the warp's own
+    /// mapping; false: renamed reads keep the warp's mapping (§5.6's artificial case with no
+    /// DARSIE-induced bank conflicts).
+    pub rename_banks: bool,
 }
 
 impl Default for ElimConfig {
@@ -226,6 +231,7 @@ impl Default for ElimConfig {
             skip_entries: 8,
             branch_sync: true,
             ignore_stores: false,
+            rename_banks: true,
         }
     }
 }

@@ -21,9 +21,17 @@
 //! * Loads (§5.5): a store executed by the TB removes its load entries (not with
 //!   `core.elim.ignore_stores`: DARSIE-IGNORE-STORE); a global atomic in the SM removes every
 //!   global-load entry.
-//! * Register renaming (§5.3 D-F): followers map their destination to the leader's version;
-//!   the version count per TB is bounded by the skip table (8 <= 32 rename entries), so the
-//!   freelist never runs empty in this model.
+//! * Register renaming (§5.3 D-F): a leader's destination gets a physical register of the TB's
+//!   rename slice (32 per TB, taken round robin: the version count per TB is bounded by the
+//!   skip table, 8 <= 32, so the freelist never runs empty in this model) and followers map
+//!   theirs to it. Reads of a renamed register go to that physical register, whose bank is
+//!   its place in the slice (strided across banks) rather than the warp's own mapping: the
+//!   DARSIE-induced bank conflicts of §5.6 (`core.elim.rename_banks = false` turns them off).
+//!   The mapping ends when the warp writes the register itself or leaves the majority path.
+//!   It is tracked at fetch, up to the I-buffer's depth ahead of the reads at issue.
+//! * `bar.sync` (every warp of the TB at the barrier, every instance passed): the skip table
+//!   empties and the per-warp instance counts start again, so a warp that left the majority
+//!   path (and stopped counting) rejoins in step with the others.
 //!
 //! A hold released by the safety timeout (`TIMEOUT` cycles) counts in `timeouts` (expected 0).
 
@@ -46,7 +54,12 @@ struct Entry {
     global: bool,
     dst: [u16; MAX_DST],
     n_dst: u8,
+    /// The leader's physical register in the TB's rename slice.
+    phys: u8,
 }
+
+/// Physical registers of a TB's rename slice (document 003 §5.3 F: up to 32 per TB).
+const RENAME_PER_TB: u32 = 32;
 
 #[derive(Default)]
 struct Tb {
@@ -61,6 +74,10 @@ struct Tb {
     /// The instance number a held warp was given (counted once per arrival).
     cur: Vec<Option<u32>>,
     hold_since: Vec<u64>,
+    /// Per warp: (register, physical register of the rename slice) of its renamed registers.
+    renamed: Vec<Vec<(u16, u8)>>,
+    /// The next physical register the rename slice hands out (round robin).
+    next_phys: u8,
 }
 
 impl Tb {
@@ -76,6 +93,18 @@ impl Tb {
         }
         self.after_branch &= !bit;
         self.arrived[w as usize] = None;
+        // Its renamed values are copied to its private registers.
+        self.renamed[w as usize].clear();
+    }
+    /// Warp `w` maps `regs` to physical register `phys` of the slice (`None`: its own).
+    fn rename(&mut self, w: u32, regs: &[u16], phys: Option<u8>) {
+        let m = &mut self.renamed[w as usize];
+        for &r in regs {
+            m.retain(|x| x.0 != r);
+            if let Some(p) = phys {
+                m.push((r, p));
+            }
+        }
     }
 }
 
@@ -84,6 +113,7 @@ struct Darsie {
     entries: usize,
     branch_sync: bool,
     ignore_stores: bool,
+    rename_banks: bool,
     tbs: Vec<Tb>,
     c: ElimCounters,
 }
@@ -94,6 +124,7 @@ pub(super) fn new(cfg: &ElimConfig) -> Box<dyn Eliminator> {
         entries: cfg.skip_entries as usize,
         branch_sync: cfg.branch_sync,
         ignore_stores: cfg.ignore_stores,
+        rename_banks: cfg.rename_banks,
         tbs: Vec::new(),
         c: ElimCounters::default(),
     })
@@ -172,6 +203,7 @@ impl Darsie {
             m &= m - 1;
             if t.arrived[v] != Some(win) {
                 t.majority &= !(1u64 << v);
+                t.renamed[v].clear();
                 self.c.majority_exits += 1;
             }
             t.arrived[v] = None;
@@ -209,6 +241,8 @@ impl Eliminator for Darsie {
         t.arrived = vec![None; warps as usize];
         t.cur = vec![None; warps as usize];
         t.hold_since = vec![0; warps as usize];
+        t.renamed = vec![Vec::new(); warps as usize];
+        t.next_phys = 0;
     }
 
     fn fetched(&mut self, at: &At, inst: &DynInst) -> Fetch {
@@ -248,10 +282,12 @@ impl Eliminator for Darsie {
         }
         if !marked {
             self.memory_ordering(at.cta_slot, inst);
+            self.tbs[at.cta_slot].rename(w, inst.dsts(), None);
             return Fetch::Keep;
         }
         let t = &mut self.tbs[at.cta_slot];
         if t.majority & bit == 0 {
+            t.rename(w, inst.dsts(), None);
             return Fetch::Keep;
         }
         if diverged {
@@ -260,7 +296,7 @@ impl Eliminator for Darsie {
             return Fetch::Keep;
         }
         if !full_mask(inst) {
-            // Predicated off in every lane: nothing to skip.
+            // Predicated off in every lane: nothing to skip (and nothing written).
             return Fetch::Keep;
         }
         let n = match t.cur[w as usize] {
@@ -281,9 +317,13 @@ impl Eliminator for Darsie {
                 t.cur[w as usize] = None;
                 if t.entries.len() >= self.entries {
                     self.c.table_full += 1;
+                    t.rename(w, inst.dsts(), None);
                     return Fetch::Keep;
                 }
                 let global = inst.mem.is_some_and(|m| m.space == MemSpace::Global);
+                let phys = t.next_phys;
+                t.next_phys = ((phys as u32 + 1) % RENAME_PER_TB) as u8;
+                t.rename(w, inst.dsts(), Some(phys));
                 t.entries.push(Entry {
                     idx: inst.static_idx,
                     n,
@@ -295,6 +335,7 @@ impl Eliminator for Darsie {
                     global,
                     dst: inst.dst,
                     n_dst: inst.n_dst,
+                    phys,
                 });
                 self.c.leaders += 1;
                 t.gc();
@@ -303,6 +344,8 @@ impl Eliminator for Darsie {
             Some(i) if t.entries[i].leader_wb => {
                 t.cur[w as usize] = None;
                 t.entries[i].passed |= bit;
+                let phys = t.entries[i].phys;
+                t.rename(w, inst.dsts(), Some(phys));
                 t.gc();
                 Fetch::Skip
             }
@@ -364,10 +407,126 @@ impl Eliminator for Darsie {
             for a in &mut t.arrived {
                 *a = None;
             }
+            // Every warp waits at the barrier: every instance is behind all of them.
+            t.entries.clear();
+            let warps = t.arrived.len() as u32;
+            t.inst.reset(warps);
+            for c in &mut t.cur {
+                *c = None;
+            }
         }
+    }
+
+    fn renamed(&self, cta_slot: usize, warp: u32, reg: u16) -> Option<u32> {
+        if !self.rename_banks {
+            return None;
+        }
+        let t = self.tbs.get(cta_slot)?;
+        let (_, p) = t.renamed.get(warp as usize)?.iter().find(|x| x.0 == reg)?;
+        Some(cta_slot as u32 * RENAME_PER_TB + *p as u32)
     }
 
     fn stats(&self) -> ElimCounters {
         self.c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use warpforge_core::Dim3;
+
+    /// A 2D TB of 2 warps (16x4 threads) on slot 0, DARSIE with `cfg`.
+    fn tb(cfg: ElimConfig) -> Box<dyn Eliminator> {
+        let mut d = new(&cfg);
+        d.start_kernel(&KernelInfo {
+            block: Dim3::new(16, 4, 1),
+            grid: Dim3::new(1, 1, 1),
+            ..KernelInfo::default()
+        });
+        d.cta_started(0, 2);
+        d
+    }
+
+    /// A full-mask instruction at static index `idx` writing `dst`, marked `R` or not.
+    fn inst(idx: u32, dst: u16, marked: bool) -> DynInst {
+        let mut i = DynInst {
+            pc: idx as u64 * 8,
+            static_idx: idx,
+            active_mask: u32::MAX,
+            class: OpClass::IntAlu,
+            n_dst: 1,
+            ..DynInst::default()
+        };
+        i.dst[0] = dst;
+        if marked {
+            i.hints = hint::DARSIE_R;
+        }
+        i
+    }
+
+    fn at(warp: u32) -> At {
+        At {
+            now: 0,
+            cta_slot: 0,
+            warp,
+            retry: false,
+        }
+    }
+
+    /// The leader executes and writes back.
+    fn lead(d: &mut Box<dyn Eliminator>, warp: u32, i: &DynInst) {
+        assert_eq!(d.fetched(&at(warp), i), Fetch::Keep, "leader keeps");
+        d.at_issue(0, warp, i);
+        d.written(0, warp, i.dsts());
+    }
+
+    #[test]
+    fn followers_read_the_leaders_physical_register_until_they_write_it() {
+        let mut d = tb(ElimConfig::default());
+        let a = inst(3, 7, true);
+        lead(&mut d, 0, &a);
+        let leader = d.renamed(0, 0, 7);
+        assert!(leader.is_some(), "the leader's result lives in the rename slice");
+        assert_eq!(d.fetched(&at(1), &a), Fetch::Skip);
+        assert_eq!(d.renamed(0, 1, 7), leader, "the follower reads the leader's version");
+        assert_eq!(d.renamed(0, 1, 8), None, "other registers keep the warp's mapping");
+        // The follower's own write of r7 ends the mapping.
+        assert_eq!(d.fetched(&at(1), &inst(4, 7, false)), Fetch::Keep);
+        assert_eq!(d.renamed(0, 1, 7), None);
+        assert_eq!(d.renamed(0, 0, 7), leader);
+        // A second instance takes another physical register (a new version).
+        let b = inst(5, 9, true);
+        lead(&mut d, 1, &b);
+        assert_ne!(d.renamed(0, 1, 9), leader);
+        // The artificial case without DARSIE-induced bank conflicts: the warp's own mapping.
+        let mut d = tb(ElimConfig {
+            rename_banks: false,
+            ..ElimConfig::default()
+        });
+        lead(&mut d, 0, &a);
+        assert_eq!(d.fetched(&at(1), &a), Fetch::Skip);
+        assert_eq!(d.renamed(0, 1, 7), None);
+    }
+
+    #[test]
+    fn bar_sync_brings_a_warp_that_left_the_majority_path_back_in_step() {
+        let mut d = tb(ElimConfig::default());
+        // Warp 1 shows SIMD divergence on a redundant instruction: it leaves the majority path.
+        let mut div = inst(2, 5, true);
+        div.active_mask = 0xffff;
+        assert_eq!(d.fetched(&at(1), &div), Fetch::Keep);
+        assert_eq!(d.stats().majority_exits, 1);
+        // Two iterations of a loop: warp 0 leads both; warp 1 runs them itself.
+        let a = inst(3, 7, true);
+        for _ in 0..2 {
+            lead(&mut d, 0, &a);
+            assert_eq!(d.fetched(&at(1), &a), Fetch::Keep, "off the majority path");
+        }
+        // After `__syncthreads` both warps are on the majority path and in step again: warp 0
+        // leads the next instance and warp 1 skips it.
+        d.barrier_released(0);
+        lead(&mut d, 0, &a);
+        assert_eq!(d.fetched(&at(1), &a), Fetch::Skip);
     }
 }

@@ -64,6 +64,13 @@ pub trait Eliminator: Send {
     fn warp_done(&mut self, _cta_slot: usize, _warp: u32) {}
     /// The CTA's `bar.sync` released.
     fn barrier_released(&mut self, _cta_slot: usize) {}
+    /// Where warp `warp` of `cta_slot` reads register `reg` from, when the policy renamed it:
+    /// the index of a physical register of the SM's rename area, whose register-file bank is
+    /// the index modulo the bank count (the area is laid out strided across banks). `None`: the
+    /// warp's own register (the baseline bank mapping).
+    fn renamed(&self, _cta_slot: usize, _warp: u32, _reg: u16) -> Option<u32> {
+        None
+    }
     /// Policy counters so far.
     fn stats(&self) -> ElimCounters {
         ElimCounters::default()

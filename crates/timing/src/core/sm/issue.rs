@@ -380,6 +380,7 @@ impl Sm {
             .find(|&i| !self.cus[i].busy)
             .expect("free collector");
         let wp = &mut self.warps[w];
+        let (cs, wic) = (wp.cta_slot as usize, wp.warp_in_cta);
         let inst = &wp.ibuf[h];
         for &r in &inst.dst[..inst.n_dst as usize] {
             wp.sb.reserve(r);
@@ -396,7 +397,13 @@ impl Sm {
         c.seq = self.cu_seq;
         c.reads = 0;
         for &r in &inst.src[..inst.n_src as usize] {
-            let b = ((r as u32 + w as u32) % self.reg_banks) as u8;
+            // A register a redundancy policy renamed is read from its rename area.
+            let phys = if self.elim_on {
+                self.elim.renamed(cs, wic, r)
+            } else {
+                None
+            };
+            let b = (phys.unwrap_or(r as u32 + w as u32) % self.reg_banks) as u8;
             c.banks[c.reads as usize] = b;
             c.reads += 1;
         }
