@@ -3,7 +3,8 @@
 //! on one and two stepping threads, and each policy does what the document says: DARSIE skips
 //! TB-redundant instructions at fetch (up to the limit study's removable share, shared loads of
 //! MatrixMul included), UV reuses at issue without removing fetched instructions, DAC-IDEAL skips
-//! affine work but no unstructured loads, and nothing is skipped for a 1D TB's `tid.x` work.
+//! affine work but no unstructured loads, nothing is skipped for a 1D TB's `tid.x` work, and
+//! renamed registers are read from the rename slice's banks.
 
 use warpforge_simt::Device;
 use warpforge_timing::{GpuConfig, KernelStats, TimingRunner};
@@ -18,9 +19,17 @@ fn cfg(policy: &str) -> GpuConfig {
 }
 
 fn run(name: &str, policy: &str, threads: usize) -> KernelStats {
+    run_with(name, policy, &[], threads)
+}
+
+fn run_with(name: &str, policy: &str, sets: &[(&str, &str)], threads: usize) -> KernelStats {
     let w = find(name).unwrap();
     let mut dev = Device::new();
-    dev.set_runner(Box::new(TimingRunner::new(cfg(policy), threads)));
+    let mut c = cfg(policy);
+    for (k, v) in sets {
+        c.set(k, v).unwrap();
+    }
+    dev.set_runner(Box::new(TimingRunner::new(c, threads)));
     let check = w
         .run(&mut dev, Size::Tiny)
         .unwrap_or_else(|e| panic!("{name} under {policy}: {e}"));
@@ -75,6 +84,24 @@ fn darsie_skips_redundant_work_of_2d_tbs_and_not_more() {
     assert_eq!(d.core.elim_majority_exits, 0);
     // Never more than the values allow: at most the limit study's removable share (34% at tiny).
     assert!((d.core.elim_skipped as f64) < 0.36 * base.core.warp_insts as f64);
+    // Fetch holds are LeaderWB waits or branch barriers; followers do wait for the leader.
+    assert!(d.core.elim_hold_wb_cycles > 0);
+    assert!(
+        d.core.elim_hold_wb_cycles + d.core.elim_hold_branch_cycles <= d.core.elim_hold_cycles
+    );
+}
+
+#[test]
+fn renamed_reads_use_the_rename_slice_banks() {
+    // The Bs[k][tx] value a follower skipped is read by its `fma` from the leader's physical
+    // register (§5.3 F): other banks than the warp's own mapping, so other bank conflicts.
+    let on = run("mmt", "darsie", 1).raw;
+    let off = run_with("mmt", "darsie", &[("core.elim.rename_banks", "false")], 1).raw;
+    assert_ne!(on.core.bank_conflicts, off.core.bank_conflicts);
+    // Without DARSIE nothing is renamed: the key changes nothing.
+    let base = run("mmt", "none", 1).raw;
+    let base_off = run_with("mmt", "none", &[("core.elim.rename_banks", "false")], 1).raw;
+    assert_eq!(base, base_off);
 }
 
 #[test]

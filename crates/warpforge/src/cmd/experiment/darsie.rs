@@ -16,7 +16,10 @@
 //! `crates/models` on each run's activity, minus the units of the instructions the policy
 //! removed), `shared_loads_removed.mm` (the share of `mmt`'s dynamic shared loads DARSIE
 //! skipped), `storage_bytes` (claim 30's area arithmetic for this configuration) and
-//! `limit_study` (the §2 table per workload).
+//! `limit_study` (the §2 table per workload). Diagnosis and claims 28-29: `baseline_bound`
+//! (what bounds each baseline run), `shared_bandwidth_saving` and `alu_inst_reduction` (2D,
+//! DARSIE), and DARSIE's §5.6 variants IGNORE-STORE, NO-CF-SYNC and no-bank-conflicts on the
+//! 2D workloads (`variant_speedup`, `variant_geomean_2d`, `variant_change`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -39,9 +42,10 @@ use crate::cmd::report::geomean;
 const POLICIES: [&str; 4] = ["none", "darsie", "uv", "dac_ideal"];
 
 /// DARSIE's variants of §5.6 (claim 29), run on the 2D workloads: (label, key, value).
-const VARIANTS: [(&str, &str, &str); 2] = [
+const VARIANTS: [(&str, &str, &str); 3] = [
     ("darsie_ignore_store", "core.elim.ignore_stores", "true"),
     ("darsie_no_cf_sync", "core.elim.branch_sync", "false"),
+    ("darsie_no_bank_conflicts", "core.elim.rename_banks", "false"),
 ];
 
 /// Arguments of `experiment darsie`.
