@@ -222,6 +222,11 @@ pub struct ElimConfig {
     /// mapping; false: renamed reads keep the warp's mapping (§5.6's artificial case with no
     /// DARSIE-induced bank conflicts).
     pub rename_banks: bool,
+    /// DARSIE: followers wait in fetch until the leader has written back (LeaderWB, §5.4).
+    /// `false` is a diagnostic bound, not a document variant: followers skip at once and their
+    /// dependants do not wait for the leader's value (optimistic), which measures what the
+    /// LeaderWB waits cost.
+    pub leader_wb_wait: bool,
 }
 
 impl Default for ElimConfig {
@@ -232,6 +237,7 @@ impl Default for ElimConfig {
             branch_sync: true,
             ignore_stores: false,
             rename_banks: true,
+            leader_wb_wait: true,
         }
     }
 }

@@ -33,6 +33,9 @@
 //!   empties and the per-warp instance counts start again, so a warp that left the majority
 //!   path (and stopped counting) rejoins in step with the others.
 //!
+//! `core.elim.leader_wb_wait = false` (a diagnostic bound, not in the document): followers skip
+//! without waiting for LeaderWB.
+//!
 //! A hold released by the safety timeout (`TIMEOUT` cycles) counts in `timeouts` (expected 0).
 
 use super::{full_mask, At, ElimCounters, Eliminator, Fetch, Instances};
@@ -114,6 +117,7 @@ struct Darsie {
     branch_sync: bool,
     ignore_stores: bool,
     rename_banks: bool,
+    wb_wait: bool,
     tbs: Vec<Tb>,
     c: ElimCounters,
 }
@@ -125,6 +129,7 @@ pub(super) fn new(cfg: &ElimConfig) -> Box<dyn Eliminator> {
         branch_sync: cfg.branch_sync,
         ignore_stores: cfg.ignore_stores,
         rename_banks: cfg.rename_banks,
+        wb_wait: cfg.leader_wb_wait,
         tbs: Vec::new(),
         c: ElimCounters::default(),
     })
@@ -341,7 +346,7 @@ impl Eliminator for Darsie {
                 t.gc();
                 Fetch::Keep
             }
-            Some(i) if t.entries[i].leader_wb => {
+            Some(i) if t.entries[i].leader_wb || !self.wb_wait => {
                 t.cur[w as usize] = None;
                 t.entries[i].passed |= bit;
                 let phys = t.entries[i].phys;
