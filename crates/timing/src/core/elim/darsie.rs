@@ -515,6 +515,24 @@ mod tests {
     }
 
     #[test]
+    fn followers_wait_for_leader_wb_unless_the_diagnostic_bound_is_on() {
+        let a = inst(3, 7, true);
+        let mut d = tb(ElimConfig::default());
+        assert_eq!(d.fetched(&at(0), &a), Fetch::Keep, "first arrival leads");
+        assert_eq!(d.fetched(&at(1), &a), Fetch::Hold, "no LeaderWB yet");
+        d.at_issue(0, 0, &a);
+        d.written(0, 0, a.dsts());
+        let retry = At { retry: true, ..at(1) };
+        assert_eq!(d.fetched(&retry, &a), Fetch::Skip, "LeaderWB set: skip");
+        let mut d = tb(ElimConfig {
+            leader_wb_wait: false,
+            ..ElimConfig::default()
+        });
+        assert_eq!(d.fetched(&at(0), &a), Fetch::Keep);
+        assert_eq!(d.fetched(&at(1), &a), Fetch::Skip);
+    }
+
+    #[test]
     fn bar_sync_brings_a_warp_that_left_the_majority_path_back_in_step() {
         let mut d = tb(ElimConfig::default());
         // Warp 1 shows SIMD divergence on a redundant instruction: it leaves the majority path.
