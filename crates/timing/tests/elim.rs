@@ -86,9 +86,7 @@ fn darsie_skips_redundant_work_of_2d_tbs_and_not_more() {
     assert!((d.core.elim_skipped as f64) < 0.36 * base.core.warp_insts as f64);
     // Fetch holds are LeaderWB waits or branch barriers; followers do wait for the leader.
     assert!(d.core.elim_hold_wb_cycles > 0);
-    assert!(
-        d.core.elim_hold_wb_cycles + d.core.elim_hold_branch_cycles <= d.core.elim_hold_cycles
-    );
+    assert!(d.core.elim_hold_wb_cycles + d.core.elim_hold_branch_cycles <= d.core.elim_hold_cycles);
 }
 
 #[test]

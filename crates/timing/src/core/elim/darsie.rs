@@ -492,10 +492,21 @@ mod tests {
         let a = inst(3, 7, true);
         lead(&mut d, 0, &a);
         let leader = d.renamed(0, 0, 7);
-        assert!(leader.is_some(), "the leader's result lives in the rename slice");
+        assert!(
+            leader.is_some(),
+            "the leader's result lives in the rename slice"
+        );
         assert_eq!(d.fetched(&at(1), &a), Fetch::Skip);
-        assert_eq!(d.renamed(0, 1, 7), leader, "the follower reads the leader's version");
-        assert_eq!(d.renamed(0, 1, 8), None, "other registers keep the warp's mapping");
+        assert_eq!(
+            d.renamed(0, 1, 7),
+            leader,
+            "the follower reads the leader's version"
+        );
+        assert_eq!(
+            d.renamed(0, 1, 8),
+            None,
+            "other registers keep the warp's mapping"
+        );
         // The follower's own write of r7 ends the mapping.
         assert_eq!(d.fetched(&at(1), &inst(4, 7, false)), Fetch::Keep);
         assert_eq!(d.renamed(0, 1, 7), None);
@@ -522,7 +533,10 @@ mod tests {
         assert_eq!(d.fetched(&at(1), &a), Fetch::Hold, "no LeaderWB yet");
         d.at_issue(0, 0, &a);
         d.written(0, 0, a.dsts());
-        let retry = At { retry: true, ..at(1) };
+        let retry = At {
+            retry: true,
+            ..at(1)
+        };
         assert_eq!(d.fetched(&retry, &a), Fetch::Skip, "LeaderWB set: skip");
         let mut d = tb(ElimConfig {
             leader_wb_wait: false,

@@ -47,7 +47,11 @@ const POLICIES: [&str; 4] = ["none", "darsie", "uv", "dac_ideal"];
 const VARIANTS: [(&str, &str, &str); 4] = [
     ("darsie_ignore_store", "core.elim.ignore_stores", "true"),
     ("darsie_no_cf_sync", "core.elim.branch_sync", "false"),
-    ("darsie_no_bank_conflicts", "core.elim.rename_banks", "false"),
+    (
+        "darsie_no_bank_conflicts",
+        "core.elim.rename_banks",
+        "false",
+    ),
     ("darsie_no_wb_wait", "core.elim.leader_wb_wait", "false"),
 ];
 
@@ -351,10 +355,10 @@ pub fn run(a: DarsieArgs) -> Result<()> {
                 let base_t = &base_o.stats["total"]["raw"]["core"];
                 let sh_base = base_t["shared_accesses"].as_u64().unwrap_or(0);
                 if sh_base > 0 {
-                    claim_28.entry("shared_bandwidth_saving").or_default().insert(
-                        w,
-                        1.0 - g("shared_accesses") as f64 / sh_base as f64,
-                    );
+                    claim_28
+                        .entry("shared_bandwidth_saving")
+                        .or_default()
+                        .insert(w, 1.0 - g("shared_accesses") as f64 / sh_base as f64);
                 }
                 let alu_units = [Unit::Int, Unit::Fp, Unit::Sfu, Unit::Alu];
                 let alu_base: f64 = units[w]
