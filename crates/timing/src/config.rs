@@ -156,6 +156,14 @@ pub struct CoreConfig {
     pub shared_bytes: u32,
     /// Warp schedulers per SM; warp slot `w` belongs to scheduler `w % schedulers`.
     pub schedulers: u32,
+    /// Sub-cores (processing blocks) per SM (GPGPU-Sim `-gpgpu_sub_core_model 1`: one per
+    /// scheduler on Volta and later). Warp slot `w` belongs to sub-core `w % sub_cores`, and each
+    /// sub-core has its own share of the operand collectors (every kind), the SP and SFU
+    /// pipelines and the register-file banks; the LD/ST unit stays shared by the SM. Must divide
+    /// `schedulers`, `collectors_*`, `sp_units`, `sfu_units` and `reg_banks`; at most 8.
+    /// 1 (the default): one pool shared by all schedulers (the Fermi-class core).
+    #[serde(default = "default_sub_cores")]
+    pub sub_cores: u32,
     /// Warp scheduling policy, a name of [`crate::core::sched::SCHEDULERS`].
     pub scheduler: String,
     /// Active-pool size per scheduler of the `two_level` policy, warps.
@@ -302,6 +310,13 @@ pub struct CacheConfig {
 
 fn default_channel_index() -> String {
     "consecutive".into()
+}
+
+/// The largest `core.sub_cores`.
+pub const MAX_SUB_CORES: u32 = 8;
+
+fn default_sub_cores() -> u32 {
+    1
 }
 
 fn default_signature() -> String {
@@ -936,6 +951,32 @@ impl GpuConfig {
             return Err(ConfigError::new("core.reg_banks", "at most 64"));
         }
         pos("core.load_trackers", c.load_trackers as u64)?;
+        pos("core.sub_cores", c.sub_cores as u64)?;
+        if c.sub_cores > MAX_SUB_CORES {
+            return Err(ConfigError::new(
+                "core.sub_cores",
+                format!("at most {MAX_SUB_CORES}"),
+            ));
+        }
+        for (k, v) in [
+            ("core.schedulers", c.schedulers),
+            ("core.collectors_sp", c.collectors_sp),
+            ("core.collectors_sfu", c.collectors_sfu),
+            ("core.collectors_mem", c.collectors_mem),
+            ("core.sp_units", c.sp_units),
+            ("core.sfu_units", c.sfu_units),
+            ("core.reg_banks", c.reg_banks),
+        ] {
+            if v % c.sub_cores != 0 {
+                return Err(ConfigError::new(
+                    k,
+                    format!(
+                        "{v} is not a multiple of core.sub_cores = {} (each sub-core gets an equal share)",
+                        c.sub_cores
+                    ),
+                ));
+            }
+        }
         pos("core.two_level_active", c.two_level_active as u64)?;
         if crate::core::sched::find(&c.scheduler).is_none() {
             return Err(ConfigError::new(

@@ -46,6 +46,7 @@ pub const MAPPED: &[&str] = &[
     "gpgpu_operand_collector_num_units_mem",
     "gpgpu_operand_collector_num_units_gen",
     "gpgpu_num_reg_banks",
+    "gpgpu_sub_core_model",
     "ptx_opcode_latency_int",
     "ptx_opcode_latency_fp",
     "ptx_opcode_latency_dp",
@@ -431,6 +432,11 @@ pub fn to_timing_config(
     }
     if let Some(v) = o.u32("gpgpu_num_reg_banks")? {
         c.reg_banks = v.clamp(1, 64);
+    }
+    // Sub-core model: every scheduler a processing block with its own collectors, pipelines
+    // and register banks (GPGPU-Sim asserts that these divide evenly; validation reports it).
+    if let Some(sub) = o.bool("gpgpu_sub_core_model")? {
+        c.sub_cores = if sub { c.schedulers } else { 1 };
     }
     // Latencies: <ADD,MAX,MUL,MAD,DIV[,SHFL]>.
     for (lat_name, ini_name) in [

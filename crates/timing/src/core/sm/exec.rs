@@ -150,17 +150,36 @@ impl Sm {
 
     /// Operand collection (register-bank arbitration) and dispatch to execution units.
     pub(super) fn collect_and_dispatch(&mut self, now: u64) {
-        // Dispatch: oldest ready CU per free unit.
-        for kind in [Unit::Sp, Unit::Sfu, Unit::Mem] {
-            let (lo, hi) = self.cu_range[match kind {
-                Unit::Sp => 0,
-                Unit::Sfu => 1,
-                _ => 2,
-            }];
+        // Dispatch: oldest ready CU per free unit. Each sub-core dispatches its collectors to
+        // its own SP and SFU pipelines; the memory collectors of all sub-cores share the LD/ST
+        // unit.
+        let subs = self.sub_cores;
+        for (kind, j) in [Unit::Sp, Unit::Sfu]
+            .into_iter()
+            .flat_map(|k| (0..subs).map(move |j| (k, j)))
+            .chain(std::iter::once((Unit::Mem, 0)))
+        {
+            let (lo, hi) = match kind {
+                Unit::Sp => self.cu_range[j][0],
+                Unit::Sfu => self.cu_range[j][1],
+                _ => (self.cu_range[0][2].0, self.cu_range[subs - 1][2].1),
+            };
             loop {
                 let unit_idx = match kind {
-                    Unit::Sp => self.sp_free.iter().position(|&t| t <= now),
-                    Unit::Sfu => self.sfu_free.iter().position(|&t| t <= now),
+                    Unit::Sp => {
+                        let (a, b) = self.unit_range[j][0];
+                        self.sp_free[a..b]
+                            .iter()
+                            .position(|&t| t <= now)
+                            .map(|i| a + i)
+                    }
+                    Unit::Sfu => {
+                        let (a, b) = self.unit_range[j][1];
+                        self.sfu_free[a..b]
+                            .iter()
+                            .position(|&t| t <= now)
+                            .map(|i| a + i)
+                    }
                     _ => (!self.ldst.busy).then_some(0),
                 };
                 let Some(ui) = unit_idx else { break };

@@ -64,16 +64,19 @@ impl Sm {
         }
     }
 
-    pub(super) fn free_units(&self) -> [usize; 3] {
-        let mut free = [0usize; 3];
-        for (k, &(lo, hi)) in self.cu_range.iter().enumerate() {
-            free[k] = self.cus[lo..hi].iter().filter(|c| !c.busy).count();
+    /// Free collectors of each unit kind (SP, SFU, memory), per sub-core.
+    pub(super) fn free_units(&self) -> Free {
+        let mut free = [[0usize; 3]; MAX_SUB];
+        for (f, ranges) in free.iter_mut().zip(&self.cu_range) {
+            for (k, &(lo, hi)) in ranges.iter().enumerate() {
+                f[k] = self.cus[lo..hi].iter().filter(|c| !c.busy).count();
+            }
         }
         free
     }
 
     /// Why warp `w` cannot issue at `now` (`None`: it is ready). Reads state only.
-    pub(super) fn warp_why(&self, w: usize, now: u64, free: &[usize; 3]) -> Option<Why> {
+    pub(super) fn warp_why(&self, w: usize, now: u64, free: &Free) -> Option<Why> {
         let bit = 1u64 << w;
         if self.blocked.get() & bit != 0 {
             return Some(if self.blocked_mem.get() & bit != 0 {
@@ -107,6 +110,7 @@ impl Sm {
                     Why::DataHazard
                 }
             } else {
+                let free = &free[w % self.sub_cores];
                 match self.unit_of(inst.class) {
                     Unit::Sp if free[0] == 0 => Why::Structural,
                     Unit::Sfu if free[1] == 0 => Why::Structural,
@@ -119,7 +123,7 @@ impl Sm {
 
     /// Scheduler `s`'s view of its warps at `now`: (mask of warps, ready warps, long-waiting
     /// warps, the stall reason closest to issuing). Reads state only.
-    pub(super) fn classify(&self, s: usize, now: u64, free: &[usize; 3]) -> (u64, u64, u64, Why) {
+    pub(super) fn classify(&self, s: usize, now: u64, free: &Free) -> (u64, u64, u64, Why) {
         self.classify_into(s, now, free, &mut [None; 64])
     }
 
@@ -128,7 +132,7 @@ impl Sm {
         &self,
         s: usize,
         now: u64,
-        free: &[usize; 3],
+        free: &Free,
         whys: &mut [Option<Why>; 64],
     ) -> (u64, u64, u64, Why) {
         let mask = self.sched_masks[s] & self.used_warps;
@@ -322,7 +326,7 @@ impl Sm {
         }
     }
 
-    pub(super) fn issue_warp(&mut self, w: usize, free: &mut [usize; 3], now: u64) {
+    pub(super) fn issue_warp(&mut self, w: usize, free: &mut Free, now: u64) {
         self.progressed = true;
         let h = self.warps[w].head as usize;
         // The entry is read in place (a `DynInst` is 320 bytes): only a memory instruction's
@@ -374,8 +378,9 @@ impl Sm {
             Unit::Sfu => 1,
             _ => 2,
         };
-        free[k] -= 1;
-        let (lo, hi) = self.cu_range[k];
+        let sub = w % self.sub_cores;
+        free[sub][k] -= 1;
+        let (lo, hi) = self.cu_range[sub][k];
         let ci = (lo..hi)
             .find(|&i| !self.cus[i].busy)
             .expect("free collector");
@@ -397,13 +402,15 @@ impl Sm {
         c.seq = self.cu_seq;
         c.reads = 0;
         for &r in &inst.src[..inst.n_src as usize] {
-            // A register a redundancy policy renamed is read from its rename area.
+            // A register a redundancy policy renamed is read from its rename area; the bank
+            // is one of the warp's sub-core's own (all of them with one sub-core).
             let phys = if self.elim_on {
                 self.elim.renamed(cs, wic, r)
             } else {
                 None
             };
-            let b = (phys.unwrap_or(r as u32 + w as u32) % self.reg_banks) as u8;
+            let b = (sub as u32 * self.banks_per_sub
+                + phys.unwrap_or(r as u32 + w as u32) % self.banks_per_sub) as u8;
             c.banks[c.reads as usize] = b;
             c.reads += 1;
         }

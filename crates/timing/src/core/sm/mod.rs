@@ -107,6 +107,12 @@ struct LdSt {
     shared_left: u32,
 }
 
+/// Most sub-cores ([`crate::config::MAX_SUB_CORES`]).
+const MAX_SUB: usize = crate::config::MAX_SUB_CORES as usize;
+
+/// Free operand collectors of each unit kind (SP, SFU, memory), per sub-core.
+type Free = [[usize; 3]; MAX_SUB];
+
 /// Why a warp cannot issue; lower is closer to issuing (the stall attributed to a cycle).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Why {
@@ -136,7 +142,6 @@ pub struct Sm {
     lat: ClassCycles,
     ii: ClassCycles,
     dp_on_sfu: bool,
-    reg_banks: u32,
     smem_banks: u32,
     smem_bank_bytes: u32,
     smem_latency: u64,
@@ -197,7 +202,15 @@ pub struct Sm {
     /// The instruction held by each collector (apart from `cus`, which the dispatch and
     /// operand-read loops scan every cycle: a `DynInst` is 320 bytes).
     cu_insts: Vec<DynInst>,
-    cu_range: [(usize, usize); 3],
+    /// Collectors of each unit kind (SP, SFU, memory) per sub-core: `cu_range[j][k]`.
+    cu_range: Vec<[(usize, usize); 3]>,
+    /// SP and SFU pipelines of each sub-core: `unit_range[j][k]` indexes `sp_free` (k = 0)
+    /// or `sfu_free` (k = 1).
+    unit_range: Vec<[(usize, usize); 2]>,
+    /// `core.sub_cores`.
+    sub_cores: usize,
+    /// Register banks per sub-core.
+    banks_per_sub: u32,
     cu_seq: u64,
     cu_rr: usize,
     sp_free: Vec<u64>,
@@ -279,7 +292,6 @@ impl Sm {
             lat: c.latency.clone(),
             ii: c.initiation.clone(),
             dp_on_sfu: c.dp_on_sfu,
-            reg_banks: c.reg_banks,
             smem_banks: cfg.shared.banks,
             smem_bank_bytes: cfg.shared.bank_bytes,
             smem_latency: cfg.shared.latency as u64,
@@ -328,7 +340,28 @@ impl Sm {
             map,
             cus: vec![cu; a + b + m],
             cu_insts: vec![DynInst::default(); a + b + m],
-            cu_range: [(0, a), (a, a + b), (a + b, a + b + m)],
+            cu_range: {
+                let sc = c.sub_cores as usize;
+                let (pa, pb, pm) = (a / sc, b / sc, m / sc);
+                (0..sc)
+                    .map(|j| {
+                        [
+                            (j * pa, (j + 1) * pa),
+                            (a + j * pb, a + (j + 1) * pb),
+                            (a + b + j * pm, a + b + (j + 1) * pm),
+                        ]
+                    })
+                    .collect()
+            },
+            unit_range: {
+                let sc = c.sub_cores as usize;
+                let (ps, pf) = (c.sp_units as usize / sc, c.sfu_units as usize / sc);
+                (0..sc)
+                    .map(|j| [(j * ps, (j + 1) * ps), (j * pf, (j + 1) * pf)])
+                    .collect()
+            },
+            sub_cores: c.sub_cores as usize,
+            banks_per_sub: c.reg_banks / c.sub_cores,
             cu_seq: 0,
             cu_rr: 0,
             sp_free: vec![0; c.sp_units as usize],

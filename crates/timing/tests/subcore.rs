@@ -1,0 +1,135 @@
+//! The sub-core (processing-block) model, `core.sub_cores` (issue 14 item 3; GPGPU-Sim
+//! `-gpgpu_sub_core_model 1`): warp slot `w` belongs to sub-core `w % sub_cores`, which has its
+//! own scheduler, operand collectors, SP/SFU pipelines and register banks.
+
+mod common;
+
+use common::*;
+use warpforge_core::{KernelRunner, OpClass};
+use warpforge_timing::{GpuConfig, KernelStats, TimingRunner};
+
+/// `qv100` on one SM, fetch wide enough for four schedulers, fp32 pipelines that take a warp
+/// every `fp_ii` cycles.
+fn cfg(sub_cores: u32, fp_ii: u32) -> GpuConfig {
+    let mut c = GpuConfig::preset("qv100").unwrap();
+    assert_eq!(
+        c.core.sub_cores, 4,
+        "the preset imports -gpgpu_sub_core_model 1"
+    );
+    c.core.num_sms = 1;
+    c.core.sub_cores = sub_cores;
+    c.core.fetch_per_cycle = 4;
+    c.core.launch_latency = 0;
+    c.core.initiation.fp_alu = fp_ii;
+    c.validate().unwrap();
+    c
+}
+
+/// One CTA of 16 warps; the warps in `busy` run `n` independent fp adds (destinations rotating
+/// over 8 registers, sources `srcs`), the others exit at once.
+fn kernel(busy: fn(u32) -> bool, n: u32, srcs: [u16; 2]) -> Mock {
+    Mock::new(
+        1,
+        16 * 32,
+        Box::new(move |_, w, i| match i {
+            i if i < n && busy(w) => Some(alu(
+                0x200 + 8 * (i as u64 % 32),
+                OpClass::FpAlu,
+                (i % 8) as u16 + 16,
+                &srcs,
+            )),
+            i if i == n || (i == 0 && !busy(w)) => Some(exit(0x300)),
+            _ => None,
+        }),
+    )
+}
+
+fn run(c: &GpuConfig, src: Mock) -> KernelStats {
+    let mut r = TimingRunner::new(c.clone(), 1);
+    let mut s = src;
+    r.run_kernel(&mut s).unwrap();
+    r.kernels()[0].clone()
+}
+
+/// Steady-state warp instructions per cycle of the SM: the difference between 800 and 400
+/// instructions per busy warp cancels the cold start.
+fn ipc(c: &GpuConfig, busy: fn(u32) -> bool) -> f64 {
+    let a = run(c, kernel(busy, 400, [1, 2]));
+    let b = run(c, kernel(busy, 800, [1, 2]));
+    (b.warp_insts - a.warp_insts) as f64 / (b.cycles - a.cycles) as f64
+}
+
+/// Warps 0, 4, 8, 12: all in sub-core 0.
+fn packed(w: u32) -> bool {
+    w % 4 == 0
+}
+
+/// Warps 0..7: two per sub-core (a warp alone issues 2 instructions per 3 cycles: its
+/// 2-entry instruction buffer is refetched only when empty).
+fn spread(w: u32) -> bool {
+    w < 8
+}
+
+/// Four warps on one sub-core issue at most one instruction per cycle (one scheduler, one
+/// issue port); warps spread over the four sub-cores issue close to four.
+#[test]
+fn one_sub_core_issues_one_instruction_per_cycle_four_issue_four() {
+    let c = cfg(4, 1);
+    let (one, four) = (ipc(&c, packed), ipc(&c, spread));
+    eprintln!("warp IPC: {one:.3} on one sub-core, {four:.3} on four");
+    assert!(one <= 1.0 + 1e-9, "{one}");
+    assert!(one > 0.9, "{one}");
+    assert!(four > 3.5 && four <= 4.0 + 1e-9, "{four}");
+}
+
+/// Pipelines are not shared: with fp32 pipelines that take a warp every 4 cycles, the four
+/// warps of sub-core 0 reach only its one pipeline (1/4 instruction per cycle), while without
+/// sub-cores the same scheduler feeds all four pipelines (1 per cycle), and spread warps use
+/// one pipeline each (1 per cycle again).
+#[test]
+fn a_sub_core_reaches_only_its_own_pipelines() {
+    let (sub, flat) = (cfg(4, 4), cfg(1, 4));
+    let (own, shared, spread4) = (ipc(&sub, packed), ipc(&flat, packed), ipc(&sub, spread));
+    eprintln!("ii 4: packed {own:.3} with sub-cores, {shared:.3} without; spread {spread4:.3}");
+    assert!(own <= 0.25 + 1e-9 && own > 0.23, "{own}");
+    assert!(shared > 0.9, "{shared}");
+    assert!(spread4 > 0.9, "{spread4}");
+}
+
+/// Register banks are split: with 16 banks and four sub-cores each sub-core has 4, so
+/// registers 1 and 5 of a warp collide in one bank (one more cycle per instruction), while
+/// the 16 banks of a single pool hold them apart.
+#[test]
+fn a_sub_core_reads_operands_from_its_own_banks() {
+    let (sub, flat) = (cfg(4, 1), cfg(1, 1));
+    assert_eq!(sub.core.reg_banks, 16);
+    let one = |w: u32| w == 0;
+    let n = 200;
+    let (a, b) = (
+        run(&sub, kernel(one, n, [1, 5])),
+        run(&flat, kernel(one, n, [1, 5])),
+    );
+    assert_eq!(a.warp_insts, b.warp_insts);
+    eprintln!(
+        "bank conflicts: {} with sub-cores, {} without",
+        a.raw.core.bank_conflicts, b.raw.core.bank_conflicts
+    );
+    assert!(a.raw.core.bank_conflicts >= n as u64, "{:?}", a.raw.core);
+    assert_eq!(b.raw.core.bank_conflicts, 0, "{:?}", b.raw.core);
+    assert!(a.cycles > b.cycles);
+}
+
+/// An uneven split is a configuration error naming the key.
+#[test]
+fn uneven_sub_core_shares_are_rejected() {
+    let mut c = cfg(4, 1);
+    c.core.collectors_sfu = 6;
+    let e = c.validate().unwrap_err().to_string();
+    assert!(
+        e.contains("core.collectors_sfu") && e.contains("sub_cores"),
+        "{e}"
+    );
+    let mut c = cfg(4, 1);
+    c.core.sub_cores = 16;
+    assert!(c.validate().is_err());
+}
