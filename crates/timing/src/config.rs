@@ -399,6 +399,12 @@ pub struct L2Config {
     /// `cache.sector_bytes` then only sets the valid/dirty granularity.
     #[serde(default)]
     pub sector_requests: bool,
+    /// Extra L2 cycles of a request that crosses to the other half of a two-partition L2
+    /// (H100: about 400-500 cycles for a far hit against 290 near); reads that crossed leave a
+    /// copy in the requester's half, which later reads of the line use without the extra
+    /// ([`crate::mem::l2far`]). 0 (the default): one partition.
+    #[serde(default)]
+    pub far_latency: u32,
     /// Geometry and policies of one slice.
     pub cache: CacheConfig,
 }

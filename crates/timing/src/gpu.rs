@@ -202,7 +202,13 @@ impl Gpu {
                 req_net: Network::new(&cfg.icnt, n_sm, n_slices, false),
                 reply_net: Network::new(&cfg.icnt, n_slices, n_sm, true),
                 slices: (0..n_slices)
-                    .map(|i| L2Slice::new(i as u16, &cfg.l2, map.clone()))
+                    .map(|i| {
+                        L2Slice::new(i as u16, &cfg.l2, map.clone()).with_partitions(
+                            &cfg.l2,
+                            n_slices as u32,
+                            n_sm as u32,
+                        )
+                    })
                     .collect(),
                 channels: (0..cfg.dram.channels)
                     .map(|_| Channel::new(&cfg.dram))

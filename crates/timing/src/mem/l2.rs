@@ -18,6 +18,7 @@
 //! traffic, the tag-port occupancy and the reply bytes are the same.
 
 use super::cache::{Cache, Lookup, Mshr, WriteAllocate, WritePolicy};
+use super::l2far::FarHalf;
 use super::req::{MemReq, ReqKind, ReqSrc};
 use crate::config::L2Config;
 use crate::dram::addrmap::AddrMap;
@@ -70,6 +71,11 @@ pub struct L2Slice {
     write: WritePolicy,
     alloc: WriteAllocate,
     rop: VecDeque<(u64, MemReq)>,
+    /// Requests from the other half of a two-partition L2 ([`FarHalf`]), in arrival order,
+    /// with the L2 cycle from which they may access the tags.
+    far_q: VecDeque<(u64, MemReq)>,
+    /// The two-partition L2 (`l2.far_latency` > 0).
+    far: Option<Box<FarHalf>>,
     rop_cap: usize,
     rop_latency: u64,
     dram_latency: u64,
@@ -103,6 +109,8 @@ impl L2Slice {
             write: WritePolicy::parse(&c.cache.write_policy).expect("validated"),
             alloc: WriteAllocate::parse(&c.cache.write_allocate).expect("validated"),
             rop: VecDeque::with_capacity(c.input_queue as usize),
+            far_q: VecDeque::new(),
+            far: None,
             rop_cap: c.input_queue as usize,
             rop_latency: c.rop_latency as u64,
             dram_latency: c.dram_latency as u64,
@@ -121,13 +129,34 @@ impl L2Slice {
         }
     }
 
+    /// Places this slice (configured by `c`), one of `slices`, in a GPU of `sms` SMs: with
+    /// `l2.far_latency` > 0 the L2 is two partitions ([`FarHalf`]).
+    pub fn with_partitions(mut self, c: &L2Config, slices: u32, sms: u32) -> Self {
+        self.far = FarHalf::new(c.far_latency, self.id as u32, slices, sms, &c.cache).map(Box::new);
+        self
+    }
+
+    /// Requests that crossed to this slice from the other half of a two-partition L2 and paid
+    /// the far latency.
+    pub fn far_crossings(&self) -> u64 {
+        self.far.as_ref().map_or(0, |f| f.crossings)
+    }
+
     /// Whether the ROP queue has room.
     pub fn can_accept(&self) -> bool {
-        self.rop.len() < self.rop_cap
+        self.rop.len() + self.far_q.len() < self.rop_cap
     }
 
     /// A request arrives from the interconnect at L2 cycle `now`.
     pub fn accept(&mut self, now: u64, r: MemReq) {
+        if let Some(far) = self.far.as_mut() {
+            let line = self.cache.line_of(self.map.slice_local(r.addr));
+            let extra = far.delay(&r, line);
+            if extra > 0 {
+                self.far_q.push_back((now + self.rop_latency + extra, r));
+                return;
+            }
+        }
         self.rop.push_back((now + self.rop_latency, r));
     }
 
@@ -143,6 +172,7 @@ impl L2Slice {
     /// Whether anything is queued or outstanding.
     pub fn busy(&self) -> bool {
         !self.rop.is_empty()
+            || !self.far_q.is_empty()
             || !self.out_q.is_empty()
             || !self.to_dram.is_empty()
             || !self.fills.is_empty()
@@ -156,10 +186,11 @@ impl L2Slice {
         if !self.out_q.is_empty() || !self.to_dram.is_empty() {
             return Some(now);
         }
-        let rop = self
-            .rop
-            .front()
-            .map(|&(t, _)| t.max(self.tag_free).max(now));
+        let rop = match (self.rop.front(), self.far_q.front()) {
+            (Some(&(a, _)), Some(&(b, _))) => Some(a.min(b)),
+            (a, b) => a.or(b).map(|&(t, _)| t),
+        }
+        .map(|t| t.max(self.tag_free).max(now));
         let fill = self.fills.front().map(|&(t, _)| t.max(now));
         match (rop, fill) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -194,9 +225,20 @@ impl L2Slice {
     /// One L2 cycle.
     pub fn cycle(&mut self, now: u64) {
         self.fill_step(now);
-        if let Some(&(t, r)) = self.rop.front() {
+        // The ROP queue's head, or a crossing request that is due earlier.
+        let far = match (self.rop.front(), self.far_q.front()) {
+            (Some(&(a, _)), Some(&(b, _))) => b < a,
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        let q = if far { &self.far_q } else { &self.rop };
+        if let Some(&(t, r)) = q.front() {
             if t <= now && self.tag_free <= now && self.access(&r) {
-                self.rop.pop_front();
+                if far {
+                    self.far_q.pop_front();
+                } else {
+                    self.rop.pop_front();
+                }
                 if self.sector_req {
                     let n = self.cache.sectors_of(r.addr, r.bytes).count_ones().max(1);
                     self.tag_free = now + n as u64;

@@ -9,6 +9,7 @@ pub mod icnt;
 pub mod insertion;
 pub mod l1;
 pub mod l2;
+pub mod l2far;
 pub mod replacement;
 pub mod req;
 pub mod reuse;

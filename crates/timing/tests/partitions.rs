@@ -1,11 +1,13 @@
-//! The sub-core (processing-block) model, `core.sub_cores` (issue 14 item 3; GPGPU-Sim
-//! `-gpgpu_sub_core_model 1`): warp slot `w` belongs to sub-core `w % sub_cores`, which has its
-//! own scheduler, operand collectors, SP/SFU pipelines and register banks.
+//! Partitioned SMs and L2 (issue 14 item 3). The sub-core (processing-block) model,
+//! `core.sub_cores` (GPGPU-Sim `-gpgpu_sub_core_model 1`): warp slot `w` belongs to sub-core
+//! `w % sub_cores`, which has its own scheduler, operand collectors, SP/SFU pipelines and
+//! register banks. The two-partition L2, `l2.far_latency`: a request that crosses to the far
+//! half pays more, and a read leaves a copy in the near half.
 
 mod common;
 
 use common::*;
-use warpforge_core::{KernelRunner, OpClass};
+use warpforge_core::{KernelRunner, MemSpace, OpClass};
 use warpforge_timing::{GpuConfig, KernelStats, TimingRunner};
 
 /// `qv100` on one SM, fetch wide enough for four schedulers, fp32 pipelines that take a warp
@@ -132,4 +134,64 @@ fn uneven_sub_core_shares_are_rejected() {
     let mut c = cfg(4, 1);
     c.core.sub_cores = 16;
     assert!(c.validate().is_err());
+}
+
+/// One warp chasing `n` distinct lines of 128 B (every load depends on the previous one).
+fn chase(n: u32) -> Mock {
+    Mock::new(
+        1,
+        32,
+        Box::new(move |_, _, i| match i {
+            i if i < n => {
+                // Lines spread over the slices (a stride of 7 lines).
+                let a = 0x400_0000 + 128 * 7 * i as u64;
+                Some(mem(
+                    0x100 + 8 * (i as u64 % 64),
+                    MemSpace::Global,
+                    false,
+                    1,
+                    1,
+                    move |_| a,
+                ))
+            }
+            i if i == n => Some(exit(0x80)),
+            _ => None,
+        }),
+    )
+}
+
+/// `h100` with the far half `far` L2 cycles away: cycles of a first chase over 2,000 lines
+/// (each from DRAM) and of a second over the same lines (L2 hits; the L1D is flushed between
+/// launches).
+fn two_laps(far: u32) -> (u64, u64) {
+    let mut c = GpuConfig::preset("h100").unwrap();
+    c.l2.far_latency = far;
+    c.core.num_sms = 2;
+    let mut r = TimingRunner::new(c, 1);
+    for _ in 0..2 {
+        let mut s = chase(2000);
+        r.run_kernel(&mut s).unwrap();
+    }
+    let k = r.kernels();
+    (k[0].cycles, k[1].cycles)
+}
+
+/// A request to a slice in the other half pays `l2.far_latency`: the first lap (about half
+/// its lines homed in the far half) costs close to half of it per load more; the second lap
+/// finds every far line copied into the near half and costs what a one-partition L2 costs.
+#[test]
+fn far_half_costs_more_until_its_lines_are_copied_near() {
+    let far = 200u32;
+    let (one_a, one_b) = two_laps(0);
+    let (two_a, two_b) = two_laps(far);
+    let per_load = (two_a as f64 - one_a as f64) / 2000.0;
+    eprintln!(
+        "first lap {one_a} vs {two_a} cycles (+{per_load:.1}/load), second {one_b} vs {two_b}"
+    );
+    assert!(
+        per_load > 0.3 * far as f64 && per_load < 0.7 * far as f64,
+        "{per_load}"
+    );
+    let d = (two_b as f64 - one_b as f64).abs() / one_b as f64;
+    assert!(d < 0.01, "second lap {one_b} vs {two_b}");
 }
