@@ -301,6 +301,17 @@ pub struct CacheConfig {
     pub miss_queue: u32,
     /// Hit latency, cycles of the owner's clock.
     pub latency: u32,
+    /// L1D only: data banks (GPGPU-Sim `-gpgpu_l1_banks`). The LD/ST unit hands up to this
+    /// many of a memory instruction's transactions to the L1D per core cycle, each to the bank
+    /// of its first sector (`bank_bytes` interleaving), and stops at the first whose bank is
+    /// already taken that cycle (a bank conflict, as GPGPU-Sim's `BK_CONF`). 1 (the default):
+    /// one transaction per cycle.
+    #[serde(default = "default_banks")]
+    pub banks: u32,
+    /// L1D only: bytes of each bank's interleaving unit (GPGPU-Sim
+    /// `-gpgpu_l1_banks_byte_interleaving`, 32).
+    #[serde(default = "default_bank_bytes")]
+    pub bank_bytes: u32,
     /// L1I only: 0 (the default of every preset) sends a miss as a line-size read through the
     /// interconnect to L2 and DRAM, as GPGPU-Sim does; a positive value instead fills the line
     /// at once and charges this fixed penalty, core cycles (a simplified mode for studies that
@@ -310,6 +321,14 @@ pub struct CacheConfig {
 
 fn default_channel_index() -> String {
     "consecutive".into()
+}
+
+fn default_banks() -> u32 {
+    1
+}
+
+fn default_bank_bytes() -> u32 {
+    32
 }
 
 /// The largest `core.sub_cores`.
@@ -1145,6 +1164,15 @@ fn validate_cache(p: &str, c: &CacheConfig) -> Result<(), ConfigError> {
         return Err(ConfigError::new(
             key("sector_bytes"),
             "must be a power of two dividing line_bytes into at most 8 sectors",
+        ));
+    }
+    if c.banks == 0 || c.banks > 64 {
+        return Err(ConfigError::new(key("banks"), "must be between 1 and 64"));
+    }
+    if !c.bank_bytes.is_power_of_two() {
+        return Err(ConfigError::new(
+            key("bank_bytes"),
+            "must be a power of two",
         ));
     }
     match c.index.as_str() {

@@ -264,6 +264,9 @@ counters! {
         shared_conflict_cycles,
         /// Register-file bank-conflict cycles in the operand collector.
         bank_conflicts,
+        /// L1D bank conflicts (`l1d.banks` > 1): cycles in which the LD/ST unit stopped
+        /// handing an instruction's transactions to the L1D because the next one's bank was taken.
+        l1d_bank_conflicts,
         /// Read replies (loads, atomics, instruction and constant fills) consumed from the
         /// interconnect.
         read_replies,

@@ -195,3 +195,53 @@ fn far_half_costs_more_until_its_lines_are_copied_near() {
     let d = (two_b as f64 - one_b as f64).abs() / one_b as f64;
     assert!(d < 0.01, "second lap {one_b} vs {two_b}");
 }
+
+/// One warp, `n` independent loads; lane `l` reads line `l` of a 4 KiB array at sector
+/// `sector(l)` (32 transactions per load, all L1D hits after the first load).
+fn scatter(n: u32, sector: fn(u64) -> u64) -> Mock {
+    Mock::new(
+        1,
+        32,
+        Box::new(move |_, _, i| match i {
+            i if i < n => Some(mem(
+                0x100 + 8 * (i as u64 % 64),
+                MemSpace::Global,
+                false,
+                (i % 8) as u16 + 16,
+                1,
+                move |l| 0x800_0000 + 128 * l as u64 + 32 * sector(l as u64),
+            )),
+            i if i == n => Some(exit(0x80)),
+            _ => None,
+        }),
+    )
+}
+
+/// L1D banks (`l1d.banks`, GPGPU-Sim `-gpgpu_l1_banks`): the 32 transactions of a load whose
+/// first sectors fall in the 4 banks in turn take 8 cycles of the LD/ST unit; all in one bank,
+/// each cycle after the first stops at a bank conflict (31 per load) and the loads take 32
+/// cycles each, as with a single bank.
+#[test]
+fn l1d_bank_conflicts_serialise_transactions() {
+    let mut c = cfg(4, 1);
+    assert_eq!(c.l1d.banks, 4, "qv100 imports -gpgpu_l1_banks 4");
+    c.l1d.bank_bytes = 32;
+    // Cycles per load in steady state (200 loads less 100: the cold misses cancel).
+    let per_load = |c: &GpuConfig, sector: fn(u64) -> u64| {
+        let (a, b) = (run(c, scatter(100, sector)), run(c, scatter(200, sector)));
+        let conflicts = b.raw.core.l1d_bank_conflicts - a.raw.core.l1d_bank_conflicts;
+        ((b.cycles - a.cycles) as f64 / 100.0, conflicts)
+    };
+    let (spread, spread_conf) = per_load(&c, |l| l % 4);
+    let (same, same_conf) = per_load(&c, |_| 0);
+    c.l1d.banks = 1;
+    let (one, one_conf) = per_load(&c, |l| l % 4);
+    eprintln!(
+        "cycles per scattered load: {spread:.1} over 4 banks, {same:.1} in one bank ({same_conf} conflicts per 100), {one:.1} with 1 bank"
+    );
+    assert_eq!(spread_conf, 0);
+    assert_eq!(same_conf, 31 * 100);
+    assert_eq!(one_conf, 0);
+    assert!(same > 2.5 * spread, "{same} vs {spread}");
+    assert!((one - same).abs() < 0.05 * same, "{one} vs {same}");
+}

@@ -67,6 +67,8 @@ pub const MAPPED: &[&str] = &[
     "gpgpu_cache:dl2",
     "gpgpu_gmem_skip_L1D",
     "gpgpu_l1_latency",
+    "gpgpu_l1_banks",
+    "gpgpu_l1_banks_byte_interleaving",
     "gpgpu_smem_latency",
     "gpgpu_shmem_num_banks",
     "gpgpu_clock_domains",
@@ -582,6 +584,12 @@ pub fn to_timing_config(
     } else {
         "always".into()
     };
+    if let Some(v) = o.u32("gpgpu_l1_banks")? {
+        cfg.l1d.banks = v.clamp(1, 64);
+    }
+    if let Some(v) = o.u32("gpgpu_l1_banks_byte_interleaving")? {
+        cfg.l1d.bank_bytes = v.max(1).next_power_of_two();
+    }
     if let Some(v) = o.u32("gpgpu_l1_latency")? {
         cfg.l1d.latency = v.max(1);
     }

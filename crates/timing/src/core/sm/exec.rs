@@ -68,8 +68,31 @@ impl Sm {
             }
             return;
         }
-        if l.next < l.ntx {
+        // Transactions handed to the cache this cycle: one, or with L1D banks up to one per
+        // bank until the next one's bank is taken.
+        let per_cycle = if l.src == ReqSrc::L1d {
+            self.l1d_banks
+        } else {
+            1
+        };
+        let mut banks_used = 0u64;
+        for _ in 0..per_cycle {
+            let l = &*self.ldst;
+            if l.next >= l.ntx {
+                break;
+            }
             let t = l.txns[l.next];
+            if per_cycle > 1 {
+                let first = t.sectors.trailing_zeros() as u64;
+                let addr = t.line_addr + first * self.l1d_sector;
+                let b = 1u64 << ((addr / self.l1d_bank_bytes) % per_cycle as u64);
+                if banks_used & b != 0 {
+                    self.stats.l1d_bank_conflicts += 1;
+                    break;
+                }
+                banks_used |= b;
+            }
+            let l = &*self.ldst;
             let queued = self.l1d.miss_queue.len();
             let unit = match l.src {
                 ReqSrc::L1d => &mut self.l1d,

@@ -160,6 +160,10 @@ pub struct Sm {
     launch: u32,
     l1d_line: u64,
     l1d_sector: u64,
+    /// `l1d.banks`.
+    l1d_banks: u32,
+    /// `l1d.bank_bytes`.
+    l1d_bank_bytes: u64,
     const_line: u64,
     out_cap: usize,
     in_cap: usize,
@@ -303,6 +307,8 @@ impl Sm {
             launch: 0,
             l1d_line: cfg.l1d.line_bytes as u64,
             l1d_sector: cfg.l1d.sector_bytes as u64,
+            l1d_banks: cfg.l1d.banks,
+            l1d_bank_bytes: cfg.l1d.bank_bytes as u64,
             const_line: cfg.const_cache.line_bytes as u64,
             out_cap: cfg.icnt.input_buffer as usize,
             in_cap: cfg.icnt.ejection_buffer as usize,
