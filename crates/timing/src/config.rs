@@ -308,6 +308,12 @@ pub struct CacheConfig {
     /// one transaction per cycle.
     #[serde(default = "default_banks")]
     pub banks: u32,
+    /// L1D only: sector fetch (GPGPU-Sim's sectored L1, cache type `S` of `-gpgpu_cache:dl1`):
+    /// a read miss fetches only the sectors it touches that are neither valid nor already being
+    /// fetched (one read per miss for their span), and a line's waiters wake when all of its
+    /// outstanding sectors have arrived. `false` (the default): a miss fetches the whole line.
+    #[serde(default)]
+    pub sector_fetch: bool,
     /// L1D only: bytes of each bank's interleaving unit (GPGPU-Sim
     /// `-gpgpu_l1_banks_byte_interleaving`, 32).
     #[serde(default = "default_bank_bytes")]

@@ -79,8 +79,10 @@ fn h100_replaces_only_measured_values() {
     // was already 2), L1D geometry (2) and latency, shared latency, L2 hit and DRAM latencies,
     // kernel launch latency (3.6 us per back-to-back launch): 16 values from the measurements;
     // and the unified L1/shared array switched off (2: unified_bytes, carveouts), so that the
-    // L1D keeps the measured 192 KiB.
-    assert_eq!(changed.len(), 18, "{changed:#?}");
+    // L1D keeps the measured 192 KiB; and the far-half L2 latency (1: `l2.far_latency`, from the
+    // measured near and far L2 hits).
+    assert_eq!(changed.len(), 19, "{changed:#?}");
+    assert!(ours.contains(&"far_latency = 160".to_string()));
     assert!(ours.contains(&"core_mhz = 1980.0".to_string()));
     assert!(ours.contains(&"dram_mhz = 2619.0".to_string()));
 }

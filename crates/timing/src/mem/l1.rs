@@ -68,6 +68,10 @@ pub struct L1 {
     pending: Option<(u64, u64, u32, bool)>,
     /// Per-warp reuse outcomes (only with [`L1::observe_warp_reuse`]).
     warp_reuse: Option<Box<WarpReuse>>,
+    /// Sector fetch (`sector_fetch`): a miss fetches only the sectors it needs.
+    sector_fetch: bool,
+    /// Sector fetch: the sectors of each reserved line still being fetched.
+    fetching: HashMap<u64, u8>,
 }
 
 /// Per-warp-slot reuse outcomes of loads, counted in blocks (spec 000 §4.1, claim 6: "more
@@ -118,6 +122,8 @@ impl L1 {
             pc_profile: None,
             pending: None,
             warp_reuse: None,
+            sector_fetch: c.sector_fetch,
+            fetching: HashMap::new(),
         }
     }
 
@@ -151,6 +157,7 @@ impl L1 {
             return;
         }
         self.cache = Cache::new(c);
+        self.fetching.clear();
         if self.reuse.is_some() {
             self.reuse = Some(Box::new(ReuseObserver::new(self.cache.num_sets())));
         }
@@ -228,6 +235,19 @@ impl L1 {
         self.stats.accesses += 1;
         self.stats.misses += 1;
         Outcome::Miss
+    }
+
+    /// Sector fetch: one read for the span of sectors `need` of the line at byte address `la`
+    /// (the L2 splits it into sector requests when it has `sector_requests`).
+    fn fetch_sectors(&mut self, la: u64, need: u8, sm: u16, map: &AddrMap) {
+        let t = Txn {
+            line_addr: la,
+            sectors: need,
+            lanes: 0,
+        };
+        let (a, b) = self.span(&t);
+        let r = self.req(a, b, ReqKind::Read, sm, map);
+        self.miss_queue.push_back(r);
     }
 
     fn span(&self, t: &Txn) -> (u64, u32) {
@@ -318,8 +338,22 @@ impl L1 {
                 self.stats.hits += 1;
                 Outcome::Hit
             }
-            Lookup::Pending(_) => match self.mshr.find(line) {
+            Lookup::Pending(w) => match self.mshr.find(line) {
                 Some(e) if self.mshr.can_merge(e) => {
+                    if self.sector_fetch {
+                        // Sectors neither valid nor on their way: fetched now, and the entry
+                        // wakes its waiters when all of its sectors have arrived.
+                        let on_way = self.fetching.get(&line).copied().unwrap_or(0);
+                        let need = t.sectors & !on_way & !self.cache.valid_sectors(line, w);
+                        if need != 0 {
+                            if self.mq_free() == 0 {
+                                self.stats.reservation_fails += 1;
+                                return Outcome::Fail;
+                            }
+                            self.fetch_sectors(la, need, sm, map);
+                            *self.fetching.entry(line).or_insert(0) |= need;
+                        }
+                    }
                     self.mshr.merge(e, waiter);
                     self.stats.accesses += 1;
                     self.stats.misses += 1;
@@ -375,8 +409,18 @@ impl L1 {
                     }
                 }
                 self.mshr.open(line, waiter);
-                let r = self.req(la, self.cache.line_bytes() as u32, ReqKind::Read, sm, map);
-                self.miss_queue.push_back(r);
+                if self.sector_fetch {
+                    let valid = match look {
+                        Lookup::SectorMiss(w) => self.cache.valid_sectors(line, w),
+                        _ => 0,
+                    };
+                    let need = t.sectors & !valid;
+                    self.fetch_sectors(la, need, sm, map);
+                    self.fetching.insert(line, need);
+                } else {
+                    let r = self.req(la, self.cache.line_bytes() as u32, ReqKind::Read, sm, map);
+                    self.miss_queue.push_back(r);
+                }
                 self.stats.accesses += 1;
                 self.stats.misses += 1;
                 Outcome::Miss
@@ -465,8 +509,25 @@ impl L1 {
             return;
         }
         let line = self.cache.line_of(r.addr);
-        let full = self.cache.full_mask();
-        self.cache.fill(line, full);
+        if self.sector_fetch {
+            let got = self.cache.sectors_of(r.addr, r.bytes);
+            let left = self.fetching.get(&line).map_or(0, |&m| m & !got);
+            if left != 0 {
+                // More sectors of the line are on their way: valid, still reserved.
+                self.fetching.insert(line, left);
+                if let Lookup::Hit(w) | Lookup::Pending(w) | Lookup::SectorMiss(w) =
+                    self.cache.lookup(line, 0)
+                {
+                    self.cache.write(line, w, got, false);
+                }
+                return;
+            }
+            self.fetching.remove(&line);
+            self.cache.fill(line, got);
+        } else {
+            let full = self.cache.full_mask();
+            self.cache.fill(line, full);
+        }
         self.mshr.close(line, wake);
     }
 
@@ -495,6 +556,47 @@ mod tests {
             sectors: 0b1111,
             lanes: !0,
         }
+    }
+
+    /// `sector_fetch`: misses fetch only the sectors they touch; a second miss to other
+    /// sectors of a pending line fetches those too, and the line's waiters wake when both
+    /// have arrived; a later sector miss of the valid line fetches only its sector.
+    #[test]
+    fn sector_fetch_fetches_only_missing_sectors() {
+        let g = crate::GpuConfig::preset("gtx480").unwrap();
+        let mut c = g.l1d.clone();
+        c.sector_fetch = true;
+        let (mut l1, m) = (L1::new(&c, ReqSrc::L1d), AddrMap::new(&g.dram, 1).unwrap());
+        let t = |sectors| Txn {
+            line_addr: 0x1000,
+            sectors,
+            lanes: 1,
+        };
+        let load = |l1: &mut L1, s, w| l1.access(&t(s), AccessKind::Load, w, 0, 0, false, 0, &m);
+        assert_eq!(load(&mut l1, 0b0001, 1), Outcome::Miss);
+        assert_eq!(load(&mut l1, 0b0010, 2), Outcome::Miss);
+        assert_eq!(
+            load(&mut l1, 0b0011, 3),
+            Outcome::Miss,
+            "merged, nothing new"
+        );
+        let reqs: Vec<MemReq> = l1.miss_queue.drain(..).collect();
+        let spans: Vec<(u64, u32)> = reqs.iter().map(|r| (r.addr, r.bytes)).collect();
+        assert_eq!(spans, [(0x1000, 32), (0x1020, 32)]);
+        let mut woken = vec![];
+        l1.fill(&reqs[0], |w| woken.push(w));
+        assert!(woken.is_empty(), "sector 1 is still on its way");
+        l1.fill(&reqs[1], |w| woken.push(w));
+        assert_eq!(woken, [1, 2, 3]);
+        assert_eq!(load(&mut l1, 0b0011, 4), Outcome::Hit);
+        assert_eq!(load(&mut l1, 0b1100, 5), Outcome::Miss);
+        let r = l1.miss_queue.pop_front().unwrap();
+        assert_eq!((r.addr, r.bytes), (0x1040, 64));
+        // Without sector fetch the same first miss fetches the whole line.
+        let (mut whole, _) = setup();
+        whole.access(&t(0b0001), AccessKind::Load, 1, 0, 0, false, 0, &m);
+        let r = whole.miss_queue.pop_front().unwrap();
+        assert_eq!((r.addr, r.bytes), (0x1000, 128));
     }
 
     #[test]

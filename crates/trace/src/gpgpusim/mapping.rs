@@ -554,6 +554,12 @@ pub fn to_timing_config(
             cfg.l2.sector_requests = c.sectored;
         }
     }
+    // A sectored L1D (`S`): a miss fetches only the sectors it needs.
+    if let Some(e) = o.get("gpgpu_cache:dl1") {
+        if let Some(c) = GsCache::parse(&e.value).map_err(|m| e.error(m))? {
+            cfg.l1d.sector_fetch = c.sectored;
+        }
+    }
     // Unified L1D/shared array with a per-launch carve-out (only with the adaptive cache
     // configuration; without it GPGPU-Sim keeps the `dl1` geometry and the two options do
     // nothing).
