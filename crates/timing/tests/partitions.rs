@@ -63,7 +63,7 @@ fn ipc(c: &GpuConfig, busy: fn(u32) -> bool) -> f64 {
 
 /// Warps 0, 4, 8, 12: all in sub-core 0.
 fn packed(w: u32) -> bool {
-    w % 4 == 0
+    w.is_multiple_of(4)
 }
 
 /// Warps 0..7: two per sub-core (a warp alone issues 2 instructions per 3 cycles: its
