@@ -410,7 +410,8 @@ impl Sm {
                 None
             };
             let b = (sub as u32 * self.banks_per_sub
-                + phys.unwrap_or(r as u32 + w as u32) % self.banks_per_sub) as u8;
+                + phys.unwrap_or(r as u32 + w as u32) % self.banks_per_sub)
+                as u8;
             c.banks[c.reads as usize] = b;
             c.reads += 1;
         }
