@@ -14,6 +14,7 @@
 #![deny(missing_docs)]
 
 pub mod budget;
+mod check;
 pub mod config;
 pub mod core;
 pub mod dram;

@@ -1,0 +1,327 @@
+//! Validation of a [`GpuConfig`]: ranges, cross-field constraints, and the names of policies
+//! and schedulers, which are looked up in the components' registries. It lives apart from
+//! [`crate::config`] so that the configuration stays plain data that the components read: the
+//! components depend on the configuration, this module on both, and nothing in
+//! [`crate::config`] depends on a component (issue 14 item 6).
+
+use crate::config::{CacheConfig, ConfigError, GpuConfig, MAX_SUB_CORES};
+
+impl GpuConfig {
+    /// Checks ranges, cross-field constraints and policy names.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let pos = |k: &str, v: u64| {
+            if v == 0 {
+                Err(ConfigError::new(k, "must be positive"))
+            } else {
+                Ok(())
+            }
+        };
+        for (k, v) in [
+            ("clocks.core_mhz", self.clocks.core_mhz),
+            ("clocks.icnt_mhz", self.clocks.icnt_mhz),
+            ("clocks.l2_mhz", self.clocks.l2_mhz),
+            ("clocks.dram_mhz", self.clocks.dram_mhz),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(ConfigError::new(k, "must be a positive frequency in MHz"));
+            }
+        }
+        let c = &self.core;
+        pos("core.num_sms", c.num_sms as u64)?;
+        pos("core.max_warps", c.max_warps as u64)?;
+        if c.max_warps > 64 {
+            return Err(ConfigError::new(
+                "core.max_warps",
+                "at most 64 warps per SM",
+            ));
+        }
+        pos("core.max_ctas", c.max_ctas as u64)?;
+        pos("core.schedulers", c.schedulers as u64)?;
+        pos("core.ibuffer_entries", c.ibuffer_entries as u64)?;
+        if c.ibuffer_entries > 8 {
+            return Err(ConfigError::new("core.ibuffer_entries", "at most 8"));
+        }
+        pos("core.fetch_per_cycle", c.fetch_per_cycle as u64)?;
+        pos("core.sp_units", c.sp_units as u64)?;
+        pos("core.sfu_units", c.sfu_units as u64)?;
+        pos("core.collectors_sp", c.collectors_sp as u64)?;
+        pos("core.collectors_sfu", c.collectors_sfu as u64)?;
+        pos("core.collectors_mem", c.collectors_mem as u64)?;
+        pos("core.reg_banks", c.reg_banks as u64)?;
+        if c.reg_banks > 64 {
+            return Err(ConfigError::new("core.reg_banks", "at most 64"));
+        }
+        pos("core.load_trackers", c.load_trackers as u64)?;
+        pos("core.sub_cores", c.sub_cores as u64)?;
+        if c.sub_cores > MAX_SUB_CORES {
+            return Err(ConfigError::new(
+                "core.sub_cores",
+                format!("at most {MAX_SUB_CORES}"),
+            ));
+        }
+        for (k, v) in [
+            ("core.schedulers", c.schedulers),
+            ("core.collectors_sp", c.collectors_sp),
+            ("core.collectors_sfu", c.collectors_sfu),
+            ("core.collectors_mem", c.collectors_mem),
+            ("core.sp_units", c.sp_units),
+            ("core.sfu_units", c.sfu_units),
+            ("core.reg_banks", c.reg_banks),
+        ] {
+            if v % c.sub_cores != 0 {
+                return Err(ConfigError::new(
+                    k,
+                    format!(
+                        "{v} is not a multiple of core.sub_cores = {} (each sub-core gets an equal share)",
+                        c.sub_cores
+                    ),
+                ));
+            }
+        }
+        pos("core.two_level_active", c.two_level_active as u64)?;
+        if crate::core::sched::find(&c.scheduler).is_none() {
+            return Err(ConfigError::new(
+                "core.scheduler",
+                format!(
+                    "unknown scheduler `{}` (known: {})",
+                    c.scheduler,
+                    crate::core::sched::names().join(", ")
+                ),
+            ));
+        }
+        crate::core::sched::caws::validate(&c.caws)?;
+        if crate::core::elim::find(&c.elim.policy).is_none() {
+            return Err(ConfigError::new(
+                "core.elim.policy",
+                format!(
+                    "unknown elimination policy `{}` (known: {})",
+                    c.elim.policy,
+                    crate::core::elim::names().join(", ")
+                ),
+            ));
+        }
+        pos("core.elim.skip_entries", c.elim.skip_entries as u64)?;
+        for (k, v) in [
+            ("core.initiation.int_alu", c.initiation.int_alu),
+            ("core.initiation.int_mul", c.initiation.int_mul),
+            ("core.initiation.int_div", c.initiation.int_div),
+            ("core.initiation.fp_alu", c.initiation.fp_alu),
+            ("core.initiation.fp_div", c.initiation.fp_div),
+            ("core.initiation.dp", c.initiation.dp),
+            ("core.initiation.sfu", c.initiation.sfu),
+            ("core.initiation.conv", c.initiation.conv),
+            ("core.initiation.branch", c.initiation.branch),
+            ("core.initiation.collective", c.initiation.collective),
+            ("core.initiation.misc", c.initiation.misc),
+        ] {
+            pos(k, v as u64)?;
+        }
+        for (p, cc) in [
+            ("l1i", &self.l1i),
+            ("l1d", &self.l1d),
+            ("const_cache", &self.const_cache),
+            ("l2.cache", &self.l2.cache),
+        ] {
+            validate_cache(p, cc)?;
+            if p != "l2.cache" && cc.write_allocate != "lazy" {
+                return Err(ConfigError::new(
+                    format!("{p}.write_allocate"),
+                    format!(
+                        "`{}` is modelled for the L2 only; L1 caches write-validate (`lazy`)",
+                        cc.write_allocate
+                    ),
+                ));
+            }
+        }
+        pos("shared.banks", self.shared.banks as u64)?;
+        let sh = &self.shared;
+        if sh.unified_bytes > 0 {
+            if sh.carveouts.is_empty()
+                || sh.carveouts.windows(2).any(|w| w[0] >= w[1])
+                || sh.carveouts.iter().any(|&c| c >= sh.unified_bytes)
+            {
+                return Err(ConfigError::new(
+                    "shared.carveouts",
+                    "with shared.unified_bytes: ascending sizes, each below shared.unified_bytes",
+                ));
+            }
+            if sh.unified_bytes < self.l1d.line_bytes * self.l1d.sets {
+                return Err(ConfigError::new(
+                    "shared.unified_bytes",
+                    "must hold at least one way of the L1D",
+                ));
+            }
+        }
+        if self.shared.banks > 64 {
+            return Err(ConfigError::new("shared.banks", "at most 64"));
+        }
+        if !self.shared.bank_bytes.is_power_of_two() {
+            return Err(ConfigError::new(
+                "shared.bank_bytes",
+                "must be a power of two",
+            ));
+        }
+        let i = &self.icnt;
+        pos("icnt.flit_bytes", i.flit_bytes as u64)?;
+        pos("icnt.flits_per_cycle", i.flits_per_cycle as u64)?;
+        pos("icnt.input_buffer", i.input_buffer as u64)?;
+        pos("icnt.ejection_buffer", i.ejection_buffer as u64)?;
+        pos("l2.slices_per_channel", self.l2.slices_per_channel as u64)?;
+        pos("l2.input_queue", self.l2.input_queue as u64)?;
+        pos("l2.output_queue", self.l2.output_queue as u64)?;
+        pos("l2.dram_queue", self.l2.dram_queue as u64)?;
+        let sectors = self.l2.cache.line_bytes / self.l2.cache.sector_bytes.max(1);
+        if self.l2.sector_requests && self.l2.dram_queue <= sectors {
+            return Err(ConfigError::new(
+                "l2.dram_queue",
+                format!("must exceed the {sectors} sectors of an L2 line with l2.sector_requests"),
+            ));
+        }
+        let d = &self.dram;
+        pos("dram.channels", d.channels as u64)?;
+        pos("dram.queue_size", d.queue_size as u64)?;
+        pos("dram.return_queue", d.return_queue as u64)?;
+        pos("dram.bus_bytes", d.bus_bytes as u64)?;
+        pos("dram.burst_length", d.burst_length as u64)?;
+        pos("dram.data_ratio", d.data_ratio as u64)?;
+        if !d.banks.is_power_of_two() || d.banks > 64 {
+            return Err(ConfigError::new(
+                "dram.banks",
+                "must be a power of two, at most 64",
+            ));
+        }
+        if !d.bank_groups.is_power_of_two() || d.bank_groups > d.banks {
+            return Err(ConfigError::new(
+                "dram.bank_groups",
+                "must be a power of two not above dram.banks",
+            ));
+        }
+        if d.channel_bit > 40 {
+            return Err(ConfigError::new("dram.channel_bit", "at most 40"));
+        }
+        crate::dram::chanidx::table(&d.channel_index, d.channels)
+            .map_err(|r| ConfigError::new("dram.channel_index", r))?;
+        crate::dram::addrmap::AddrMap::parse(d)
+            .map_err(|r| ConfigError::new("dram.addr_map", r))?;
+        if crate::dram::sched::find(&d.scheduler).is_none() {
+            return Err(ConfigError::new(
+                "dram.scheduler",
+                format!(
+                    "unknown DRAM scheduler `{}` (known: {})",
+                    d.scheduler,
+                    crate::dram::sched::names().join(", ")
+                ),
+            ));
+        }
+        pos("sim.deadlock_cycles", self.sim.deadlock_cycles)?;
+        pos("sim.watchdog_cycles", self.sim.watchdog_cycles)?;
+        Ok(())
+    }
+}
+
+fn validate_cache(p: &str, c: &CacheConfig) -> Result<(), ConfigError> {
+    let key = |f: &str| format!("{p}.{f}");
+    if c.sets == 0 {
+        return Err(ConfigError::new(key("sets"), "must be positive"));
+    }
+    if c.ways == 0 || c.ways > 64 {
+        return Err(ConfigError::new(key("ways"), "must be between 1 and 64"));
+    }
+    if !c.line_bytes.is_power_of_two() || c.line_bytes < 4 {
+        return Err(ConfigError::new(
+            key("line_bytes"),
+            "must be a power of two, at least 4",
+        ));
+    }
+    if !c.sector_bytes.is_power_of_two()
+        || c.sector_bytes > c.line_bytes
+        || c.line_bytes / c.sector_bytes > 8
+    {
+        return Err(ConfigError::new(
+            key("sector_bytes"),
+            "must be a power of two dividing line_bytes into at most 8 sectors",
+        ));
+    }
+    if c.banks == 0 || c.banks > 64 {
+        return Err(ConfigError::new(key("banks"), "must be between 1 and 64"));
+    }
+    if !c.bank_bytes.is_power_of_two() {
+        return Err(ConfigError::new(
+            key("bank_bytes"),
+            "must be a power of two",
+        ));
+    }
+    match c.index.as_str() {
+        "linear" => {}
+        "hashed" => {
+            if !c.sets.is_power_of_two() {
+                return Err(ConfigError::new(
+                    key("index"),
+                    "`hashed` needs a power-of-two number of sets",
+                ));
+            }
+        }
+        o => {
+            return Err(ConfigError::new(
+                key("index"),
+                format!("unknown index function `{o}` (known: linear, hashed)"),
+            ))
+        }
+    }
+    if !matches!(c.signature.as_str(), "pc_addr" | "pc_line") {
+        return Err(ConfigError::new(
+            key("signature"),
+            format!(
+                "unknown signature `{}` (known: pc_addr, pc_line)",
+                c.signature
+            ),
+        ));
+    }
+    if c.critical_ways >= c.ways {
+        return Err(ConfigError::new(
+            key("critical_ways"),
+            format!(
+                "{} critical ways leave no way for non-critical lines (ways = {})",
+                c.critical_ways, c.ways
+            ),
+        ));
+    }
+    if crate::mem::replacement::find(&c.replacement).is_none() {
+        return Err(ConfigError::new(
+            key("replacement"),
+            format!(
+                "unknown replacement policy `{}` (known: {})",
+                c.replacement,
+                crate::mem::replacement::names().join(", ")
+            ),
+        ));
+    }
+    if let Err(e) = crate::mem::insertion::Policy::parse(&c.insertion) {
+        return Err(ConfigError::new(key("insertion"), e));
+    }
+    if crate::mem::cache::WritePolicy::parse(&c.write_policy).is_none() {
+        return Err(ConfigError::new(
+            key("write_policy"),
+            format!(
+                "unknown write policy `{}` (known: write_through, write_evict, write_back)",
+                c.write_policy
+            ),
+        ));
+    }
+    if crate::mem::cache::WriteAllocate::parse(&c.write_allocate).is_none() {
+        return Err(ConfigError::new(
+            key("write_allocate"),
+            format!(
+                "unknown write-allocate policy `{}` (known: lazy, naive, none)",
+                c.write_allocate
+            ),
+        ));
+    }
+    if c.mshr_entries == 0 || c.mshr_merge == 0 || c.miss_queue == 0 {
+        return Err(ConfigError::new(
+            key("mshr_entries"),
+            "mshr_entries, mshr_merge and miss_queue must be positive",
+        ));
+    }
+    Ok(())
+}
