@@ -322,6 +322,7 @@ fn report(
                 "gpu_llc_hit_rate": r.gpu_llc_hit_rate,
                 "gpu_critical_fraction": r.gpu_critical_fraction,
                 "gpu_ready_fraction": r.gpu_ready_fraction,
+                "memory": r.memory.iter().cloned().collect::<BTreeMap<String, f64>>(),
             }));
         }
         let (gs, cs) = (geomean(&g), geomean(&c));

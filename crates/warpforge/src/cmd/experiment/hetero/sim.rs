@@ -47,6 +47,9 @@ pub struct CoRun {
     pub gpu_critical_fraction: f64,
     /// Mean ready-warp fraction the GPU reported (HeLM's latency tolerance).
     pub gpu_ready_fraction: f64,
+    /// Memory-side counters of the run (DRAM row-hit rate, bus utilisation, GPU/CPU traffic
+    /// split, bypasses, mean read latencies in memory cycles), for diagnosing policies.
+    pub memory: Vec<(String, f64)>,
 }
 
 fn stream(app: &CpuApp, core: usize, traces: &Path) -> Result<Box<dyn OpStream>> {
@@ -159,6 +162,7 @@ pub fn corun(
         .copied()
         .unwrap_or_default();
     let frac = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    let memory = memory_counters(&port.mem);
     Ok(CoRun {
         gpu_cycles: stats.total.cycles,
         gpu_insts: stats.total.warp_insts,
@@ -174,5 +178,44 @@ pub fn corun(
         gpu_llc_hit_rate: frac(g.llc_hits, g.llc_hits + g.llc_misses),
         gpu_critical_fraction: frac(g.critical, g.reads),
         gpu_ready_fraction: port.ready_samples.0 / port.ready_samples.1.max(1) as f64,
+        memory,
     })
+}
+
+/// Counters of the memory side: DRAM traffic and row-buffer locality, and per requester class
+/// (GPU, all CPU cores) the reads, writes, DRAM reads, bypassed reads and mean read latency.
+fn memory_counters(mem: &MemSystem) -> Vec<(String, f64)> {
+    let frac = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    let d = mem.dram_stats();
+    let mut out = vec![
+        ("dram_reads".to_string(), d.reads as f64),
+        ("dram_writes".to_string(), d.writes as f64),
+        (
+            "dram_row_hit_fraction".to_string(),
+            frac(d.row_hits, d.reads + d.writes),
+        ),
+        (
+            "dram_bus_fraction".to_string(),
+            frac(d.busy_cycles, d.cycles),
+        ),
+        ("llc_writebacks".to_string(), mem.writebacks as f64),
+    ];
+    let mut gpu = warpforge_hetero::mem::SourceStats::default();
+    let mut cpu = gpu;
+    for (s, st) in mem.source_stats() {
+        let t = if s.is_gpu() { &mut gpu } else { &mut cpu };
+        t.reads += st.reads;
+        t.writes += st.writes;
+        t.dram_reads += st.dram_reads;
+        t.bypassed += st.bypassed;
+        t.latency_sum += st.latency_sum;
+    }
+    for (n, t) in [("gpu", gpu), ("cpu", cpu)] {
+        out.push((format!("{n}_reads"), t.reads as f64));
+        out.push((format!("{n}_writes"), t.writes as f64));
+        out.push((format!("{n}_dram_reads"), t.dram_reads as f64));
+        out.push((format!("{n}_bypassed_reads"), t.bypassed as f64));
+        out.push((format!("{n}_read_latency"), frac(t.latency_sum, t.reads)));
+    }
+    out
 }
