@@ -158,6 +158,11 @@ pub struct PolicyConfig {
     pub helm_tlp: f64,
     /// GPGPU criticality marking (spec 004 §3) for the criticality-aware policies.
     pub criticality: bool,
+    /// IM: non-critical GPGPU **stores** that miss the LLC are written around it (straight to
+    /// DRAM) instead of allocating. \[INTERP\] spec 004 §3 bypasses non-critical accesses by "no
+    /// allocation on fill"; a store miss in our write-back LLC allocates without a fill, so the
+    /// preset keeps stores allocating (`false`) and bypasses read fills only.
+    pub gpgpu_store_bypass: bool,
     /// Seed of the policies' random draws.
     pub seed: u64,
 }

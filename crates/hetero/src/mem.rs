@@ -110,6 +110,9 @@ pub struct MemSystem {
     stats: BTreeMap<Source, SourceStats>,
     /// Dirty blocks written back to DRAM.
     pub writebacks: u64,
+    /// Sums over stepped DRAM cycles and channels of (read-queue entries, reads waiting
+    /// outside the full read queue), and the number of (cycle, channel) samples.
+    queue_sums: (u64, u64, u64),
 }
 
 impl MemSystem {
@@ -142,6 +145,7 @@ impl MemSystem {
             cpu_step: (cfg.cpu.clock_mhz * 1000.0).round() as u64,
             stats: BTreeMap::new(),
             writebacks: 0,
+            queue_sums: (0, 0, 0),
             cfg: cfg.clone(),
         }
     }
@@ -240,6 +244,17 @@ impl MemSystem {
         t
     }
 
+    /// Mean read-queue occupancy per channel and mean number of reads waiting for a free
+    /// read-queue entry per channel, over the DRAM cycles the memory side was stepped (idle
+    /// stretches skipped in bulk are not sampled).
+    pub fn read_queue_occupancy(&self) -> (f64, f64) {
+        let (q, o, n) = self.queue_sums;
+        if n == 0 {
+            return (0.0, 0.0);
+        }
+        (q as f64 / n as f64, o as f64 / n as f64)
+    }
+
     /// Functional warm-up (no timing): `addr`'s block is looked up and, on a miss, allocated in
     /// the LLC as a fill for `source` would (victims are dropped; CPU holders are still
     /// back-invalidated). Stands in for the document's 200M-instruction warm-up.
@@ -328,6 +343,9 @@ impl MemSystem {
                 };
                 self.channels[ch].writes.push(e);
             }
+            self.queue_sums.0 += self.channels[ch].reads.len() as u64;
+            self.queue_sums.1 += self.overflow[ch].len() as u64;
+            self.queue_sums.2 += 1;
             if let Some(d) = self.channels[ch].cycle(self.dram_now, &ctx, ch, self.policy.as_mut())
             {
                 self.policy.on_served(&ctx, &d.entry);
@@ -577,6 +595,30 @@ mod tests {
             assert!(t < 1_000_000, "requests never completed");
         }
         out
+    }
+
+    #[test]
+    fn im_non_critical_gpgpu_store_allocates_and_read_bypass_does_not() {
+        let mut m = sys("im");
+        let mut st = Request::read(1, 0x40000, Source::Gpgpu);
+        st.write = true;
+        m.issue(st);
+        run_until_done(&mut m, 1);
+        m.issue(Request::read(2, 0x40000, Source::Gpgpu));
+        let c = run_until_done(&mut m, 1);
+        assert!(c[0].llc_hit, "the stored block is in the LLC");
+        for _ in 0..200 {
+            let t = m.now() + 1;
+            m.advance_to(t);
+        }
+        assert_eq!(m.dram_stats().writes, 0, "no write-around");
+        // A non-critical read miss is served but not allocated: the next read misses again.
+        m.issue(Request::read(3, 0x80000, Source::Gpgpu));
+        run_until_done(&mut m, 1);
+        m.issue(Request::read(4, 0x80000, Source::Gpgpu));
+        let c = run_until_done(&mut m, 1);
+        assert!(!c[0].llc_hit, "bypassed fill");
+        assert_eq!(m.dram_stats().reads, 2);
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //! * **All-GPU probe** (GPGPU only, no frame in progress): every `probe_period` cycles all GPU
 //!   requests get the top level for a `probe_window`; the mode is kept while the GPU's IPC of a
 //!   window beats the previous window's by more than `probe_tolerance`.
-//! * **LLC bypass** of non-critical GPGPU reads (§3), outside all-GPU windows.
+//! * **LLC bypass** of non-critical GPGPU reads (§3), outside all-GPU windows; non-critical
+//!   stores are written around the LLC only with `policy.gpgpu_store_bypass` (\[INTERP\]).
 //!
 //! \[INTERP\] choices (§10.4 items 12-16): counting and intervals as above, the Bernoulli draw once
 //! per decision whose top candidate is CG; IM-SCHED stays on for non-emergency CPU reads while
@@ -47,6 +48,7 @@ struct Im {
     interval_end: u64,
     intervals: u64,
     capped: u64,
+    p_sum: f64,
     // IM-LLC.
     acc: Vec<u64>,
     miss: Vec<u64>,
@@ -79,6 +81,7 @@ impl Im {
             interval_end: c.interval,
             intervals: 0,
             capped: 0,
+            p_sum: 0.0,
             acc: vec![0; MAX_APPS],
             miss: vec![0; MAX_APPS],
             prev: vec![None; MAX_APPS],
@@ -139,6 +142,7 @@ impl Im {
                 self.capped += 1;
             }
             self.p = f.min(self.c.im_sched_cap);
+            self.p_sum += self.p;
             self.served_cpu = 0;
             self.deprio_cpu = 0;
         }
@@ -234,6 +238,7 @@ impl MemPolicy for Im {
     fn llc_bypass(&mut self, _: &Ctx, r: &Request) -> bool {
         self.bypass
             && self.c.criticality
+            && (!r.write || self.c.gpgpu_store_bypass)
             && r.source == Source::Gpgpu
             && !r.critical
             && !self.all_gpu
@@ -267,6 +272,14 @@ impl MemPolicy for Im {
                 frac(self.capped, self.intervals),
             ),
             ("im_sched_last_probability", self.p),
+            (
+                "im_sched_mean_probability",
+                if self.intervals == 0 {
+                    0.0
+                } else {
+                    self.p_sum / self.intervals as f64
+                },
+            ),
             (
                 "im_llc_emergency_fraction",
                 frac(self.emergency_intervals, self.intervals),
@@ -458,5 +471,28 @@ mod tests {
             !p.llc_bypass(&ctx, &Request::read(0, 0, Source::Gfx(1))),
             "no 3D bypass"
         );
+    }
+
+    #[test]
+    fn non_critical_stores_allocate_unless_store_bypass_is_set() {
+        let g = GpuStatus::default();
+        let ctx = Ctx {
+            now: 0,
+            dram_now: 0,
+            gpu: &g,
+        };
+        let mut st = Request::read(0, 0, Source::Gpgpu);
+        st.write = true;
+        let mut crit = Request::read(0, 0, Source::Gpgpu);
+        crit.critical = true;
+        let mut c = cfg();
+        assert!(!c.gpgpu_store_bypass, "preset: stores allocate");
+        let mut p = Im::make(&c, true, true, true);
+        assert!(p.llc_bypass(&ctx, &Request::read(0, 0, Source::Gpgpu)));
+        assert!(!p.llc_bypass(&ctx, &crit), "critical fills allocate");
+        assert!(!p.llc_bypass(&ctx, &st), "a store miss has no fill");
+        c.gpgpu_store_bypass = true;
+        let mut p = Im::make(&c, true, true, true);
+        assert!(p.llc_bypass(&ctx, &st), "write-around when asked");
     }
 }

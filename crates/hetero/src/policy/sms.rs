@@ -8,8 +8,13 @@
 //!    the whole batch moves to stage 3;
 //! 3. per-bank FIFOs served strictly in order (only a bank's head request may issue commands).
 //!
+//! As in the original, every memory controller has its own SMS: the source FIFOs and the batch
+//! scheduler are per channel (a source's requests to one channel never wait behind its batch
+//! for the other), and each channel's batch scheduler moves one batch per DRAM cycle.
+//!
 //! `sms_09` and `sms_0` fix p = 0.9 and p = 0. \[INTERP\] A batch moves in one step (the original
-//! moves one request per cycle); no low-intensity bypass of stage 1.
+//! moves one request per cycle); no low-intensity bypass of stage 1; shortest-job-first counts
+//! a source's requests in the whole system.
 
 use super::{best_by, Cand, Ctx, MemPolicy};
 use crate::config::PolicyConfig;
@@ -32,12 +37,14 @@ struct Sms {
     age_cpu: u64,
     age_gpu: u64,
     rng: ChaCha8Rng,
-    fifos: BTreeMap<Source, VecDeque<Item>>,
+    /// Stage 1: per (channel, source) FIFOs.
+    fifos: BTreeMap<(usize, Source), VecDeque<Item>>,
     banks: HashMap<(usize, u32), VecDeque<u64>>,
     heads: HashSet<u64>,
     where_: HashMap<u64, (usize, u32)>,
     in_system: BTreeMap<Source, u64>,
-    rr: Option<Source>,
+    /// Round-robin pointer of each channel's batch scheduler.
+    rr: BTreeMap<usize, Source>,
     batches: u64,
 }
 
@@ -54,7 +61,7 @@ impl Sms {
             heads: HashSet::new(),
             where_: HashMap::new(),
             in_system: BTreeMap::new(),
-            rr: None,
+            rr: BTreeMap::new(),
             batches: 0,
         }
     }
@@ -71,8 +78,8 @@ impl Sms {
         (n < q.len() || q.len() >= self.fifo_cap || now >= first.arrival + age).then_some(n)
     }
 
-    fn release(&mut self, src: Source, n: usize) {
-        let q = self.fifos.get_mut(&src).expect("source");
+    fn release(&mut self, key: (usize, Source), n: usize) {
+        let q = self.fifos.get_mut(&key).expect("source");
         for _ in 0..n {
             let it = q.pop_front().expect("batch");
             let b = (it.key.0, it.key.1);
@@ -98,11 +105,14 @@ impl MemPolicy for Sms {
     }
 
     fn on_enqueue(&mut self, _: &Ctx, ch: usize, e: &DramEntry) {
-        self.fifos.entry(e.source).or_default().push_back(Item {
-            tok: e.tok,
-            key: (ch, e.bank, e.row),
-            arrival: e.arrival,
-        });
+        self.fifos
+            .entry((ch, e.source))
+            .or_default()
+            .push_back(Item {
+                tok: e.tok,
+                key: (ch, e.bank, e.row),
+                arrival: e.arrival,
+            });
         *self.in_system.entry(e.source).or_default() += 1;
     }
 
@@ -122,28 +132,35 @@ impl MemPolicy for Sms {
     }
 
     fn tick(&mut self, ctx: &Ctx) {
-        let ready: Vec<(Source, usize)> = self
+        let ready: Vec<((usize, Source), usize)> = self
             .fifos
             .iter()
-            .filter_map(|(s, q)| self.ready(*s, q, ctx.now).map(|n| (*s, n)))
+            .filter_map(|(k, q)| self.ready(k.1, q, ctx.now).map(|n| (*k, n)))
             .collect();
-        if ready.is_empty() {
-            return;
+        let mut i = 0;
+        while i < ready.len() {
+            // The ready batches of one channel (the map is ordered by channel, then source).
+            let ch = ready[i].0 .0;
+            let j = ready[i..]
+                .iter()
+                .position(|r| r.0 .0 != ch)
+                .map_or(ready.len(), |d| i + d);
+            let r = &ready[i..j];
+            let k = if self.p > 0.0 && self.rng.gen_bool(self.p) {
+                (0..r.len())
+                    .min_by_key(|&x| (self.in_system.get(&r[x].0 .1).copied().unwrap_or(0), x))
+                    .expect("non-empty")
+            } else {
+                // Round robin over the sources, the first ready one after the last served.
+                match self.rr.get(&ch) {
+                    Some(last) => r.iter().position(|x| x.0 .1 > *last).unwrap_or(0),
+                    None => 0,
+                }
+            };
+            self.rr.insert(ch, r[k].0 .1);
+            self.release(r[k].0, r[k].1);
+            i = j;
         }
-        let k = if self.p > 0.0 && self.rng.gen_bool(self.p) {
-            (0..ready.len())
-                .min_by_key(|&i| (self.in_system.get(&ready[i].0).copied().unwrap_or(0), i))
-                .expect("non-empty")
-        } else {
-            // Round robin over the sources, the first ready one after the last served.
-            match self.rr {
-                Some(last) => ready.iter().position(|r| r.0 > last).unwrap_or(0),
-                None => 0,
-            }
-        };
-        self.rr = Some(ready[k].0);
-        let (s, n) = ready[k];
-        self.release(s, n);
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
@@ -217,6 +234,41 @@ mod tests {
         assert!(!p.eligible(&e(9, Source::Cpu(0), 3, 7, 10)));
         p.tick(&ctx(10 + c.sms_age_cpu));
         assert!(p.eligible(&e(9, Source::Cpu(0), 3, 7, 10)));
+    }
+
+    #[test]
+    fn each_channel_has_its_own_fifos_and_batch_scheduler() {
+        let c = HeteroConfig::preset("hetero").unwrap().policy;
+        let mut p = Sms::make(&c, 0.0);
+        let g = GpuStatus::default();
+        let ctx = |now| Ctx {
+            now,
+            dram_now: 0,
+            gpu: &g,
+        };
+        // CPU 0: an open batch on channel 0 (row 1, not aged), then a request to channel 1.
+        p.on_enqueue(&ctx(0), 0, &e(1, Source::Cpu(0), 0, 1, 0));
+        p.on_enqueue(&ctx(0), 1, &e(2, Source::Cpu(0), 0, 4, 0));
+        // GPU: a closed batch on each channel.
+        for (t, ch) in [(3, 0), (4, 0), (5, 1), (6, 1)] {
+            p.on_enqueue(&ctx(0), ch, &e(t, Source::Gpgpu, 2, t as u32, 0));
+        }
+        p.tick(&ctx(1));
+        assert!(
+            !p.eligible(&e(1, Source::Cpu(0), 0, 1, 0)),
+            "channel 0's CPU batch is still open"
+        );
+        assert!(
+            !p.eligible(&e(2, Source::Cpu(0), 0, 4, 0)),
+            "channel 1's CPU batch is still open too (not closed by channel 0's)"
+        );
+        assert!(
+            p.eligible(&e(3, Source::Gpgpu, 2, 3, 0)) && p.eligible(&e(5, Source::Gpgpu, 2, 5, 0)),
+            "one batch released on each channel in the same cycle"
+        );
+        p.tick(&ctx(c.sms_age_cpu));
+        assert!(p.eligible(&e(1, Source::Cpu(0), 0, 1, 0)));
+        assert!(p.eligible(&e(2, Source::Cpu(0), 0, 4, 0)));
     }
 
     #[test]

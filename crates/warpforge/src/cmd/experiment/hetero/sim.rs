@@ -199,6 +199,14 @@ fn memory_counters(mem: &MemSystem) -> Vec<(String, f64)> {
             frac(d.busy_cycles, d.cycles),
         ),
         ("llc_writebacks".to_string(), mem.writebacks as f64),
+        (
+            "dram_read_queue_mean".to_string(),
+            mem.read_queue_occupancy().0,
+        ),
+        (
+            "dram_read_overflow_mean".to_string(),
+            mem.read_queue_occupancy().1,
+        ),
     ];
     let mut gpu = warpforge_hetero::mem::SourceStats::default();
     let mut cpu = gpu;
