@@ -17,6 +17,15 @@
 //!
 //! Points run several times (repetitions) or differing in axes that are not shown are combined
 //! by their geometric mean.
+//!
+//! Derived figures (what the experiments compute from two runs):
+//! - `--metric speedup` (when the table has no `speedup` column): the baseline's `cycles` over
+//!   the point's, a ratio (1.0 = baseline; Lee 2017 §8.2's speed-up over the whole run);
+//! - `--subset NAME=A,B,C`: a `geomean NAME` group, the geometric mean over groups A, B, C;
+//!   `--subset 'NAME=SERIES>X'` (or `>=`, `<`, `<=`) selects the groups whose normalised value
+//!   of series SERIES passes the test, e.g. Ctrl-C's cache-sensitive set `cs=l1d_64k>1.2`;
+//! - `--json FILE`: the normalised values, the geomeans and the subsets (members and geomeans)
+//!   as JSON, for scripts and tests.
 
 pub mod charts;
 
@@ -49,6 +58,103 @@ pub struct Args {
     /// Column that forms the groups of bars.
     #[arg(long, default_value = "workload")]
     pub group: String,
+    /// A geomean over a subset of the groups (repeatable): `NAME=A,B,C` (group names) or
+    /// `NAME=SERIES>X` (also `>=`, `<`, `<=`: the groups whose normalised SERIES passes).
+    #[arg(long = "subset", value_name = "NAME=GROUPS|RULE")]
+    pub subsets: Vec<String>,
+    /// Also write the normalised values, geomeans and subsets as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+/// The derived metric `speedup`: the baseline's cycles over the point's.
+pub const SPEEDUP: &str = "speedup";
+
+/// A `--subset`: its name and how its groups are chosen.
+#[derive(Debug, Clone, PartialEq)]
+enum SubsetSel {
+    /// Listed group names.
+    Groups(Vec<String>),
+    /// Groups whose normalised value of `series` compares (`op`) with `threshold`.
+    Rule {
+        series: String,
+        op: &'static str,
+        threshold: f64,
+    },
+}
+
+/// Parses `NAME=A,B,C` or `NAME=SERIES>X`.
+fn parse_subset(s: &str) -> anyhow::Result<(String, SubsetSel)> {
+    let (name, sel) = s
+        .split_once('=')
+        .filter(|(n, _)| !n.trim().is_empty())
+        .with_context(|| format!("--subset `{s}`: expected NAME=A,B,C or NAME=SERIES>X"))?;
+    for op in [">=", "<=", ">", "<"] {
+        if let Some((series, x)) = sel.split_once(op) {
+            let threshold: f64 = x
+                .trim()
+                .parse()
+                .map_err(|_| anyhow::anyhow!("--subset `{s}`: `{}` is not a number", x.trim()))?;
+            return Ok((
+                name.trim().to_string(),
+                SubsetSel::Rule {
+                    series: series.trim().to_string(),
+                    op,
+                    threshold,
+                },
+            ));
+        }
+    }
+    let groups: Vec<String> = sel
+        .split(',')
+        .map(|g| g.trim().to_string())
+        .filter(|g| !g.is_empty())
+        .collect();
+    if groups.is_empty() {
+        bail!("--subset `{s}`: no group named");
+    }
+    Ok((name.trim().to_string(), SubsetSel::Groups(groups)))
+}
+
+/// The members of subset `sel` among `groups` with per-group normalised `values`.
+fn subset_members(
+    sel: &SubsetSel,
+    groups: &[String],
+    series: &[String],
+    values: &[Vec<Option<f64>>],
+) -> anyhow::Result<Vec<usize>> {
+    match sel {
+        SubsetSel::Groups(names) => names
+            .iter()
+            .map(|n| {
+                groups.iter().position(|g| g == n).with_context(|| {
+                    format!("--subset: no group `{n}` (groups: {})", groups.join(", "))
+                })
+            })
+            .collect(),
+        SubsetSel::Rule {
+            series: sname,
+            op,
+            threshold,
+        } => {
+            let si = series.iter().position(|s| s == sname).with_context(|| {
+                format!(
+                    "--subset: no series `{sname}` (series: {})",
+                    series.join(", ")
+                )
+            })?;
+            Ok((0..groups.len())
+                .filter(|&g| {
+                    values[g][si].is_some_and(|v| match *op {
+                        ">" => v > *threshold,
+                        ">=" => v >= *threshold,
+                        "<" => v < *threshold,
+                        _ => v <= *threshold,
+                    })
+                })
+                .collect())
+        }
+    }
 }
 
 /// Escapes text for HTML.
@@ -182,8 +288,11 @@ impl<'a> Rows<'a> {
 /// Group labels, series labels and `values[group][series]`.
 type Grouped = (Vec<String>, Vec<String>, Vec<Vec<Option<f64>>>);
 
-/// The normalised metric: `(groups, series, values[g][s])`, a `geomean` group appended.
+/// The normalised metric: `(groups, series, values[g][s])` (the `speedup` metric is the
+/// baseline's cycles over the point's; any other, the point's value over the baseline's).
 fn normalised(rows: &Rows, metric: &str, baseline: Option<&str>) -> anyhow::Result<Grouped> {
+    let invert = metric == SPEEDUP && rows.table.col(SPEEDUP).is_none();
+    let metric = if invert { "cycles" } else { metric };
     let groups = uniq(&rows.group);
     let series = uniq(&rows.series);
     let filter: Vec<(String, String)> = match baseline {
@@ -228,24 +337,116 @@ fn normalised(rows: &Rows, metric: &str, baseline: Option<&str>) -> anyhow::Resu
         values.push(
             series
                 .iter()
-                .map(|s| Some(mean_of(&|i| &rows.series[i] == s)? / base?))
+                .map(|s| {
+                    let (v, b) = (mean_of(&|i| &rows.series[i] == s)?, base?);
+                    Some(if invert { b / v } else { v / b })
+                })
                 .collect::<Vec<_>>(),
         );
     }
-    let mut gm_row = Vec::new();
-    for s in 0..series.len() {
-        let col: Vec<f64> = values
-            .iter()
-            .filter_map(|r: &Vec<Option<f64>>| r[s])
-            .collect();
-        gm_row.push(geomean(&col));
-    }
-    let mut groups = groups;
-    if groups.len() > 1 {
-        groups.push("geomean".into());
-        values.push(gm_row);
-    }
     Ok((groups, series, values))
+}
+
+/// Per series, the geometric mean of `values` over the groups `members`.
+fn geomean_over(
+    members: &[usize],
+    n_series: usize,
+    values: &[Vec<Option<f64>>],
+) -> Vec<Option<f64>> {
+    (0..n_series)
+        .map(|s| {
+            geomean(
+                &members
+                    .iter()
+                    .filter_map(|&g| values[g][s])
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect()
+}
+
+/// The derived figures of a report: the normalised values and their geomeans.
+struct Derived {
+    groups: Vec<String>,
+    series: Vec<String>,
+    values: Vec<Vec<Option<f64>>>,
+    /// Over every group.
+    geomean: Vec<Option<f64>>,
+    /// `(name, member groups, geomean per series)` of each `--subset`.
+    subsets: Vec<(String, Vec<String>, Vec<Option<f64>>)>,
+}
+
+impl Derived {
+    fn new(rows: &Rows, args: &Args) -> anyhow::Result<Derived> {
+        let sels: Vec<(String, SubsetSel)> = args
+            .subsets
+            .iter()
+            .map(|s| parse_subset(s))
+            .collect::<anyhow::Result<_>>()?;
+        let (groups, series, values) = normalised(rows, &args.metric, args.baseline.as_deref())?;
+        let all: Vec<usize> = (0..groups.len()).collect();
+        let geomean = geomean_over(&all, series.len(), &values);
+        let mut subsets = Vec::new();
+        for (name, sel) in &sels {
+            let m = subset_members(sel, &groups, &series, &values)?;
+            subsets.push((
+                name.clone(),
+                m.iter().map(|&g| groups[g].clone()).collect(),
+                geomean_over(&m, series.len(), &values),
+            ));
+        }
+        Ok(Derived {
+            groups,
+            series,
+            values,
+            geomean,
+            subsets,
+        })
+    }
+
+    /// The bars: every group, then `geomean` (with more than one group) and one
+    /// `geomean NAME` per subset.
+    fn bars(&self) -> (Vec<String>, Vec<Vec<Option<f64>>>) {
+        let mut groups = self.groups.clone();
+        let mut values = self.values.clone();
+        if groups.len() > 1 {
+            groups.push("geomean".into());
+            values.push(self.geomean.clone());
+        }
+        for (n, _, g) in &self.subsets {
+            groups.push(format!("geomean {n}"));
+            values.push(g.clone());
+        }
+        (groups, values)
+    }
+
+    /// The JSON of `--json`.
+    fn json(&self, args: &Args) -> serde_json::Value {
+        use serde_json::{json, Map, Value};
+        let by_series = |v: &[Option<f64>]| -> Value {
+            Value::Object(
+                self.series
+                    .iter()
+                    .zip(v)
+                    .map(|(s, x)| (s.clone(), x.map_or(Value::Null, |x| json!(x))))
+                    .collect::<Map<_, _>>(),
+            )
+        };
+        json!({
+            "metric": args.metric,
+            "baseline": args.baseline,
+            "group": args.group,
+            "groups": self.groups,
+            "series": self.series,
+            "values": self.groups.iter().zip(&self.values)
+                .map(|(g, v)| (g.clone(), by_series(v)))
+                .collect::<Map<_, _>>(),
+            "geomean": by_series(&self.geomean),
+            "subsets": self.subsets.iter()
+                .map(|(n, m, g)| (n.clone(), json!({"groups": m, "geomean": by_series(g)})))
+                .collect::<Map<_, _>>(),
+        })
+    }
 }
 
 fn html_table(t: &Table) -> String {
@@ -270,18 +471,28 @@ fn html_table(t: &Table) -> String {
 
 /// Builds the page for sweep directory `dir`.
 pub fn render(dir: &Path, args: &Args) -> anyhow::Result<String> {
+    Ok(render_all(dir, args)?.0)
+}
+
+/// Builds the page and the derived figures' JSON for sweep directory `dir`.
+pub fn render_all(dir: &Path, args: &Args) -> anyhow::Result<(String, serde_json::Value)> {
     let m = Manifest::load(dir)?;
     let t = m.table(dir);
     let rows = Rows::new(&t, &m.axes, args)?;
     if rows.ok.is_empty() {
         bail!("{}: no finished point to report", dir.display());
     }
-    match t.col(&args.metric) {
+    let metric_col = if args.metric == SPEEDUP && t.col(SPEEDUP).is_none() {
+        "cycles"
+    } else {
+        args.metric.as_str()
+    };
+    match t.col(metric_col) {
         Some(_)
             if rows
                 .ok
                 .iter()
-                .any(|&r| cell(&t, r, &args.metric).as_f64().is_some()) => {}
+                .any(|&r| cell(&t, r, metric_col).as_f64().is_some()) => {}
         _ => {
             let numeric: Vec<&str> = t
                 .names
@@ -301,7 +512,9 @@ pub fn render(dir: &Path, args: &Args) -> anyhow::Result<String> {
         }
     }
     let mut figs: Vec<(String, String)> = Vec::new();
-    let (groups, series, values) = normalised(&rows, &args.metric, args.baseline.as_deref())?;
+    let derived = Derived::new(&rows, args)?;
+    let (groups, values) = derived.bars();
+    let series = derived.series.clone();
     let base_desc = args.baseline.clone().unwrap_or_else(|| {
         format!(
             "{} (first variant)",
@@ -331,7 +544,7 @@ pub fn render(dir: &Path, args: &Args) -> anyhow::Result<String> {
                     .filter_map(|(&x, v)| Some((x, (*v)?)))
                     .collect();
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-                lines.push((g.clone(), pts, g == "geomean"));
+                lines.push((g.clone(), pts, g.starts_with("geomean")));
             }
             figs.push((
                 format!("{} (normalised) against {x}", args.metric),
@@ -482,12 +695,19 @@ table{{border-collapse:collapse;font-size:12px}}td,th{{border:1px solid #ccc;pad
     html += "<h2>Results</h2>\n";
     html += &html_table(&t);
     html += "</body></html>\n";
-    Ok(html)
+    Ok((html, derived.json(args)))
 }
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let html = render(&args.dir, &args)?;
+    let (html, json) = render_all(&args.dir, &args)?;
+    if let Some(j) = &args.json {
+        super::sweep::point::write_atomic(
+            j,
+            (serde_json::to_string_pretty(&json)? + "\n").as_bytes(),
+        )?;
+        println!("wrote {}", j.display());
+    }
     super::sweep::point::write_atomic(&args.output, html.as_bytes())?;
     println!("wrote {}", args.output.display());
     Ok(())

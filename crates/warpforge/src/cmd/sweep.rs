@@ -10,6 +10,9 @@
 //! an interrupted or killed sweep is resumed by running the same command.
 
 pub mod point;
+pub mod product;
+#[cfg(test)]
+mod shipped;
 pub mod slurm;
 pub mod spec;
 pub mod table;
@@ -37,6 +40,11 @@ pub struct Args {
     /// experiment quickly).
     #[arg(long, value_parser = super::run::parse_size)]
     pub size: Option<warpforge_workloads::Size>,
+    /// Keep only the points whose column KEY (`workload`, `config`, `variant` or a grid key)
+    /// is one of the values (repeatable), e.g. `--only workload=bfs,kmn --only variant=rr,cawa`;
+    /// the points they need (`[needs]`) are kept too.
+    #[arg(long, value_name = "KEY=V1,V2")]
+    pub only: Vec<String>,
     /// Points run at once locally (default: the number of cores).
     #[arg(long)]
     pub jobs: Option<usize>,
@@ -231,6 +239,51 @@ pub fn collect(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The points matching every `--only KEY=V1,V2` filter, with the points they need.
+pub fn only(spec: &Spec, points: Vec<Point>, filters: &[String]) -> anyhow::Result<Vec<Point>> {
+    let mut keep = vec![true; points.len()];
+    for f in filters {
+        let (k, vs) = f
+            .split_once('=')
+            .with_context(|| format!("--only `{f}`: expected KEY=V1,V2"))?;
+        let axes = spec.axes();
+        if !["workload", "config"].contains(&k) && !axes.iter().any(|a| a == k) {
+            bail!(
+                "--only `{f}`: no column `{k}` (workload, config{})",
+                axes.iter().map(|a| format!(", {a}")).collect::<String>()
+            );
+        }
+        let vs: Vec<&str> = vs.split(',').map(str::trim).collect();
+        let value = |p: &Point| -> Option<String> {
+            match k {
+                "workload" => Some(p.workload.clone()),
+                "config" => Some(p.config.clone()),
+                _ => p.axis_value(k).map(str::to_string),
+            }
+        };
+        for v in &vs {
+            if !points.iter().any(|p| value(p).as_deref() == Some(*v)) {
+                bail!("--only `{f}`: no point has {k} = `{v}`");
+            }
+        }
+        for (i, p) in points.iter().enumerate() {
+            keep[i] &= value(p).is_some_and(|x| vs.contains(&x.as_str()));
+        }
+    }
+    for i in 0..points.len() {
+        if let (true, Some(n)) = (keep[i], &points[i].needs) {
+            if let Some(j) = points.iter().position(|q| q.id == n.point) {
+                keep[j] = true;
+            }
+        }
+    }
+    Ok(points
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(p, k)| k.then_some(p))
+        .collect())
+}
+
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(w) = &args.worker {
@@ -247,7 +300,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(size) = args.size {
         spec.size = size;
     }
-    let points = spec.points();
+    let points = only(&spec, spec.points(), &args.only)?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let dir = &std::fs::canonicalize(dir)?;
     let manifest = Manifest {
@@ -272,17 +325,33 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         points.len() - pending.len(),
         pending.len()
     );
+    // Points that need another's product run in a second phase, after every provider.
+    let (first, second): (Vec<Point>, Vec<Point>) =
+        pending.into_iter().partition(|p| p.needs.is_none());
     if args.slurm {
-        let submitted = slurm::submit(dir, &spec, &pending, &args)?;
+        let job1 = slurm::submit(dir, &spec, &first, &args, None)?;
+        let job2 = slurm::submit(
+            dir,
+            &spec,
+            &second,
+            &args,
+            Some(job1.as_str()).filter(|j| !j.is_empty()),
+        )?;
+        let jobs: Vec<&str> = [job1.as_str(), job2.as_str()]
+            .into_iter()
+            .filter(|j| !j.is_empty())
+            .collect();
         if args.no_wait {
             println!(
-                "submitted Slurm job {submitted}; collect with: warpforge sweep --collect {}",
+                "submitted Slurm job(s) {}; collect with: warpforge sweep --collect {}",
+                jobs.join(", "),
                 dir.display()
             );
             return Ok(());
         }
-        slurm::wait(dir, &submitted, &pending)?;
-    } else if !pending.is_empty() {
+        slurm::wait(dir, &job1, &first)?;
+        slurm::wait(dir, &job2, &second)?;
+    } else if !first.is_empty() || !second.is_empty() {
         point::remove_stale_temps(dir);
         let jobs = args.jobs.unwrap_or_else(|| {
             std::thread::available_parallelism()
@@ -293,7 +362,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             bail!("--jobs must be at least 1");
         }
         let t0 = std::time::Instant::now();
-        let recs = run_local(dir, &pending, jobs)?;
+        let mut recs = run_local(dir, &first, jobs)?;
+        recs.extend(run_local(dir, &second, jobs)?);
         println!(
             "ran {} point(s) with {jobs} job(s) in {:.2} s",
             recs.len(),

@@ -31,15 +31,15 @@ pub const SENS: [&str; 7] = ["bfs", "bt", "htw", "kmn", "nw", "sr1", "sc"];
 pub const NON_SENS: [&str; 5] = ["bp", "pf", "pth", "sc_mid", "tpf"];
 
 /// A compared policy: name, warp scheduler, L1D replacement (`None`: the preset's).
-struct Policy {
-    name: &'static str,
+pub(crate) struct Policy {
+    pub(crate) name: &'static str,
     scheduler: &'static str,
     replacement: Option<&'static str>,
     about: &'static str,
 }
 
 /// The policies of Figures 4.10-4.16, in report order (`rr` is the baseline).
-const POLICIES: &[Policy] = &[
+pub(crate) const POLICIES: &[Policy] = &[
     Policy {
         name: "rr",
         scheduler: "lrr",
@@ -150,7 +150,7 @@ fn select<'a>(what: &str, asked: &[String], known: &[&'a str]) -> Result<Vec<&'a
 }
 
 /// The configuration of `policy` over `base`, or why it cannot run on this build.
-fn policy_config(base: &GpuConfig, p: &Policy) -> Result<GpuConfig> {
+pub(crate) fn policy_config(base: &GpuConfig, p: &Policy) -> Result<GpuConfig> {
     let mut c = base.clone();
     c.set("core.scheduler", p.scheduler)
         .map_err(|e| anyhow!("policy `{}`: {e}", p.name))?;

@@ -39,7 +39,24 @@ use super::chart::{write_atomic, Chart};
 use crate::cmd::report::geomean;
 
 /// The policies compared, baseline first.
-const POLICIES: [&str; 4] = ["none", "darsie", "uv", "dac_ideal"];
+pub(crate) const POLICIES: [&str; 4] = ["none", "darsie", "uv", "dac_ideal"];
+
+/// Overrides of the base configuration before `--set` (the Table 7.2 machine: 28 SMs, GTO).
+pub(crate) const BASE_SETS: [&str; 2] = ["core.num_sms=28", "core.scheduler=gto"];
+
+/// The configuration of each policy of [`POLICIES`] over `base`, in that order.
+pub(crate) fn policy_configs(base: &GpuConfig) -> Result<Vec<GpuConfig>> {
+    POLICIES
+        .iter()
+        .map(|p| {
+            let mut c = base.clone();
+            c.set("core.elim.policy", p)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            c.name = format!("{}+{p}", base.name);
+            Ok(c)
+        })
+        .collect()
+}
 
 /// DARSIE's variants of §5.6 (claim 29), run on the 2D workloads: (label, key, value).
 /// `darsie_no_wb_wait` is a diagnostic bound, not a document variant: followers do not wait for
@@ -245,22 +262,12 @@ pub fn run(a: DarsieArgs) -> Result<()> {
     if a.jobs == Some(0) {
         bail!("--jobs must be at least 1");
     }
-    let mut sets = vec![
-        "core.num_sms=28".to_string(),
-        "core.scheduler=gto".to_string(),
-    ];
+    let mut sets: Vec<String> = BASE_SETS.iter().map(|s| s.to_string()).collect();
     sets.extend(a.set.iter().cloned());
     let base = crate::cmd::config::resolve(Some(&a.config), &[], &sets)?;
     let dev = params::load(&a.power_params)
         .with_context(|| format!("loading --power-params `{}`", a.power_params))?;
-    let mut configs = Vec::new();
-    for p in POLICIES {
-        let mut c = base.clone();
-        c.set("core.elim.policy", p)
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-        c.name = format!("{}+{p}", base.name);
-        configs.push(c);
-    }
+    let configs = policy_configs(&base)?;
     let mut variant_configs = Vec::new();
     for (label, key, value) in VARIANTS {
         let mut c = configs[1].clone();

@@ -109,12 +109,36 @@ pub fn run_point(exe: &Path, dir: &Path, p: &Point) -> anyhow::Result<Record> {
         SEQ.fetch_add(1, Ordering::Relaxed)
     ));
     let log_path = logs.join(format!("{}.log", p.id));
+    // A dependent point: its product first (a missing provider fails the point, not the sweep).
+    let mut args = p.run_args();
+    if let Some(n) = &p.needs {
+        match super::product::ensure(dir, n) {
+            Ok(path) => {
+                args.push("--set".into());
+                args.push(format!("{}={}", n.key, path.display()));
+            }
+            Err(e) => {
+                let rec = Record {
+                    point: p.clone(),
+                    status: "failed".into(),
+                    error: Some(format!("{e:#}")),
+                    wall_s: 0.0,
+                    result: None,
+                };
+                write_atomic(
+                    &record_path(dir, &p.id),
+                    (serde_json::to_string_pretty(&rec)? + "\n").as_bytes(),
+                )?;
+                return Ok(rec);
+            }
+        }
+    }
     let log = std::fs::File::create(&log_path)
         .with_context(|| format!("creating {}", log_path.display()))?;
     let log2 = log.try_clone()?;
     let t0 = Instant::now();
     let status = Command::new(exe)
-        .args(p.run_args())
+        .args(&args)
         .arg("--json")
         .arg(&tmp_json)
         .stdin(Stdio::null())

@@ -4,7 +4,8 @@
 //! and `DIR/slurm/batch-B.sh` (an `sbatch` script whose array task T runs
 //! `warpforge sweep --out DIR --worker B:T`, i.e. points `T*chunk .. (T+1)*chunk` of the batch,
 //! each as its own `warpforge run` process with an atomic record, as locally), then calls
-//! `sbatch --parsable`. `wait` polls `squeue` once a second, showing the points finished so far,
+//! `sbatch --parsable`. Points that need another point's product (`[needs]`) form a second
+//! array submitted with `--dependency=afterany:<first array>`. `wait` polls `squeue` once a second, showing the points finished so far,
 //! until no task of the array is left.
 
 use std::path::Path;
@@ -32,8 +33,15 @@ fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// Submits `pending` as a job array; returns the job id.
-pub fn submit(dir: &Path, spec: &Spec, pending: &[Point], args: &Args) -> anyhow::Result<String> {
+/// Submits `pending` as a job array that starts after job `after` has ended (`afterany`: a
+/// dependent point checks its provider's record itself); returns the job id.
+pub fn submit(
+    dir: &Path,
+    spec: &Spec,
+    pending: &[Point],
+    args: &Args,
+    after: Option<&str>,
+) -> anyhow::Result<String> {
     if pending.is_empty() {
         return Ok(String::new());
     }
@@ -71,6 +79,9 @@ pub fn submit(dir: &Path, spec: &Spec, pending: &[Point], args: &Args) -> anyhow
     );
     script += "#SBATCH --ntasks=1\n";
     script += &format!("#SBATCH --cpus-per-task={}\n", spec.threads);
+    if let Some(j) = after {
+        script += &format!("#SBATCH --dependency=afterany:{j}\n");
+    }
     if let Some(p) = &args.partition {
         script += &format!("#SBATCH --partition={p}\n");
     }

@@ -13,13 +13,24 @@
 //! seeds = [1, 2]                      # optional: values of `seed_key`, one grid axis more
 //!
 //! [grid]                              # `--set` keys and their values; the cross product
-//! "core.scheduler" = ["lrr", "gto"]   # of all lists (times workloads, configs, seeds,
-//! "l1d.ways" = [4, 8]                 # repetitions) is the set of points
+//! "core.scheduler" = ["lrr", "gto"]   # of all lists (times workloads, configs, variants,
+//! "l1d.ways" = [4, 8]                 # seeds, repetitions) is the set of points
+//!
+//! [variants.rr]                       # optional: named variants, one axis (`variant`) whose
+//! "core.scheduler" = "lrr"            # values set several keys at once, in file order
+//! [variants.cawa]
+//! "core.scheduler" = "gcaws"
+//! "l1d.replacement" = "cacp"
+//!
+//! [needs.caws]                        # optional: the points of variant `caws` run after the
+//! from = "rr"                         # point of variant `rr` with the same workload, config,
+//! make = "caws_oracle"                # grid values and repetition, with `key` set to the file
+//! key = "core.caws.oracle"            # `make` derives from that point's statistics
 //! ```
 //!
-//! Every point's configuration is resolved (preset, `set`, grid values) before anything runs,
-//! so an unknown key, a bad value, an empty grid list or an unknown workload is refused up
-//! front with the file, the line and the key.
+//! Every point's configuration is resolved (preset, `set`, variant, grid values) before
+//! anything runs, so an unknown key, a bad value, an empty grid list, an unknown variant or
+//! product or an unknown workload is refused up front with the file, the line and the key.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -45,6 +56,45 @@ struct RawSpec {
     seeds: Option<toml::Spanned<Vec<toml::Value>>>,
     #[serde(default)]
     grid: BTreeMap<String, toml::Spanned<Vec<toml::Value>>>,
+    #[serde(default)]
+    variants: BTreeMap<String, toml::Spanned<BTreeMap<String, toml::Value>>>,
+    #[serde(default)]
+    needs: BTreeMap<String, toml::Spanned<RawNeed>>,
+}
+
+/// A `[needs.VARIANT]` table as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNeed {
+    from: String,
+    make: String,
+    key: String,
+}
+
+/// A dependency between variants (`[needs.VARIANT]`): the points of `variant` need the product
+/// `make` of the point of variant `from` that matches them in everything else, passed as the
+/// configuration key `key`.
+#[derive(Clone, Debug)]
+pub struct NeedSpec {
+    /// The dependent variant.
+    pub variant: String,
+    /// The variant whose points provide.
+    pub from: String,
+    /// The product (a name of [`super::product::PRODUCTS`]).
+    pub make: String,
+    /// The configuration key set to the product's path.
+    pub key: String,
+}
+
+/// A point's dependency on another point of its sweep.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Need {
+    /// Id of the point that must finish first.
+    pub point: String,
+    /// The product made from that point's statistics.
+    pub make: String,
+    /// The configuration key set to the product's path (inside the sweep directory).
+    pub key: String,
 }
 
 /// A parsed, validated sweep specification.
@@ -69,6 +119,10 @@ pub struct Spec {
     /// Grid axes in the file's key order (sorted by key; seeds last), each with its values as
     /// `--set` strings.
     pub grid: Vec<(String, Vec<String>)>,
+    /// Named variants in file order, each with its `--set` strings (empty: no variant axis).
+    pub variants: Vec<(String, Vec<String>)>,
+    /// Dependencies between variants.
+    pub needs: Vec<NeedSpec>,
 }
 
 /// One simulation of a sweep: what `warpforge run` is called with.
@@ -94,9 +148,39 @@ pub struct Point {
     pub rep: usize,
     /// Simulation threads.
     pub threads: usize,
+    /// The named variant (`[variants.NAME]`), if the spec has a variant axis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// The variant's overrides, applied after `set` and before `params`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variant_set: Vec<String>,
+    /// The point that must finish first and what is derived from it (`[needs]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needs: Option<Need>,
 }
 
 impl Point {
+    /// The value of table column `axis`: the variant for `variant`, else a grid value.
+    pub fn axis_value(&self, axis: &str) -> Option<&str> {
+        if axis == VARIANT_AXIS {
+            return self.variant.as_deref();
+        }
+        self.params
+            .iter()
+            .find(|(k, _)| k == axis)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every override of the point in order: `set`, the variant's, the grid values.
+    pub fn overrides(&self) -> Vec<String> {
+        self.set
+            .iter()
+            .chain(&self.variant_set)
+            .cloned()
+            .chain(self.params.iter().map(|(k, v)| format!("{k}={v}")))
+            .collect()
+    }
+
     /// The `warpforge run` arguments of this point, without `--json`.
     pub fn run_args(&self) -> Vec<String> {
         let mut a = vec![
@@ -112,12 +196,7 @@ impl Point {
             a.push(self.config.clone());
             a.push("--threads".into());
             a.push(self.threads.to_string());
-            for s in self
-                .set
-                .iter()
-                .cloned()
-                .chain(self.params.iter().map(|(k, v)| format!("{k}={v}")))
-            {
+            for s in self.overrides() {
                 a.push("--set".into());
                 a.push(s);
             }
@@ -125,6 +204,9 @@ impl Point {
         a
     }
 }
+
+/// The table column of the variant axis.
+pub const VARIANT_AXIS: &str = "variant";
 
 /// A TOML scalar as a `--set` value string; `None` for tables and arrays.
 fn scalar_string(v: &toml::Value) -> Option<String> {
@@ -290,11 +372,100 @@ impl Spec {
             (Some(_), None) => bail!("{file}: key `seed_key`: given without `seeds`"),
             (None, None) => {}
         }
+        // Named variants, in file order.
+        let mut raw_variants: Vec<(&String, &toml::Spanned<BTreeMap<String, toml::Value>>)> =
+            raw.variants.iter().collect();
+        raw_variants.sort_by_key(|(_, v)| v.span().start);
+        let mut variants = Vec::new();
+        let mut variant_spans = Vec::new();
+        for (name, keys) in raw_variants {
+            let mut sets = Vec::new();
+            for (k, v) in keys.get_ref() {
+                let v = scalar_string(v).ok_or_else(|| {
+                    err(
+                        keys.span(),
+                        &format!("variants.{name}.{k}"),
+                        "values must be strings, numbers or booleans".into(),
+                    )
+                })?;
+                if raw.grid.contains_key(k) || raw.seed_key.as_deref() == Some(k) {
+                    return Err(err(
+                        keys.span(),
+                        &format!("variants.{name}.{k}"),
+                        format!("`{k}` is also a [grid] or seed key"),
+                    ));
+                }
+                sets.push(format!("{k}={v}"));
+            }
+            variants.push((name.clone(), sets));
+            variant_spans.push(keys.span());
+        }
+        let mut needs = Vec::new();
+        for (variant, n) in &raw.needs {
+            let at = |k: &str, msg: String| err(n.span(), &format!("needs.{variant}.{k}"), msg);
+            let r = n.get_ref();
+            let known = || {
+                variants
+                    .iter()
+                    .map(|(v, _)| v.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            if !raw.variants.contains_key(variant) {
+                return Err(err(
+                    n.span(),
+                    &format!("needs.{variant}"),
+                    format!("no variant `{variant}` (variants: {})", known()),
+                ));
+            }
+            if !raw.variants.contains_key(&r.from) || r.from == *variant {
+                return Err(at(
+                    "from",
+                    format!(
+                        "`{}` is not another variant (variants: {})",
+                        r.from,
+                        known()
+                    ),
+                ));
+            }
+            if raw.needs.contains_key(&r.from) {
+                return Err(at(
+                    "from",
+                    format!("variant `{}` has needs itself (one level only)", r.from),
+                ));
+            }
+            if super::product::find(&r.make).is_none() {
+                return Err(at(
+                    "make",
+                    format!(
+                        "unknown product `{}` (known: {})",
+                        r.make,
+                        super::product::names().join(", ")
+                    ),
+                ));
+            }
+            if raw.variants[variant].get_ref().contains_key(&r.key) || raw.grid.contains_key(&r.key)
+            {
+                return Err(at(
+                    "key",
+                    format!("`{}` is also set by the variant or the grid", r.key),
+                ));
+            }
+            needs.push(NeedSpec {
+                variant: variant.clone(),
+                from: r.from.clone(),
+                make: r.make.clone(),
+                key: r.key.clone(),
+            });
+        }
         if mode == "functional"
-            && (!grid.is_empty() || !raw.set.is_empty() || raw.configs.is_some())
+            && (!grid.is_empty()
+                || !raw.set.is_empty()
+                || raw.configs.is_some()
+                || !variants.is_empty())
         {
             bail!(
-                "{file}: keys `grid`, `set`, `configs` and `seeds` apply to mode = \"timing\" only"
+                "{file}: keys `grid`, `variants`, `set`, `configs` and `seeds` apply to mode = \"timing\" only"
             );
         }
         let spec = Spec {
@@ -311,6 +482,8 @@ impl Spec {
             threads,
             repetitions,
             grid,
+            variants,
+            needs,
         };
         // Resolve every configuration once per (config, axis value) so that a bad key or value
         // is refused before any point runs, naming the key and its line; then every combination
@@ -336,12 +509,52 @@ impl Spec {
                         })?;
                     }
                 }
+                for ((name, sets), span) in spec.variants.iter().zip(&variant_spans) {
+                    let mut probe = cfg.clone();
+                    let res = probe
+                        .apply_overrides(sets)
+                        .and_then(|_| match probe.validate() {
+                            // A constraint with a grid axis is checked on the combinations.
+                            Err(e)
+                                if !sets.iter().any(|s| s.starts_with(&format!("{}=", e.key))) =>
+                            {
+                                Ok(())
+                            }
+                            r => r,
+                        });
+                    res.map_err(|e| {
+                        err(
+                            span.clone(),
+                            &format!("variants.{name}.{}", e.key),
+                            format!("{e}"),
+                        )
+                    })?;
+                    for n in spec.needs.iter().filter(|n| n.from == *name) {
+                        super::product::find(&n.make)
+                            .expect("checked above")
+                            .check(&probe)
+                            .map_err(|m| {
+                                err(
+                                    span.clone(),
+                                    &format!("variants.{name}"),
+                                    format!(
+                                        "provides `{}` to variant `{}`: {m}",
+                                        n.make, n.variant
+                                    ),
+                                )
+                            })?;
+                    }
+                }
                 for p in spec.points() {
                     if &p.config != c || p.rep != 0 {
                         continue;
                     }
-                    let sets: Vec<String> =
-                        p.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    let sets: Vec<String> = p
+                        .variant_set
+                        .iter()
+                        .cloned()
+                        .chain(p.params.iter().map(|(k, v)| format!("{k}={v}")))
+                        .collect();
                     let mut probe = cfg.clone();
                     probe
                         .apply_overrides(&sets)
@@ -371,44 +584,98 @@ impl Spec {
                 })
                 .collect();
         }
-        let mut out = Vec::new();
+        let variants: Vec<Option<&(String, Vec<String>)>> = if self.variants.is_empty() {
+            vec![None]
+        } else {
+            self.variants.iter().map(Some).collect()
+        };
+        let mut out: Vec<Point> = Vec::new();
         for w in &self.workloads {
             for c in &self.configs {
-                for params in &combos {
-                    for rep in 0..self.repetitions {
-                        let mut p = Point {
-                            id: String::new(),
-                            index: out.len(),
-                            workload: w.clone(),
-                            size: self.size.name().to_string(),
-                            mode: self.mode.clone(),
-                            config: c.clone(),
-                            params: params.clone(),
-                            set: self.set.clone(),
-                            rep,
-                            threads: self.threads,
-                        };
-                        let key = serde_json::to_string(&(
-                            &p.workload,
-                            &p.size,
-                            &p.mode,
-                            &p.config,
-                            &p.set,
-                            &p.params,
-                            p.rep,
-                        ))
-                        .expect("serialisable");
-                        p.id = format!("{}-{}", p.workload, stable_hash(&key));
-                        out.push(p);
+                for v in &variants {
+                    for params in &combos {
+                        for rep in 0..self.repetitions {
+                            let mut p = Point {
+                                id: String::new(),
+                                index: out.len(),
+                                workload: w.clone(),
+                                size: self.size.name().to_string(),
+                                mode: self.mode.clone(),
+                                config: c.clone(),
+                                params: params.clone(),
+                                set: self.set.clone(),
+                                rep,
+                                threads: self.threads,
+                                variant: v.map(|v| v.0.clone()),
+                                variant_set: v.map(|v| v.1.clone()).unwrap_or_default(),
+                                needs: None,
+                            };
+                            p.id = p.compute_id();
+                            out.push(p);
+                        }
                     }
                 }
+            }
+        }
+        // Dependencies: the provider matches the dependent point in all but the variant.
+        for n in &self.needs {
+            for i in 0..out.len() {
+                if out[i].variant.as_deref() != Some(n.variant.as_str()) {
+                    continue;
+                }
+                let q = &out[i];
+                let provider = out
+                    .iter()
+                    .find(|o| {
+                        o.variant.as_deref() == Some(n.from.as_str())
+                            && o.workload == q.workload
+                            && o.config == q.config
+                            && o.params == q.params
+                            && o.rep == q.rep
+                    })
+                    .expect("every variant has the same points")
+                    .id
+                    .clone();
+                out[i].needs = Some(Need {
+                    point: provider,
+                    make: n.make.clone(),
+                    key: n.key.clone(),
+                });
+                out[i].id = out[i].compute_id();
             }
         }
         out
     }
 
-    /// The grid axis names (the table's parameter columns), in order.
+    /// The table's parameter columns, in order: `variant` (when the spec has variants), then
+    /// the grid axes.
     pub fn axes(&self) -> Vec<String> {
-        self.grid.iter().map(|(k, _)| k.clone()).collect()
+        (!self.variants.is_empty())
+            .then(|| VARIANT_AXIS.to_string())
+            .into_iter()
+            .chain(self.grid.iter().map(|(k, _)| k.clone()))
+            .collect()
+    }
+}
+
+impl Point {
+    /// The stable identifier of the point's contents (the id of a point without a variant is
+    /// what it was before variants existed, so older sweep directories resume).
+    fn compute_id(&self) -> String {
+        let mut key = serde_json::to_string(&(
+            &self.workload,
+            &self.size,
+            &self.mode,
+            &self.config,
+            &self.set,
+            &self.params,
+            self.rep,
+        ))
+        .expect("serialisable");
+        if self.variant.is_some() {
+            key += &serde_json::to_string(&(&self.variant, &self.variant_set, &self.needs))
+                .expect("serialisable");
+        }
+        format!("{}-{}", self.workload, stable_hash(&key))
     }
 }

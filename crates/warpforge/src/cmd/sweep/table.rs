@@ -155,10 +155,8 @@ impl Table {
             ];
             for a in axes {
                 row.push(
-                    p.params
-                        .iter()
-                        .find(|(k, _)| k == a)
-                        .map(|(_, v)| Cell::Text(v.clone()))
+                    p.axis_value(a)
+                        .map(|v| Cell::Text(v.to_string()))
                         .unwrap_or(Cell::Null),
                 );
             }
