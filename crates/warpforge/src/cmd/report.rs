@@ -469,13 +469,8 @@ fn html_table(t: &Table) -> String {
     s + "</tbody></table>\n"
 }
 
-/// Builds the page for sweep directory `dir`.
-pub fn render(dir: &Path, args: &Args) -> anyhow::Result<String> {
-    Ok(render_all(dir, args)?.0)
-}
-
-/// Builds the page and the derived figures' JSON for sweep directory `dir`.
-pub fn render_all(dir: &Path, args: &Args) -> anyhow::Result<(String, serde_json::Value)> {
+/// Builds the page and the derived figures' JSON (`--json`) for sweep directory `dir`.
+pub fn render(dir: &Path, args: &Args) -> anyhow::Result<(String, serde_json::Value)> {
     let m = Manifest::load(dir)?;
     let t = m.table(dir);
     let rows = Rows::new(&t, &m.axes, args)?;
@@ -700,7 +695,7 @@ table{{border-collapse:collapse;font-size:12px}}td,th{{border:1px solid #ccc;pad
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let (html, json) = render_all(&args.dir, &args)?;
+    let (html, json) = render(&args.dir, &args)?;
     if let Some(j) = &args.json {
         super::sweep::point::write_atomic(
             j,

@@ -19,8 +19,6 @@ use super::spec::Need;
 pub struct Product {
     /// Name used by `make = "..."`.
     pub name: &'static str,
-    /// What it is, for messages and documentation.
-    pub about: &'static str,
     /// Why the provider's configuration cannot make it (`Err`), checked when the spec loads.
     check: fn(&GpuConfig) -> Result<(), String>,
     /// The file's bytes from the provider's `warpforge run --json` output.
@@ -35,22 +33,24 @@ impl Product {
 }
 
 /// The registry.
-pub const PRODUCTS: &[Product] = &[Product {
-    name: "caws_oracle",
-    about: "CAWS oracle (Lee 2017 §3.3): every warp's execution time in the provider's run, \
-            for `core.caws.oracle`",
-    check: |c| {
-        if c.sim.warp_times {
-            Ok(())
-        } else {
-            Err("needs `sim.warp_times = true` to record the warps' execution times".into())
-        }
+pub const PRODUCTS: &[Product] = &[
+    // The CAWS oracle (Lee 2017 §3.3): every warp's execution time in the provider's run, the
+    // input of `core.caws.oracle`.
+    Product {
+        name: "caws_oracle",
+        check: |c| {
+            if c.sim.warp_times {
+                Ok(())
+            } else {
+                Err("needs `sim.warp_times = true` to record the warps' execution times".into())
+            }
+        },
+        make: |run| {
+            let oracle = crate::cmd::experiment::caws::oracle_of(&run["stats"])?;
+            Ok(serde_json::to_vec(&oracle)?)
+        },
     },
-    make: |run| {
-        let oracle = crate::cmd::experiment::caws::oracle_of(&run["stats"])?;
-        Ok(serde_json::to_vec(&oracle)?)
-    },
-}];
+];
 
 /// The product named `name`.
 pub fn find(name: &str) -> Option<&'static Product> {
