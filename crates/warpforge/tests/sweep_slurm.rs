@@ -1,9 +1,10 @@
 //! `warpforge sweep --slurm` on a real single-node Slurm cluster (munged + slurmctld + slurmd
 //! from Debian's packages, started by `scripts/slurm_local.sh` in a private work directory on
 //! private ports): the table of a Slurm sweep equals the local sweep's (apart from wall-clock
-//! columns), and `--no-wait` + `--collect` gives the same table. `.ci/run` installs the packages;
-//! where they are missing, or the test does not run as root (the daemons must), it prints why
-//! and skips.
+//! columns), and `--no-wait` + `--collect` gives the same table; a two-pass sweep (CAWS after
+//! the RR point whose oracle it reads) runs as two arrays, the second `afterany` the first.
+//! `.ci/run` installs the packages; where they are missing, or the test does not run as root
+//! (the daemons must), it prints why and skips.
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
@@ -224,5 +225,50 @@ fn slurm_sweep_equals_local_sweep() {
         so.contains("4 already done, 0 to run") && !so.contains("submitted"),
         "{so}"
     );
+
+    // Two passes (experiments/caws.toml): the CAWS points, which read the oracle of the RR
+    // point, are a second array that depends on the first; the table equals the local one.
+    let caws = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/caws.toml");
+    let caws_local = t.path().join("caws-local");
+    wf().args(["sweep", s(&caws), "--size", "tiny", "--out", s(&caws_local)])
+        .args(["--jobs", "2"])
+        .assert()
+        .success();
+    let caws_remote = t.path().join("caws-slurm");
+    let out = wf()
+        .env("SLURM_CONF", cluster.conf())
+        .args([
+            "sweep",
+            s(&caws),
+            "--size",
+            "tiny",
+            "--out",
+            s(&caws_remote),
+        ])
+        .args(["--slurm", "--time", "5"])
+        .output()
+        .unwrap();
+    let so = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{so}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        so.matches("submitted 3 point(s) as Slurm job array")
+            .count(),
+        2,
+        "{so}"
+    );
+    let sdir = caws_remote.join("slurm");
+    let job1 = std::fs::read_to_string(sdir.join("batch-1.job")).unwrap();
+    let script2 = std::fs::read_to_string(sdir.join("batch-2.sh")).unwrap();
+    assert!(
+        script2.contains(&format!("#SBATCH --dependency=afterany:{}", job1.trim())),
+        "{script2}"
+    );
+    let ids: String = std::fs::read_to_string(sdir.join("batch-2.json")).unwrap();
+    assert_eq!(ids.matches("bfs-").count(), 3, "{ids}");
+    assert_eq!(table(&caws_remote), table(&caws_local));
     drop(cluster);
 }
