@@ -1,7 +1,10 @@
 //! `warpforge sweep SPEC.toml --out DIR`: runs the cross product of a sweep specification
-//! (workloads x configs x `[grid]` values x seeds x repetitions, see [`spec`]) locally in
-//! parallel processes (`--jobs N`) or as one Slurm job array (`--slurm`), and writes the
-//! results as `DIR/results.parquet` and `DIR/results.csv` (one row per point, see [`table`]).
+//! (workloads x configs x named variants x `[grid]` values x seeds x repetitions, see [`spec`])
+//! locally in parallel processes (`--jobs N`) or as a Slurm job array (`--slurm`), and writes
+//! the results as `DIR/results.parquet` and `DIR/results.csv` (one row per point, see
+//! [`table`]). Points that need another point's product (`[needs]`, see [`product`]) run in a
+//! second phase: locally after the first, under Slurm as a second array that depends on the
+//! first.
 //!
 //! Directory layout: `DIR/sweep.json` (the manifest: name, axes, points), `DIR/points/<id>.json`
 //! (one record per finished point, written atomically), `DIR/logs/<id>.log` (the output of the
