@@ -253,6 +253,13 @@ impl Program {
         if script.launches.is_empty() {
             bail!(at("no [[launch]] entries".into()));
         }
+        let readable = |what: String, f: &Path| -> anyhow::Result<PathBuf> {
+            let file = dir.join(f);
+            if !file.is_file() {
+                bail!(at(format!("{what}: cannot read {}", file.display())));
+            }
+            Ok(file)
+        };
         let mut buffers = Vec::new();
         for (i, b) in script.buffers.iter().enumerate() {
             let init = match b.init.strip_prefix("file:") {
@@ -263,25 +270,10 @@ impl Program {
                 .with_context(|| at(format!("buffer {} (`{}`)", i + 1, b.name)))?;
             spec.address = b.address;
             if let Some(f) = &b.expect {
-                let file = dir.join(f);
-                if !file.is_file() {
-                    bail!(at(format!(
-                        "buffer `{}`: expect: cannot read {}",
-                        b.name,
-                        file.display()
-                    )));
-                }
-                spec.expect = Some(file);
+                spec.expect = Some(readable(format!("buffer `{}`: expect", b.name), f)?);
             }
             buffers.push(spec);
         }
-        let readable = |what: String, f: &Path| -> anyhow::Result<PathBuf> {
-            let file = dir.join(f);
-            if !file.is_file() {
-                bail!(at(format!("{what}: cannot read {}", file.display())));
-            }
-            Ok(file)
-        };
         let mut globals = Vec::new();
         for g in &script.globals {
             let f = g.init.strip_prefix("file:").ok_or_else(|| {
@@ -324,7 +316,10 @@ impl Program {
             }
             let mut global_inputs = Vec::new();
             for (name, file) in &l.global_inputs {
-                let file = readable(format!("{}: global_inputs `{name}`", ctx()), file)?;
+                let file = readable(
+                    format!("launch {} (`{}`): global_inputs `{name}`", i + 1, l.kernel),
+                    file,
+                )?;
                 global_inputs.push((name.clone(), file));
             }
             launches.push(LaunchSpec {
