@@ -90,6 +90,39 @@ fn darsie_skips_redundant_work_of_2d_tbs_and_not_more() {
 }
 
 #[test]
+fn darsie_with_several_fetch_slots_neither_loses_instructions_nor_livelocks() {
+    // Four fetch slots per SM per cycle (`-gpgpu_inst_fetch_throughput 4` of the Volta and later
+    // files): a warp whose instruction DARSIE holds in fetch (LeaderWB wait, branch barrier)
+    // must not take another slot in the same cycle and fetch past the held instruction (which
+    // lost it from the timing pipeline and left branch barriers waiting for the safety
+    // timeout: bp ran ~50x longer than with one slot).
+    for n in ["bp", "mmt"] {
+        let base = run_with(n, "none", &[("core.fetch_per_cycle", "4")], 1);
+        let one = run_with(n, "darsie", &[("core.fetch_per_cycle", "1")], 1);
+        let four = run_with(n, "darsie", &[("core.fetch_per_cycle", "4")], 1);
+        for (slots, d) in [(1, &one), (4, &four)] {
+            assert_eq!(
+                d.raw.core.elim_timeouts, 0,
+                "{n}, {slots} fetch slots: deadlock guard fired"
+            );
+            assert_eq!(
+                d.raw.core.warp_insts + d.raw.core.elim_skipped,
+                base.raw.core.warp_insts,
+                "{n}, {slots} fetch slots: every instruction is either issued or skipped"
+            );
+        }
+        assert!(four.raw.core.elim_skipped > 0, "{n}: DARSIE still skips");
+        // More fetch bandwidth cannot make the run several times slower.
+        assert!(
+            four.raw.cycles <= 2 * one.raw.cycles,
+            "{n}: {} cycles with 4 fetch slots, {} with 1",
+            four.raw.cycles,
+            one.raw.cycles
+        );
+    }
+}
+
+#[test]
 fn renamed_reads_use_the_rename_slice_banks() {
     // The Bs[k][tx] value a follower skipped is read by its `fma` from the leader's physical
     // register (§5.3 F): other banks than the warp's own mapping, so other bank conflicts.

@@ -47,6 +47,7 @@ pub const MAPPED: &[&str] = &[
     "gpgpu_operand_collector_num_units_gen",
     "gpgpu_num_reg_banks",
     "gpgpu_sub_core_model",
+    "gpgpu_inst_fetch_throughput",
     "ptx_opcode_latency_int",
     "ptx_opcode_latency_fp",
     "ptx_opcode_latency_dp",
@@ -439,6 +440,11 @@ pub fn to_timing_config(
     // and register banks (GPGPU-Sim asserts that these divide evenly; validation reports it).
     if let Some(sub) = o.bool("gpgpu_sub_core_model")? {
         c.sub_cores = if sub { c.schedulers } else { 1 };
+    }
+    // Fetch and decode slots per SM per cycle (GPGPU-Sim runs decode + fetch this many times
+    // per core cycle; Volta and later files set one per sub-core).
+    if let Some(v) = o.u32("gpgpu_inst_fetch_throughput")? {
+        c.fetch_per_cycle = v.max(1);
     }
     // Latencies: <ADD,MAX,MUL,MAD,DIV[,SHFL]>.
     for (lat_name, ini_name) in [

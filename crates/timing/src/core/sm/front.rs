@@ -147,7 +147,12 @@ impl Sm {
         if self.held_mask != 0 {
             self.retry_held(now);
         }
-        let held = self.held_mask;
+        // Warps given a slot this cycle: a warp gets at most one fetch slot per cycle (as in
+        // GPGPU-Sim, where a fetched warp's I-buffer is no longer empty). With elimination on, a
+        // warp can come out of its slot with an empty I-buffer (everything skipped, or held);
+        // a held warp must not fetch past its held instruction, and the mask is read live so
+        // that a warp held in an earlier slot of this cycle is not picked again.
+        let mut served = 0u64;
         for _ in 0..self.fetch_per_cycle {
             let mut pick = None;
             let mut m = self.used_warps;
@@ -160,7 +165,7 @@ impl Sm {
                 let w = (k + self.fetch_rr) % 64;
                 let wp = &self.warps[w];
                 if wp.live
-                    && held & (1 << w) == 0
+                    && (self.held_mask | served) & (1 << w) == 0
                     && (wp.refetch
                         || (wp.len == 0
                             && !wp.fetch_done
@@ -172,6 +177,7 @@ impl Sm {
                 }
             }
             let Some(w) = pick else { return Ok(()) };
+            served |= 1 << w;
             self.fetch_rr = (w + 1) % 64;
             if self.warps[w].refetch {
                 self.refetch(w, now);
@@ -231,6 +237,7 @@ impl Sm {
                         continue;
                     }
                     Fetch::Hold => {
+                        debug_assert!(self.held_mask & (1 << w) == 0, "warp {w} held twice");
                         self.held[w] = self.warps[w].ibuf[slot];
                         self.held_mask |= 1 << w;
                         break;
