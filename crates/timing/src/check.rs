@@ -47,6 +47,12 @@ impl GpuConfig {
         pos("core.collectors_sp", c.collectors_sp as u64)?;
         pos("core.collectors_sfu", c.collectors_sfu as u64)?;
         pos("core.collectors_mem", c.collectors_mem as u64)?;
+        if c.collectors_sp as u64 + c.collectors_sfu as u64 + c.collectors_mem as u64 > 64 {
+            return Err(ConfigError::new(
+                "core.collectors_mem",
+                "at most 64 operand collectors in all (core.collectors_sp + collectors_sfu + collectors_mem)",
+            ));
+        }
         pos("core.reg_banks", c.reg_banks as u64)?;
         if c.reg_banks > 64 {
             return Err(ConfigError::new("core.reg_banks", "at most 64"));

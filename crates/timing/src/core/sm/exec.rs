@@ -176,99 +176,111 @@ impl Sm {
         // Dispatch: oldest ready CU per free unit. Each sub-core dispatches its collectors to
         // its own SP and SFU pipelines; the memory collectors of all sub-cores share the LD/ST
         // unit.
-        let subs = self.sub_cores;
-        for (kind, j) in [Unit::Sp, Unit::Sfu]
-            .into_iter()
-            .flat_map(|k| (0..subs).map(move |j| (k, j)))
-            .chain(std::iter::once((Unit::Mem, 0)))
-        {
-            let (lo, hi) = match kind {
-                Unit::Sp => self.cu_range[j][0],
-                Unit::Sfu => self.cu_range[j][1],
-                _ => (self.cu_range[0][2].0, self.cu_range[subs - 1][2].1),
-            };
-            loop {
-                let unit_idx = match kind {
-                    Unit::Sp => {
-                        let (a, b) = self.unit_range[j][0];
-                        self.sp_free[a..b]
-                            .iter()
-                            .position(|&t| t <= now)
-                            .map(|i| a + i)
-                    }
-                    Unit::Sfu => {
-                        let (a, b) = self.unit_range[j][1];
-                        self.sfu_free[a..b]
-                            .iter()
-                            .position(|&t| t <= now)
-                            .map(|i| a + i)
-                    }
-                    _ => (!self.ldst.busy).then_some(0),
-                };
-                let Some(ui) = unit_idx else { break };
-                let mut best: Option<usize> = None;
-                for i in lo..hi {
-                    let c = &self.cus[i];
-                    if c.busy && c.reads == 0 && best.is_none_or(|b| c.seq < self.cus[b].seq) {
-                        best = Some(i);
-                    }
-                }
-                let Some(ci) = best else { break };
-                if kind == Unit::Mem {
-                    let started = self.start_mem(ci, now);
-                    self.mem_blocked = !started;
-                    if !started {
-                        break;
-                    }
-                } else {
-                    let inst = &self.cu_insts[ci];
-                    let lat = Self::class_cycles(&self.lat, inst.class) as u64;
-                    let ii = Self::class_cycles(&self.ii, inst.class) as u64;
-                    let mut regs = [0u16; MAX_DST];
-                    let n = inst.n_dst;
-                    regs[..n as usize].copy_from_slice(inst.dsts());
-                    let branch = inst.class == OpClass::Branch;
-                    let warp = self.cus[ci].warp;
-                    match kind {
-                        Unit::Sp => self.sp_free[ui] = now + ii,
-                        _ => self.sfu_free[ui] = now + ii,
-                    }
-                    self.push_ev(
-                        now + lat.max(1),
-                        Ev::Writeback {
-                            warp,
-                            regs,
-                            n,
-                            branch,
-                        },
-                    );
-                }
-                self.cus[ci].busy = false;
+        if self.cu_busy != 0 {
+            let subs = self.sub_cores;
+            for j in 0..subs {
+                self.dispatch_kind(Unit::Sp, j, self.cu_mask[j][0], now);
             }
+            for j in 0..subs {
+                self.dispatch_kind(Unit::Sfu, j, self.cu_mask[j][1], now);
+            }
+            let mem = self.cu_mask.iter().fold(0, |m, k| m | k[2]);
+            self.dispatch_kind(Unit::Mem, 0, mem, now);
         }
-        // Operand reads: one per bank per cycle, collectors served round robin.
-        let mut bank_busy = 0u64;
+        // Operand reads: one per bank per cycle, collectors served round robin from `cu_rr`.
         let n = self.cus.len();
-        for k in 0..n {
-            let i = (self.cu_rr + k) % n;
-            let c = &mut self.cus[i];
-            if !c.busy || c.reads == 0 {
-                continue;
-            }
-            let mut j = 0;
-            while j < c.reads as usize {
-                let b = c.banks[j];
-                if bank_busy & (1 << b) == 0 {
-                    bank_busy |= 1 << b;
-                    c.reads -= 1;
-                    c.banks[j] = c.banks[c.reads as usize];
-                } else {
-                    self.stats.bank_conflicts += 1;
-                    j += 1;
+        if self.cu_busy != 0 {
+            let mut bank_busy = 0u64;
+            let from = !0u64 << self.cu_rr;
+            for part in [self.cu_busy & from, self.cu_busy & !from] {
+                let mut m = part;
+                while m != 0 {
+                    let i = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let c = &mut self.cus[i];
+                    let mut j = 0;
+                    while j < c.reads as usize {
+                        let b = c.banks[j];
+                        if bank_busy & (1 << b) == 0 {
+                            bank_busy |= 1 << b;
+                            c.reads -= 1;
+                            c.banks[j] = c.banks[c.reads as usize];
+                        } else {
+                            self.stats.bank_conflicts += 1;
+                            j += 1;
+                        }
+                    }
                 }
             }
         }
         self.cu_rr = (self.cu_rr + 1) % n.max(1);
+    }
+
+    /// Dispatch of the collectors `cand` (unit kind `kind` of sub-core `j`; the memory
+    /// collectors of all sub-cores share the LD/ST unit): the oldest collector with all its
+    /// operands read goes to a free unit, as long as both remain.
+    fn dispatch_kind(&mut self, kind: Unit, j: usize, cand: u64, now: u64) {
+        loop {
+            let unit_idx = match kind {
+                Unit::Sp => {
+                    let (a, b) = self.unit_range[j][0];
+                    self.sp_free[a..b]
+                        .iter()
+                        .position(|&t| t <= now)
+                        .map(|i| a + i)
+                }
+                Unit::Sfu => {
+                    let (a, b) = self.unit_range[j][1];
+                    self.sfu_free[a..b]
+                        .iter()
+                        .position(|&t| t <= now)
+                        .map(|i| a + i)
+                }
+                _ => (!self.ldst.busy).then_some(0),
+            };
+            let Some(ui) = unit_idx else { break };
+            let mut best: Option<usize> = None;
+            let mut m = cand & self.cu_busy;
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let c = &self.cus[i];
+                if c.reads == 0 && best.is_none_or(|b| c.seq < self.cus[b].seq) {
+                    best = Some(i);
+                }
+            }
+            let Some(ci) = best else { break };
+            if kind == Unit::Mem {
+                let started = self.start_mem(ci, now);
+                self.mem_blocked = !started;
+                if !started {
+                    break;
+                }
+            } else {
+                let inst = &self.cu_insts[ci];
+                let lat = Self::class_cycles(&self.lat, inst.class) as u64;
+                let ii = Self::class_cycles(&self.ii, inst.class) as u64;
+                let mut regs = [0u16; MAX_DST];
+                let n = inst.n_dst;
+                regs[..n as usize].copy_from_slice(inst.dsts());
+                let branch = inst.class == OpClass::Branch;
+                let warp = self.cus[ci].warp;
+                match kind {
+                    Unit::Sp => self.sp_free[ui] = now + ii,
+                    _ => self.sfu_free[ui] = now + ii,
+                }
+                self.push_ev(
+                    now + lat.max(1),
+                    Ev::Writeback {
+                        warp,
+                        regs,
+                        n,
+                        branch,
+                    },
+                );
+            }
+            self.cu_busy &= !(1 << ci);
+        }
     }
 
     /// Starts the memory instruction of collector `ci` on the LD/ST unit; false if it must wait

@@ -125,6 +125,7 @@ impl Sm {
             }
         }
         self.used_warps |= mask;
+        self.touch(mask);
         self.regs_used += r;
         self.smem_used += s;
         self.ctas[slot] = CtaSlot {
@@ -154,18 +155,23 @@ impl Sm {
         // that a warp held in an earlier slot of this cycle is not picked again.
         let mut served = 0u64;
         for _ in 0..self.fetch_per_cycle {
+            // Warps found unfetchable stay so until touched (`Sm::touch`): the scan skips them.
+            self.nofetch &= !self.touched_fetch;
+            self.touched_fetch = 0;
             let mut pick = None;
-            let mut m = self.used_warps;
             // Round robin from fetch_rr.
-            let rot = m.rotate_right(self.fetch_rr as u32);
-            m = rot;
+            let mut m = (self.used_warps & !self.nofetch).rotate_right(self.fetch_rr as u32);
             while m != 0 {
                 let k = m.trailing_zeros() as usize;
                 m &= m - 1;
                 let w = (k + self.fetch_rr) % 64;
+                if served & (1 << w) != 0 {
+                    // Not fetchable again this cycle only: not remembered.
+                    continue;
+                }
                 let wp = &self.warps[w];
                 if wp.live
-                    && (self.held_mask | served) & (1 << w) == 0
+                    && self.held_mask & (1 << w) == 0
                     && (wp.refetch
                         || (wp.len == 0
                             && !wp.fetch_done
@@ -175,9 +181,11 @@ impl Sm {
                     pick = Some(w);
                     break;
                 }
+                self.nofetch |= 1 << w;
             }
             let Some(w) = pick else { return Ok(()) };
             served |= 1 << w;
+            self.touch(1 << w);
             self.fetch_rr = (w + 1) % 64;
             if self.warps[w].refetch {
                 self.refetch(w, now);
@@ -263,6 +271,7 @@ impl Sm {
             let w = m.trailing_zeros() as usize;
             m &= m - 1;
             self.stats.elim_hold_cycles += 1;
+            self.touch(1 << w);
             let inst = self.held[w];
             let wp = &self.warps[w];
             let at = At {
@@ -433,6 +442,8 @@ impl Sm {
             }
             wp.imiss = None;
             wp.refetch = true;
+            self.touched_fetch |= 1 << w;
+            self.touched_issue.set(self.touched_issue.get() | 1 << w);
             if self.imiss_unsent & (1 << w) != 0 {
                 // Missed on this line in the cycle it arrived: counted as a merge.
                 self.l1i_stats.merged += 1;

@@ -32,6 +32,7 @@ impl Sm {
             wp.at_barrier = false;
             wp.fetch_barrier = false;
         }
+        self.touch(c.warps);
         self.ctas[cs].arrived = 0;
         if self.elim_on {
             self.elim.barrier_released(cs);
@@ -67,9 +68,10 @@ impl Sm {
     /// Free collectors of each unit kind (SP, SFU, memory), per sub-core.
     pub(super) fn free_units(&self) -> Free {
         let mut free = [[0usize; 3]; MAX_SUB];
-        for (f, ranges) in free.iter_mut().zip(&self.cu_range) {
-            for (k, &(lo, hi)) in ranges.iter().enumerate() {
-                f[k] = self.cus[lo..hi].iter().filter(|c| !c.busy).count();
+        let idle = !self.cu_busy;
+        for (f, masks) in free.iter_mut().zip(&self.cu_mask) {
+            for (k, &m) in masks.iter().enumerate() {
+                f[k] = (m & idle).count_ones() as usize;
             }
         }
         free
@@ -127,7 +129,11 @@ impl Sm {
         self.classify_into(s, now, free, &mut [None; 64])
     }
 
-    /// [`Sm::classify`], also leaving each live warp's reason in `whys` (`None`: ready).
+    /// [`Sm::classify`], also leaving each live warp's reason in `whys` (`None`: ready) when
+    /// latency attribution or a probe is on. Otherwise the scheduler's previous result is
+    /// reused while none of its warps was touched, the busy collectors are the same and no
+    /// I-buffer head has finished decoding since (`ClassMemo`): the classification reads
+    /// nothing else, so the result is the one a fresh scan would give.
     pub(super) fn classify_into(
         &self,
         s: usize,
@@ -135,17 +141,29 @@ impl Sm {
         free: &Free,
         whys: &mut [Option<Why>; 64],
     ) -> (u64, u64, u64, Why) {
-        let mask = self.sched_masks[s] & self.used_warps;
+        let memo_on = !self.attribute && self.probe.is_none();
+        let smask = self.sched_masks[s];
+        if memo_on {
+            let c = self.class_memo[s].get();
+            if c.valid
+                && self.touched_issue.get() & smask == 0
+                && c.cu_busy == self.cu_busy
+                && c.at <= now
+                && now < c.until
+            {
+                return c.result;
+            }
+        }
+        let mask = smask & self.used_warps;
         let mut ready = 0u64;
         let mut long_wait = 0u64;
         let mut why = Why::Idle;
+        let mut until = u64::MAX;
         let mut m = mask;
         while m != 0 {
             let w = m.trailing_zeros() as usize;
             m &= m - 1;
-            if !self.warps[w].live {
-                continue;
-            }
+            debug_assert!(self.warps[w].live, "used warp slots hold live warps");
             let r = self.warp_why(w, now, free);
             whys[w] = r;
             match r {
@@ -154,11 +172,28 @@ impl Sm {
                     if matches!(r, Why::Sync | Why::MemData) {
                         long_wait |= 1 << w;
                     }
+                    if r == Why::Fetch {
+                        let wp = &self.warps[w];
+                        if wp.len > 0 {
+                            until = until.min(wp.ready_at[wp.head as usize]);
+                        }
+                    }
                     why = why.min(r);
                 }
             }
         }
-        (mask, ready, long_wait, why)
+        let result = (mask, ready, long_wait, why);
+        if memo_on {
+            self.touched_issue.set(self.touched_issue.get() & !smask);
+            self.class_memo[s].set(ClassMemo {
+                valid: true,
+                at: now,
+                until,
+                cu_busy: self.cu_busy,
+                result,
+            });
+        }
+        result
     }
 
     /// Latency attribution: `n` probes of warp `w` in consecutive cycles from `now`, each
@@ -328,6 +363,7 @@ impl Sm {
 
     pub(super) fn issue_warp(&mut self, w: usize, free: &mut Free, now: u64) {
         self.progressed = true;
+        self.touch(1 << w);
         let h = self.warps[w].head as usize;
         // The entry is read in place (a `DynInst` is 320 bytes): only a memory instruction's
         // collector gets a full copy, the others take the few fields their unit needs.
@@ -380,10 +416,10 @@ impl Sm {
         };
         let sub = w % self.sub_cores;
         free[sub][k] -= 1;
-        let (lo, hi) = self.cu_range[sub][k];
-        let ci = (lo..hi)
-            .find(|&i| !self.cus[i].busy)
-            .expect("free collector");
+        let idle = self.cu_mask[sub][k] & !self.cu_busy;
+        assert!(idle != 0, "free collector");
+        let ci = idle.trailing_zeros() as usize;
+        self.cu_busy |= 1 << ci;
         let wp = &mut self.warps[w];
         let (cs, wic) = (wp.cta_slot as usize, wp.warp_in_cta);
         let inst = &wp.ibuf[h];
@@ -397,7 +433,6 @@ impl Sm {
         }
         self.cu_seq += 1;
         let c = &mut self.cus[ci];
-        c.busy = true;
         c.warp = w as u8;
         c.seq = self.cu_seq;
         c.reads = 0;
@@ -468,6 +503,7 @@ impl Sm {
             }
             self.warps[w].live = false;
             self.unblock(w);
+            self.touch(1 << w);
             self.fetched_all &= !(1 << w);
             self.used_warps &= !(1 << w);
             self.exited_warp = true;

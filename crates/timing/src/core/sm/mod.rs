@@ -71,9 +71,9 @@ struct Tracker {
     pc: u64,
 }
 
+/// One operand collector (whether it is busy: bit `i` of [`Sm::cu_busy`]).
 #[derive(Clone)]
 struct Cu {
-    busy: bool,
     warp: u8,
     seq: u64,
     reads: u8,
@@ -112,6 +112,30 @@ const MAX_SUB: usize = crate::config::MAX_SUB_CORES as usize;
 
 /// Free operand collectors of each unit kind (SP, SFU, memory), per sub-core.
 type Free = [[usize; 3]; MAX_SUB];
+
+/// A scheduler's last classification ([`Sm::classify_into`]), reused while it stays valid:
+/// none of the scheduler's warps touched ([`Sm::touch`]), the same busy collectors, and `now`
+/// in `at..until` (`until`: the earliest I-buffer head still decoding).
+#[derive(Clone, Copy)]
+struct ClassMemo {
+    valid: bool,
+    at: u64,
+    until: u64,
+    cu_busy: u64,
+    result: (u64, u64, u64, Why),
+}
+
+impl Default for ClassMemo {
+    fn default() -> Self {
+        Self {
+            valid: false,
+            at: 0,
+            until: 0,
+            cu_busy: 0,
+            result: (0, 0, 0, Why::Idle),
+        }
+    }
+}
 
 /// Why a warp cannot issue; lower is closer to issuing (the stall attributed to a cycle).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -181,6 +205,16 @@ pub struct Sm {
     fetched_all: u64,
     /// The subset of `blocked` with loads in flight (stall reason `MemData`).
     blocked_mem: Cell<u64>,
+    /// Warps whose fetch- or issue-relevant state changed ([`Sm::touch`]) since the
+    /// schedulers' classification last read them.
+    touched_issue: Cell<u64>,
+    /// The same, since the fetch scan last read them.
+    touched_fetch: u64,
+    /// Warps the fetch scan found it cannot fetch for; valid until touched.
+    nofetch: u64,
+    /// Each scheduler's last classification (used without latency attribution or a probe,
+    /// which need every warp's reason).
+    class_memo: Vec<Cell<ClassMemo>>,
     regs_used: u32,
     smem_used: u32,
     scheds: Vec<Box<dyn WarpScheduler>>,
@@ -203,6 +237,10 @@ pub struct Sm {
     cc: L1,
     map: AddrMap,
     cus: Vec<Cu>,
+    /// Busy collectors (bit `i` = `cus[i]`).
+    cu_busy: u64,
+    /// The collectors of `cu_range[j][k]` as a mask.
+    cu_mask: Vec<[u64; 3]>,
     /// The instruction held by each collector (apart from `cus`, which the dispatch and
     /// operand-read loops scan every cycle: a `DynInst` is 320 bytes).
     cu_insts: Vec<DynInst>,
@@ -277,7 +315,6 @@ impl Sm {
             c.collectors_mem as usize,
         );
         let cu = Cu {
-            busy: false,
             warp: 0,
             seq: 0,
             reads: 0,
@@ -318,6 +355,10 @@ impl Sm {
             used_warps: 0,
             blocked: Cell::new(0),
             blocked_mem: Cell::new(0),
+            touched_issue: Cell::new(0),
+            touched_fetch: 0,
+            nofetch: 0,
+            class_memo: vec![Cell::new(ClassMemo::default()); n_sched],
             fetched_all: 0,
             regs_used: 0,
             smem_used: 0,
@@ -345,6 +386,8 @@ impl Sm {
             cc: L1::new(&cfg.const_cache, ReqSrc::Const),
             map,
             cus: vec![cu; a + b + m],
+            cu_busy: 0,
+            cu_mask: Vec::new(),
             cu_insts: vec![DynInst::default(); a + b + m],
             cu_range: {
                 let sc = c.sub_cores as usize;
@@ -409,6 +452,18 @@ impl Sm {
             held: Vec::new(),
             held_mask: 0,
         }
+        .with_cu_masks()
+    }
+
+    /// Fills `cu_mask` from `cu_range`.
+    fn with_cu_masks(mut self) -> Self {
+        let bits = |(lo, hi): (usize, usize)| (lo..hi).fold(0u64, |m, i| m | 1 << i);
+        self.cu_mask = self
+            .cu_range
+            .iter()
+            .map(|r| [bits(r[0]), bits(r[1]), bits(r[2])])
+            .collect();
+        self
     }
 
     /// This SM's index in the GPU.
@@ -479,7 +534,7 @@ impl Sm {
             || !self.l1d.miss_queue.is_empty()
             || !self.cc.miss_queue.is_empty()
             || self.ldst.busy
-            || self.cus.iter().any(|c| c.busy)
+            || self.cu_busy != 0
         {
             return None;
         }
@@ -571,6 +626,16 @@ impl Sm {
         let keep = !(1u64 << w);
         self.blocked.set(self.blocked.get() & keep);
         self.blocked_mem.set(self.blocked_mem.get() & keep);
+        self.touched_issue.set(self.touched_issue.get() | 1 << w);
+    }
+
+    /// The state that fetch or issue reads of the warps in `mask` changed (I-buffer, barrier,
+    /// branch, exit, scoreboard, residency): the fetch scan's and the schedulers' memos of
+    /// them are stale.
+    #[inline]
+    fn touch(&mut self, mask: u64) {
+        self.touched_fetch |= mask;
+        self.touched_issue.set(self.touched_issue.get() | mask);
     }
 
     /// Room for one more reply from the network.
@@ -616,6 +681,7 @@ impl Sm {
                     wp.inflight -= 1;
                     if branch {
                         wp.branch_pending = false;
+                        self.touched_fetch |= 1 << warp;
                     }
                     if self.elim_on {
                         let (cs, wic) = (wp.cta_slot as usize, wp.warp_in_cta);
