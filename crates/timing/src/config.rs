@@ -990,6 +990,11 @@ mod tests {
         let e = g.apply_overrides(&["l1d.sets"]).unwrap_err();
         assert!(e.reason.contains("key=value"));
         assert!(g.set("l1d.sets", "0").is_err());
+        // The SM keeps its operand collectors in a 64-bit mask.
+        let mut g = GpuConfig::preset("gtx480").unwrap();
+        g.set("core.collectors_sfu", "56").unwrap();
+        let e = g.set("core.collectors_sfu", "57").unwrap_err();
+        assert!(e.reason.contains("at most 64 operand collectors"), "{e}");
     }
 
     #[test]
