@@ -152,10 +152,25 @@ pub struct PolicyConfig {
     pub sms_age_gpu: u64,
     /// SMS per-source FIFO entries.
     pub sms_fifo: u32,
+    /// SMS: a request skips batch formation (straight to its bank FIFO) while its channel's SMS
+    /// holds fewer requests than this (the original's lightly-loaded bypass).
+    pub sms_bypass_load: u32,
+    /// SMS: a source whose requests per 1000 CPU cycles over the last `interval` stay below
+    /// this is low-intensity and skips batch formation (the original's < 1 MPKI bypass; the
+    /// controller counts cycles, not instructions).
+    pub sms_low_intensity: f64,
     /// DASH: a CPU application using less than this share of the bandwidth is latency-sensitive.
     pub dash_cluster: f64,
-    /// HeLM: GPU misses bypass the LLC while the GPU's ready-warp fraction exceeds this.
-    pub helm_tlp: f64,
+    /// HeLM's low TLP threshold (ready warps per SM), used while the CPUs are cache sensitive.
+    pub helm_low_tlp: f64,
+    /// HeLM's high TLP threshold (ready warps per SM), used while the GPU is cache sensitive.
+    pub helm_high_tlp: f64,
+    /// HeLM: one LLC set in this many is a sampler set of each of the two kinds (GPU misses
+    /// always bypass / never bypass).
+    pub helm_sample: u32,
+    /// HeLM: a side is cache sensitive when its LLC miss rate in the sampler sets where the
+    /// GPU allocates differs from the one where it bypasses by more than this.
+    pub helm_margin: f64,
     /// GPGPU criticality marking (spec 004 §3) for the criticality-aware policies.
     pub criticality: bool,
     /// IM: non-critical GPGPU **stores** that miss the LLC are written around it (straight to
@@ -344,7 +359,7 @@ impl HeteroConfig {
             ("policy.probe_tolerance", self.policy.probe_tolerance),
             ("policy.sms_sjf", self.policy.sms_sjf),
             ("policy.dash_cluster", self.policy.dash_cluster),
-            ("policy.helm_tlp", self.policy.helm_tlp),
+            ("policy.helm_margin", self.policy.helm_margin),
         ] {
             if !(0.0..=1.0).contains(&v) {
                 return Err(ConfigError::new(k, "must lie in [0, 1]"));
@@ -353,6 +368,21 @@ impl HeteroConfig {
         pos("policy.interval", self.policy.interval)?;
         pos("policy.probe_window", self.policy.probe_window)?;
         pos("policy.sms_fifo", self.policy.sms_fifo as u64)?;
+        if self.policy.helm_sample < 4 || !self.policy.helm_sample.is_power_of_two() {
+            return Err(ConfigError::new(
+                "policy.helm_sample",
+                "must be a power of two >= 4",
+            ));
+        }
+        for (k, v) in [
+            ("policy.sms_low_intensity", self.policy.sms_low_intensity),
+            ("policy.helm_low_tlp", self.policy.helm_low_tlp),
+            ("policy.helm_high_tlp", self.policy.helm_high_tlp),
+        ] {
+            if !(v >= 0.0 && v.is_finite()) {
+                return Err(ConfigError::new(k, "must be a finite number >= 0"));
+            }
+        }
         Ok(())
     }
 }

@@ -44,6 +44,8 @@ pub struct GpuShared {
     pub ready: AtomicU64,
     /// Sum over SM cycles of live warps.
     pub live: AtomicU64,
+    /// SM cycles, all SMs.
+    pub sm_cycles: AtomicU64,
     /// GPU LLC miss rate of the last period, parts per million (written by the memory side).
     pub llc_miss_ppm: AtomicU32,
 }
@@ -80,7 +82,7 @@ pub struct CritProbe {
     clock: u64,
     period: u64,
     shared: Arc<GpuShared>,
-    local: (u64, u64, u64),
+    local: (u64, u64, u64, u64),
     /// Counters (shared with the experiment through the handle returned by [`CritProbe::new`]).
     pub stats: Arc<std::sync::Mutex<CritStats>>,
     pending: CritStats,
@@ -99,7 +101,7 @@ impl CritProbe {
             clock: 0,
             period: period.max(1),
             shared,
-            local: (0, 0, 0),
+            local: (0, 0, 0, 0),
             stats: Arc::default(),
             pending: CritStats::default(),
         }
@@ -137,7 +139,8 @@ impl CritProbe {
     }
 
     fn flush(&mut self) {
-        let (i, r, l) = std::mem::take(&mut self.local);
+        let (i, r, l, n) = std::mem::take(&mut self.local);
+        self.shared.sm_cycles.fetch_add(n, Ordering::Relaxed);
         self.shared.insts.fetch_add(i, Ordering::Relaxed);
         self.shared.ready.fetch_add(r, Ordering::Relaxed);
         self.shared.live.fetch_add(l, Ordering::Relaxed);
@@ -176,6 +179,7 @@ impl SmProbe for CritProbe {
         self.local.0 += c.issued as u64;
         self.local.1 += c.ready_warps as u64;
         self.local.2 += c.live_warps as u64;
+        self.local.3 += 1;
         if self.clock.is_multiple_of(self.period) {
             self.recompute_top();
         }

@@ -155,6 +155,45 @@ impl Channel {
         }
     }
 
+    /// Moves reads from `waiting` (reads that reached this controller while its read queue was
+    /// full, arrival order) into the read queue while it has room, in the order the policy
+    /// ranks them ([`MemPolicy::admit`]; row hits judged against the rows open now), calling
+    /// [`MemPolicy::on_enqueue`] for each. Returns how many entered.
+    pub fn admit(
+        &mut self,
+        waiting: &mut std::collections::VecDeque<DramEntry>,
+        ctx: &Ctx,
+        ch: usize,
+        policy: &mut dyn MemPolicy,
+    ) -> usize {
+        let mut n = 0;
+        while self.can_accept(false) && !waiting.is_empty() {
+            let i = if waiting.len() == 1 {
+                0
+            } else {
+                self.cands.clear();
+                for (pos, e) in waiting.iter().enumerate() {
+                    self.cands.push(Cand {
+                        pos,
+                        row_hit: self.banks[e.bank as usize].open == Some(e.row),
+                        source: e.source,
+                        critical: e.critical,
+                        arrival: e.arrival,
+                        bank: e.bank,
+                        tok: e.tok,
+                    });
+                }
+                let k = policy.admit(ctx, ch, &self.cands);
+                self.cands.get(k).map_or(0, |c| c.pos)
+            };
+            let e = waiting.remove(i).expect("index in range");
+            policy.on_enqueue(ctx, ch, &e);
+            self.reads.push(e);
+            n += 1;
+        }
+        n
+    }
+
     /// Whether anything is queued.
     pub fn busy(&self) -> bool {
         !self.reads.is_empty() || !self.writes.is_empty()
@@ -391,6 +430,69 @@ mod tests {
         let order: Vec<u64> = d.iter().map(|x| x.0).collect();
         assert_eq!(order, vec![3, 2]);
         assert_eq!(ch.stats.row_hits, 1);
+    }
+
+    /// Spec 004 §5.3/§5.5: the policy ranks every pending request, so a read waiting for a
+    /// full read queue enters it in the policy's order, not in arrival order.
+    #[test]
+    fn full_read_queue_admits_waiting_reads_in_the_policy_order() {
+        let mut c = HeteroConfig::preset("hetero").unwrap();
+        c.set("dram.read_queue", "2").unwrap();
+        let admitted = |name: &str| {
+            let mut pc = c.policy.clone();
+            pc.name = name.to_string();
+            let mut p = policy::create(&pc).unwrap();
+            let mut ch = Channel::new(&c.dram);
+            ch.reads.push(entry(1, 0, 1, Source::Gpgpu, 0));
+            ch.reads.push(entry(2, 1, 1, Source::Gpgpu, 1));
+            let mut waiting: std::collections::VecDeque<_> = [
+                entry(3, 2, 1, Source::Gpgpu, 2),
+                entry(4, 3, 1, Source::Gpgpu, 3),
+                entry(5, 4, 1, Source::Cpu(0), 4),
+            ]
+            .into();
+            let g = GpuStatus::default();
+            let ctx = Ctx {
+                now: 10,
+                dram_now: 10,
+                gpu: &g,
+            };
+            assert_eq!(ch.admit(&mut waiting, &ctx, 0, p.as_mut()), 0, "queue full");
+            ch.reads.remove(0);
+            assert_eq!(ch.admit(&mut waiting, &ctx, 0, p.as_mut()), 1);
+            assert_eq!(waiting.len(), 2);
+            ch.reads.last().unwrap().tok
+        };
+        // GPU-favoring ranks the CPU read above non-critical GPU reads (§5.5 levels).
+        assert_eq!(admitted("gpu_favoring"), 5);
+        // FR-FCFS: no row is open, so the oldest.
+        assert_eq!(admitted("frfcfs"), 3);
+        // All-GPU priority: the oldest GPU read.
+        assert_eq!(admitted("all_gpu"), 3);
+    }
+
+    #[test]
+    fn frfcfs_admits_a_waiting_row_hit_first() {
+        let mut c = HeteroConfig::preset("hetero").unwrap();
+        c.set("dram.read_queue", "1").unwrap();
+        let mut p = policy::create(&c.policy).unwrap();
+        let mut ch = Channel::new(&c.dram);
+        ch.reads.push(entry(1, 0, 5, Source::Cpu(0), 0));
+        run(&mut ch, p.as_mut(), 0, 20); // opens row 5 of bank 0, serves tok 1
+        assert!(ch.reads.is_empty());
+        let mut waiting: std::collections::VecDeque<_> = [
+            entry(2, 0, 9, Source::Cpu(1), 21),
+            entry(3, 0, 5, Source::Cpu(2), 22),
+        ]
+        .into();
+        let g = GpuStatus::default();
+        let ctx = Ctx {
+            now: 30,
+            dram_now: 30,
+            gpu: &g,
+        };
+        assert_eq!(ch.admit(&mut waiting, &ctx, 0, p.as_mut()), 1);
+        assert_eq!(ch.reads[0].tok, 3, "the younger row hit enters first");
     }
 
     #[test]

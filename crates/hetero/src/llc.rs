@@ -19,6 +19,13 @@ pub struct Victim {
     pub cpu_mask: u64,
 }
 
+/// The set-index hash of block `line`: its low bits are the set number (the upper bits are
+/// folded in so that power-of-two strides spread over the sets). Set-sampling policies select
+/// whole sets by its low bits.
+pub fn set_hash(line: u64) -> u64 {
+    line ^ (line >> 14) ^ (line >> 28)
+}
+
 /// The LLC's tag store.
 pub struct Llc {
     sets: u64,
@@ -45,9 +52,7 @@ impl Llc {
     }
 
     fn set_of(&self, line: u64) -> usize {
-        // Hash the upper bits in so that power-of-two strides spread over the sets.
-        let h = line ^ (line >> 14) ^ (line >> 28);
-        (h & (self.sets - 1)) as usize
+        (set_hash(line) & (self.sets - 1)) as usize
     }
 
     fn find(&self, line: u64) -> Option<usize> {

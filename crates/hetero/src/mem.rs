@@ -330,13 +330,7 @@ impl MemSystem {
         };
         self.policy.tick(&ctx);
         for ch in 0..self.channels.len() {
-            while self.channels[ch].can_accept(false) {
-                let Some(e) = self.overflow[ch].pop_front() else {
-                    break;
-                };
-                self.policy.on_enqueue(&ctx, ch, &e);
-                self.channels[ch].reads.push(e);
-            }
+            self.channels[ch].admit(&mut self.overflow[ch], &ctx, ch, self.policy.as_mut());
             while self.channels[ch].can_accept(true) {
                 let Some(e) = self.woverflow[ch].pop_front() else {
                     break;
@@ -480,6 +474,7 @@ impl MemSystem {
         };
         let ideal = !hit && r.ideal && !first;
         self.policy.on_llc(&ctx, r.source, hit || ideal);
+        self.policy.on_llc_block(&ctx, r.source, line, hit || ideal);
         let st = self.stats.entry(r.source).or_default();
         if hit || ideal {
             st.llc_hits += 1;
@@ -715,6 +710,7 @@ mod tests {
         for name in policy::names() {
             let mut m = sys(name);
             m.gpu_status_mut().ready_fraction = 0.9;
+            m.gpu_status_mut().ready_warps = 4.0;
             let mut n = 0;
             for k in 0..300u64 {
                 let src = match k % 5 {

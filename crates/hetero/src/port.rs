@@ -34,12 +34,14 @@ pub struct HeteroPort {
     returns: VecDeque<DramReq>,
     max_inflight: usize,
     last_rates: (u64, u64),
-    last_ready: (u64, u64),
+    last_ready: (u64, u64, u64),
     done: Vec<Completion>,
     /// GPU requests sent (64 B blocks).
     pub gpu_blocks: u64,
     /// Sum and count of the ready-warp fractions reported to the policies.
     pub ready_samples: (f64, u64),
+    /// Sum and count of the ready warps per SM reported to the policies.
+    pub ready_warps_samples: (f64, u64),
 }
 
 impl HeteroPort {
@@ -62,10 +64,11 @@ impl HeteroPort {
             returns: VecDeque::new(),
             max_inflight,
             last_rates: (0, 0),
-            last_ready: (0, 0),
+            last_ready: (0, 0, 0),
             done: Vec::new(),
             gpu_blocks: 0,
             ready_samples: (0.0, 0),
+            ready_warps_samples: (0.0, 0),
         }
     }
 
@@ -73,7 +76,8 @@ impl HeteroPort {
         if self.t.is_multiple_of(STATUS_EVERY) {
             let ready = self.shared.ready.load(Ordering::Relaxed);
             let live = self.shared.live.load(Ordering::Relaxed);
-            let (r0, l0) = self.last_ready;
+            let cycles = self.shared.sm_cycles.load(Ordering::Relaxed);
+            let (r0, l0, c0) = self.last_ready;
             let g = self.mem.gpu_status_mut();
             g.insts = self.shared.insts.load(Ordering::Relaxed);
             if live > l0 {
@@ -81,7 +85,12 @@ impl HeteroPort {
                 self.ready_samples.0 += g.ready_fraction;
                 self.ready_samples.1 += 1;
             }
-            self.last_ready = (ready, live);
+            if cycles > c0 {
+                g.ready_warps = (ready - r0) as f64 / (cycles - c0) as f64;
+                self.ready_warps_samples.0 += g.ready_warps;
+                self.ready_warps_samples.1 += 1;
+            }
+            self.last_ready = (ready, live, cycles);
         }
         if self.t.is_multiple_of(MISS_RATE_EVERY) {
             let s = self

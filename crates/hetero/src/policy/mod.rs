@@ -27,6 +27,10 @@ pub struct GpuStatus {
     /// Fraction of the GPU's resident warps ready to issue, recent average, 0..1 (HeLM's
     /// latency tolerance).
     pub ready_fraction: f64,
+    /// Warps ready to issue per shader core (SM) per GPU cycle, recent average (HeLM's
+    /// thread-level parallelism, "the average number of threads available for issuing"); 0
+    /// when the GPU kind does not report it.
+    pub ready_warps: f64,
     /// A 3D frame is in progress: `Some((elapsed, progress))` with `elapsed` the fraction of
     /// the target frame period elapsed and `progress` the estimated fraction of the frame
     /// rendered (spec 004 §4 λ). DynPrio and DASH use it; `None` for GPGPU.
@@ -88,6 +92,14 @@ pub trait MemPolicy: Send {
     fn eligible(&self, _e: &DramEntry) -> bool {
         true
     }
+    /// Which of the reads waiting for a free entry of channel `ch`'s read queue enters next
+    /// (an index into `waiting`, non-empty; each [`Cand::row_hit`] says whether its row is open
+    /// now). The document's controllers rank every pending request (spec 004 §5.3: "the oldest
+    /// CG request wins over the globally oldest request"), so admission follows the policy's
+    /// own order: by default its [`MemPolicy::pick`] over the waiting reads.
+    fn admit(&mut self, ctx: &Ctx, _ch: usize, waiting: &[Cand]) -> usize {
+        self.pick(ctx, waiting).unwrap_or(0)
+    }
     /// A read entered channel `ch`'s queue.
     fn on_enqueue(&mut self, _ctx: &Ctx, _ch: usize, _e: &DramEntry) {}
     /// A command was issued for `chosen` among `cands`.
@@ -96,6 +108,8 @@ pub trait MemPolicy: Send {
     fn on_served(&mut self, _ctx: &Ctx, _e: &DramEntry) {}
     /// An LLC read lookup by `src` hit or missed.
     fn on_llc(&mut self, _ctx: &Ctx, _src: Source, _hit: bool) {}
+    /// The same read lookup with its block number (for set-sampling policies such as HeLM).
+    fn on_llc_block(&mut self, _ctx: &Ctx, _src: Source, _line: u64, _hit: bool) {}
     /// Whether a request that missed the LLC must not allocate there (in addition to the
     /// request's own [`Request::bypass`]).
     fn llc_bypass(&mut self, _ctx: &Ctx, _r: &Request) -> bool {

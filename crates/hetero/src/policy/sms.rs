@@ -12,9 +12,17 @@
 //! scheduler are per channel (a source's requests to one channel never wait behind its batch
 //! for the other), and each channel's batch scheduler moves one batch per DRAM cycle.
 //!
+//! As in the original, requests **bypass** stages 1-2 (straight to their bank FIFO) when the
+//! system is lightly loaded (the channel's SMS holds fewer than `sms_bypass_load` requests) or
+//! their source is of low memory intensity (fewer than `sms_low_intensity` requests per 1000
+//! CPU cycles over the last `interval`); and the per-source FIFOs give every source its own
+//! share of the request buffer: a read waiting for the controller's full read queue enters it
+//! for the source with the fewest requests queued in that channel ([`MemPolicy::admit`]), so a
+//! flooding GPU cannot hold the entries the CPUs' batches need.
+//!
 //! `sms_09` and `sms_0` fix p = 0.9 and p = 0. \[INTERP\] A batch moves in one step (the original
-//! moves one request per cycle); no low-intensity bypass of stage 1; shortest-job-first counts
-//! a source's requests in the whole system.
+//! moves one request per cycle); shortest-job-first counts a source's requests in the whole
+//! system; intensity is counted per cycle, not per instruction.
 
 use super::{best_by, Cand, Ctx, MemPolicy};
 use crate::config::PolicyConfig;
@@ -22,7 +30,7 @@ use crate::dram::DramEntry;
 use crate::req::Source;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 #[derive(Clone, Copy)]
 struct Item {
@@ -46,6 +54,17 @@ struct Sms {
     /// Round-robin pointer of each channel's batch scheduler.
     rr: BTreeMap<usize, Source>,
     batches: u64,
+    /// Requests held (stages 1 and 3) per (channel, source).
+    queued: BTreeMap<(usize, Source), u64>,
+    bypass_load: u64,
+    low_rate: f64,
+    interval: u64,
+    interval_end: u64,
+    /// Requests per source in the current interval.
+    arrivals: BTreeMap<Source, u64>,
+    /// Sources of low memory intensity in the last interval.
+    low: BTreeSet<Source>,
+    bypassed: u64,
 }
 
 impl Sms {
@@ -63,7 +82,33 @@ impl Sms {
             in_system: BTreeMap::new(),
             rr: BTreeMap::new(),
             batches: 0,
+            queued: BTreeMap::new(),
+            bypass_load: c.sms_bypass_load as u64,
+            low_rate: c.sms_low_intensity,
+            interval: c.interval.max(1),
+            interval_end: c.interval.max(1),
+            arrivals: BTreeMap::new(),
+            low: BTreeSet::new(),
+            bypassed: 0,
         }
+    }
+
+    /// Stage 3: `tok` joins the FIFO of bank `b`.
+    fn to_bank(&mut self, tok: u64, b: (usize, u32)) {
+        let f = self.banks.entry(b).or_default();
+        if f.is_empty() {
+            self.heads.insert(tok);
+        }
+        f.push_back(tok);
+        self.where_.insert(tok, b);
+    }
+
+    fn held(&self, ch: usize) -> u64 {
+        self.queued
+            .range((ch, Source::Cpu(0))..)
+            .take_while(|(k, _)| k.0 == ch)
+            .map(|(_, n)| n)
+            .sum()
     }
 
     /// Length of the head batch of `q` if it is ready at `now`.
@@ -79,16 +124,10 @@ impl Sms {
     }
 
     fn release(&mut self, key: (usize, Source), n: usize) {
-        let q = self.fifos.get_mut(&key).expect("source");
         for _ in 0..n {
+            let q = self.fifos.get_mut(&key).expect("source");
             let it = q.pop_front().expect("batch");
-            let b = (it.key.0, it.key.1);
-            let f = self.banks.entry(b).or_default();
-            if f.is_empty() {
-                self.heads.insert(it.tok);
-            }
-            f.push_back(it.tok);
-            self.where_.insert(it.tok, b);
+            self.to_bank(it.tok, (it.key.0, it.key.1));
         }
         self.batches += 1;
     }
@@ -104,7 +143,27 @@ impl MemPolicy for Sms {
         best_by(c, |x| (x.arrival, x.tok))
     }
 
+    fn admit(&mut self, _: &Ctx, ch: usize, waiting: &[Cand]) -> usize {
+        best_by(waiting, |x| {
+            (
+                self.queued.get(&(ch, x.source)).copied().unwrap_or(0),
+                x.arrival,
+                x.tok,
+            )
+        })
+        .unwrap_or(0)
+    }
+
     fn on_enqueue(&mut self, _: &Ctx, ch: usize, e: &DramEntry) {
+        *self.arrivals.entry(e.source).or_default() += 1;
+        *self.in_system.entry(e.source).or_default() += 1;
+        let light = self.held(ch) < self.bypass_load;
+        *self.queued.entry((ch, e.source)).or_default() += 1;
+        if light || self.low.contains(&e.source) {
+            self.bypassed += 1;
+            self.to_bank(e.tok, (ch, e.bank));
+            return;
+        }
         self.fifos
             .entry((ch, e.source))
             .or_default()
@@ -113,11 +172,13 @@ impl MemPolicy for Sms {
                 key: (ch, e.bank, e.row),
                 arrival: e.arrival,
             });
-        *self.in_system.entry(e.source).or_default() += 1;
     }
 
     fn on_served(&mut self, _: &Ctx, e: &DramEntry) {
         if let Some(b) = self.where_.remove(&e.tok) {
+            if let Some(n) = self.queued.get_mut(&(b.0, e.source)) {
+                *n -= 1;
+            }
             let f = self.banks.get_mut(&b).expect("bank fifo");
             debug_assert_eq!(f.front(), Some(&e.tok));
             f.pop_front();
@@ -132,6 +193,17 @@ impl MemPolicy for Sms {
     }
 
     fn tick(&mut self, ctx: &Ctx) {
+        if ctx.now >= self.interval_end {
+            let limit = self.low_rate * self.interval as f64 / 1000.0;
+            self.low = self
+                .in_system
+                .keys()
+                .filter(|s| (self.arrivals.get(s).copied().unwrap_or(0) as f64) < limit)
+                .copied()
+                .collect();
+            self.arrivals.clear();
+            self.interval_end += self.interval;
+        }
         let ready: Vec<((usize, Source), usize)> = self
             .fifos
             .iter()
@@ -164,7 +236,10 @@ impl MemPolicy for Sms {
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
-        vec![("sms_batches", self.batches as f64)]
+        vec![
+            ("sms_batches", self.batches as f64),
+            ("sms_bypassed", self.bypassed as f64),
+        ]
     }
 }
 
@@ -199,7 +274,8 @@ mod tests {
 
     #[test]
     fn batches_form_by_row_and_release_whole_and_banks_serve_in_order() {
-        let c = HeteroConfig::preset("hetero").unwrap().policy;
+        let mut c = HeteroConfig::preset("hetero").unwrap().policy;
+        c.sms_bypass_load = 0; // batch formation under load
         let mut p = Sms::make(&c, 0.9);
         let g = GpuStatus::default();
         let ctx = |now| Ctx {
@@ -238,7 +314,8 @@ mod tests {
 
     #[test]
     fn each_channel_has_its_own_fifos_and_batch_scheduler() {
-        let c = HeteroConfig::preset("hetero").unwrap().policy;
+        let mut c = HeteroConfig::preset("hetero").unwrap().policy;
+        c.sms_bypass_load = 0; // batch formation under load
         let mut p = Sms::make(&c, 0.0);
         let g = GpuStatus::default();
         let ctx = |now| Ctx {
@@ -273,7 +350,8 @@ mod tests {
 
     #[test]
     fn sjf_prefers_the_source_with_fewer_requests() {
-        let c = HeteroConfig::preset("hetero").unwrap().policy;
+        let mut c = HeteroConfig::preset("hetero").unwrap().policy;
+        c.sms_bypass_load = 0; // batch formation under load
         let mut p = Sms::make(&c, 1.0);
         let g = GpuStatus::default();
         let ctx = |now| Ctx {
@@ -292,5 +370,71 @@ mod tests {
             "CPU (2 requests) before GPU (6)"
         );
         assert!(!p.eligible(&e(0, Source::Gpgpu, 1, 0, 0)));
+    }
+
+    #[test]
+    fn light_load_and_low_intensity_sources_bypass_batch_formation() {
+        let c = HeteroConfig::preset("hetero").unwrap().policy;
+        let mut p = Sms::make(&c, 0.0);
+        let g = GpuStatus::default();
+        let ctx = |now| Ctx {
+            now,
+            dram_now: 0,
+            gpu: &g,
+        };
+        // An empty channel: a lone CPU request goes straight to its bank FIFO.
+        p.on_enqueue(&ctx(0), 0, &e(1, Source::Cpu(0), 3, 7, 0));
+        assert!(p.eligible(&e(1, Source::Cpu(0), 3, 7, 0)), "light load");
+        // Load the channel with GPU requests: the GPU's next request is batched.
+        let lim = (c.sms_low_intensity * c.interval as f64 / 1000.0) as u64;
+        let m = lim.max(c.sms_bypass_load as u64) + 1;
+        for t in 0..m {
+            p.on_enqueue(&ctx(0), 0, &e(100 + t, Source::Gpgpu, 1, 1, 0));
+        }
+        p.on_enqueue(&ctx(0), 0, &e(200, Source::Gpgpu, 2, 9, 0));
+        p.tick(&ctx(1));
+        assert!(!p.eligible(&e(200, Source::Gpgpu, 2, 9, 0)), "batched");
+        // After an interval in which CPU 0 sent one request (low intensity) its requests
+        // bypass even under load; the GPU's (above the rate) do not.
+        p.tick(&ctx(c.interval));
+        let t = c.interval;
+        p.on_enqueue(&ctx(t), 0, &e(2, Source::Cpu(0), 4, 7, t));
+        assert!(p.eligible(&e(2, Source::Cpu(0), 4, 7, t)), "low intensity");
+        p.on_enqueue(&ctx(t), 0, &e(300, Source::Gpgpu, 5, 3, t));
+        assert!(!p.eligible(&e(300, Source::Gpgpu, 5, 3, t)), "intense GPU");
+    }
+
+    #[test]
+    fn full_read_queue_admits_for_the_source_with_fewest_queued_requests() {
+        let c = HeteroConfig::preset("hetero").unwrap().policy;
+        let mut p = Sms::make(&c, 0.0);
+        let g = GpuStatus::default();
+        let ctx = Ctx {
+            now: 0,
+            dram_now: 0,
+            gpu: &g,
+        };
+        for t in 0..4 {
+            p.on_enqueue(&ctx, 0, &e(t, Source::Gpgpu, 1, t as u32, 0));
+        }
+        p.on_enqueue(&ctx, 1, &e(9, Source::Cpu(2), 1, 1, 0));
+        let cand = |tok: u64, source: Source, arrival: u64| Cand {
+            pos: 0,
+            row_hit: false,
+            source,
+            critical: false,
+            arrival,
+            bank: 0,
+            tok,
+        };
+        let waiting = [
+            cand(10, Source::Gpgpu, 1),
+            cand(11, Source::Cpu(1), 2),
+            cand(12, Source::Cpu(2), 3),
+        ];
+        // Channel 0: the GPU holds 4, CPU 1 and 2 none: the oldest of those, CPU 1.
+        assert_eq!(p.admit(&ctx, 0, &waiting), 1);
+        // Channel 1: CPU 2 holds one, the GPU and CPU 1 none: the GPU's (oldest).
+        assert_eq!(p.admit(&ctx, 1, &waiting), 0);
     }
 }

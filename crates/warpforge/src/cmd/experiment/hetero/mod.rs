@@ -322,6 +322,7 @@ fn report(
                 "gpu_llc_hit_rate": r.gpu_llc_hit_rate,
                 "gpu_critical_fraction": r.gpu_critical_fraction,
                 "gpu_ready_fraction": r.gpu_ready_fraction,
+                "gpu_ready_warps": r.gpu_ready_warps,
                 "memory": r.memory.iter().cloned().collect::<BTreeMap<String, f64>>(),
             }));
         }

@@ -47,6 +47,8 @@ pub struct CoRun {
     pub gpu_critical_fraction: f64,
     /// Mean ready-warp fraction the GPU reported (HeLM's latency tolerance).
     pub gpu_ready_fraction: f64,
+    /// Mean ready warps per SM the GPU reported (HeLM's thread-level parallelism).
+    pub gpu_ready_warps: f64,
     /// Memory-side counters of the run (DRAM row-hit rate, bus utilisation, GPU/CPU traffic
     /// split, bypasses, mean read latencies in memory cycles), for diagnosing policies.
     pub memory: Vec<(String, f64)>,
@@ -178,6 +180,7 @@ pub fn corun(
         gpu_llc_hit_rate: frac(g.llc_hits, g.llc_hits + g.llc_misses),
         gpu_critical_fraction: frac(g.critical, g.reads),
         gpu_ready_fraction: port.ready_samples.0 / port.ready_samples.1.max(1) as f64,
+        gpu_ready_warps: port.ready_warps_samples.0 / port.ready_warps_samples.1.max(1) as f64,
         memory,
     })
 }
