@@ -65,6 +65,13 @@ pub struct CritStats {
     pub misses: u64,
     /// Of which critical.
     pub critical: u64,
+    /// Misses marked non-critical because the core was not bottlenecked.
+    pub not_bottlenecked: u64,
+    /// Misses of a bottlenecked core whose PC was absent from the table while the GPU's LLC
+    /// miss rate was above 80% (non-critical).
+    pub absent_high_miss_rate: u64,
+    /// Misses of a bottlenecked core whose PC was in the table but not in the top set.
+    pub not_top: u64,
     /// Core cycles bottlenecked.
     pub bottlenecked_cycles: u64,
     /// Cycles observed.
@@ -148,6 +155,9 @@ impl CritProbe {
         let p = std::mem::take(&mut self.pending);
         s.misses += p.misses;
         s.critical += p.critical;
+        s.not_bottlenecked += p.not_bottlenecked;
+        s.absent_high_miss_rate += p.absent_high_miss_rate;
+        s.not_top += p.not_top;
         s.bottlenecked_cycles += p.bottlenecked_cycles;
         s.cycles += p.cycles;
         for (pc, (st, m)) in p.per_pc {
@@ -213,12 +223,16 @@ impl SmProbe for CritProbe {
         self.pending.misses += 1;
         self.pending.per_pc.entry(pc).or_default().1 += 1;
         let crit = if !self.bottlenecked() {
+            self.pending.not_bottlenecked += 1;
             false
         } else if self.top.contains(&pc) {
             true
         } else if !self.table.iter().any(|e| e.valid && e.pc == pc) {
-            self.shared.llc_miss_ppm.load(Ordering::Relaxed) <= 800_000
+            let c = self.shared.llc_miss_ppm.load(Ordering::Relaxed) <= 800_000;
+            self.pending.absent_high_miss_rate += !c as u64;
+            c
         } else {
+            self.pending.not_top += 1;
             false
         };
         self.pending.critical += crit as u64;

@@ -323,6 +323,12 @@ fn report(
                 "gpu_critical_fraction": r.gpu_critical_fraction,
                 "gpu_ready_fraction": r.gpu_ready_fraction,
                 "gpu_ready_warps": r.gpu_ready_warps,
+                "gpu_bottlenecked_fraction": r.gpu_bottlenecked_fraction,
+                "gpu_noncritical_reasons": {
+                    "not_bottlenecked": r.gpu_noncritical_reasons[0],
+                    "absent_high_llc_miss_rate": r.gpu_noncritical_reasons[1],
+                    "in_table_not_top": r.gpu_noncritical_reasons[2],
+                },
                 "memory": r.memory.iter().cloned().collect::<BTreeMap<String, f64>>(),
             }));
         }

@@ -47,6 +47,12 @@ pub struct CoRun {
     pub gpu_critical_fraction: f64,
     /// Mean ready-warp fraction the GPU reported (HeLM's latency tolerance).
     pub gpu_ready_fraction: f64,
+    /// Fraction of SM cycles in which the core was bottlenecked (spec 004 §3 level 1).
+    pub gpu_bottlenecked_fraction: f64,
+    /// Shares of the GPU's L1D misses marked non-critical because: the core was not
+    /// bottlenecked; the PC was absent from the stall table with the LLC miss rate above 80%;
+    /// the PC was in the table but not in the top set.
+    pub gpu_noncritical_reasons: [f64; 3],
     /// Mean ready warps per SM the GPU reported (HeLM's thread-level parallelism).
     pub gpu_ready_warps: f64,
     /// Memory-side counters of the run (DRAM row-hit rate, bus utilisation, GPU/CPU traffic
@@ -165,6 +171,15 @@ pub fn corun(
         .unwrap_or_default();
     let frac = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
     let memory = memory_counters(&port.mem);
+    let crit: Vec<CritStats> = crit;
+    let sum = |f: fn(&CritStats) -> u64| crit.iter().map(f).sum::<u64>();
+    let misses = sum(|s| s.misses);
+    let bottlenecked = frac(sum(|s| s.bottlenecked_cycles), sum(|s| s.cycles));
+    let reasons = [
+        frac(sum(|s| s.not_bottlenecked), misses),
+        frac(sum(|s| s.absent_high_miss_rate), misses),
+        frac(sum(|s| s.not_top), misses),
+    ];
     Ok(CoRun {
         gpu_cycles: stats.total.cycles,
         gpu_insts: stats.total.warp_insts,
@@ -180,6 +195,8 @@ pub fn corun(
         gpu_llc_hit_rate: frac(g.llc_hits, g.llc_hits + g.llc_misses),
         gpu_critical_fraction: frac(g.critical, g.reads),
         gpu_ready_fraction: port.ready_samples.0 / port.ready_samples.1.max(1) as f64,
+        gpu_bottlenecked_fraction: bottlenecked,
+        gpu_noncritical_reasons: reasons,
         gpu_ready_warps: port.ready_warps_samples.0 / port.ready_warps_samples.1.max(1) as f64,
         memory,
     })
