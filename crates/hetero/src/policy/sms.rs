@@ -94,7 +94,7 @@ impl Sms {
     }
 
     /// Stage 3: `tok` joins the FIFO of bank `b`.
-    fn to_bank(&mut self, tok: u64, b: (usize, u32)) {
+    fn enter_bank(&mut self, tok: u64, b: (usize, u32)) {
         let f = self.banks.entry(b).or_default();
         if f.is_empty() {
             self.heads.insert(tok);
@@ -127,7 +127,7 @@ impl Sms {
         for _ in 0..n {
             let q = self.fifos.get_mut(&key).expect("source");
             let it = q.pop_front().expect("batch");
-            self.to_bank(it.tok, (it.key.0, it.key.1));
+            self.enter_bank(it.tok, (it.key.0, it.key.1));
         }
         self.batches += 1;
     }
@@ -161,7 +161,7 @@ impl MemPolicy for Sms {
         *self.queued.entry((ch, e.source)).or_default() += 1;
         if light || self.low.contains(&e.source) {
             self.bypassed += 1;
-            self.to_bank(e.tok, (ch, e.bank));
+            self.enter_bank(e.tok, (ch, e.bank));
             return;
         }
         self.fifos
