@@ -81,6 +81,11 @@ pub struct Channel {
     rr: u32,
     returns: VecDeque<(u64, DramReq)>,
     sched: Policy,
+    /// Changes of the queues or of an open row so far: the scheduler's answers
+    /// ([`DramScheduler::pick`]) stay valid while it is unchanged.
+    ver: u64,
+    /// Per bank: (`2 * ver + write` when asked, the scheduler's answer).
+    picks: Vec<(u64, Option<usize>)>,
     /// Counters.
     pub stats: DramStats,
 }
@@ -104,6 +109,8 @@ impl Channel {
             rr: 0,
             returns: VecDeque::with_capacity(cfg.return_queue as usize),
             sched: Policy::new(&cfg.scheduler).expect("validated scheduler"),
+            ver: 0,
+            picks: vec![(u64::MAX, None); cfg.banks as usize],
             stats: DramStats::default(),
         }
     }
@@ -120,6 +127,7 @@ impl Channel {
         r.bursts_left = r.bytes.div_ceil(bb).max(1) as u8;
         r.bursts_done = 0;
         r.activated = false;
+        self.ver += 1;
         if r.write {
             self.wpending[r.bank as usize] += 1;
             self.wqueue.push(r);
@@ -190,8 +198,17 @@ impl Channel {
                 continue;
             }
             let open = self.banks[b as usize].open;
-            let q = if write { &self.wqueue } else { &self.queue };
-            let Some(idx) = self.sched.pick(q, b, open) else {
+            let key = self.ver * 2 + write as u64;
+            let memo = self.picks[b as usize];
+            let pick = if memo.0 == key {
+                memo.1
+            } else {
+                let q = if write { &self.wqueue } else { &self.queue };
+                let p = self.sched.pick(q, b, open);
+                self.picks[b as usize] = (key, p);
+                p
+            };
+            let Some(idx) = pick else {
                 continue;
             };
             let r = if write {
@@ -204,6 +221,7 @@ impl Channel {
                 continue;
             }
             if self.try_issue(idx, write, now) {
+                self.ver += 1;
                 next_rr.get_or_insert((b + 1) % nb);
                 if !self.cfg.dual_bus {
                     break;

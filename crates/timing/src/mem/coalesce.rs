@@ -29,6 +29,9 @@ pub fn coalesce(
 ) -> usize {
     let mut n = 0usize;
     let size = (mem.bytes_per_lane.max(1)) as u64;
+    // The transaction the previous lane joined or opened: neighbouring lanes usually share
+    // a line (transactions have distinct lines, so this finds what the search would).
+    let mut recent = usize::MAX;
     let mut m = active;
     while m != 0 {
         let lane = m.trailing_zeros() as usize;
@@ -39,14 +42,27 @@ pub fn coalesce(
         while la <= last {
             let lo = a.max(la) - la;
             let hi = last.min(la + line_bytes - 1) - la;
-            let mut sec = 0u8;
-            for s in (lo / sector_bytes)..=(hi / sector_bytes) {
-                sec |= 1 << s;
-            }
-            match out[..n].iter_mut().find(|t| t.line_addr == la) {
-                Some(t) => {
+            let (s_lo, s_hi) = (lo / sector_bytes, hi / sector_bytes);
+            let sec = if s_hi < 8 {
+                ((1u16 << (s_hi + 1)) - (1u16 << s_lo)) as u8
+            } else {
+                let mut sec = 0u8;
+                for s in s_lo..=s_hi {
+                    sec |= 1 << s;
+                }
+                sec
+            };
+            let found = if recent < n && out[recent].line_addr == la {
+                Some(recent)
+            } else {
+                out[..n].iter().position(|t| t.line_addr == la)
+            };
+            match found {
+                Some(i) => {
+                    let t = &mut out[i];
                     t.sectors |= sec;
                     t.lanes |= 1 << lane;
+                    recent = i;
                 }
                 None if n < MAX_TXNS => {
                     out[n] = Txn {
@@ -54,6 +70,7 @@ pub fn coalesce(
                         sectors: sec,
                         lanes: 1 << lane,
                     };
+                    recent = n;
                     n += 1;
                 }
                 None => {}

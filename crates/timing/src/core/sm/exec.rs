@@ -221,6 +221,17 @@ impl Sm {
     /// operands read goes to a free unit, as long as both remain.
     fn dispatch_kind(&mut self, kind: Unit, j: usize, cand: u64, now: u64) {
         loop {
+            let mut best: Option<usize> = None;
+            let mut m = cand & self.cu_busy;
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let c = &self.cus[i];
+                if c.reads == 0 && best.is_none_or(|b| c.seq < self.cus[b].seq) {
+                    best = Some(i);
+                }
+            }
+            let Some(ci) = best else { break };
             let unit_idx = match kind {
                 Unit::Sp => {
                     let (a, b) = self.unit_range[j][0];
@@ -239,17 +250,6 @@ impl Sm {
                 _ => (!self.ldst.busy).then_some(0),
             };
             let Some(ui) = unit_idx else { break };
-            let mut best: Option<usize> = None;
-            let mut m = cand & self.cu_busy;
-            while m != 0 {
-                let i = m.trailing_zeros() as usize;
-                m &= m - 1;
-                let c = &self.cus[i];
-                if c.reads == 0 && best.is_none_or(|b| c.seq < self.cus[b].seq) {
-                    best = Some(i);
-                }
-            }
-            let Some(ci) = best else { break };
             if kind == Unit::Mem {
                 let started = self.start_mem(ci, now);
                 self.mem_blocked = !started;

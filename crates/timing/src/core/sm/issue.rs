@@ -77,6 +77,19 @@ impl Sm {
         free
     }
 
+    /// Units (bit `3 * sub-core + kind`) without a free collector.
+    fn no_free(&self, free: &Free) -> u64 {
+        let mut m = 0u64;
+        for (j, f) in free.iter().enumerate().take(self.sub_cores) {
+            for (k, &n) in f.iter().enumerate() {
+                if n == 0 {
+                    m |= 1 << (3 * j + k);
+                }
+            }
+        }
+        m
+    }
+
     /// Why warp `w` cannot issue at `now` (`None`: it is ready). Reads state only.
     pub(super) fn warp_why(&self, w: usize, now: u64, free: &Free) -> Option<Why> {
         let bit = 1u64 << w;
@@ -112,7 +125,7 @@ impl Sm {
                     Why::DataHazard
                 }
             } else {
-                let free = &free[w % self.sub_cores];
+                let free = &free[self.sub_of[w] as usize];
                 match self.unit_of(inst.class) {
                     Unit::Sp if free[0] == 0 => Why::Structural,
                     Unit::Sfu if free[1] == 0 => Why::Structural,
@@ -147,9 +160,9 @@ impl Sm {
             let c = self.class_memo[s].get();
             if c.valid
                 && self.touched_issue.get() & smask == 0
-                && c.cu_busy == self.cu_busy
                 && c.at <= now
                 && now < c.until
+                && (!c.uses_free || c.no_free == self.no_free(free))
             {
                 return c.result;
             }
@@ -159,6 +172,7 @@ impl Sm {
         let mut long_wait = 0u64;
         let mut why = Why::Idle;
         let mut until = u64::MAX;
+        let mut uses_free = false;
         let mut m = mask;
         while m != 0 {
             let w = m.trailing_zeros() as usize;
@@ -167,11 +181,15 @@ impl Sm {
             let r = self.warp_why(w, now, free);
             whys[w] = r;
             match r {
-                None => ready |= 1 << w,
+                None => {
+                    ready |= 1 << w;
+                    uses_free = true;
+                }
                 Some(r) => {
                     if matches!(r, Why::Sync | Why::MemData) {
                         long_wait |= 1 << w;
                     }
+                    uses_free |= matches!(r, Why::Structural | Why::Ldst);
                     if r == Why::Fetch {
                         let wp = &self.warps[w];
                         if wp.len > 0 {
@@ -189,7 +207,8 @@ impl Sm {
                 valid: true,
                 at: now,
                 until,
-                cu_busy: self.cu_busy,
+                no_free: if uses_free { self.no_free(free) } else { 0 },
+                uses_free,
                 result,
             });
         }
@@ -284,7 +303,11 @@ impl Sm {
         let (mut issued, mut operand_wait) = (0u32, false);
         let first = self.issue_first;
         for k in 0..self.n_sched {
-            let s = (first + k) % self.n_sched;
+            let s = if first + k >= self.n_sched {
+                first + k - self.n_sched
+            } else {
+                first + k
+            };
             let (mask, ready, long_wait, why) = self.classify_into(s, now, &free, &mut whys);
             self.probe_cycle.ready_warps += ready.count_ones();
             let view = SchedView {
@@ -414,7 +437,7 @@ impl Sm {
             Unit::Sfu => 1,
             _ => 2,
         };
-        let sub = w % self.sub_cores;
+        let sub = self.sub_of[w] as usize;
         free[sub][k] -= 1;
         let idle = self.cu_mask[sub][k] & !self.cu_busy;
         assert!(idle != 0, "free collector");

@@ -114,14 +114,18 @@ const MAX_SUB: usize = crate::config::MAX_SUB_CORES as usize;
 type Free = [[usize; 3]; MAX_SUB];
 
 /// A scheduler's last classification ([`Sm::classify_into`]), reused while it stays valid:
-/// none of the scheduler's warps touched ([`Sm::touch`]), the same busy collectors, and `now`
+/// none of the scheduler's warps touched ([`Sm::touch`]), the same units without a free
+/// collector where that decided a warp's reason, and `now`
 /// in `at..until` (`until`: the earliest I-buffer head still decoding).
 #[derive(Clone, Copy)]
 struct ClassMemo {
     valid: bool,
     at: u64,
     until: u64,
-    cu_busy: u64,
+    /// Units without a free collector (`Sm::no_free`) when the result depended on them
+    /// (some warp reached the unit check), else 0 with `uses_free` false.
+    no_free: u64,
+    uses_free: bool,
     result: (u64, u64, u64, Why),
 }
 
@@ -131,7 +135,8 @@ impl Default for ClassMemo {
             valid: false,
             at: 0,
             until: 0,
-            cu_busy: 0,
+            no_free: 0,
+            uses_free: false,
             result: (0, 0, 0, Why::Idle),
         }
     }
@@ -251,6 +256,8 @@ pub struct Sm {
     unit_range: Vec<[(usize, usize); 2]>,
     /// `core.sub_cores`.
     sub_cores: usize,
+    /// Sub-core of each warp slot (`w % sub_cores`).
+    sub_of: [u8; 64],
     /// Register banks per sub-core.
     banks_per_sub: u32,
     cu_seq: u64,
@@ -410,6 +417,7 @@ impl Sm {
                     .collect()
             },
             sub_cores: c.sub_cores as usize,
+            sub_of: std::array::from_fn(|w| (w % c.sub_cores as usize) as u8),
             banks_per_sub: c.reg_banks / c.sub_cores,
             cu_seq: 0,
             cu_rr: 0,

@@ -12,7 +12,8 @@ use super::DramReq;
 /// A DRAM scheduling policy.
 pub trait DramScheduler {
     /// Index in `queue` (arrival order) of the request to serve at `bank`, whose open row is
-    /// `open_row`; `None` to leave the bank alone this cycle.
+    /// `open_row`; `None` to leave the bank alone this cycle. A function of its arguments: the
+    /// controller reuses the answer while the queue and the bank's open row are unchanged.
     fn pick(&mut self, queue: &[DramReq], bank: u32, open_row: Option<u32>) -> Option<usize>;
 }
 
