@@ -134,7 +134,10 @@ impl Predictor {
         let p = &self.platform;
         let llc = p.llc_bytes;
         let spill = (1.0 - (llc / k.buffer_bytes.max(1.0)).min(1.0)).max(0.0);
-        let dram = k.buffer_bytes + k.cmp[3] * 128.0 * spill;
+        // Vector-memory warp instructions of the whole grid (per work-item count × warps of
+        // 32 work-items), one 128-byte line each.
+        let vmem_total = k.cmp[3] * k.threads / 32.0;
+        let dram = k.buffer_bytes + vmem_total * 128.0 * spill;
         let cmp_bw = dram / ta[0] / 1e9;
         let ps = ((p.cores as f64 + corunners.len() as f64) / p.cores as f64).max(1.0);
         let fx = (k.transfer_bytes / (p.pcie_gbs * 1e9) / ta[1]).clamp(0.0, 1.0);

@@ -1,14 +1,22 @@
 //! Table 6.4 features from the instruction analyser (document 000 §6.5).
 //!
-//! The document's CMP counts come from an instrumented JIT (scalar/vector split of the Intel
-//! OpenCL vectoriser); here every count is a dynamic warp-instruction total of the kernel's
-//! launches (32 work-items per warp), mapped as follows (decision):
+//! The document's instruction counts are *static* counts of the kernel's code from an
+//! instrumented JIT: per work-item quantities, which the models multiply by the thread count
+//! (Appendix A's `#threads × #inst` terms) to express the total work. Here every count is the
+//! analyser's dynamic warp-instruction total of the kernel's launches divided by their warps,
+//! i.e. the instructions one work-item executes (a warp instruction is one instruction of each of
+//! its work-items), mapped as follows (decision):
 //! * CMP: scalar ALU = integer instructions (index and address arithmetic), scalar memory =
 //!   shared and constant accesses, vector ALU = floating-point and special-math instructions,
 //!   vector memory = global/local accesses, branch, atomic;
 //! * GPU: memory = global/local + shared + constant accesses, integer, floating-point,
 //!   special-math, branch, barrier;
 //! * dynamic: threads launched (Σ global work size) and buffer size (largest footprint, bytes);
+//!
+//! Per work-item rather than total counts matter: with totals, `#threads × #inst` grows with
+//! the square of the grid, and no term is proportional to the total work; with per-item counts
+//! the products are the total work (the throughput-bound time) and the main effects the
+//! per-item work (the latency-bound time of a grid that under-fills the device).
 //! * system (co-located models): host LLC misses per second and host-DRAM bandwidth utilisation
 //!   (a fraction of Table 6.1's 22 GB/s) of the co-runners, as the sampling before a launch sees
 //!   them (the GPU co-located model uses the bandwidth only).
@@ -81,9 +89,10 @@ impl ModelKind {
 /// Static and dynamic features of one kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct KernelFeatures {
-    /// CMP static counts (scalar ALU, scalar mem, vector ALU, vector mem, branch, atomic).
+    /// CMP instructions per work-item (scalar ALU, scalar mem, vector ALU, vector mem, branch,
+    /// atomic).
     pub cmp: [f64; 6],
-    /// GPU static counts (mem, int, fp, math, branch, barrier).
+    /// GPU instructions per work-item (mem, int, fp, math, branch, barrier).
     pub gpu: [f64; 6],
     /// Threads launched.
     pub threads: f64,
@@ -105,6 +114,7 @@ pub struct SystemFeatures {
 /// Table 6.4 static and dynamic features of `job`.
 pub fn kernel_features(job: &KernelJob) -> KernelFeatures {
     let mut f = KernelFeatures::default();
+    let mut warps = 0.0;
     for p in &job.gpu {
         let global = (p.coal_mem_insts + p.uncoal_mem_insts) as f64;
         let onchip = p.units.get(Unit::Shared) + p.units.get(Unit::ConstCache);
@@ -121,6 +131,10 @@ pub fn kernel_features(job: &KernelJob) -> KernelFeatures {
         f.gpu[4] += p.branch_insts as f64;
         f.gpu[5] += p.synch_insts as f64;
         f.threads += p.blocks as f64 * p.threads_per_block as f64;
+        warps += p.warps as f64;
+    }
+    if warps > 0.0 {
+        f.cmp.iter_mut().chain(f.gpu.iter_mut()).for_each(|v| *v /= warps);
     }
     f.buffer_bytes = job.buffer_bytes();
     f.transfer_bytes = job.transfer_bytes();

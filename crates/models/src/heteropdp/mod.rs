@@ -9,6 +9,7 @@
 //! * [`corunner`]: native CPU co-runner profiles (SPEC CPU2006-like, Table 6.2);
 //! * [`features`]: the Table 6.4 features from the instruction analyser;
 //! * [`regression`]: the four regression models (Eq 6.5) and the K-fold pruning;
+//! * [`scale`]: training runs at scaled global work sizes;
 //! * [`bubble`]: the Bubble-up table of each co-runner;
 //! * [`metrics`]: Eqs 6.1–6.4 and 6.6;
 //! * [`decide`]: the decision rule of §6.5.
@@ -20,4 +21,5 @@ pub mod features;
 pub mod metrics;
 pub mod platform;
 pub mod regression;
+pub mod scale;
 pub mod train;

@@ -16,6 +16,7 @@ use warpforge_models::heteropdp::corunner::{self, CoRunner};
 use warpforge_models::heteropdp::decide::Decision;
 use warpforge_models::heteropdp::features::kernel_features;
 use warpforge_models::heteropdp::platform::{KernelJob, Measured, Platform, Targets};
+use warpforge_models::heteropdp::scale::scale_job;
 use warpforge_models::heteropdp::train::{train, JobData, TrainOptions};
 use warpforge_models::params;
 use warpforge_workloads::{registry, Size, Workload};
@@ -104,6 +105,43 @@ pub fn measure(t: &Targets, corunners: &[CoRunner], j: &SizedJob) -> Result<JobD
     })
 }
 
+/// Ground truth of `j` with its grid scaled by each of `scales` (1 is the analysed grid), one
+/// [`JobData`] per scale, labelled `size` or `size×s` (document 000 §6.5: each training kernel
+/// at several global work sizes; see [`warpforge_models::heteropdp::scale`]).
+pub fn measure_scaled(
+    t: &Targets,
+    corunners: &[CoRunner],
+    j: &SizedJob,
+    scales: &[f64],
+) -> Result<Vec<JobData>> {
+    scales
+        .iter()
+        .map(|&s| {
+            if s == 1.0 {
+                return measure(t, corunners, j);
+            }
+            let sj = SizedJob {
+                size: j.size,
+                job: scale_job(&j.job, s),
+            };
+            let mut d = measure(t, corunners, &sj)?;
+            d.size = format!("{}x{s}", j.size.name());
+            Ok(d)
+        })
+        .collect()
+}
+
+/// Parses and checks `--grid-scales` values (positive, finite).
+pub fn check_scales(scales: &[f64]) -> Result<()> {
+    if let Some(x) = scales.iter().find(|x| !(x.is_finite() && **x > 0.0)) {
+        bail!("--grid-scales {x}: every scale must be a positive number");
+    }
+    if scales.is_empty() {
+        bail!("--grid-scales: give at least one scale (1 = the analysed grid)");
+    }
+    Ok(())
+}
+
 /// Disjoint split by kernel: of the kernels sorted by name, positions 1 and 3 of every 5 are
 /// test kernels (40%), the rest training kernels.
 pub fn is_test(sorted_index: usize) -> bool {
@@ -148,10 +186,18 @@ pub struct Args {
     /// Input size of the training runs (every other workload of the suite).
     #[arg(long, default_value = "tiny", value_parser = parse_size)]
     pub train_size: Size,
+    /// Grid scales of the training runs (comma separated; 1 = the analysed grid, 0.25 a
+    /// quarter of its blocks, 4 four times as many): several global work sizes per training
+    /// kernel, as the document trains (§6.5).
+    #[arg(long, default_value = DEFAULT_SCALES, value_delimiter = ',')]
+    pub grid_scales: Vec<f64>,
     /// Write the decisions as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
 }
+
+/// Default `--grid-scales` of the training runs.
+pub const DEFAULT_SCALES: &str = "0.25,1,4,16";
 
 #[derive(Serialize)]
 struct Row {
@@ -168,6 +214,7 @@ pub fn run(a: Args) -> Result<()> {
         bail!("--weight {x}: must be a positive number");
     }
     let cos = corunners_named(&a.corunners)?;
+    check_scales(&a.grid_scales)?;
     let t = targets(&a.gpu)?;
     let train_wl: Vec<&dyn Workload> = suite()
         .into_iter()
@@ -180,10 +227,10 @@ pub fn run(a: Args) -> Result<()> {
     );
     let all = corunner::spec2006();
     let tj = collect(&t, &train_wl, &[a.train_size])?;
-    let data: Vec<JobData> = tj
-        .iter()
-        .map(|j| measure(&t, &all, j))
-        .collect::<Result<_>>()?;
+    let mut data: Vec<JobData> = Vec::new();
+    for j in &tj {
+        data.extend(measure_scaled(&t, &all, j, &a.grid_scales)?);
+    }
     let refs: Vec<&JobData> = data.iter().collect();
     let trained = train(&t, &all, &refs, &TrainOptions::default())?;
     let mine = collect(&t, &[w], &[a.size])?;
@@ -230,12 +277,13 @@ pub fn run(a: Args) -> Result<()> {
     }
     let names: Vec<&str> = cos.iter().map(|c| c.name.as_str()).collect();
     println!(
-        "{} at {} with co-runners [{}] (trained on {} kernels at {})",
+        "{} at {} with co-runners [{}] (trained on {} samples at {}, grid scales {:?})",
         a.workload,
         a.size.name(),
         names.join(", "),
         data.len(),
-        a.train_size.name()
+        a.train_size.name(),
+        a.grid_scales
     );
     println!(
         "  {:<28} {:>6} {:>11} {:>11} {:>11} {:>11} {:>6} {:>6}  measured best",

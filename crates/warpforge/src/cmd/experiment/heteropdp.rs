@@ -23,7 +23,10 @@ use warpforge_models::heteropdp::platform::Measured;
 use warpforge_models::heteropdp::train::{train, JobData, TrainOptions};
 use warpforge_workloads::Size;
 
-use crate::cmd::heteropdp::{collect, is_test, measure, measured_fairness, suite, targets};
+use crate::cmd::heteropdp::{
+    check_scales, collect, is_test, measure, measure_scaled, measured_fairness, suite, targets,
+    DEFAULT_SCALES,
+};
 use crate::cmd::write_atomically;
 
 /// Arguments of `experiment heteropdp`.
@@ -44,6 +47,11 @@ pub struct HeteropdpArgs {
     /// K of the K-fold pruning (the document's "32 test passes").
     #[arg(long, default_value_t = 32)]
     pub folds: usize,
+    /// Grid scales of the training kernels' runs (comma separated; 1 = the analysed grid):
+    /// several global work sizes per training kernel (§6.5). Test kernels use the analysed
+    /// grids only.
+    #[arg(long, default_value = DEFAULT_SCALES, value_delimiter = ',')]
+    pub grid_scales: Vec<f64>,
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -79,6 +87,7 @@ fn oracle(m: &Measured, weights: &[f64]) -> Target {
 
 /// Runs the experiment.
 pub fn run(a: HeteropdpArgs) -> Result<()> {
+    check_scales(&a.grid_scales)?;
     let t = targets(&a.gpu)?;
     let cos = corunner::spec2006();
     let wl = suite();
@@ -102,15 +111,23 @@ pub fn run(a: HeteropdpArgs) -> Result<()> {
         .map(|(_, k)| k.clone())
         .collect();
     let is_test_group = |g: &str| test_set.binary_search_by(|x| x.as_str().cmp(g)).is_ok();
-    let train_refs: Vec<&JobData> = data.iter().filter(|d| !is_test_group(&d.group)).collect();
+    let mut train_data: Vec<JobData> = Vec::new();
+    for (j, d) in jobs.iter().zip(&data) {
+        if !is_test_group(&d.group) {
+            train_data.extend(measure_scaled(&t, &cos, j, &a.grid_scales)?);
+        }
+    }
+    let train_refs: Vec<&JobData> = train_data.iter().collect();
     let test_idx: Vec<usize> = (0..data.len())
         .filter(|&i| is_test_group(&data[i].group))
         .collect();
     eprintln!(
-        "heteropdp: {} kernels ({} samples), {} training / {} test kernels; fitting ...",
+        "heteropdp: {} kernels ({} samples), {} training kernels ({} samples at grid scales {:?}) / {} test kernels; fitting ...",
         kernels.len(),
         data.len(),
         kernels.len() - test_set.len(),
+        train_refs.len(),
+        a.grid_scales,
         test_set.len()
     );
     let o = TrainOptions {
@@ -253,6 +270,8 @@ pub fn run(a: HeteropdpArgs) -> Result<()> {
         "kernels": kernels.len(),
         "samples": data.len(),
         "sizes": a.sizes.iter().map(|s| s.name()).collect::<Vec<_>>(),
+        "grid_scales": a.grid_scales,
+        "train_samples": train_refs.len(),
         "gpu": t.gpu.name,
         "cmp": t.cmp.name,
         "split": {
