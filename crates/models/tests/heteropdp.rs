@@ -197,3 +197,81 @@ fn llc_shares_follow_insertion_rates_and_footprints() {
     let s = llc_shares(8.0, &[5.0, 1.0], &[2.0, 3.0]);
     assert_eq!(s, vec![2.0, 3.0]);
 }
+
+fn launch(blocks: u64, tpb: u32, per_warp: u64) -> warpforge_models::analyser::KernelProfile {
+    let warps = blocks * u64::from(tpb.div_ceil(32));
+    warpforge_models::analyser::KernelProfile {
+        kernel: "k".into(),
+        threads_per_block: tpb,
+        blocks,
+        warps,
+        warp_insts: 10 * per_warp * warps,
+        comp_insts: 7 * per_warp * warps,
+        int_insts: 4 * per_warp * warps,
+        fp_insts: 3 * per_warp * warps,
+        coal_mem_insts: 2 * per_warp * warps,
+        uncoal_mem_insts: per_warp * warps,
+        uncoal_transactions: 8 * per_warp * warps,
+        transactions: 10 * per_warp * warps,
+        transaction_bytes: 1280 * per_warp * warps,
+        branch_insts: per_warp * warps,
+        store_insts: per_warp * warps,
+        line_accesses: 10 * per_warp * warps,
+        line_reuses: 5 * per_warp * warps,
+        footprint_lines: 5 * per_warp * warps,
+        l2_bytes: 1 << 18,
+        crit_warp_insts: 10 * per_warp,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn features_are_per_work_item_and_threads_per_launch() {
+    use warpforge_models::heteropdp::features::kernel_features;
+    use warpforge_models::heteropdp::platform::KernelJob;
+    // Two launches of one kernel: 4 blocks × 64 threads (8 warps, 1 unit of work per warp)
+    // and 2 blocks × 64 threads (4 warps, 3 units per warp).
+    let (a, b) = (launch(4, 64, 1), launch(2, 64, 3));
+    let job = KernelJob {
+        name: "w/k".into(),
+        cmp: vec![a.clone(), b.clone()],
+        gpu: vec![a, b],
+    };
+    let f = kernel_features(&job);
+    // Integer instructions per work-item summed over the launches: 4×1 + 4×3.
+    assert_eq!(f.gpu[1], 16.0);
+    assert_eq!(f.cmp[0], 16.0);
+    // Memory (global) per work-item: 3×1 + 3×3; branch 1 + 3.
+    assert_eq!(f.gpu[0], 12.0);
+    assert_eq!(f.gpu[4], 4.0);
+    // Mean global work size of a launch: (256 + 128) / 2.
+    assert_eq!(f.threads, 192.0);
+    // A total-count feature would double with a twice-larger grid; a per-item one does not.
+    let g = warpforge_models::heteropdp::scale::scale_job(&job, 2.0);
+    let f2 = kernel_features(&g);
+    assert_eq!(f2.gpu, f.gpu);
+    assert_eq!(f2.threads, 2.0 * f.threads);
+    assert_eq!(f2.buffer_bytes, 2.0 * f.buffer_bytes);
+}
+
+#[test]
+fn grid_scaling_keeps_per_warp_inputs_and_grows_the_footprint() {
+    use warpforge_models::heteropdp::scale::scale_profile;
+    let p = launch(10, 256, 5);
+    let s = scale_profile(&p, 4.0);
+    assert_eq!(s.blocks, 40);
+    assert_eq!(s.warps, 4 * p.warps);
+    assert_eq!(s.footprint_lines, 4 * p.footprint_lines);
+    assert_eq!(s.crit_warp_insts, p.crit_warp_insts);
+    let (i, j) = (p.inputs(), s.inputs());
+    assert_eq!(i.comp_insts, j.comp_insts);
+    assert_eq!(i.coal_mem_insts, j.coal_mem_insts);
+    assert_eq!(i.uncoal_per_mw, j.uncoal_per_mw);
+    assert_eq!(j.blocks, 4 * i.blocks);
+    // The footprint (250 kB) outgrows the 256 KiB L2 estimate: the hit estimate falls with the scale.
+    assert!(s.l2_hit_rate() < p.l2_hit_rate());
+    // Scaling down rounds the grid to at least one block; totals follow the realised factor.
+    let q = scale_profile(&p, 0.01);
+    assert_eq!(q.blocks, 1);
+    assert_eq!(q.warps, p.warps / 10);
+}

@@ -1,25 +1,28 @@
 //! Table 6.4 features from the instruction analyser (document 000 §6.5).
 //!
 //! The document's instruction counts are *static* counts of the kernel's code from an
-//! instrumented JIT: per work-item quantities, which the models multiply by the thread count
-//! (Appendix A's `#threads × #inst` terms) to express the total work. Here every count is the
-//! analyser's dynamic warp-instruction total of the kernel's launches divided by their warps,
-//! i.e. the instructions one work-item executes (a warp instruction is one instruction of each of
-//! its work-items), mapped as follows (decision):
+//! instrumented JIT: per work-item quantities, which the models multiply by the global work
+//! size of the enqueue (Appendix A's `#threads × #inst` terms) to express the total work. Here a
+//! kernel is all the launches of one kernel name, taken as one enqueue: the counts are the
+//! analyser's dynamic warp-instruction counts of each launch divided by its warps (the
+//! instructions one work-item executes; a warp instruction is one instruction of each of its
+//! work-items), summed over the launches, and the thread count is the mean global work size of
+//! a launch, so that `#threads × #inst` is the kernel's total work. Mapping (decision):
 //! * CMP: scalar ALU = integer instructions (index and address arithmetic), scalar memory =
 //!   shared and constant accesses, vector ALU = floating-point and special-math instructions,
 //!   vector memory = global/local accesses, branch, atomic;
 //! * GPU: memory = global/local + shared + constant accesses, integer, floating-point,
 //!   special-math, branch, barrier;
-//! * dynamic: threads launched (Σ global work size) and buffer size (largest footprint, bytes);
+//! * dynamic: threads per launch (mean global work size) and buffer size (largest footprint,
+//!   bytes);
+//! * system (co-located models): host LLC misses per second and host-DRAM bandwidth utilisation
+//!   (a fraction of Table 6.1's 22 GB/s) of the co-runners, as the sampling before a launch sees
+//!   them (the GPU co-located model uses the bandwidth only).
 //!
 //! Per work-item rather than total counts matter: with totals, `#threads × #inst` grows with
 //! the square of the grid, and no term is proportional to the total work; with per-item counts
 //! the products are the total work (the throughput-bound time) and the main effects the
 //! per-item work (the latency-bound time of a grid that under-fills the device).
-//! * system (co-located models): host LLC misses per second and host-DRAM bandwidth utilisation
-//!   (a fraction of Table 6.1's 22 GB/s) of the co-runners, as the sampling before a launch sees
-//!   them (the GPU co-located model uses the bandwidth only).
 
 use super::corunner::CoRunner;
 use super::platform::{KernelJob, Platform};
@@ -94,7 +97,7 @@ pub struct KernelFeatures {
     pub cmp: [f64; 6],
     /// GPU instructions per work-item (mem, int, fp, math, branch, barrier).
     pub gpu: [f64; 6],
-    /// Threads launched.
+    /// Global work size (threads) of a launch, mean over the kernel's launches.
     pub threads: f64,
     /// Buffer size, bytes.
     pub buffer_bytes: f64,
@@ -114,27 +117,39 @@ pub struct SystemFeatures {
 /// Table 6.4 static and dynamic features of `job`.
 pub fn kernel_features(job: &KernelJob) -> KernelFeatures {
     let mut f = KernelFeatures::default();
-    let mut warps = 0.0;
     for p in &job.gpu {
+        if p.warps == 0 {
+            continue;
+        }
+        let per_item = 1.0 / p.warps as f64;
         let global = (p.coal_mem_insts + p.uncoal_mem_insts) as f64;
         let onchip = p.units.get(Unit::Shared) + p.units.get(Unit::ConstCache);
-        f.cmp[0] += p.int_insts as f64;
-        f.cmp[1] += onchip;
-        f.cmp[2] += (p.fp_insts + p.sfu_insts) as f64;
-        f.cmp[3] += global;
-        f.cmp[4] += p.branch_insts as f64;
-        f.cmp[5] += p.atomic_insts as f64;
-        f.gpu[0] += global + onchip;
-        f.gpu[1] += p.int_insts as f64;
-        f.gpu[2] += p.fp_insts as f64;
-        f.gpu[3] += p.sfu_insts as f64;
-        f.gpu[4] += p.branch_insts as f64;
-        f.gpu[5] += p.synch_insts as f64;
+        let cmp = [
+            p.int_insts as f64,
+            onchip,
+            (p.fp_insts + p.sfu_insts) as f64,
+            global,
+            p.branch_insts as f64,
+            p.atomic_insts as f64,
+        ];
+        let gpu = [
+            global + onchip,
+            p.int_insts as f64,
+            p.fp_insts as f64,
+            p.sfu_insts as f64,
+            p.branch_insts as f64,
+            p.synch_insts as f64,
+        ];
+        for (a, b) in f.cmp.iter_mut().zip(cmp) {
+            *a += b * per_item;
+        }
+        for (a, b) in f.gpu.iter_mut().zip(gpu) {
+            *a += b * per_item;
+        }
         f.threads += p.blocks as f64 * p.threads_per_block as f64;
-        warps += p.warps as f64;
     }
-    if warps > 0.0 {
-        f.cmp.iter_mut().chain(f.gpu.iter_mut()).for_each(|v| *v /= warps);
+    if !job.gpu.is_empty() {
+        f.threads /= job.gpu.len() as f64;
     }
     f.buffer_bytes = job.buffer_bytes();
     f.transfer_bytes = job.transfer_bytes();
