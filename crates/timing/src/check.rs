@@ -225,7 +225,7 @@ impl GpuConfig {
     }
 }
 
-fn validate_cache(p: &str, c: &CacheConfig) -> Result<(), ConfigError> {
+pub(crate) fn validate_cache(p: &str, c: &CacheConfig) -> Result<(), ConfigError> {
     let key = |f: &str| format!("{p}.{f}");
     if c.sets == 0 {
         return Err(ConfigError::new(key("sets"), "must be positive"));
@@ -321,6 +321,27 @@ fn validate_cache(p: &str, c: &CacheConfig) -> Result<(), ConfigError> {
                 "unknown write-allocate policy `{}` (known: lazy, naive, none)",
                 c.write_allocate
             ),
+        ));
+    }
+    if c.write_ratio > 100 {
+        return Err(ConfigError::new(
+            key("write_ratio"),
+            format!("{} is not a percentage (0 to 100)", c.write_ratio),
+        ));
+    }
+    if c.store_allocate && c.write_policy != "write_through" {
+        return Err(ConfigError::new(
+            key("store_allocate"),
+            format!(
+                "needs write_policy = \"write_through\" (found `{}`)",
+                c.write_policy
+            ),
+        ));
+    }
+    if c.allocate_on_fill && c.write_policy == "write_back" {
+        return Err(ConfigError::new(
+            key("allocate_on_fill"),
+            "is modelled for write_through and write_evict caches only",
         ));
     }
     if c.mshr_entries == 0 || c.mshr_merge == 0 || c.miss_queue == 0 {

@@ -318,6 +318,30 @@ pub struct CacheConfig {
     /// `-gpgpu_l1_banks_byte_interleaving`, 32).
     #[serde(default = "default_bank_bytes")]
     pub bank_bytes: u32,
+    /// L1D only: a `write_through` L1D allocates a line on a store miss and keeps the stored
+    /// sectors, valid and marked as written, without fetching the rest of the line; the store
+    /// still goes on to the L2 (GPGPU-Sim's write-allocate `L`, lazy fetch on read, on a `T`
+    /// L1D: `-gpgpu_cache:dl1 ...,L:T:m:L:...`). A stored sector is readable at once (GPGPU-Sim
+    /// makes a partly written sector unreadable; we assume stores cover their sectors). `false`
+    /// (the default): a store updates a line it hits and allocates nothing.
+    #[serde(default)]
+    pub store_allocate: bool,
+    /// L1D only: the write ratio, percent of the cache's lines (GPGPU-Sim
+    /// `-gpgpu_l1_cache_write_ratio`): a line holding stored sectors is a replacement
+    /// candidate only while at least this percentage of all lines hold stored sectors, so
+    /// clean lines go first. When every unreserved line of the set holds stored sectors below
+    /// the ratio, the replacement policy chooses among them (GPGPU-Sim refuses the access, a
+    /// reservation failure that can last for ever). 0 (the default): every line is a candidate.
+    #[serde(default)]
+    pub write_ratio: u32,
+    /// L1D only: allocate on fill, GPGPU-Sim's streaming L1 (allocation `s` of
+    /// `-gpgpu_cache:dl1`, which the importer pairs with its MSHR sizing: an entry per sector
+    /// of the cache and 64 merges; and allocation `f`): a read miss reserves no line, it only
+    /// takes an MSHR entry; the line is allocated (its victim chosen) when the data arrives, so
+    /// a miss never waits for a way of its set. Not with `write_back`. `false` (the default):
+    /// the line is allocated and reserved at the miss.
+    #[serde(default)]
+    pub allocate_on_fill: bool,
     /// L1I only: 0 (the default of every preset) sends a miss as a line-size read through the
     /// interconnect to L2 and DRAM, as GPGPU-Sim does; a positive value instead fills the line
     /// at once and charges this fixed penalty, core cycles (a simplified mode for studies that

@@ -104,6 +104,10 @@ pub struct Cache {
     flags: Vec<u8>,
     pcs: Vec<u64>,
     repl: Policy,
+    /// Lines holding at least one dirty (written) sector.
+    dirty_lines: usize,
+    /// The write ratio, percent (`write_ratio`): dirty lines are victims only at or above it.
+    write_ratio: usize,
 }
 
 impl Cache {
@@ -123,6 +127,8 @@ impl Cache {
             flags: vec![0; n],
             pcs: vec![0; n],
             repl: Policy::new(&c.replacement, c).expect("validated replacement"),
+            dirty_lines: 0,
+            write_ratio: c.write_ratio as usize,
         }
     }
 
@@ -274,6 +280,7 @@ impl Cache {
                 if cand == 0 {
                     return None;
                 }
+                let cand = self.write_ratio_candidates(base, cand);
                 let w = self.repl.victim(set, cand, acc);
                 let i = base + w;
                 let ev = Evicted {
@@ -286,9 +293,9 @@ impl Cache {
             }
         };
         let i = base + way;
+        self.clear_dirty(i);
         self.tags[i] = line;
         self.valid[i] = 0;
-        self.dirty[i] = 0;
         self.flags[i] = if reserve { F_RESERVED } else { 0 };
         self.pcs[i] = 0;
         self.repl.on_fill(set, way, acc);
@@ -337,7 +344,8 @@ impl Cache {
     pub fn write(&mut self, line: u64, way: usize, sectors: u8, dirty: bool) {
         let i = self.set_of(line) * self.ways + way;
         self.valid[i] |= sectors;
-        if dirty {
+        if dirty && sectors != 0 {
+            self.dirty_lines += usize::from(self.dirty[i] == 0);
             self.dirty[i] |= sectors;
         }
     }
@@ -360,9 +368,9 @@ impl Cache {
                     reused: self.flags[i] & F_REUSED != 0,
                     pc: self.pcs[i],
                 };
+                self.clear_dirty(i);
                 self.tags[i] = INVALID;
                 self.valid[i] = 0;
-                self.dirty[i] = 0;
                 self.flags[i] = 0;
                 return Some(ev);
             }
@@ -374,11 +382,45 @@ impl Cache {
     pub fn invalidate_all(&mut self) {
         for i in 0..self.tags.len() {
             if self.flags[i] & F_RESERVED == 0 {
+                self.clear_dirty(i);
                 self.tags[i] = INVALID;
                 self.valid[i] = 0;
-                self.dirty[i] = 0;
                 self.flags[i] = 0;
             }
+        }
+    }
+
+    /// Lines holding at least one dirty (written) sector.
+    pub fn dirty_lines(&self) -> usize {
+        self.dirty_lines
+    }
+
+    fn clear_dirty(&mut self, i: usize) {
+        self.dirty_lines -= usize::from(self.dirty[i] != 0);
+        self.dirty[i] = 0;
+    }
+
+    /// The write ratio (GPGPU-Sim's `m_wr_percent` rule): of the unreserved ways `cand` of the
+    /// set at `base`, the dirty ones stay candidates only when at least `write_ratio` percent
+    /// of all lines are dirty; when that leaves none, all of `cand` (see
+    /// [`crate::config::CacheConfig::write_ratio`]).
+    fn write_ratio_candidates(&self, base: usize, cand: u64) -> u64 {
+        if self.write_ratio == 0 || self.dirty_lines * 100 >= self.write_ratio * self.tags.len() {
+            return cand;
+        }
+        let mut clean = cand;
+        let mut m = cand;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if self.dirty[base + w] != 0 {
+                clean &= !(1u64 << w);
+            }
+        }
+        if clean == 0 {
+            cand
+        } else {
+            clean
         }
     }
 }

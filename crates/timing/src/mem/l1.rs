@@ -72,6 +72,10 @@ pub struct L1 {
     sector_fetch: bool,
     /// Sector fetch: the sectors of each reserved line still being fetched.
     fetching: HashMap<u64, u8>,
+    /// Stores allocate lines (`store_allocate`).
+    store_allocate: bool,
+    /// Allocate on fill (`allocate_on_fill`): the access of each line awaiting its fill.
+    on_fill: Option<HashMap<u64, MissInfo>>,
 }
 
 /// Per-warp-slot reuse outcomes of loads, counted in blocks (spec 000 §4.1, claim 6: "more
@@ -124,6 +128,8 @@ impl L1 {
             warp_reuse: None,
             sector_fetch: c.sector_fetch,
             fetching: HashMap::new(),
+            store_allocate: c.store_allocate,
+            on_fill: c.allocate_on_fill.then(HashMap::new),
         }
     }
 
@@ -331,36 +337,23 @@ impl L1 {
     fn load(&mut self, t: &Txn, info: &MissInfo, waiter: u32, sm: u16, map: &AddrMap) -> Outcome {
         let (line, pc, warp) = (info.line, info.pc, info.warp);
         let la = line * self.cache.line_bytes();
-        match self.cache.lookup(line, t.sectors) {
+        let look = self.cache.lookup(line, t.sectors);
+        if self.on_fill.is_some() && !matches!(look, Lookup::Hit(_)) {
+            if let Some(e) = self.mshr.find(line) {
+                // Allocate on fill: the line's miss is outstanding, nothing is reserved.
+                return self.merge(t, line, e, waiter, sm, map);
+            }
+        }
+        match look {
             Lookup::Hit(w) => {
                 self.cache.touch_by(line, w, info);
                 self.stats.accesses += 1;
                 self.stats.hits += 1;
                 Outcome::Hit
             }
-            Lookup::Pending(w) => match self.mshr.find(line) {
-                Some(e) if self.mshr.can_merge(e) => {
-                    if self.sector_fetch {
-                        // Sectors neither valid nor on their way: fetched now, and the entry
-                        // wakes its waiters when all of its sectors have arrived.
-                        let on_way = self.fetching.get(&line).copied().unwrap_or(0);
-                        let need = t.sectors & !on_way & !self.cache.valid_sectors(line, w);
-                        if need != 0 {
-                            if self.mq_free() == 0 {
-                                self.stats.reservation_fails += 1;
-                                return Outcome::Fail;
-                            }
-                            self.fetch_sectors(la, need, sm, map);
-                            *self.fetching.entry(line).or_insert(0) |= need;
-                        }
-                    }
-                    self.mshr.merge(e, waiter);
-                    self.stats.accesses += 1;
-                    self.stats.misses += 1;
-                    self.stats.merged += 1;
-                    Outcome::Miss
-                }
-                _ => {
+            Lookup::Pending(_) => match self.mshr.find(line) {
+                Some(e) => self.merge(t, line, e, waiter, sm, map),
+                None => {
                     self.stats.reservation_fails += 1;
                     Outcome::Fail
                 }
@@ -386,20 +379,29 @@ impl L1 {
                 };
                 let ok = self.mshr.has_free()
                     && self.mq_free() >= need_mq
-                    && (matches!(look, Lookup::SectorMiss(_)) || self.cache.can_allocate_for(info));
+                    && (matches!(look, Lookup::SectorMiss(_))
+                        || self.on_fill.is_some()
+                        || self.cache.can_allocate_for(info));
                 if !ok {
                     self.stats.reservation_fails += 1;
                     self.pending = Some((line, pc, warp, false));
                     return Outcome::Fail;
                 }
                 match look {
+                    _ if self.on_fill.is_some() => {
+                        // Allocate on fill: the victim is chosen when the data arrives.
+                        if let Some(m) = &mut self.on_fill {
+                            m.insert(line, *info);
+                        }
+                    }
                     Lookup::SectorMiss(w) => self.cache.reserve(line, w),
                     _ => {
                         let (w, ev) = self.cache.allocate_for(info, true).expect("checked");
                         self.cache.set_pc(line, w, pc);
                         if let Some(ev) = ev {
                             self.evicted(&ev);
-                            if ev.dirty != 0 {
+                            // A write-through L1D's stored sectors are already in the L2.
+                            if ev.dirty != 0 && self.write == WritePolicy::WriteBack {
                                 self.stats.writebacks += 1;
                                 let lb = self.cache.line_bytes();
                                 let r = self.req(ev.line * lb, lb as u32, ReqKind::Write, sm, map);
@@ -473,8 +475,21 @@ impl L1 {
                 return Outcome::Fail;
             }
             match (self.write, look) {
+                (WritePolicy::WriteThrough, Lookup::Pending(w)) if self.store_allocate => {
+                    self.cache.write(line, w, t.sectors, true)
+                }
                 (WritePolicy::WriteThrough, Lookup::Hit(w) | Lookup::SectorMiss(w)) => {
-                    self.cache.write(line, w, t.sectors, false)
+                    self.cache.write(line, w, t.sectors, self.store_allocate)
+                }
+                (WritePolicy::WriteThrough, Lookup::Miss) if self.store_allocate => {
+                    // Write-validate: the line is allocated for the stored sectors, unfetched;
+                    // with every way reserved the store only goes on.
+                    if let Some((w, ev)) = self.cache.allocate(line, false) {
+                        if let Some(ev) = ev {
+                            self.evicted(&ev);
+                        }
+                        self.cache.write(line, w, t.sectors, true);
+                    }
                 }
                 (WritePolicy::WriteEvict, Lookup::Hit(_) | Lookup::SectorMiss(_)) => {
                     if let Some(ev) = self.cache.remove(line) {
@@ -509,6 +524,18 @@ impl L1 {
             return;
         }
         let line = self.cache.line_of(r.addr);
+        if let Some(m) = &self.on_fill {
+            // Allocate on fill: a line not (or no longer) present gets its way now.
+            if matches!(self.cache.lookup(line, 0), Lookup::Miss) {
+                let info = m.get(&line).copied().unwrap_or(MissInfo::line_only(line));
+                if let Some((w, ev)) = self.cache.allocate_for(&info, false) {
+                    self.cache.set_pc(line, w, info.pc);
+                    if let Some(ev) = ev {
+                        self.evicted(&ev);
+                    }
+                }
+            }
+        }
         if self.sector_fetch {
             let got = self.cache.sectors_of(r.addr, r.bytes);
             let left = self.fetching.get(&line).map_or(0, |&m| m & !got);
@@ -528,7 +555,52 @@ impl L1 {
             let full = self.cache.full_mask();
             self.cache.fill(line, full);
         }
+        if let Some(m) = &mut self.on_fill {
+            m.remove(&line);
+        }
         self.mshr.close(line, wake);
+    }
+
+    /// A read of `line` whose miss (MSHR entry `e`) is outstanding merges into it; with sector
+    /// fetch the sectors neither valid nor on their way are fetched now, and the entry wakes its
+    /// waiters when all of its sectors have arrived.
+    fn merge(
+        &mut self,
+        t: &Txn,
+        line: u64,
+        e: usize,
+        waiter: u32,
+        sm: u16,
+        map: &AddrMap,
+    ) -> Outcome {
+        if !self.mshr.can_merge(e) {
+            self.stats.reservation_fails += 1;
+            return Outcome::Fail;
+        }
+        if self.sector_fetch {
+            let valid = match self.cache.lookup(line, 0) {
+                Lookup::Hit(w) | Lookup::Pending(w) | Lookup::SectorMiss(w) => {
+                    self.cache.valid_sectors(line, w)
+                }
+                Lookup::Miss => 0,
+            };
+            let on_way = self.fetching.get(&line).copied().unwrap_or(0);
+            let need = t.sectors & !on_way & !valid;
+            if need != 0 {
+                if self.mq_free() == 0 {
+                    self.stats.reservation_fails += 1;
+                    return Outcome::Fail;
+                }
+                let la = line * self.cache.line_bytes();
+                self.fetch_sectors(la, need, sm, map);
+                *self.fetching.entry(line).or_insert(0) |= need;
+            }
+        }
+        self.mshr.merge(e, waiter);
+        self.stats.accesses += 1;
+        self.stats.misses += 1;
+        self.stats.merged += 1;
+        Outcome::Miss
     }
 
     /// Kernel boundary: invalidates every line not awaiting a fill.
@@ -597,6 +669,164 @@ mod tests {
         whole.access(&t(0b0001), AccessKind::Load, 1, 0, 0, false, 0, &m);
         let r = whole.miss_queue.pop_front().unwrap();
         assert_eq!((r.addr, r.bytes), (0x1000, 128));
+    }
+
+    /// A gtx480 L1D changed by `f`, with its address map.
+    fn with(f: impl FnOnce(&mut CacheConfig)) -> (L1, AddrMap) {
+        let g = crate::GpuConfig::preset("gtx480").unwrap();
+        let mut c = g.l1d.clone();
+        f(&mut c);
+        crate::check::validate_cache("l1d", &c).unwrap();
+        (L1::new(&c, ReqSrc::L1d), AddrMap::new(&g.dram, 1).unwrap())
+    }
+
+    fn store(l1: &mut L1, a: u64, sectors: u8, m: &AddrMap) -> Outcome {
+        let t = Txn {
+            line_addr: a,
+            sectors,
+            lanes: !0,
+        };
+        l1.access(&t, AccessKind::Store, crate::mem::req::ACK, 0, 0, false, 0, m)
+    }
+
+    fn load_at(l1: &mut L1, a: u64, sectors: u8, m: &AddrMap) -> Outcome {
+        let t = Txn {
+            line_addr: a,
+            sectors,
+            lanes: !0,
+        };
+        l1.access(&t, AccessKind::Load, 1, 0, 0, false, 0, m)
+    }
+
+    #[test]
+    fn store_allocate_keeps_stored_sectors_without_fetching() {
+        for alloc in [false, true] {
+            let (mut l1, m) = with(|c| {
+                c.write_policy = "write_through".into();
+                c.store_allocate = alloc;
+            });
+            assert_eq!(store(&mut l1, 0x4000, 0b0011, &m), Outcome::Miss, "sent on");
+            let w = l1.miss_queue.pop_front().unwrap();
+            assert_eq!((w.kind, w.addr, w.bytes), (ReqKind::Write, 0x4000, 64));
+            assert!(l1.miss_queue.is_empty(), "nothing fetched");
+            // The stored sectors are readable only when stores allocate.
+            let want = if alloc { Outcome::Hit } else { Outcome::Miss };
+            assert_eq!(load_at(&mut l1, 0x4000, 0b0011, &m), want, "alloc {alloc}");
+            assert_eq!(l1.cache.dirty_lines(), usize::from(alloc));
+        }
+        // Evicting a stored line of a write-through cache writes nothing back (the store
+        // already went on): fill the stored line's set (4 ways, 32 hashed sets) with reads.
+        let (mut l1, m) = with(|c| {
+            c.write_policy = "write_through".into();
+            c.index = "linear".into();
+            c.store_allocate = true;
+        });
+        store(&mut l1, 0, 0b1111, &m);
+        l1.miss_queue.clear();
+        for i in 1..=4u64 {
+            assert_eq!(load_at(&mut l1, i * 32 * 128, 0b1111, &m), Outcome::Miss);
+            let r = l1.miss_queue.pop_front().unwrap();
+            assert_eq!(r.kind, ReqKind::Read);
+            assert!(l1.miss_queue.is_empty(), "no write-back");
+            l1.fill(&r, |_| {});
+        }
+        assert_eq!(l1.stats.evictions, 1);
+        assert_eq!(l1.cache.dirty_lines(), 0);
+    }
+
+    #[test]
+    fn write_ratio_evicts_clean_lines_first_until_the_ratio() {
+        // 1 set of 4 ways (4 lines): a stored line is a victim only once 50% of lines hold
+        // stored sectors. Line 0 is stored first (LRU), lines 1-3 are read; line 4's read
+        // evicts the LRU line, 0, without the ratio and 1 with it.
+        for (ratio, victim) in [(0, 0u64), (50, 1)] {
+            let (mut l1, m) = with(|c| {
+                c.write_policy = "write_through".into();
+                c.sets = 1;
+                c.store_allocate = true;
+                c.write_ratio = ratio;
+            });
+            store(&mut l1, 0, 0b1111, &m);
+            l1.miss_queue.clear();
+            for i in 1..=4u64 {
+                load_at(&mut l1, i * 128, 0b1111, &m);
+                let r = l1.miss_queue.pop_front().unwrap();
+                l1.fill(&r, |_| {});
+            }
+            for i in 0..=4u64 {
+                let present = l1.cache.lookup(i, 0) != Lookup::Miss;
+                assert_eq!(present, i != victim, "ratio {ratio}: line {i}");
+            }
+        }
+        // At the ratio, stored lines are candidates again: two of four stored lines (50%), the
+        // LRU stored line goes.
+        let (mut l1, m) = with(|c| {
+            c.write_policy = "write_through".into();
+            c.sets = 1;
+            c.store_allocate = true;
+            c.write_ratio = 50;
+        });
+        store(&mut l1, 0, 0b1111, &m);
+        store(&mut l1, 128, 0b1111, &m);
+        l1.miss_queue.clear();
+        for i in 2..=4u64 {
+            load_at(&mut l1, i * 128, 0b1111, &m);
+            let r = l1.miss_queue.pop_front().unwrap();
+            l1.fill(&r, |_| {});
+        }
+        assert_eq!(l1.cache.lookup(0, 0), Lookup::Miss, "LRU stored line evicted");
+        assert_eq!(l1.cache.dirty_lines(), 1);
+        // Every line stored, below the ratio: the policy's victim among them (no refusal).
+        let (mut l1, m) = with(|c| {
+            c.write_policy = "write_through".into();
+            c.sets = 2;
+            c.index = "linear".into();
+            c.store_allocate = true;
+            c.write_ratio = 100;
+        });
+        for i in 0..4u64 {
+            store(&mut l1, i * 256, 0b1111, &m);
+        }
+        assert_eq!(load_at(&mut l1, 4 * 256, 0b1111, &m), Outcome::Miss);
+        assert_eq!(l1.cache.lookup(0, 0), Lookup::Miss, "LRU stored line evicted");
+    }
+
+    #[test]
+    fn allocate_on_fill_never_waits_for_a_way() {
+        // One set of one way: with allocation on miss the second line's miss waits for the
+        // first's fill (its way is reserved); on fill both go out, the later fill wins the way.
+        for on_fill in [false, true] {
+            let (mut l1, m) = with(|c| {
+                c.write_policy = "write_through".into();
+                c.sets = 1;
+                c.ways = 1;
+                c.allocate_on_fill = on_fill;
+            });
+            assert_eq!(load_at(&mut l1, 0, 0b1111, &m), Outcome::Miss);
+            let second = load_at(&mut l1, 128, 0b1111, &m);
+            if !on_fill {
+                assert_eq!(second, Outcome::Fail);
+                assert_eq!(l1.stats.reservation_fails, 1);
+                continue;
+            }
+            assert_eq!(second, Outcome::Miss);
+            // A third read of line 0 merges into its outstanding miss (no new request).
+            assert_eq!(load_at(&mut l1, 0, 0b1111, &m), Outcome::Miss);
+            assert_eq!((l1.stats.merged, l1.miss_queue.len()), (1, 2));
+            let (a, b) = (
+                l1.miss_queue.pop_front().unwrap(),
+                l1.miss_queue.pop_front().unwrap(),
+            );
+            let mut woke = vec![];
+            l1.fill(&a, |w| woke.push(w));
+            assert_eq!(woke.len(), 2);
+            assert_eq!(load_at(&mut l1, 0, 0b1111, &m), Outcome::Hit);
+            l1.fill(&b, |w| woke.push(w));
+            assert_eq!(woke.len(), 3);
+            assert_eq!(load_at(&mut l1, 128, 0b1111, &m), Outcome::Hit);
+            assert_eq!(l1.cache.lookup(0, 0), Lookup::Miss, "evicted at the fill");
+            assert_eq!(l1.stats.evictions, 1);
+        }
     }
 
     #[test]

@@ -70,6 +70,7 @@ pub const MAPPED: &[&str] = &[
     "gpgpu_l1_latency",
     "gpgpu_l1_banks",
     "gpgpu_l1_banks_byte_interleaving",
+    "gpgpu_l1_cache_write_ratio",
     "gpgpu_smem_latency",
     "gpgpu_shmem_num_banks",
     "gpgpu_clock_domains",
@@ -564,8 +565,28 @@ pub fn to_timing_config(
     if let Some(e) = o.get("gpgpu_cache:dl1") {
         if let Some(c) = GsCache::parse(&e.value).map_err(|m| e.error(m))? {
             cfg.l1d.sector_fetch = c.sectored;
+            // Write allocation of a write-through L1D: `L` (lazy fetch on read) allocates the
+            // stored sectors without fetching; `N` allocates nothing.
+            cfg.l1d.store_allocate = cfg.l1d.write_policy == "write_through"
+                && c.write_policy == 'T'
+                && c.write_alloc != 'N';
+            if cfg.l1d.store_allocate && c.write_alloc != 'L' {
+                notes.push(format!(
+                    "-gpgpu_cache:dl1: write allocate {} modelled as L (stored sectors kept, nothing fetched)",
+                    c.write_alloc
+                ));
+            }
+            // Allocation `f` (on fill) and `s` (streaming: on fill, with an MSHR entry per
+            // sector of the cache and a warp's worth of merges, GPGPU-Sim's `cache_config::init`).
+            cfg.l1d.allocate_on_fill = matches!(c.alloc, 'f' | 's');
+            if c.alloc == 's' {
+                let sectors = if c.sectored { 4 } else { 1 };
+                cfg.l1d.mshr_entries = c.sets * c.assoc * 4 * sectors;
+                cfg.l1d.mshr_merge = 64;
+            }
         }
     }
+    cfg.l1d.write_ratio = o.u32("gpgpu_l1_cache_write_ratio")?.unwrap_or(0).min(100);
     // Unified L1D/shared array with a per-launch carve-out (only with the adaptive cache
     // configuration; without it GPGPU-Sim keeps the `dl1` geometry and the two options do
     // nothing).
