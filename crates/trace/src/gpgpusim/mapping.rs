@@ -866,6 +866,30 @@ mod tests {
         assert_eq!(d.str("hw_perf_bench_name"), Some(""));
     }
 
+    fn l1d_of(text: &str) -> warpforge_timing::config::CacheConfig {
+        let o = Options::parse_str(text, std::path::Path::new("t.config")).unwrap();
+        let base = GpuConfig::preset("gtx480").unwrap();
+        to_timing_config(&o, None, base, "t").unwrap().config.l1d
+    }
+
+    #[test]
+    fn l1d_store_allocation_write_ratio_and_streaming_are_carried_over() {
+        // QV100: write-through with lazy fetch on read, 25% write ratio, allocate on miss.
+        let v = l1d_of(
+            "-gpgpu_cache:dl1 S:4:128:64,L:T:m:L:L,A:512:8,16:0,32\n-gpgpu_l1_cache_write_ratio 25\n",
+        );
+        assert!(v.store_allocate && !v.allocate_on_fill);
+        assert_eq!((v.write_ratio, v.mshr_entries, v.mshr_merge), (25, 512, 8));
+        // GTX480: local write-back / global write-through, no write allocation; no ratio.
+        let f = l1d_of("-gpgpu_cache:dl1 N:32:128:4,L:L:m:N:H,S:64:8,8\n");
+        assert!(!f.store_allocate && !f.allocate_on_fill);
+        assert_eq!(f.write_ratio, 0);
+        // TITAN X (Pascal): streaming `s` allocates on fill with an MSHR entry per sector.
+        let p = l1d_of("-gpgpu_cache:dl1 S:4:128:96,L:L:s:N:L,A:256:8,16:0,32\n");
+        assert!(p.allocate_on_fill && !p.store_allocate);
+        assert_eq!((p.mshr_entries, p.mshr_merge), (4 * 96 * 4 * 4, 64));
+    }
+
     fn l2_write_allocate(dl2: &str) -> (String, Vec<String>) {
         let text = format!("-gpgpu_cache:dl2 {dl2}\n");
         let o = Options::parse_str(&text, std::path::Path::new("t.config")).unwrap();
