@@ -323,6 +323,16 @@ pub(crate) fn validate_cache(p: &str, c: &CacheConfig) -> Result<(), ConfigError
             ),
         ));
     }
+    if crate::mem::l1bank::Arbiter::new(&c.bank_arbiter).is_none() {
+        return Err(ConfigError::new(
+            key("bank_arbiter"),
+            format!(
+                "unknown L1D bank arbiter `{}` (known: {})",
+                c.bank_arbiter,
+                crate::mem::l1bank::names().join(", ")
+            ),
+        ));
+    }
     if c.write_ratio > 100 {
         return Err(ConfigError::new(
             key("write_ratio"),

@@ -318,6 +318,13 @@ pub struct CacheConfig {
     /// `-gpgpu_l1_banks_byte_interleaving`, 32).
     #[serde(default = "default_bank_bytes")]
     pub bank_bytes: u32,
+    /// L1D only: how the banks are shared within a cycle, a name of
+    /// [`crate::mem::l1bank::ARBITERS`]: `first_sector` (the default, GPGPU-Sim's: a
+    /// transaction takes the bank of its first sector and the first conflict ends the cycle)
+    /// or `sectors` (a transaction takes the banks of all its sectors, so `banks x bank_bytes`
+    /// is the L1D's data bytes per cycle; a conflicting one waits and later ones go ahead).
+    #[serde(default = "default_bank_arbiter")]
+    pub bank_arbiter: String,
     /// L1D only: a `write_through` L1D allocates a line on a store miss and keeps the stored
     /// sectors, valid and marked as written, without fetching the rest of the line; the store
     /// still goes on to the L2 (GPGPU-Sim's write-allocate `L`, lazy fetch on read, on a `T`
@@ -351,6 +358,10 @@ pub struct CacheConfig {
 
 fn default_channel_index() -> String {
     "consecutive".into()
+}
+
+fn default_bank_arbiter() -> String {
+    "first_sector".into()
 }
 
 fn default_banks() -> u32 {

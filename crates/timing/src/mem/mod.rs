@@ -8,6 +8,7 @@ pub mod code;
 pub mod icnt;
 pub mod insertion;
 pub mod l1;
+pub mod l1bank;
 pub mod l2;
 pub mod l2far;
 pub mod replacement;

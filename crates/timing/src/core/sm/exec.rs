@@ -69,26 +69,38 @@ impl Sm {
             return;
         }
         // Transactions handed to the cache this cycle: one, or with L1D banks up to one per
-        // bank until the next one's bank is taken.
+        // bank as the bank arbiter allows (`crate::mem::l1bank`).
         let per_cycle = if l.src == ReqSrc::L1d {
             self.l1d_banks
         } else {
             1
         };
+        let geom = crate::mem::l1bank::Banks {
+            banks: per_cycle,
+            bank_bytes: self.l1d_bank_bytes,
+            sector_bytes: self.l1d_sector,
+        };
         let mut banks_used = 0u64;
-        for _ in 0..per_cycle {
+        let mut handed = 0;
+        let mut j = self.ldst.next;
+        while handed < per_cycle {
             let l = &*self.ldst;
-            if l.next >= l.ntx {
+            while j < l.ntx && l.done & (1u64 << j) != 0 {
+                j += 1;
+            }
+            if j >= l.ntx {
                 break;
             }
-            let t = l.txns[l.next];
+            let t = l.txns[j];
             if per_cycle > 1 {
-                let first = t.sectors.trailing_zeros() as u64;
-                let addr = t.line_addr + first * self.l1d_sector;
-                let b = 1u64 << ((addr / self.l1d_bank_bytes) % per_cycle as u64);
+                let b = self.l1d_arbiter.banks(&t, &geom);
                 if banks_used & b != 0 {
                     self.stats.l1d_bank_conflicts += 1;
-                    break;
+                    if self.l1d_arbiter.in_order() {
+                        break;
+                    }
+                    j += 1;
+                    continue;
                 }
                 banks_used |= b;
             }
@@ -121,10 +133,10 @@ impl Sm {
                 Outcome::Hit => {
                     if waiter != u32::MAX && waiter & ACK == 0 {
                         let at = now + lat;
-                        self.ldst.next += 1;
+                        self.ldst_handed(j);
                         self.push_ev(at, Ev::Tracker(waiter));
                     } else {
-                        self.ldst.next += 1;
+                        self.ldst_handed(j);
                     }
                 }
                 Outcome::Miss => {
@@ -155,9 +167,11 @@ impl Sm {
                             }
                         }
                     }
-                    self.ldst.next += 1;
+                    self.ldst_handed(j);
                 }
             }
+            handed += 1;
+            j += 1;
         }
         let l = &mut *self.ldst;
         if l.next >= l.ntx {
@@ -168,6 +182,16 @@ impl Sm {
             } else {
                 self.warps[l.warp as usize].inflight -= 1;
             }
+        }
+    }
+
+    /// Transaction `j` of the LD/ST unit's instruction went to the cache.
+    #[inline]
+    fn ldst_handed(&mut self, j: usize) {
+        let l = &mut *self.ldst;
+        l.done |= 1u64 << j;
+        while l.next < l.ntx && l.done & (1u64 << l.next) != 0 {
+            l.next += 1;
         }
     }
 
@@ -388,6 +412,7 @@ impl Sm {
         l.pc = inst.pc;
         l.tracker = tracker;
         l.next = 0;
+        l.done = 0;
         l.ntx = ntx;
         l.shared_left = shared_left;
         l.src = src;

@@ -101,7 +101,11 @@ struct LdSt {
     /// The issuing warp's CPL criticality bit, carried on its L1D accesses.
     critical: bool,
     ntx: usize,
+    /// The first transaction not yet handed to the cache.
     next: usize,
+    /// Transactions handed to the cache (bit `i` = `txns[i]`; an arbiter that lets later
+    /// transactions pass a conflicting one hands them out of order).
+    done: u64,
     tracker: u32,
     txns: [Txn; MAX_TXNS],
     shared_left: u32,
@@ -193,6 +197,8 @@ pub struct Sm {
     l1d_banks: u32,
     /// `l1d.bank_bytes`.
     l1d_bank_bytes: u64,
+    /// `l1d.bank_arbiter`.
+    l1d_arbiter: crate::mem::l1bank::Arbiter,
     const_line: u64,
     out_cap: usize,
     in_cap: usize,
@@ -353,6 +359,8 @@ impl Sm {
             l1d_sector: cfg.l1d.sector_bytes as u64,
             l1d_banks: cfg.l1d.banks,
             l1d_bank_bytes: cfg.l1d.bank_bytes as u64,
+            l1d_arbiter: crate::mem::l1bank::Arbiter::new(&cfg.l1d.bank_arbiter)
+                .expect("validated bank arbiter"),
             const_line: cfg.const_cache.line_bytes as u64,
             out_cap: cfg.icnt.input_buffer as usize,
             in_cap: cfg.icnt.ejection_buffer as usize,
@@ -432,6 +440,7 @@ impl Sm {
                 critical: false,
                 ntx: 0,
                 next: 0,
+                done: 0,
                 tracker: u32::MAX,
                 txns: [Txn::default(); MAX_TXNS],
                 shared_left: 0,
