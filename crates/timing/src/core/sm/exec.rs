@@ -2,6 +2,7 @@
 //! (shared memory, constant cache, L1D) and the operand collectors that dispatch to the units.
 
 use super::*;
+use crate::mem::l1bank::BankArbiter;
 
 impl Sm {
     pub(super) fn push_ev(&mut self, at: u64, ev: Ev) {
