@@ -686,7 +686,16 @@ mod tests {
             sectors,
             lanes: !0,
         };
-        l1.access(&t, AccessKind::Store, crate::mem::req::ACK, 0, 0, false, 0, m)
+        l1.access(
+            &t,
+            AccessKind::Store,
+            crate::mem::req::ACK,
+            0,
+            0,
+            false,
+            0,
+            m,
+        )
     }
 
     fn load_at(l1: &mut L1, a: u64, sectors: u8, m: &AddrMap) -> Outcome {
@@ -774,7 +783,11 @@ mod tests {
             let r = l1.miss_queue.pop_front().unwrap();
             l1.fill(&r, |_| {});
         }
-        assert_eq!(l1.cache.lookup(0, 0), Lookup::Miss, "LRU stored line evicted");
+        assert_eq!(
+            l1.cache.lookup(0, 0),
+            Lookup::Miss,
+            "LRU stored line evicted"
+        );
         assert_eq!(l1.cache.dirty_lines(), 1);
         // Every line stored, below the ratio: the policy's victim among them (no refusal).
         let (mut l1, m) = with(|c| {
@@ -788,7 +801,11 @@ mod tests {
             store(&mut l1, i * 256, 0b1111, &m);
         }
         assert_eq!(load_at(&mut l1, 4 * 256, 0b1111, &m), Outcome::Miss);
-        assert_eq!(l1.cache.lookup(0, 0), Lookup::Miss, "LRU stored line evicted");
+        assert_eq!(
+            l1.cache.lookup(0, 0),
+            Lookup::Miss,
+            "LRU stored line evicted"
+        );
     }
 
     #[test]
