@@ -20,6 +20,58 @@ use crate::title::Title;
 /// CPU operations of functional warm-up per core before a run.
 pub const CPU_WARM_OPS: usize = 300_000;
 
+/// The high-LLC-MPKI SPEC CPU2006 applications of section 8.3.
+pub const H_APPS: [&str; 7] = [
+    "bwaves",
+    "lbm",
+    "leslie3d",
+    "libquantum",
+    "mcf",
+    "milc",
+    "soplex",
+];
+/// The low-LLC-MPKI ones.
+pub const L_APPS: [&str; 6] = ["bzip2", "gcc", "omnetpp", "sphinx3", "wrf", "zeusmp"];
+
+/// The 4-way CPU mixes of the title with index `i` in [`crate::title::TITLES`] (section 8.4: one
+/// H, one L and one HL mix per GPU workload; the document does not list them, so they are drawn
+/// deterministically from `i`): HL first.
+pub fn cpu_mixes(i: usize) -> [(&'static str, [&'static str; 4]); 3] {
+    let (h, l) = (H_APPS, L_APPS);
+    [
+        ("HL", [h[i % 7], h[(i + 3) % 7], l[i % 6], l[(i + 2) % 6]]),
+        (
+            "H",
+            [h[i % 7], h[(i + 2) % 7], h[(i + 4) % 7], h[(i + 6) % 7]],
+        ),
+        (
+            "L",
+            [l[i % 6], l[(i + 1) % 6], l[(i + 3) % 6], l[(i + 4) % 6]],
+        ),
+    ]
+}
+
+/// The FR-FCFS baseline run of `title` with its HL CPU mix (16 MB LLC, algorithm marking, seed
+/// 11): the run whose FPS is compared with Table 2 (claim 19) and against which the title
+/// profiles are calibrated.
+pub fn baseline(title: &Title, opts: RunOpts) -> MixRun {
+    let i = crate::title::TITLES
+        .iter()
+        .position(|x| x.name == title.name)
+        .unwrap_or(0);
+    MixRun {
+        title: *title,
+        policy: "frfcfs".into(),
+        llc_kb: 16384,
+        marking: Marking::Algorithm,
+        ideal: None,
+        opts,
+        cpu: cpu_mixes(i)[0].1.to_vec(),
+        sets: Vec::new(),
+        seed: 11,
+    }
+}
+
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct MixRun {

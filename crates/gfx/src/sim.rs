@@ -44,6 +44,23 @@ impl Default for RunOpts {
     }
 }
 
+impl RunOpts {
+    /// The options of a named run size of `experiment frame`: `tiny` (1/16 resolution per axis,
+    /// one measured frame) or `small` (1/8, two measured frames); both warm up two frames.
+    pub fn sized(size: &str) -> Option<RunOpts> {
+        let (res_div, frames) = match size {
+            "tiny" => (16, 1),
+            "small" => (8, 2),
+            _ => return None,
+        };
+        Some(RunOpts {
+            res_div,
+            frames,
+            ..RunOpts::default()
+        })
+    }
+}
+
 /// The outcome of running a title.
 #[derive(Clone, Debug, Serialize)]
 pub struct RunResult {

@@ -13,34 +13,9 @@ use warpforge_gfx::title::{self, Title, TITLES};
 
 use super::FrameArgs;
 
-/// The high-LLC-MPKI SPEC CPU2006 applications of section 8.3.
-const H: [&str; 7] = [
-    "bwaves",
-    "lbm",
-    "leslie3d",
-    "libquantum",
-    "mcf",
-    "milc",
-    "soplex",
-];
-/// The low-LLC-MPKI ones.
-const L: [&str; 6] = ["bzip2", "gcc", "omnetpp", "sphinx3", "wrf", "zeusmp"];
-
-/// The 4-way CPU mixes of title number `i` (section 8.4: one H, one L and one HL mix per GPU
-/// workload; the document does not list them, so they are drawn deterministically from `i`):
-/// HL first.
+/// The 4-way CPU mixes of title number `i` (`warpforge_gfx::mix::cpu_mixes`): HL first.
 pub fn mixes(i: usize) -> [(&'static str, [&'static str; 4]); 3] {
-    [
-        ("HL", [H[i % 7], H[(i + 3) % 7], L[i % 6], L[(i + 2) % 6]]),
-        (
-            "H",
-            [H[i % 7], H[(i + 2) % 7], H[(i + 4) % 7], H[(i + 6) % 7]],
-        ),
-        (
-            "L",
-            [L[i % 6], L[(i + 1) % 6], L[(i + 3) % 6], L[(i + 4) % 6]],
-        ),
-    ]
+    mix::cpu_mixes(i)
 }
 
 /// The policies compared with FR-FCFS (claims 7-14), in report order.
@@ -103,11 +78,10 @@ pub struct Plan {
 impl Plan {
     /// The plan of the arguments; errors name the bad value.
     pub fn new(a: &FrameArgs) -> Result<Plan> {
-        let (res_div, frames, mixes) = match a.size.as_str() {
-            "tiny" => (16, 1, 1),
-            "small" => (8, 2, 3),
-            s => bail!("unknown --size `{s}` (expected tiny or small)"),
+        let Some(opts) = RunOpts::sized(&a.size) else {
+            bail!("unknown --size `{}` (expected tiny or small)", a.size);
         };
+        let mixes = if a.size == "tiny" { 1 } else { 3 };
         let titles = if a.titles.is_empty() {
             TITLES.to_vec()
         } else {
@@ -138,11 +112,6 @@ impl Plan {
                 );
             }
         }
-        let opts = RunOpts {
-            res_div,
-            frames,
-            ..RunOpts::default()
-        };
         Ok(Plan {
             size: a.size.clone(),
             opts,
