@@ -7,10 +7,20 @@
 //! has been updated (a touched bitmap, then cleared); a partial RTP at the end of the frame is an
 //! entry too; `N_rtp` is the table's tile count divided by the tiles per plane (so an entry that
 //! accumulates several planes after the 64th counts for all of them); `λ` = updates so far / learned
-//! updates per frame; `C_cur` = cycles of the planes closed so far / their number (`C_avg` before
-//! the first closes); relearning when the update count or the cycles of a completed frame differ
+//! updates per frame; `C_cur` as below (`C_avg` before the first plane closes); relearning when the update count or the cycles of a completed frame differ
 //! from the learned ones by more than `relearn_threshold` (the plane count itself is a small
 //! integer that jumps with one late tile, so it is not compared).
+//!
+//! `C_cur`, "the average cycles per RTP observed so far in this frame", has two readings:
+//! - *plain* ([`Estimator::predict_cycles_plain`]): cycles of the planes closed so far / their
+//!   number. Planes of one frame differ in cost (the first holds the shadow pass and everything
+//!   else before the first colour update, post-processing planes are cheap), so early planes bias
+//!   it even when the frame is an exact repeat of the learned one.
+//! - *matched* ([`Estimator::predict_cycles`], the one used): the closed planes' cycles over the
+//!   cycles the *same* planes took in the learned frame (the table keeps them, one entry per
+//!   plane), times `C_avg`: the current frame's rate measured against the learned frame plane for
+//!   plane. A repeat of the learned frame is predicted exactly; a uniformly slower frame moves the
+//!   prediction towards its true time as `λ` grows, as the plain reading does.
 
 /// Entries of the RTP information table.
 pub const TABLE_ENTRIES: usize = 64;
@@ -62,6 +72,8 @@ pub struct Estimator {
     frame_updates: u64,
     planes_closed: usize,
     learned: Option<Learned>,
+    /// The learned frame's table (per-plane cycles for the matched `C_cur`).
+    learned_table: Vec<RtpEntry>,
     mode: Mode,
     /// Relative difference of planes or updates that sends the estimator back to learning.
     pub relearn_threshold: f64,
@@ -87,6 +99,7 @@ impl Estimator {
             frame_updates: 0,
             planes_closed: 0,
             learned: None,
+            learned_table: Vec::new(),
             mode: Mode::Learning,
             relearn_threshold: 0.10,
             relearns: 0,
@@ -151,18 +164,43 @@ impl Estimator {
         }
     }
 
-    /// The predicted cycles of the current frame at cycle `now` (prediction mode only).
-    pub fn predict_cycles(&self, now: u64) -> Option<f64> {
+    /// `F = N_rtp · (λ·C_cur + (1 − λ)·C_avg)` for a given `C_cur` (prediction mode only).
+    fn predict_with(&self, c_cur: impl FnOnce(&Learned) -> f64) -> Option<f64> {
         let l = self.learned.filter(|_| self.mode == Mode::Prediction)?;
         let lambda = self.lambda();
         let c_cur = if self.planes_closed > 0 {
-            (self.plane_start - self.frame_start) as f64 / self.planes_closed as f64
+            c_cur(&l)
         } else {
             l.c_avg
         };
-        let _ = now;
-        let c_rtp = lambda * c_cur + (1.0 - lambda) * l.c_avg;
-        Some(c_rtp * l.n_rtp)
+        Some((lambda * c_cur + (1.0 - lambda) * l.c_avg) * l.n_rtp)
+    }
+
+    /// The predicted cycles of the current frame (prediction mode only), with the matched
+    /// `C_cur`: `C_avg` × (cycles of the planes closed so far / the learned cycles of the same
+    /// planes).
+    pub fn predict_cycles(&self) -> Option<f64> {
+        self.predict_with(|l| {
+            let k = self.planes_closed.min(self.learned_table.len());
+            let learned: f64 = self.learned_table[..k]
+                .iter()
+                .map(|e| e.cycles as f64)
+                .sum();
+            let now = (self.plane_start - self.frame_start) as f64;
+            if learned > 0.0 {
+                l.c_avg * now / learned
+            } else {
+                l.c_avg
+            }
+        })
+    }
+
+    /// The predicted cycles of the current frame (prediction mode only), with the plain `C_cur`:
+    /// the cycles of the planes closed so far over their number.
+    pub fn predict_cycles_plain(&self) -> Option<f64> {
+        self.predict_with(|_| {
+            (self.plane_start - self.frame_start) as f64 / self.planes_closed as f64
+        })
     }
 
     /// Ends the frame at cycle `now` (the present command): learns, or checks the learned values.
@@ -188,6 +226,7 @@ impl Estimator {
         match (self.mode, self.learned) {
             (Mode::Learning, _) => {
                 self.learned = Some(seen);
+                self.learned_table = self.table.clone();
                 self.mode = Mode::Prediction;
             }
             (Mode::Prediction, Some(l)) => {
@@ -228,6 +267,7 @@ impl Estimator {
             frame_updates: 0,
             planes_closed: 0,
             learned: None,
+            learned_table: Vec::new(),
             mode: Mode::Learning,
             relearn_threshold: t,
             relearns: r,
@@ -255,7 +295,7 @@ mod tests {
             for t in 0..16usize {
                 now += step;
                 e.update((t % 4) * 8, (t / 4) * 8, now);
-                preds.extend(e.predict_cycles(now));
+                preds.extend(e.predict_cycles());
             }
         }
         e.end_frame(now);
@@ -274,6 +314,57 @@ mod tests {
         let (_, p) = frame(&mut e, t, 5, 1600);
         assert_eq!(p.len(), 80);
         assert!(p.iter().all(|&c| (c - 8000.0).abs() < 1e-6), "{p:?}");
+    }
+
+    /// A frame whose first plane costs `first` cycles (a depth-only pass before the first colour
+    /// update, as a shadow pass) and the next `planes - 1` planes `rest` cycles each. Returns
+    /// the (matched, plain) predictions sampled at every update.
+    fn uneven(
+        e: &mut Estimator,
+        start: u64,
+        planes: u64,
+        first: u64,
+        rest: u64,
+    ) -> (u64, Vec<(f64, f64)>) {
+        let mut now = start;
+        let mut preds = Vec::new();
+        for p in 0..planes {
+            let step = if p == 0 { first } else { rest } / 16;
+            for t in 0..16usize {
+                now += step;
+                e.update((t % 4) * 8, (t / 4) * 8, now);
+                if let (Some(a), Some(b)) = (e.predict_cycles(), e.predict_cycles_plain()) {
+                    preds.push((a, b));
+                }
+            }
+        }
+        e.end_frame(now);
+        (now, preds)
+    }
+
+    #[test]
+    fn a_repeated_uneven_frame_is_predicted_exactly_by_the_matched_rate_only() {
+        let mut e = Estimator::new(32, 32, 8);
+        let (t, _) = uneven(&mut e, 0, 8, 6400, 800);
+        let (_, p) = uneven(&mut e, t, 8, 6400, 800);
+        let truth = 6400.0 + 7.0 * 800.0;
+        assert!(p.iter().all(|&(m, _)| (m - truth).abs() < 1e-6), "{p:?}");
+        // The plain rate takes the expensive first plane for the current rate and
+        // over-predicts the frame's cycles (under-predicts FPS) in between.
+        let worst = p.iter().map(|&(_, q)| q / truth - 1.0).fold(0.0, f64::max);
+        assert!(worst > 0.2, "plain reading biased: {worst}");
+    }
+
+    #[test]
+    fn matched_rate_follows_a_uniformly_slower_uneven_frame() {
+        let mut e = Estimator::new(32, 32, 8);
+        let (t, _) = uneven(&mut e, 0, 8, 6400, 800);
+        let (_, p) = uneven(&mut e, t, 8, 9600, 1200);
+        let (learned, truth) = (12000.0, 18000.0);
+        let m: Vec<f64> = p.iter().map(|x| x.0).collect();
+        assert!(m.windows(2).all(|w| w[1] >= w[0] - 1e-6), "rises: {m:?}");
+        assert!(m.iter().all(|&c| (learned - 1e-6..=truth + 1e-6).contains(&c)));
+        assert!((m[m.len() - 1] - truth).abs() < 1e-6);
     }
 
     #[test]

@@ -102,8 +102,12 @@ pub struct MixResult {
     pub fps: f64,
     /// GPU accesses of the measured frames.
     pub counts: StreamCounts,
+    /// GPU reads of the measured frames served by DRAM, with their critical bits (claim 4).
+    pub dram: StreamCounts,
     /// Mean signed estimator error over the measured frames with a prediction.
     pub estimate_error: Option<f64>,
+    /// The same with the plain `C_cur` reading (see [`crate::estimator`]).
+    pub estimate_error_plain: Option<f64>,
     /// IPC of each CPU core over the measured frames.
     pub cpu_ipc: Vec<f64>,
     /// All frames completed.
@@ -180,6 +184,7 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
             .unwrap_or_default()
     };
     let before = snap(&mem);
+    let dram_before = mem.dram;
     gpu.run_frames(n, max * opts.frames as u64, &mut mem, &mut generator);
     let after = snap(&mem);
     let cpu_ipc = before
@@ -188,10 +193,18 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
         .map(|(b, a)| (a.0 - b.0) as f64 / (a.1 - b.1).max(1) as f64)
         .collect();
     let r = sim::summarize(&run.title, &gpu.frames, opts.warmup, n);
+    let d = mem.dram;
+    let dram = StreamCounts {
+        reads: std::array::from_fn(|s| d.reads[s] - dram_before.reads[s]),
+        writes: [0; 8],
+        critical: std::array::from_fn(|s| d.critical[s] - dram_before.critical[s]),
+    };
     Ok(MixResult {
         fps: r.fps,
         counts: r.counts,
+        dram,
         estimate_error: r.estimate_error,
+        estimate_error_plain: r.estimate_error_plain,
         cpu_ipc,
         complete: r.complete,
     })

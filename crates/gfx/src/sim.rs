@@ -74,6 +74,8 @@ pub struct RunResult {
     pub counts: StreamCounts,
     /// Mean signed estimator error over the measured frames that had a prediction.
     pub estimate_error: Option<f64>,
+    /// The same with the plain `C_cur` reading.
+    pub estimate_error_plain: Option<f64>,
     /// Whether every frame completed within the cycle limit.
     pub complete: bool,
 }
@@ -121,11 +123,14 @@ pub fn summarize(title: &Title, frames: &[FrameStats], warmup: usize, n: usize) 
             counts.critical[s] += f.counts.critical[s];
         }
     }
+    let mean = |e: Vec<f64>| (!e.is_empty()).then(|| e.iter().sum::<f64>() / e.len() as f64);
     let errs: Vec<f64> = measured.iter().filter_map(|f| f.estimate_error).collect();
+    let plain = mean(measured.iter().filter_map(|f| f.estimate_error_plain).collect());
     RunResult {
         title: title.name,
         fps,
-        estimate_error: (!errs.is_empty()).then(|| errs.iter().sum::<f64>() / errs.len() as f64),
+        estimate_error: mean(errs),
+        estimate_error_plain: plain,
         counts,
         complete: frames.len() >= n,
         frames: measured,

@@ -66,10 +66,27 @@ pub struct Title {
     pub profile: Profile,
 }
 
+/// The FPS target of the evaluation (section 4).
+pub const TARGET_FPS: f64 = 40.0;
+
+/// Relative half-width of a title's FPS band around Table 2's value (claim 19).
+pub const BAND: f64 = 0.25;
+
 impl Title {
     /// Below the 40-FPS target in the document (the eight titles of Figures 11-14).
     pub fn below_target(&self) -> bool {
-        self.doc_fps < 40.0
+        self.doc_fps < TARGET_FPS
+    }
+
+    /// The band the calibrated baseline FPS must fall in (claim 19): Table 2's FPS ±[`BAND`],
+    /// on the same side of the 40-FPS target as the document's value.
+    pub fn fps_band(&self) -> (f64, f64) {
+        let (lo, hi) = (self.doc_fps * (1.0 - BAND), self.doc_fps * (1.0 + BAND));
+        if self.below_target() {
+            (lo, hi.min(TARGET_FPS))
+        } else {
+            (lo.max(TARGET_FPS), hi)
+        }
     }
 }
 

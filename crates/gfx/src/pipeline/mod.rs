@@ -131,6 +131,8 @@ pub struct FrameStats {
     /// Mean signed relative error of the estimator's FPS prediction over the frame (prediction
     /// mode only).
     pub estimate_error: Option<f64>,
+    /// The same with the plain `C_cur` reading (see [`crate::estimator`]).
+    pub estimate_error_plain: Option<f64>,
     /// Accesses of the frame.
     pub counts: StreamCounts,
     /// Cycles in which each unit was marked bottlenecked.
@@ -166,6 +168,7 @@ pub struct Gpu {
     early_z: bool,
     last_fps: Option<f64>,
     samples: (f64, u64),
+    samples_plain: (f64, u64),
     frame_counts: StreamCounts,
     bottleneck_cycles: [u64; 5],
     /// Completed frames.
@@ -234,6 +237,7 @@ impl Gpu {
             early_z: true,
             last_fps: None,
             samples: (0.0, 0),
+            samples_plain: (0.0, 0),
             frame_counts: StreamCounts::default(),
             bottleneck_cycles: [0; 5],
             frames: Vec::new(),
@@ -314,8 +318,8 @@ impl Gpu {
             self.mem.flush(self.ids.colour0 + r);
         }
         let cycles = self.now - self.frame_start;
-        let err = (self.samples.1 > 0)
-            .then(|| cycles as f64 * self.samples.0 / self.samples.1 as f64 - 1.0);
+        let error = |s: (f64, u64)| (s.1 > 0).then(|| cycles as f64 * s.0 / s.1 as f64 - 1.0);
+        let (err, err_plain) = (error(self.samples), error(self.samples_plain));
         let counts = self.mem.counts;
         let diff = |a: &[u64; 8], b: &[u64; 8]| std::array::from_fn(|i| a[i] - b[i]);
         let fc = StreamCounts {
@@ -329,6 +333,7 @@ impl Gpu {
             cycles,
             fps,
             estimate_error: err,
+            estimate_error_plain: err_plain,
             counts: fc,
             bottleneck_cycles: std::mem::take(&mut self.bottleneck_cycles),
         });
@@ -341,6 +346,7 @@ impl Gpu {
             self.estimator.end_frame(self.now);
         }
         self.samples = (0.0, 0);
+        self.samples_plain = (0.0, 0);
         self.frame_index += 1;
         self.frame = source.frame(self.frame_index);
         self.next_cmd = 0;
@@ -349,7 +355,11 @@ impl Gpu {
 
     /// Estimator sample and below-target flag.
     fn estimate(&mut self) {
-        let predicted = self.estimator.predict_cycles(self.now);
+        let predicted = self.estimator.predict_cycles();
+        if let Some(c) = self.estimator.predict_cycles_plain() {
+            self.samples_plain.0 += 1.0 / c;
+            self.samples_plain.1 += 1;
+        }
         let fps = predicted.map(|c| self.fps_of(c)).or(self.last_fps);
         self.mem.below_target = fps.is_none_or(|f| f < self.cfg.target_fps);
         if let Some(c) = predicted {

@@ -26,7 +26,13 @@ fn geomean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
 }
 
+/// Claim 4 (Fig. 9): the critical share of the GPU's DRAM accesses (reads served by DRAM).
 fn critical_fraction(r: &MixResult) -> f64 {
+    r.dram.total_critical() as f64 / r.dram.total().max(1) as f64
+}
+
+/// The critical share of all GPU accesses to the LLC (hits included).
+fn critical_fraction_llc(r: &MixResult) -> f64 {
     r.counts.total_critical() as f64 / r.counts.total().max(1) as f64
 }
 
@@ -91,6 +97,7 @@ impl Report {
         let mut titles = Map::new();
         let mut title_rows = Vec::new();
         let mut errors = Vec::new();
+        let mut errors_plain = Vec::new();
         for t in &plan.titles {
             let Some(b) = find(&Kind::Base, t.name) else {
                 continue;
@@ -119,6 +126,9 @@ impl Report {
             if let Some(e) = b.estimate_error {
                 errors.push((t.name, e));
             }
+            if let Some(e) = b.estimate_error_plain {
+                errors_plain.push(e);
+            }
             title_rows.push((t.name.to_string(), t.doc_fps, b.fps));
             titles.insert(
                 t.name.into(),
@@ -127,9 +137,12 @@ impl Report {
                     "doc_fps": t.doc_fps,
                     "below_target": t.below_target(),
                     "critical_fraction": round(critical_fraction(b)),
+                    "critical_fraction_llc": round(critical_fraction_llc(b)),
+                    "dram_reads": b.dram.total(),
                     "critical_fraction_by_stream": crit,
                     "access_mix": mix,
                     "estimator_error": opt(b.estimate_error),
+                    "estimator_error_plain": opt(b.estimate_error_plain),
                     "complete": b.complete,
                 }),
             );
@@ -239,6 +252,9 @@ impl Report {
             "algorithm_marking_gain": opt(geomean(&im_alg).map(|x| x - 1.0)),
             "estimator_mae": opt(mae),
             "estimator_max_error": max.unwrap_or(Value::Null),
+            "estimator_mae_plain": opt((!errors_plain.is_empty()).then(|| {
+                errors_plain.iter().map(|e: &f64| e.abs()).sum::<f64>() / errors_plain.len() as f64
+            })),
             "policies": policies,
             "llc_8mb": {"im": llc8},
             "mixes": mixes,
