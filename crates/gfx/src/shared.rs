@@ -107,9 +107,37 @@ impl GpuMemory for SharedMem {
         }
     }
 
+    /// A 3D frame is always in progress: DynPrio and DASH read its elapsed time and progress
+    /// whether or not the frame is predicted below target, and IM's all-GPU probe is for GPGPU
+    /// only (`frame: None`). The below-target prediction reaches the schedulers through the
+    /// critical bits (section 2.6).
     fn report(&mut self, s: &Status) {
         let g = self.mem.gpu_status_mut();
-        g.frame = s.below_target.then_some((s.elapsed_fraction, s.progress));
+        g.frame = Some((s.elapsed_fraction, s.progress));
         g.ready_fraction = s.ready_fraction;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use warpforge_hetero::HeteroConfig;
+
+    #[test]
+    fn a_frame_is_reported_in_progress_above_and_below_target() {
+        let cfg = HeteroConfig::preset("hetero").unwrap();
+        let mut m = SharedMem::new(MemSystem::new(&cfg), 4);
+        for below_target in [false, true] {
+            let s = Status {
+                elapsed_fraction: 0.3,
+                progress: 0.5,
+                below_target,
+                ready_fraction: 0.7,
+            };
+            m.report(&s);
+            let g = m.mem.gpu_status_mut();
+            assert_eq!(g.frame, Some((0.3, 0.5)), "below target: {below_target}");
+            assert_eq!(g.ready_fraction, 0.7);
+        }
     }
 }
