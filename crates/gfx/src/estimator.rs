@@ -363,7 +363,9 @@ mod tests {
         let (learned, truth) = (12000.0, 18000.0);
         let m: Vec<f64> = p.iter().map(|x| x.0).collect();
         assert!(m.windows(2).all(|w| w[1] >= w[0] - 1e-6), "rises: {m:?}");
-        assert!(m.iter().all(|&c| (learned - 1e-6..=truth + 1e-6).contains(&c)));
+        assert!(m
+            .iter()
+            .all(|&c| (learned - 1e-6..=truth + 1e-6).contains(&c)));
         assert!((m[m.len() - 1] - truth).abs() < 1e-6);
     }
 

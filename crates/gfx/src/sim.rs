@@ -125,7 +125,12 @@ pub fn summarize(title: &Title, frames: &[FrameStats], warmup: usize, n: usize) 
     }
     let mean = |e: Vec<f64>| (!e.is_empty()).then(|| e.iter().sum::<f64>() / e.len() as f64);
     let errs: Vec<f64> = measured.iter().filter_map(|f| f.estimate_error).collect();
-    let plain = mean(measured.iter().filter_map(|f| f.estimate_error_plain).collect());
+    let plain = mean(
+        measured
+            .iter()
+            .filter_map(|f| f.estimate_error_plain)
+            .collect(),
+    );
     RunResult {
         title: title.name,
         fps,

@@ -18,7 +18,11 @@ fn check(name: &str) {
         r.fps,
         t.doc_fps
     );
-    assert_eq!(r.fps < TARGET_FPS, t.below_target(), "{name}: side of 40 FPS");
+    assert_eq!(
+        r.fps < TARGET_FPS,
+        t.below_target(),
+        "{name}: side of 40 FPS"
+    );
 }
 
 #[test]
