@@ -139,7 +139,7 @@ pub struct PolicyConfig {
     pub im_llc_high: f64,
     /// All-GPU probe window, CPU cycles.
     pub probe_window: u64,
-    /// Cycles between probes, CPU cycles.
+    /// Cycles between probes, CPU cycles (the first probe follows the first window).
     pub probe_period: u64,
     /// Relative IPC band within which two windows count as equal.
     pub probe_tolerance: f64,

@@ -6,8 +6,8 @@
 //! * **IM-LLC**: per interval each CPU application is classed by LLC miss rate (L <= 10% < M <=
 //!   70% < H); an L->M or L->H move enters emergency mode (its reads rank with CG); at an interval
 //!   end an emergency application back in L stays, one still in M or H leaves.
-//! * **All-GPU probe** (GPGPU only, no frame in progress): every `probe_period` cycles all GPU
-//!   requests get the top level for a `probe_window`; the mode is kept while the GPU's IPC of a
+//! * **All-GPU probe** (GPGPU only, no frame in progress): after the first window, then every
+//!   `probe_period` cycles, all GPU requests get the top level for a `probe_window`; the mode is kept while the GPU's IPC of a
 //!   window beats the previous window's by more than `probe_tolerance`.
 //! * **LLC bypass** of non-critical GPGPU reads (§3), outside all-GPU windows; non-critical
 //!   stores are written around the LLC only with `policy.gpgpu_store_bypass` (\[INTERP\]).
@@ -91,7 +91,10 @@ impl Im {
             window_end: c.probe_window,
             window_insts: 0,
             last_ipc: 0.0,
-            next_probe: c.probe_period,
+            // The first probe follows the first window (a baseline IPC), later ones come every
+            // `probe_period`: our runs are shorter than one period, so a probe only after the
+            // first period would never run (\[INTERP\] §10.4 item 16: the cadence is not given).
+            next_probe: c.probe_window,
             windows: 0,
             all_gpu_windows: 0,
         }
@@ -441,8 +444,9 @@ mod tests {
         let mut p = Im::make(&c, true, true, true);
         let mut g = GpuStatus::default();
         let mut modes = vec![];
-        // IPC per window: 1.0 until the probe, then 1.5, 2.0, 2.0 (equal) -> off.
-        for (w, ipc) in [1.0, 1.0, 1.0, 1.5, 2.0, 2.0, 2.0].iter().enumerate() {
+        // IPC per window: 1.0 (baseline), then probing 1.5, 2.0, 2.0 (equal) -> off until the
+        // next probe one period after that window.
+        for (w, ipc) in [1.0, 1.5, 2.0, 2.0, 1.0, 1.0, 1.0].iter().enumerate() {
             g.insts += (ipc * 100.0) as u64;
             let ctx = Ctx {
                 now: (w as u64 + 1) * 100,
@@ -452,7 +456,7 @@ mod tests {
             p.tick(&ctx);
             modes.push(p.all_gpu);
         }
-        assert_eq!(modes, vec![false, false, true, true, true, false, false]);
+        assert_eq!(modes, vec![true, true, true, false, false, false, true]);
         let ng = cand(1, false, Source::Gpgpu, false, 9);
         let cpu = cand(2, false, Source::Cpu(0), false, 1);
         let g2 = GpuStatus::default();
