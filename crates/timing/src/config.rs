@@ -274,11 +274,12 @@ pub struct CacheConfig {
     #[serde(default)]
     pub critical_ways: u32,
     /// The 8-bit signature of the signature-indexed predictors (SHiP, CACP's CCBP; spec 000
-    /// §4.5): `pc_addr` (the default, Lee 2017's literal `PC[7:0] xor addr[7:0]`, PC as an
-    /// instruction index and addr the byte address of the missing line: with 128 B lines only
-    /// address bit 7 reaches the signature, so a load PC's lines share its counters and what one
-    /// line teaches applies to the PC's next ones) or `pc_line` (PC xor line-address bits: a
-    /// counter per line-address class, learning each line separately). Other policies ignore it.
+    /// §4.5): `pc_line` (the default, the digest's recommendation: instruction-index PC bits xor
+    /// the low 8 bits of the line address, `(addr >> 7)[7:0]` for 128 B lines, so each line
+    /// class trains its own counters) or `pc_addr` (Lee 2017's literal `PC[7:0] xor addr[7:0]`
+    /// with addr the byte address of the missing line: with 128 B lines only address bit 7
+    /// reaches the signature, so it is in effect the load PC and one PC's lines share their
+    /// counters). Other policies ignore it.
     #[serde(default = "default_signature")]
     pub signature: String,
     /// `write_through` (update on hit, no allocate), `write_evict` (invalidate on hit, no
@@ -380,7 +381,7 @@ fn default_sub_cores() -> u32 {
 }
 
 fn default_signature() -> String {
-    "pc_addr".into()
+    "pc_line".into()
 }
 
 fn default_write_allocate() -> String {

@@ -49,6 +49,16 @@ counters! {
         critical_accesses,
         /// Those that hit (Lee 2017 Figure 4.14's critical-warp hit rate is the ratio).
         critical_hits,
+        /// L1D loads (completed accesses), by any warp.
+        loads,
+        /// Those that hit (`critical_hits / load_hits` is
+        /// the critical warps' share of the load hits).
+        load_hits,
+        /// Lines allocated for load misses (L1D).
+        fills,
+        /// Those placed in the replacement policy's critical partition (CACP's critical ways,
+        /// spec 000 §4.5; 0 for unpartitioned policies).
+        critical_fills,
     }
 }
 

@@ -302,6 +302,12 @@ impl Cache {
         Some((way, ev))
     }
 
+    /// Whether `way` lies in the replacement policy's critical partition (CACP, spec 000 §4.5;
+    /// always false for unpartitioned policies).
+    pub fn in_critical_partition(&self, way: usize) -> bool {
+        self.repl.in_critical_partition(way)
+    }
+
     /// Records `pc` as the inserting instruction of (`line`'s set, `way`); reported back in
     /// [`Evicted::pc`].
     pub fn set_pc(&mut self, line: u64, way: usize, pc: u64) {

@@ -305,6 +305,10 @@ impl L1 {
                             r.lost[w] += 1;
                         }
                     }
+                    self.stats.loads += 1;
+                    if out == Outcome::Hit {
+                        self.stats.load_hits += 1;
+                    }
                     if critical {
                         self.stats.critical_accesses += 1;
                         if out == Outcome::Hit {
@@ -398,6 +402,10 @@ impl L1 {
                     _ => {
                         let (w, ev) = self.cache.allocate_for(info, true).expect("checked");
                         self.cache.set_pc(line, w, pc);
+                        self.stats.fills += 1;
+                        if self.cache.in_critical_partition(w) {
+                            self.stats.critical_fills += 1;
+                        }
                         if let Some(ev) = ev {
                             self.evicted(&ev);
                             // A write-through L1D's stored sectors are already in the L2.

@@ -108,6 +108,9 @@ impl Replacement for Cacp {
         self.nc_reuse[i] = false;
         self.rrpv[i] = self.ship.insert_rrpv(s);
     }
+    fn in_critical_partition(&self, way: usize) -> bool {
+        way < 64 && self.critical_mask & (1 << way) != 0
+    }
 }
 
 #[cfg(test)]
@@ -218,6 +221,66 @@ mod tests {
         let before9 = p.ship.get(s9);
         assert_eq!(p.victim(0, 0b0100, &acc(9, false)), 2);
         assert_eq!(p.ship.get(s9), before9 - 1);
+    }
+
+    /// Algorithm 8: only a critical warp's hit raises CCBP; any number of non-critical hits
+    /// leave it at its initial 0 (they train SHiP only).
+    #[test]
+    fn ccbp_rises_only_on_critical_warps_hits() {
+        let mut p = cacp(16, 8);
+        let a = acc(0x33, false);
+        let s = p.signature.of(&a);
+        p.on_fill(0, 9, &a);
+        for _ in 0..10 {
+            p.on_hit(0, 9, &a);
+        }
+        assert_eq!(p.ccbp.get(s), 0);
+        assert!(p.ship.get(s) > 1, "non-critical reuse trains SHiP");
+        p.on_hit(0, 9, &acc(0x33, true));
+        assert_eq!(p.ccbp.get(s), 1);
+    }
+
+    /// Through the cache: lines predicted non-critical never evict a line of the critical
+    /// partition (victim search confined to the partition), and a lookup finds a line in either
+    /// partition (all 16 ways searched).
+    #[test]
+    fn non_critical_fills_never_evict_critical_lines_and_lookups_search_every_way() {
+        use crate::mem::cache::{Cache, Lookup};
+        let mut c = test_config(1, 16);
+        c.replacement = "cacp".into();
+        c.critical_ways = 8;
+        let mut cache = Cache::new(&c);
+        // Lines 0..8 (signatures 0..8 with PC 0): untrained, so placed in the non-critical
+        // ways; two critical-warp hits each lift their CCBP counters above the threshold.
+        for l in 0..8u64 {
+            let a = acc(l, true);
+            let (w, _) = cache.allocate_for(&a, false).unwrap();
+            assert!(!cache.in_critical_partition(w));
+            cache.fill(l, 0xff);
+            cache.touch_by(l, w, &a);
+            cache.touch_by(l, w, &a);
+        }
+        // Lines 256..264 share those signatures: they go to the 8 critical ways.
+        let mut critical = Vec::new();
+        for l in 256..264u64 {
+            let (w, _) = cache.allocate_for(&acc(l, false), false).unwrap();
+            assert!(cache.in_critical_partition(w), "line {l} in way {w}");
+            cache.fill(l, 0xff);
+            critical.push((l, w));
+        }
+        // 100 lines of untrained signatures (16..116) stream through the set.
+        for l in 528..628u64 {
+            let (w, _) = cache.allocate_for(&acc(l, false), false).unwrap();
+            assert!(
+                !cache.in_critical_partition(w),
+                "line {l} placed in way {w}"
+            );
+            cache.fill(l, 0xff);
+        }
+        for (l, w) in critical {
+            assert_eq!(cache.lookup(l, 0xff), Lookup::Hit(w), "critical line {l}");
+        }
+        assert!(matches!(cache.lookup(627, 0xff), Lookup::Hit(w) if w >= 8));
     }
 
     #[test]

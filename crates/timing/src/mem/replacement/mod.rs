@@ -30,6 +30,12 @@ pub trait Replacement {
     fn on_hit(&mut self, _set: usize, _way: usize, _acc: &MissInfo) {}
     /// Line (`set`, `way`) was filled (allocated) for `acc`.
     fn on_fill(&mut self, _set: usize, _way: usize, _acc: &MissInfo) {}
+    /// Whether `way` belongs to the partition a partitioning policy reserves for lines
+    /// predicted critical (CACP's critical ways, spec 000 §4.5); counted per fill in
+    /// `CacheStats::critical_fills`. Default: no such partition.
+    fn in_critical_partition(&self, _way: usize) -> bool {
+        false
+    }
 }
 
 macro_rules! policies {
@@ -61,6 +67,10 @@ macro_rules! policies {
             fn on_fill(&mut self, set: usize, way: usize, a: &MissInfo) {
                 match self { $( Policy::$variant(p) => p.on_fill(set, way, a), )* }
             }
+            #[inline]
+            fn in_critical_partition(&self, way: usize) -> bool {
+                match self { $( Policy::$variant(p) => p.in_critical_partition(way), )* }
+            }
         }
     };
 }
@@ -68,7 +78,7 @@ macro_rules! policies {
 policies! {
     "lru" => Lru(lru::Lru), "least recently used";
     "srrip" => Srrip(srrip::Srrip), "static re-reference interval prediction, 2-bit RRPV, insert at 2";
-    "ship" => Ship(ship::Ship), "SHiP: 2-bit RRIP inserting at 3 when the (PC xor address) signature predicts no reuse, else 2";
+    "ship" => Ship(ship::Ship), "SHiP: 2-bit RRIP inserting at 3 when the (PC xor line address) signature predicts no reuse, else 2";
     "cacp" => Cacp(cacp::Cacp), "CACP (Lee 2017 §4.2.3): critical / non-critical way partitions chosen by CCBP, SHiP-RRIP in each";
 }
 

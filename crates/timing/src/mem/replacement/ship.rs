@@ -7,10 +7,11 @@
 //!
 //! Decisions (the document leaves them open, §4.5): 3-bit counters (the SHiP paper's width),
 //! initialised to 1 (weakly reuse); the PC is the instruction index (`pc / 8`, both front ends
-//! place instructions 8 bytes apart). The address part is the document's `addr[7:0]` of the
-//! missing line's byte address (`signature = "pc_addr"`, the default; with 128 B lines that is
-//! address bit 7 only, so the signature is in effect the load PC, as in SHiP-PC), or the low
-//! line-address bits (`"pc_line"`), see [`Signature`].
+//! place instructions 8 bytes apart). The address part is, by default (`signature =
+//! "pc_line"`), the low 8 bits of the line address, `(addr >> 7)[7:0]` for 128 B lines, as the
+//! spec digest recommends (§4.5 "Address bits"); `"pc_addr"` takes the document's literal
+//! `addr[7:0]` of the missing line's byte address, which with 128 B lines is address bit 7
+//! only, so that signature is in effect the load PC (as in SHiP-PC); see [`Signature`].
 
 use super::{MissInfo, Replacement};
 use crate::config::CacheConfig;
@@ -28,17 +29,17 @@ pub(super) const SIGNATURES: usize = 256;
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Signature {
     /// Multiplier from line address to the address whose low 8 bits enter the signature:
-    /// the line size (`pc_addr`, byte address) or 1 (`pc_line`, line address).
+    /// 1 (`pc_line`, line address) or the line size (`pc_addr`, byte address).
     scale: u64,
 }
 
 impl Signature {
     pub(super) fn new(c: &CacheConfig) -> Self {
         Self {
-            scale: if c.signature == "pc_line" {
-                1
-            } else {
+            scale: if c.signature == "pc_addr" {
                 c.line_bytes as u64
+            } else {
+                1
             },
         }
     }
@@ -174,15 +175,35 @@ mod tests {
     fn signature_is_pc_index_xor_address_low_bits() {
         let mut c = test_config(1, 2);
         assert_eq!(c.line_bytes, 128);
+        // The default (digest §4.5): PC instruction index xor line-address bits 7:0.
+        let by_line = Signature::new(&c);
+        assert_eq!(by_line.of(&acc(0x18, 0x105)), 3 ^ 0x05);
+        assert_eq!(by_line.of(&acc(8 * 0x1ff, 0)), 0xff);
         // The document's literal form: the byte address of line 0x105 is 0x8280, bits 7:0 0x80.
+        c.signature = "pc_addr".into();
         let lit = Signature::new(&c);
         assert_eq!(lit.of(&acc(0x18, 0x105)), 3 ^ 0x80);
         assert_eq!(lit.of(&acc(0x18, 0x104)), 3);
         assert_eq!(lit.of(&acc(8 * 0x1ff, 0)), 0xff);
-        c.signature = "pc_line".into();
-        let by_line = Signature::new(&c);
-        assert_eq!(by_line.of(&acc(0x18, 0x105)), 3 ^ 0x05);
-        assert_eq!(by_line.of(&acc(8 * 0x1ff, 0)), 0xff);
+    }
+
+    /// Lines of one load PC at different line addresses get different signatures by default,
+    /// and the PC enters as an instruction index: consecutive instructions (8 bytes apart)
+    /// differ, byte offsets inside one instruction do not exist.
+    #[test]
+    fn one_pcs_lines_get_distinct_signatures_by_default() {
+        let s = Signature::new(&test_config(1, 2));
+        let sigs: std::collections::BTreeSet<u8> =
+            (0..256u64).map(|l| s.of(&acc(0x40, 0x1000 + l))).collect();
+        assert_eq!(sigs.len(), 256, "256 consecutive lines, 256 signatures");
+        assert_ne!(s.of(&acc(0x40, 7)), s.of(&acc(0x48, 7)), "next instruction");
+        let mut c = test_config(1, 2);
+        c.signature = "pc_addr".into();
+        let lit = Signature::new(&c);
+        let sigs: std::collections::BTreeSet<u8> = (0..256u64)
+            .map(|l| lit.of(&acc(0x40, 0x1000 + l)))
+            .collect();
+        assert_eq!(sigs.len(), 2, "the literal form keeps only address bit 7");
     }
 
     #[test]

@@ -408,6 +408,34 @@ pub fn run(a: CawaArgs) -> Result<()> {
         rates.insert((*name).into(), Value::Object(r));
     }
     report.insert("critical_warp_l1d_hit_rate".into(), Value::Object(rates));
+    // Where CACP puts the lines and who hits them (rows 14-15 of docs/EXPERIMENTS.md): the
+    // share of L1D load-miss fills placed in the critical partition, and the critical warps'
+    // shares of the L1D load accesses and load hits (per policy and workload).
+    let share = |o: &Outcome, part: &str, whole: &str| {
+        ratio(
+            num(o, &["raw", "l1d", part]),
+            num(o, &["raw", "l1d", whole]),
+        )
+    };
+    for (key, part, whole) in [
+        ("critical_fill_fraction", "critical_fills", "fills"),
+        (
+            "critical_warp_access_fraction",
+            "critical_accesses",
+            "loads",
+        ),
+        ("critical_warp_hit_fraction", "critical_hits", "load_hits"),
+    ] {
+        let mut by_policy = Map::new();
+        for (pi, (name, _)) in configs.iter().enumerate() {
+            let mut r = Map::new();
+            for (wi, w) in workloads.iter().enumerate() {
+                r.insert((*w).into(), opt(share(get(pi, wi), part, whole)));
+            }
+            by_policy.insert((*name).into(), Value::Object(r));
+        }
+        report.insert(key.into(), Value::Object(by_policy));
+    }
     if let Some(ci) = idx("cawa") {
         let mut per = Map::new();
         let mut v = Vec::new();
