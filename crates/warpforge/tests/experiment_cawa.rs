@@ -86,6 +86,26 @@ fn tiny_report_has_consistent_speedups_and_the_claim_metrics() {
     let acc = r["cpl_accuracy"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&acc));
     assert!(r["critical_warp_l1d_hit_ratio"].as_f64().unwrap() > 0.0);
+    // Fills in the critical partition: only CACP has one; every fraction is in [0, 1].
+    for w in ["kmn", "nw", "bp"] {
+        assert_eq!(r["critical_fill_fraction"]["rr"][w].as_f64(), Some(0.0), "{w}");
+        assert_eq!(r["critical_fill_fraction"]["gcaws"][w].as_f64(), Some(0.0));
+        for key in [
+            "critical_fill_fraction",
+            "critical_warp_access_fraction",
+            "critical_warp_hit_fraction",
+        ] {
+            for p in ["rr", "gcaws", "cawa"] {
+                if let Some(x) = r[key][p][w].as_f64() {
+                    assert!((0.0..=1.0).contains(&x), "{key} {p} {w} {x}");
+                }
+            }
+        }
+    }
+    assert!(
+        r["critical_fill_fraction"]["cawa"]["kmn"].as_f64().unwrap() > 0.0,
+        "KMN's critical warps re-hit lines: CACP places some fills in the critical ways"
+    );
     let ways = r["critical_ways_sensitivity"].as_object().unwrap();
     let mut keys: Vec<&str> = ways.keys().map(|k| k.as_str()).collect();
     keys.sort();
