@@ -88,7 +88,11 @@ fn tiny_report_has_consistent_speedups_and_the_claim_metrics() {
     assert!(r["critical_warp_l1d_hit_ratio"].as_f64().unwrap() > 0.0);
     // Fills in the critical partition: only CACP has one; every fraction is in [0, 1].
     for w in ["kmn", "nw", "bp"] {
-        assert_eq!(r["critical_fill_fraction"]["rr"][w].as_f64(), Some(0.0), "{w}");
+        assert_eq!(
+            r["critical_fill_fraction"]["rr"][w].as_f64(),
+            Some(0.0),
+            "{w}"
+        );
         assert_eq!(r["critical_fill_fraction"]["gcaws"][w].as_f64(), Some(0.0));
         for key in [
             "critical_fill_fraction",
