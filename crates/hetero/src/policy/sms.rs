@@ -259,6 +259,15 @@ mod tests {
     use crate::config::HeteroConfig;
     use crate::policy::GpuStatus;
 
+    /// A policy context at memory-side cycle `now` (DRAM cycle 0).
+    fn at(gpu: &GpuStatus, now: u64) -> Ctx<'_> {
+        Ctx {
+            now,
+            dram_now: 0,
+            gpu,
+        }
+    }
+
     fn e(tok: u64, source: Source, bank: u32, row: u32, arrival: u64) -> DramEntry {
         DramEntry {
             tok,
@@ -278,11 +287,7 @@ mod tests {
         c.sms_bypass_load = 0; // batch formation under load
         let mut p = Sms::make(&c, 0.9);
         let g = GpuStatus::default();
-        let ctx = |now| Ctx {
-            now,
-            dram_now: 0,
-            gpu: &g,
-        };
+        let ctx = |now| at(&g, now);
         // GPU: two requests to row 1, then one to row 2 -> the row-1 batch is ready.
         p.on_enqueue(&ctx(0), 0, &e(1, Source::Gpgpu, 0, 1, 0));
         p.on_enqueue(&ctx(0), 0, &e(2, Source::Gpgpu, 0, 1, 0));
@@ -318,11 +323,7 @@ mod tests {
         c.sms_bypass_load = 0; // batch formation under load
         let mut p = Sms::make(&c, 0.0);
         let g = GpuStatus::default();
-        let ctx = |now| Ctx {
-            now,
-            dram_now: 0,
-            gpu: &g,
-        };
+        let ctx = |now| at(&g, now);
         // CPU 0: an open batch on channel 0 (row 1, not aged), then a request to channel 1.
         p.on_enqueue(&ctx(0), 0, &e(1, Source::Cpu(0), 0, 1, 0));
         p.on_enqueue(&ctx(0), 1, &e(2, Source::Cpu(0), 0, 4, 0));
@@ -354,11 +355,7 @@ mod tests {
         c.sms_bypass_load = 0; // batch formation under load
         let mut p = Sms::make(&c, 1.0);
         let g = GpuStatus::default();
-        let ctx = |now| Ctx {
-            now,
-            dram_now: 0,
-            gpu: &g,
-        };
+        let ctx = |now| at(&g, now);
         for t in 0..6 {
             p.on_enqueue(&ctx(0), 0, &e(t, Source::Gpgpu, 1, t as u32, 0));
         }
@@ -377,11 +374,7 @@ mod tests {
         let c = HeteroConfig::preset("hetero").unwrap().policy;
         let mut p = Sms::make(&c, 0.0);
         let g = GpuStatus::default();
-        let ctx = |now| Ctx {
-            now,
-            dram_now: 0,
-            gpu: &g,
-        };
+        let ctx = |now| at(&g, now);
         // An empty channel: a lone CPU request goes straight to its bank FIFO.
         p.on_enqueue(&ctx(0), 0, &e(1, Source::Cpu(0), 3, 7, 0));
         assert!(p.eligible(&e(1, Source::Cpu(0), 3, 7, 0)), "light load");
