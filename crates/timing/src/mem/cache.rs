@@ -336,6 +336,31 @@ impl Cache {
         false
     }
 
+    /// Sector fetch: sectors `got` of the reserved `line` arrived; `fetching` holds, per line,
+    /// the sectors still on their way. While more are coming the arrived sectors become valid
+    /// and the line stays reserved (returns false); the last part fills the line (returns
+    /// true: the caller wakes the line's waiters).
+    pub fn sectors_arrived(
+        &mut self,
+        fetching: &mut std::collections::HashMap<u64, u8>,
+        line: u64,
+        got: u8,
+    ) -> bool {
+        let left = fetching.get(&line).map_or(0, |&m| m & !got);
+        if left != 0 {
+            fetching.insert(line, left);
+            if let Lookup::Hit(w) | Lookup::Pending(w) | Lookup::SectorMiss(w) =
+                self.lookup(line, 0)
+            {
+                self.write(line, w, got, false);
+            }
+            return false;
+        }
+        fetching.remove(&line);
+        self.fill(line, got);
+        true
+    }
+
     /// Ways per set.
     pub fn ways(&self) -> usize {
         self.ways

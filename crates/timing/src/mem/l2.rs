@@ -266,19 +266,9 @@ impl L2Slice {
         let full = self.cache.full_mask();
         if self.sector_req {
             let got = self.cache.sectors_of(addr, bytes);
-            let left = self.fetching.get(&line).map_or(0, |&m| m & !got);
-            if left != 0 {
-                // More sectors of the line are on their way: valid, still reserved.
-                self.fetching.insert(line, left);
-                if let Lookup::Hit(w) | Lookup::Pending(w) | Lookup::SectorMiss(w) =
-                    self.cache.lookup(line, 0)
-                {
-                    self.cache.write(line, w, got, false);
-                }
-                return;
+            if !self.cache.sectors_arrived(&mut self.fetching, line, got) {
+                return; // more sectors of the line are on their way
             }
-            self.fetching.remove(&line);
-            self.cache.fill(line, got);
         } else {
             self.cache.fill(line, full);
         }
