@@ -5,17 +5,11 @@
 //! `compare` ratios, and the report page rendered by headless Chromium (skipped with a reason
 //! where Chromium is not installed). The Slurm path is in `sweep_slurm.rs`.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{s, wf};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn wf() -> Command {
-    Command::cargo_bin("warpforge").unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
@@ -50,21 +44,10 @@ fn col(h: &[String], name: &str) -> usize {
         .unwrap_or_else(|| panic!("no column `{name}` in {h:?}"))
 }
 
-/// Expects exit status 2 with every needle in stderr, no panic, and no point run.
+/// Expects the spec refused (exit status 2, every needle in stderr, no panic) before the
+/// output directory is created.
 fn refused(spec_text: &str, needles: &[&str]) {
-    let t = tempfile::tempdir().unwrap();
-    let spec = write(t.path(), "bad.toml", spec_text);
-    let out_dir = t.path().join("out");
-    let out = wf()
-        .args(["sweep", s(&spec), "--out", s(&out_dir)])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr:\n{err}");
-    assert!(!err.contains("panicked"), "{err}");
-    for n in needles {
-        assert!(err.contains(n), "stderr lacks `{n}`:\n{err}");
-    }
+    let (_t, out_dir) = common::sweep_refused(spec_text, needles);
     assert!(
         !out_dir.exists(),
         "a refused spec created the output directory"

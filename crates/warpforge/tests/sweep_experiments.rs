@@ -4,17 +4,11 @@
 //! (`--metric speedup`, `--subset`) equal the experiment commands' JSON for the same points at
 //! size tiny (CAWS speed-ups, CAWA's Sens/all geomeans, Ctrl-C's CS set and geomeans).
 
-use assert_cmd::Command;
+mod common;
+
+use common::{s, wf};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn wf() -> Command {
-    Command::cargo_bin("warpforge").unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -49,23 +43,10 @@ fn close(a: &Value, b: &Value, what: &str) {
     }
 }
 
-/// Expects exit status 2 with every needle in stderr and no point run.
+/// Expects the spec refused (exit status 2, every needle in stderr, no panic) with no point run.
 fn refused(spec_text: &str, needles: &[&str]) {
-    let t = tempfile::tempdir().unwrap();
-    let spec = t.path().join("bad.toml");
-    std::fs::write(&spec, spec_text).unwrap();
-    let out_dir = t.path().join("out");
-    let out = wf()
-        .args(["sweep", s(&spec), "--out", s(&out_dir)])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{spec_text}\n{err}");
-    assert!(!err.contains("panicked"), "{err}");
-    for n in needles {
-        assert!(err.contains(n), "`{n}` not in: {err}");
-    }
-    assert!(!out_dir.join("points").exists(), "a point ran: {err}");
+    let (_t, out_dir) = common::sweep_refused(spec_text, needles);
+    assert!(!out_dir.join("points").exists(), "a point ran");
 }
 
 const HEAD: &str = "workloads = [\"bfs\"]\nsize = \"tiny\"\n";

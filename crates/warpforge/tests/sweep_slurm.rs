@@ -6,16 +6,10 @@
 //! `.ci/run` installs the packages; where they are missing, or the test does not run as root
 //! (the daemons must), it prints why and skips.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{s, wf};
 use std::path::{Path, PathBuf};
-
-fn wf() -> Command {
-    Command::cargo_bin("warpforge").unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/slurm_local.sh")
