@@ -173,6 +173,10 @@ pub struct PolicyConfig {
     pub helm_margin: f64,
     /// GPGPU criticality marking (spec 004 §3) for the criticality-aware policies.
     pub criticality: bool,
+    /// GPGPU criticality (spec 004 §3): GPU core cycles between invocations of the two-level
+    /// algorithm (each classifies the cores and recomputes their top stall PCs). \[INTERP\]
+    /// §10.4 item 7: not given.
+    pub crit_period: u64,
     /// IM: non-critical GPGPU **stores** that miss the LLC are written around it (straight to
     /// DRAM) instead of allocating. \[INTERP\] spec 004 §3 bypasses non-critical accesses by "no
     /// allocation on fill"; a store miss in our write-back LLC allocates without a fill, so the
@@ -367,6 +371,7 @@ impl HeteroConfig {
         }
         pos("policy.interval", self.policy.interval)?;
         pos("policy.probe_window", self.policy.probe_window)?;
+        pos("policy.crit_period", self.policy.crit_period)?;
         pos("policy.sms_fifo", self.policy.sms_fifo as u64)?;
         if self.policy.helm_sample < 4 || !self.policy.helm_sample.is_power_of_two() {
             return Err(ConfigError::new(

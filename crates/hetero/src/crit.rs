@@ -4,14 +4,20 @@
 //!
 //! * Level 1: 8-bit saturating `InputStall` (+1 when the front end dispatched nothing because of
 //!   pending source operands, else -1) and `OutputStall` (+1 when nothing committed, else -1),
-//!   both starting at 128; the core is **bottlenecked** iff both are above 128.
+//!   both starting at 128, updated every cycle. The document's "two-level algorithm invoked
+//!   periodically" classifies the core at each invocation (every `period` core cycles): it is
+//!   **bottlenecked** for the next period iff both counters are then above 128. The class is
+//!   held between invocations, not re-read at each miss: a load issues when its warp is ready,
+//!   i.e. in a cycle in which the input counter falls, so an instantaneous test would mark almost
+//!   no miss of a core that is bottlenecked over the period.
 //! * Level 2: a 16-entry fully associative LRU **stall table** of (PC, stall cycles): when a
 //!   warp's next instruction waits on a register whose producer is a load that missed the
-//!   private L1D, that load's PC gains one stall cycle (inserted if absent). Every `period` core
-//!   cycles the top PCs are recomputed, the minimal prefix (by stall cycles, descending) covering
+//!   private L1D, that load's PC gains one stall cycle (inserted if absent). At each invocation
+//!   the top PCs are recomputed, the minimal prefix (by stall cycles, descending) covering
 //!   at least 90% of the table's stall cycles [INTERP §10.4 item 8], and the counts are halved
 //!   [INTERP item 7].
-//! * Marking of a load/store that misses the L1D: not bottlenecked -> non-critical; PC among the
+//! * Marking of a load/store that misses the L1D, by the classes of the last invocation: core
+//!   not bottlenecked -> non-critical; PC among the
 //!   top PCs -> critical; PC absent from the table -> critical iff the GPU-wide LLC miss rate of
 //!   the last period is <= 80%; otherwise non-critical.
 //!
@@ -72,7 +78,7 @@ pub struct CritStats {
     pub absent_high_miss_rate: u64,
     /// Misses of a bottlenecked core whose PC was in the table but not in the top set.
     pub not_top: u64,
-    /// Core cycles bottlenecked.
+    /// Core cycles classified bottlenecked (by the last invocation).
     pub bottlenecked_cycles: u64,
     /// Cycles observed.
     pub cycles: u64,
@@ -86,6 +92,7 @@ pub struct CritProbe {
     output: u8,
     table: [Entry; TABLE_ENTRIES],
     top: Vec<u64>,
+    hot: bool,
     clock: u64,
     period: u64,
     shared: Arc<GpuShared>,
@@ -98,13 +105,14 @@ pub struct CritProbe {
 const FLUSH: u64 = 256;
 
 impl CritProbe {
-    /// An estimator recomputing its top PCs every `period` core cycles.
+    /// An estimator invoked (core classified, top PCs recomputed) every `period` core cycles.
     pub fn new(period: u64, shared: Arc<GpuShared>) -> Self {
         Self {
             input: 128,
             output: 128,
             table: [Entry::default(); TABLE_ENTRIES],
             top: Vec::new(),
+            hot: false,
             clock: 0,
             period: period.max(1),
             shared,
@@ -122,9 +130,20 @@ impl CritProbe {
         };
     }
 
-    /// Level 1: both stall counters above the mid-point.
-    pub fn bottlenecked(&self) -> bool {
+    /// Level 1 condition on the counters now: both above the mid-point.
+    pub fn counters_above_midpoint(&self) -> bool {
         self.input > 128 && self.output > 128
+    }
+
+    /// Level 1 class of the core, as of the last invocation (held until the next).
+    pub fn bottlenecked(&self) -> bool {
+        self.hot
+    }
+
+    /// One invocation of the two-level algorithm: classify the core, recompute the top PCs.
+    fn invoke(&mut self) {
+        self.hot = self.counters_above_midpoint();
+        self.recompute_top();
     }
 
     fn recompute_top(&mut self) {
@@ -185,13 +204,13 @@ impl SmProbe for CritProbe {
         Self::bump(&mut self.output, c.committed == 0);
         self.clock += 1;
         self.pending.cycles += 1;
-        self.pending.bottlenecked_cycles += self.bottlenecked() as u64;
+        self.pending.bottlenecked_cycles += self.hot as u64;
         self.local.0 += c.issued as u64;
         self.local.1 += c.ready_warps as u64;
         self.local.2 += c.live_warps as u64;
         self.local.3 += 1;
         if self.clock.is_multiple_of(self.period) {
-            self.recompute_top();
+            self.invoke();
         }
         if self.clock.is_multiple_of(FLUSH) {
             self.flush();
@@ -222,7 +241,7 @@ impl SmProbe for CritProbe {
     fn mark_miss(&mut self, pc: u64, _store: bool) -> bool {
         self.pending.misses += 1;
         self.pending.per_pc.entry(pc).or_default().1 += 1;
-        let crit = if !self.bottlenecked() {
+        let crit = if !self.hot {
             self.pending.not_bottlenecked += 1;
             false
         } else if self.top.contains(&pc) {
@@ -281,23 +300,47 @@ mod tests {
     #[test]
     fn level_one_needs_both_counters_above_the_midpoint() {
         let mut p = probe();
-        assert!(!p.bottlenecked());
+        assert!(!p.counters_above_midpoint());
         stalled(&mut p, 10, true);
-        assert!(p.bottlenecked());
-        assert!(!p.mark_miss(0x40, false) || p.bottlenecked());
+        assert!(p.counters_above_midpoint());
         stalled(&mut p, 20, false);
-        assert!(!p.bottlenecked());
-        assert!(!p.mark_miss(0x40, false), "not bottlenecked: non-critical");
-        // Only input stalls (commits keep happening): not bottlenecked.
+        assert!(!p.counters_above_midpoint());
+        // Only input stalls (commits keep happening): never bottlenecked, even at an invocation.
         let mut q = probe();
-        for _ in 0..50 {
+        for _ in 0..100 {
             q.cycle(&SmCycle {
                 operand_stall: true,
                 committed: 1,
                 ..Default::default()
             });
         }
+        assert!(!q.counters_above_midpoint());
         assert!(!q.bottlenecked());
+    }
+
+    #[test]
+    fn the_class_is_taken_at_each_invocation_and_held_for_the_period() {
+        let mut p = CritProbe::new(200, Arc::default());
+        // Before the first invocation no core is bottlenecked: nothing is critical.
+        stalled(&mut p, 199, true);
+        assert!(p.counters_above_midpoint() && !p.bottlenecked());
+        assert!(!p.mark_miss(0x40, false));
+        stalled(&mut p, 1, true); // cycle 200: invocation, both counters saturated
+        assert!(p.bottlenecked());
+        // The core now dispatches and commits every cycle and issues its misses: the counters
+        // fall below the mid-point, but the class holds until the next invocation, so these
+        // misses (PC absent from the table, LLC miss rate 0) are critical.
+        stalled(&mut p, 150, false);
+        assert!(!p.counters_above_midpoint());
+        assert!(p.bottlenecked());
+        assert!(p.mark_miss(0x40, false));
+        stalled(&mut p, 50, false); // cycle 400: invocation
+        assert!(!p.bottlenecked());
+        assert!(!p.mark_miss(0x40, false));
+        p.flush();
+        let s = p.stats.lock().unwrap().clone();
+        assert_eq!((s.misses, s.critical, s.not_bottlenecked), (3, 1, 2));
+        assert_eq!(s.bottlenecked_cycles, 200, "cycles 200..400 classified");
     }
 
     #[test]

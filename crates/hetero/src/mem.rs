@@ -33,6 +33,9 @@ pub struct SourceStats {
     pub bypassed: u64,
     /// Reads served by DRAM.
     pub dram_reads: u64,
+    /// Of those, GPU reads whose DRAM read was critical (a critical GPU read opened or joined
+    /// the LLC miss, or one above the LLC raised it).
+    pub dram_critical: u64,
     /// Sum of read latencies, memory cycles (issue to completion).
     pub latency_sum: u64,
 }
@@ -494,19 +497,8 @@ impl MemSystem {
             let ms = self.mshrs.get_mut(&m).expect("mshr");
             ms.waiters.push(tok);
             ms.allocate |= !bypass;
-            if r.critical && r.source.is_gpu() && !ms.critical {
-                ms.critical = true;
-                // Upgrade the queued DRAM request too.
-                for q in self.channels.iter_mut().map(|c| &mut c.reads) {
-                    for e in q.iter_mut().filter(|e| e.tok == m) {
-                        e.critical = true;
-                    }
-                }
-                for q in self.overflow.iter_mut() {
-                    for e in q.iter_mut().filter(|e| e.tok == m) {
-                        e.critical = true;
-                    }
-                }
+            if r.critical && r.source.is_gpu() {
+                self.raise(m);
             }
             return;
         }
@@ -543,6 +535,48 @@ impl MemSystem {
         self.push(at, Ev::ToMc(m));
     }
 
+    /// Makes miss `m` critical, with its DRAM read if queued (a critical GPU read joined it).
+    fn raise(&mut self, m: u64) {
+        let ms = self.mshrs.get_mut(&m).expect("mshr");
+        if ms.critical {
+            return;
+        }
+        ms.critical = true;
+        for q in self.channels.iter_mut().map(|c| &mut c.reads) {
+            for e in q.iter_mut().filter(|e| e.tok == m) {
+                e.critical = true;
+            }
+        }
+        for q in self.overflow.iter_mut() {
+            for e in q.iter_mut().filter(|e| e.tok == m) {
+                e.critical = true;
+            }
+        }
+    }
+
+    /// A critical GPU read merged, above the LLC (in the GPU's own miss buffers), into a
+    /// pending GPU read of block `line` (64 B units) that was issued non-critical: that read
+    /// becomes critical (document 004 §3), whether it still travels to the LLC or waits on an
+    /// LLC miss (the miss and its queued DRAM read are raised). Its LLC allocation decision is
+    /// kept. Returns the GPU reads raised.
+    pub fn upgrade_critical(&mut self, line: u64) -> usize {
+        let mut raised = 0;
+        for f in self.inflight.values_mut() {
+            let r = &mut f.req;
+            if r.source.is_gpu() && !r.write && !r.critical && r.addr / 64 == line {
+                r.critical = true;
+                raised += 1;
+                self.stats.entry(r.source).or_default().critical += 1;
+            }
+        }
+        if raised > 0 {
+            if let Some(&m) = self.mshr_of_line.get(&line) {
+                self.raise(m);
+            }
+        }
+        raised
+    }
+
     fn fill(&mut self, m: u64) {
         let ms = self.mshrs.remove(&m).expect("mshr");
         self.mshr_of_line.remove(&ms.line);
@@ -563,8 +597,10 @@ impl MemSystem {
             }
         }
         for t in ms.waiters {
-            let src = self.inflight[&t].req.source;
-            self.stats.entry(src).or_default().dram_reads += 1;
+            let r = self.inflight[&t].req;
+            let st = self.stats.entry(r.source).or_default();
+            st.dram_reads += 1;
+            st.dram_critical += (ms.critical && r.source.is_gpu()) as u64;
             self.deliver(t);
         }
     }
@@ -643,6 +679,47 @@ mod tests {
         let c = run_until_done(&mut m, 2);
         assert_eq!(c.len(), 2);
         assert_eq!(m.dram_stats().reads, 1);
+    }
+
+    #[test]
+    fn upgrading_a_pending_gpu_read_raises_its_miss_and_queued_dram_read() {
+        let queued = |m: &MemSystem| -> Vec<bool> {
+            m.channels
+                .iter()
+                .flat_map(|c| c.reads.iter().map(|e| e.critical))
+                .collect()
+        };
+        // Raised while its DRAM read is queued.
+        let mut m = sys("gpu_favoring");
+        m.issue(Request::read(1, 0x20000, Source::Gpgpu));
+        let mut t = m.now();
+        while queued(&m).is_empty() {
+            t += 1;
+            m.advance_to(t);
+            assert!(t < 10_000, "the miss never reached a controller");
+        }
+        assert_eq!(queued(&m), vec![false]);
+        assert_eq!(m.upgrade_critical(0x20000 / 64 + 1), 0, "another block");
+        assert_eq!(m.upgrade_critical(0x20000 / 64), 1);
+        assert_eq!(queued(&m), vec![true]);
+        assert_eq!(m.source_stats()[&Source::Gpgpu].critical, 1);
+        assert_eq!(m.upgrade_critical(0x20000 / 64), 0, "already critical");
+        assert_eq!(run_until_done(&mut m, 1).len(), 1);
+        // Raised before its LLC lookup: the miss it opens is critical.
+        let mut m = sys("gpu_favoring");
+        m.issue(Request::read(1, 0x40000, Source::Gpgpu));
+        assert_eq!(m.upgrade_critical(0x40000 / 64), 1);
+        let mut t = m.now();
+        while queued(&m).is_empty() {
+            t += 1;
+            m.advance_to(t);
+            assert!(t < 10_000, "the miss never reached a controller");
+        }
+        assert_eq!(queued(&m), vec![true]);
+        // CPU reads are never raised.
+        let mut m = sys("gpu_favoring");
+        m.issue(Request::read(1, 0x60000, Source::Cpu(0)));
+        assert_eq!(m.upgrade_critical(0x60000 / 64), 0);
     }
 
     #[test]

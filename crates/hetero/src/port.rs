@@ -157,6 +157,13 @@ impl MemoryPort for HeteroPort {
         self.parts.insert(id, (d, n));
     }
 
+    fn upgrade_crit(&mut self, _channel: usize, addr: u64, bytes: u32) {
+        let (first, last) = (addr / 64, (addr + bytes.max(1) as u64 - 1) / 64);
+        for b in first..=last {
+            self.mem.upgrade_critical(b);
+        }
+    }
+
     fn pop_return(&mut self, _now: u64) -> Option<DramReq> {
         self.returns.pop_front()
     }

@@ -121,6 +121,11 @@ impl Mem {
         }
         for (i, s) in self.slices.iter_mut().enumerate() {
             s.cycle(now);
+            for (addr, bytes) in s.crit_upgrades.drain(..) {
+                if let Some(p) = &mut self.port {
+                    p.upgrade_crit(i / self.spc, addr, bytes);
+                }
+            }
             if let Some(d) = s.to_dram.front() {
                 let ch = i / self.spc;
                 if let Some(p) = &mut self.port {

@@ -17,6 +17,11 @@ pub trait MemoryPort: Send {
     /// Removes and returns a completed read (or acknowledged write, see [`DramReq::ack`])
     /// available at DRAM-domain cycle `now`.
     fn pop_return(&mut self, now: u64) -> Option<DramReq>;
+    /// A critical read merged, in L2 slice `r.slice`'s MSHR, into the pending fetch of the
+    /// `bytes` at byte address `addr` (channel `channel`), which may already have been pushed
+    /// non-critical: the port should raise the criticality of its reads of those bytes
+    /// (document 004 §3). Default: nothing.
+    fn upgrade_crit(&mut self, _channel: usize, _addr: u64, _bytes: u32) {}
     /// Whether GPU requests are in flight.
     fn busy(&self) -> bool;
     /// The port as `Any` (to recover the concrete port after a run).

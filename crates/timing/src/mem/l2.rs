@@ -95,6 +95,10 @@ pub struct L2Slice {
     tag_free: u64,
     /// Sector requests: the sectors of each reserved line still being fetched from DRAM.
     fetching: HashMap<u64, u8>,
+    /// Lines (byte address, bytes) whose pending fetch a critical read merged into after the
+    /// fetch may have left `to_dram` (document 004 §3: the merged miss becomes critical); the
+    /// GPU hands them to an installed [`crate::dram::port::MemoryPort::upgrade_crit`].
+    pub crit_upgrades: Vec<(u64, u32)>,
     /// Counters.
     pub stats: CacheStats,
 }
@@ -125,6 +129,7 @@ impl L2Slice {
             sector_req: c.sector_requests,
             tag_free: 0,
             fetching: HashMap::new(),
+            crit_upgrades: Vec::new(),
             stats: CacheStats::default(),
         }
     }
@@ -455,6 +460,9 @@ impl L2Slice {
                                 self.fetching.insert(line, on_way | extra);
                             }
                         }
+                        if r.crit {
+                            self.escalate(r.addr);
+                        }
                         self.mshr.merge(e, *r);
                         self.stats.merged += 1;
                         self.count(false, false);
@@ -506,6 +514,19 @@ impl L2Slice {
             },
             ReqKind::Reply => Outcome::Done,
         }
+    }
+
+    /// A critical read merged into the pending fetch of the line of `addr`: the fetch's reads
+    /// still queued here become critical, and the line is reported for those already sent.
+    fn escalate(&mut self, addr: u64) {
+        let lb = self.cache.line_bytes();
+        let base = addr & !(lb - 1);
+        for d in self.to_dram.iter_mut() {
+            if !d.write && d.addr >= base && d.addr < base + lb {
+                d.crit = true;
+            }
+        }
+        self.crit_upgrades.push((base, lb as u32));
     }
 
     /// Sector requests: one DRAM read per sector of `mask` in the line of request `r`.
@@ -633,6 +654,43 @@ mod tests {
         assert_eq!((r.kind, r.id), (ReqKind::Reply, 9));
         assert!(s.out_q.is_empty());
         assert!(!s.busy());
+    }
+
+    #[test]
+    fn a_critical_read_merging_into_a_pending_fetch_makes_it_critical() {
+        let (mut s, a) = slice("lazy");
+        let read = |id: u32, crit: bool| MemReq {
+            addr: a,
+            bytes: 32,
+            kind: ReqKind::Read,
+            id,
+            crit,
+            ..Default::default()
+        };
+        s.accept(0, read(1, false));
+        let t = drain(&mut s, 0);
+        assert!(s.to_dram.iter().all(|d| !d.crit && !d.write));
+        assert!(!s.to_dram.is_empty());
+        // A non-critical merge changes nothing.
+        s.accept(t, read(2, false));
+        let t = drain(&mut s, t);
+        assert_eq!(s.stats.merged, 1);
+        assert!(s.to_dram.iter().all(|d| !d.crit));
+        assert!(s.crit_upgrades.is_empty());
+        // A critical merge raises the queued fetch and reports the line for a sent one.
+        s.accept(t, read(3, true));
+        let t = drain(&mut s, t);
+        assert_eq!(s.stats.merged, 2);
+        assert!(s.to_dram.iter().all(|d| d.crit));
+        let lb = s.cache.line_bytes();
+        assert_eq!(s.crit_upgrades, vec![(a & !(lb - 1), lb as u32)]);
+        // Already sent (left `to_dram`): only the report says so.
+        s.crit_upgrades.clear();
+        let sent: Vec<DramReq> = s.to_dram.drain(..).collect();
+        s.accept(t, read(4, true));
+        drain(&mut s, t);
+        assert_eq!(s.crit_upgrades.len(), 1);
+        assert!(sent.iter().all(|d| d.crit));
     }
 
     #[test]

@@ -299,6 +299,7 @@ fn report(
         let (mut g, mut c, mut rows) = (vec![], vec![], vec![]);
         let mut counters: BTreeMap<String, Vec<f64>> = BTreeMap::new();
         let mut crit_frac = vec![];
+        let mut dram_crit_frac = vec![];
         for (i, m) in mixes.iter().enumerate() {
             let b = &co[&(i, "frfcfs".to_string())];
             let r = &co[&(i, p.clone())];
@@ -308,6 +309,7 @@ fn report(
             g.push(gs);
             c.push(ws / ws_b);
             crit_frac.push(r.gpu_critical_fraction);
+            dram_crit_frac.push(r.gpu_dram_critical_fraction);
             for (k, v) in &r.counters {
                 counters.entry(k.clone()).or_default().push(*v);
             }
@@ -321,6 +323,7 @@ fn report(
                 "cpu_weighted_speedup": ws / ws_b,
                 "gpu_llc_hit_rate": r.gpu_llc_hit_rate,
                 "gpu_critical_fraction": r.gpu_critical_fraction,
+                "gpu_dram_critical_fraction": r.gpu_dram_critical_fraction,
                 "gpu_ready_fraction": r.gpu_ready_fraction,
                 "gpu_ready_warps": r.gpu_ready_warps,
                 "gpu_bottlenecked_fraction": r.gpu_bottlenecked_fraction,
@@ -344,6 +347,7 @@ fn report(
                 "cpu_weighted_speedup": cs,
                 "equal_weight": (gs * cs).sqrt(),
                 "gpu_critical_fraction": crit_frac.iter().sum::<f64>() / crit_frac.len().max(1) as f64,
+                "gpu_dram_critical_fraction": dram_crit_frac.iter().sum::<f64>() / dram_crit_frac.len().max(1) as f64,
                 "counters": counters,
                 "per_mix": rows,
             }),

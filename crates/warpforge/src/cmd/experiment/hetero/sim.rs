@@ -23,8 +23,6 @@ use warpforge_workloads::{Check, Size};
 
 use super::mixes::CpuApp;
 
-/// Core cycles between recomputations of the top stall PCs (GPU cycles) [INTERP §10.4 item 7].
-pub const CRIT_PERIOD: u64 = 10_000;
 /// GPU L2 requests the port keeps in flight.
 pub const PORT_INFLIGHT: usize = 256;
 
@@ -45,6 +43,8 @@ pub struct CoRun {
     pub gpu_llc_hit_rate: f64,
     /// Fraction of GPU reads marked critical.
     pub gpu_critical_fraction: f64,
+    /// Fraction of the GPU's reads served by DRAM whose DRAM read was critical.
+    pub gpu_dram_critical_fraction: f64,
     /// Mean ready-warp fraction the GPU reported (HeLM's latency tolerance).
     pub gpu_ready_fraction: f64,
     /// Fraction of SM cycles in which the core was bottlenecked (spec 004 §3 level 1).
@@ -127,7 +127,7 @@ pub fn corun(
     {
         let h = handles.clone();
         runner.gpu_mut().set_sm_probes(&mut |_| {
-            let p = CritProbe::new(CRIT_PERIOD, shared.clone());
+            let p = CritProbe::new(hcfg.policy.crit_period, shared.clone());
             h.lock().expect("lock").push(p.stats.clone());
             Box::new(p)
         });
@@ -194,6 +194,7 @@ pub fn corun(
             .collect(),
         gpu_llc_hit_rate: frac(g.llc_hits, g.llc_hits + g.llc_misses),
         gpu_critical_fraction: frac(g.critical, g.reads),
+        gpu_dram_critical_fraction: frac(g.dram_critical, g.dram_reads),
         gpu_ready_fraction: port.ready_samples.0 / port.ready_samples.1.max(1) as f64,
         gpu_bottlenecked_fraction: bottlenecked,
         gpu_noncritical_reasons: reasons,
