@@ -15,6 +15,8 @@ fn one_mix_writes_the_issue_keys() {
     wf().args([
         "experiment",
         "hetero",
+        "--size",
+        "tiny",
         "--workloads",
         "bfs",
         "--policy",
@@ -45,6 +47,12 @@ fn one_mix_writes_the_issue_keys() {
     assert_eq!(v["mixes"].as_array().unwrap().len(), 1);
     let cov = v["stall_table_coverage"]["top4_mean"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&cov));
+    for m in v["policies"]["im"]["per_mix"].as_array().unwrap() {
+        let f = m["gpu_dram_critical_fraction"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&f), "{f}");
+    }
+    assert!(v["task_seconds"]["sums"]["corun"].as_f64().unwrap() > 0.0);
+    assert!(v["task_seconds"]["sums"]["policy.im"].as_f64().unwrap() > 0.0);
     let hw = v["hardware_bytes"].as_f64().unwrap();
     assert!((3000.0..3300.0).contains(&hw), "{hw}");
     let s = std::fs::read_to_string(svg.join("hetero_policies.svg")).unwrap();
@@ -58,6 +66,7 @@ fn bad_options_are_refused_with_status_2() {
     for (args, what) in [
         (vec!["--policy", "nope"], "policy.name"),
         (vec!["--set", "llc.size=1"], "llc.size"),
+        (vec!["--set", "policy.crit_period=0"], "policy.crit_period"),
         (vec!["--mixes", "Q"], "mix class"),
         (vec!["--workloads", "nope"], "unknown workload"),
     ] {

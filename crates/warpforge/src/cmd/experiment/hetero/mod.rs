@@ -177,6 +177,7 @@ pub fn run(a: HeteroArgs) -> Result<()> {
     let jobs = a.jobs.unwrap_or_else(super::batch::default_jobs).max(1);
     let results: Vec<Mutex<Option<Result<Done>>>> =
         tasks.iter().map(|_| Mutex::new(None)).collect();
+    let seconds: Vec<Mutex<f64>> = tasks.iter().map(|_| Mutex::new(0.0)).collect();
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
     let verbose = std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -187,6 +188,7 @@ pub fn run(a: HeteroArgs) -> Result<()> {
                 let Some(t) = tasks.get(i) else {
                     break;
                 };
+                let t_task = Instant::now();
                 let r = match t {
                     Task::Alone(app) => {
                         sim::alone_ipc(&hbase, app, a.warmup, a.alone_cycles, &traces)
@@ -208,6 +210,7 @@ pub fn run(a: HeteroArgs) -> Result<()> {
                             .map(Done::Corun)
                     }
                 };
+                *seconds[i].lock().expect("lock") = t_task.elapsed().as_secs_f64();
                 *results[i].lock().expect("lock") = Some(r);
                 let f = finished.fetch_add(1, Ordering::Relaxed) + 1;
                 if verbose {
@@ -249,6 +252,7 @@ pub fn run(a: HeteroArgs) -> Result<()> {
     );
     let mut report = report?;
     report["wall_seconds"] = json!(t0.elapsed().as_secs_f64());
+    report["task_seconds"] = task_seconds(&tasks, &seconds, &mixes);
     write_atomically(&a.json, serde_json::to_string_pretty(&report)? + "\n")?;
     if let Some(dir) = &a.svg {
         let pts: Vec<(String, f64, f64)> = policies
@@ -274,6 +278,38 @@ pub fn run(a: HeteroArgs) -> Result<()> {
     }
     print_summary(&report, &policies);
     Ok(())
+}
+
+/// Where the wall time went: summed task seconds per kind (alone runs, co-runs per GPU
+/// workload and per policy, the interference series) and the slowest task.
+fn task_seconds(tasks: &[Task], seconds: &[Mutex<f64>], mixes: &[Mix]) -> Value {
+    let mut by: BTreeMap<String, f64> = BTreeMap::new();
+    let mut slowest = (String::new(), 0.0f64);
+    for (t, s) in tasks.iter().zip(seconds) {
+        let s = *s.lock().expect("lock");
+        let (keys, name) = match t {
+            Task::Alone(a) => (vec!["alone".to_string()], format!("alone {}", a.name())),
+            Task::Corun(m, p) => (
+                vec![
+                    "corun".to_string(),
+                    format!("workload.{}", mixes[*m].gpu),
+                    format!("policy.{p}"),
+                ],
+                format!("{} mix {m} {p}", mixes[*m].gpu),
+            ),
+            Task::Interf(n) => (
+                vec!["interference".to_string()],
+                format!("interference {n} cores"),
+            ),
+        };
+        for k in keys {
+            *by.entry(k).or_default() += s;
+        }
+        if s > slowest.1 {
+            slowest = (name, s);
+        }
+    }
+    json!({"sums": by, "slowest": {"task": slowest.0, "seconds": slowest.1}})
 }
 
 fn weighted(ipc: &[f64], apps: &[CpuApp], alone: &BTreeMap<String, f64>) -> f64 {
