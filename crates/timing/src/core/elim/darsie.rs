@@ -74,8 +74,8 @@ struct Tb {
     after_branch: u64,
     /// The post-branch static index each warp presented at the current branch barrier.
     arrived: Vec<Option<u32>>,
-    /// The instance number a held warp was given (counted once per arrival).
-    cur: Vec<Option<u32>>,
+    /// The (static index, instance number) a held warp was given (counted once per arrival).
+    cur: Vec<Option<(u32, u32)>>,
     hold_since: Vec<u64>,
     /// Per warp: (register, physical register of the rename slice) of its renamed registers.
     renamed: Vec<Vec<(u16, u8)>>,
@@ -98,6 +98,22 @@ impl Tb {
         self.arrived[w as usize] = None;
         // Its renamed values are copied to its private registers.
         self.renamed[w as usize].clear();
+    }
+    /// The majority-path warps already past instance `n` of static instruction `idx` although
+    /// the instance has no entry yet: they reached it while the skip table was full and ran it
+    /// themselves ("just don't skip"). An entry created for the instance later counts them as
+    /// passed, or it would wait for them until the next `bar.sync` and hold its slot meanwhile.
+    fn already_past(&self, idx: u32, n: u32) -> u64 {
+        let mut past = 0;
+        let mut m = self.majority & self.live;
+        while m != 0 {
+            let v = m.trailing_zeros();
+            m &= m - 1;
+            if self.inst.reached(v, idx) > n && self.cur[v as usize] != Some((idx, n)) {
+                past |= 1u64 << v;
+            }
+        }
+        past
     }
     /// Warp `w` maps `regs` to physical register `phys` of the slice (`None`: its own).
     fn rename(&mut self, w: u32, regs: &[u16], phys: Option<u8>) {
@@ -305,10 +321,10 @@ impl Eliminator for Darsie {
             return Fetch::Keep;
         }
         let n = match t.cur[w as usize] {
-            Some(n) => n,
-            None => {
+            Some((idx, n)) if idx == inst.static_idx => n,
+            _ => {
                 let n = t.inst.arrive(w, inst.static_idx);
-                t.cur[w as usize] = Some(n);
+                t.cur[w as usize] = Some((inst.static_idx, n));
                 t.hold_since[w as usize] = at.now;
                 n
             }
@@ -326,6 +342,7 @@ impl Eliminator for Darsie {
                     return Fetch::Keep;
                 }
                 let global = inst.mem.is_some_and(|m| m.space == MemSpace::Global);
+                let passed = bit | t.already_past(inst.static_idx, n);
                 let phys = t.next_phys;
                 t.next_phys = ((phys as u32 + 1) % RENAME_PER_TB) as u8;
                 t.rename(w, inst.dsts(), Some(phys));
@@ -335,7 +352,7 @@ impl Eliminator for Darsie {
                     leader: w,
                     issued: false,
                     leader_wb: false,
-                    passed: bit,
+                    passed,
                     is_load: inst.class == OpClass::Load,
                     global,
                     dst: inst.dst,
@@ -443,13 +460,18 @@ mod tests {
 
     /// A 2D TB of 2 warps (16x4 threads) on slot 0, DARSIE with `cfg`.
     fn tb(cfg: ElimConfig) -> Box<dyn Eliminator> {
+        tb_of(cfg, 2)
+    }
+
+    /// A 2D TB of `warps` warps (16 x 2·`warps` threads) on slot 0, DARSIE with `cfg`.
+    fn tb_of(cfg: ElimConfig, warps: u32) -> Box<dyn Eliminator> {
         let mut d = new(&cfg);
         d.start_kernel(&KernelInfo {
-            block: Dim3::new(16, 4, 1),
+            block: Dim3::new(16, 2 * warps, 1),
             grid: Dim3::new(1, 1, 1),
             ..KernelInfo::default()
         });
-        d.cta_started(0, 2);
+        d.cta_started(0, warps);
         d
     }
 
@@ -544,6 +566,35 @@ mod tests {
         });
         assert_eq!(d.fetched(&at(0), &a), Fetch::Keep);
         assert_eq!(d.fetched(&at(1), &a), Fetch::Skip);
+    }
+
+    #[test]
+    fn an_instance_run_past_a_full_table_does_not_pin_its_later_entry() {
+        // One entry per TB, three warps. Warp 0 leads A, then reaches B while A's entry still
+        // waits for warps 1 and 2: the table is full, so warp 0 runs B itself.
+        let mut d = tb_of(
+            ElimConfig {
+                skip_entries: 1,
+                ..ElimConfig::default()
+            },
+            3,
+        );
+        let (a, b, c) = (inst(1, 7, true), inst(2, 8, true), inst(3, 9, true));
+        lead(&mut d, 0, &a);
+        assert_eq!(d.fetched(&at(0), &b), Fetch::Keep, "table full: run it");
+        assert_eq!(d.stats().table_full, 1);
+        assert_eq!(d.fetched(&at(1), &a), Fetch::Skip);
+        assert_eq!(d.fetched(&at(2), &a), Fetch::Skip, "A retires");
+        // Warp 1 leads B in the freed entry and warp 2 skips it. Warp 0 is already past B, so
+        // the entry retires now; if it waited for warp 0 it would fill the table until the next
+        // `bar.sync` and every later instance would run in every warp.
+        lead(&mut d, 1, &b);
+        assert_eq!(d.fetched(&at(2), &b), Fetch::Skip);
+        lead(&mut d, 0, &c);
+        assert_eq!(d.stats().table_full, 1, "C found a free entry");
+        assert_eq!(d.fetched(&at(1), &c), Fetch::Skip);
+        assert_eq!(d.fetched(&at(2), &c), Fetch::Skip);
+        assert_eq!(d.stats().leaders, 3);
     }
 
     #[test]

@@ -166,6 +166,14 @@ impl Instances {
         c[i] += 1;
         c[i] - 1
     }
+    /// How many times `warp` has reached static instruction `idx` so far (its arrivals).
+    pub fn reached(&self, warp: u32, idx: u32) -> u32 {
+        self.counts
+            .get(warp as usize)
+            .and_then(|c| c.get(idx as usize))
+            .copied()
+            .unwrap_or(0)
+    }
 }
 
 /// Whether `inst` is eligible for TB-level skipping by any warp: a full active mask (no SIMD
