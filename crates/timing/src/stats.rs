@@ -328,6 +328,9 @@ counters! {
         elim_hold_cycles,
         /// Of those, DARSIE followers waiting for their leader's write-back (LeaderWB).
         elim_hold_wb_cycles,
+        /// Of the LeaderWB waits, warp-cycles in which the leader had not issued the instance
+        /// yet (the rest is the leader's execution latency).
+        elim_hold_wb_unissued_cycles,
         /// Of those, DARSIE warps waiting at a branch barrier (majority-path election).
         elim_hold_branch_cycles,
     }

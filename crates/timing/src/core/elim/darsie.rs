@@ -371,9 +371,12 @@ impl Eliminator for Darsie {
                 t.gc();
                 Fetch::Skip
             }
-            Some(_) => {
+            Some(i) => {
                 if at.retry {
                     self.c.hold_leader_wb += 1;
+                    if !t.entries[i].issued {
+                        self.c.hold_leader_unissued += 1;
+                    }
                 }
                 Fetch::Hold
             }
@@ -382,10 +385,13 @@ impl Eliminator for Darsie {
 
     fn at_issue(&mut self, cta_slot: usize, warp: u32, inst: &DynInst) -> bool {
         if let Some(t) = self.tbs.get_mut(cta_slot) {
-            for e in &mut t.entries {
-                if e.leader == warp && e.idx == inst.static_idx && !e.issued {
-                    e.issued = true;
-                }
+            // Its oldest unissued instance of this instruction (entries are made in order).
+            if let Some(e) = t
+                .entries
+                .iter_mut()
+                .find(|e| e.leader == warp && e.idx == inst.static_idx && !e.issued)
+            {
+                e.issued = true;
             }
         }
         false
@@ -566,6 +572,55 @@ mod tests {
         });
         assert_eq!(d.fetched(&at(0), &a), Fetch::Keep);
         assert_eq!(d.fetched(&at(1), &a), Fetch::Skip);
+    }
+
+    #[test]
+    fn leader_wb_waits_are_split_by_whether_the_leader_has_issued() {
+        let a = inst(3, 7, true);
+        let mut d = tb(ElimConfig::default());
+        let retry = At {
+            retry: true,
+            ..at(1)
+        };
+        assert_eq!(d.fetched(&at(0), &a), Fetch::Keep);
+        assert_eq!(d.fetched(&at(1), &a), Fetch::Hold);
+        assert_eq!(d.fetched(&retry, &a), Fetch::Hold);
+        d.at_issue(0, 0, &a);
+        assert_eq!(d.fetched(&retry, &a), Fetch::Hold);
+        let c = d.stats();
+        assert_eq!((c.hold_leader_wb, c.hold_leader_unissued), (2, 1));
+        d.written(0, 0, a.dsts());
+        assert_eq!(d.fetched(&retry, &a), Fetch::Skip);
+    }
+
+    #[test]
+    fn a_leaders_issue_and_write_back_mark_only_its_oldest_instance() {
+        // Warp 0 fetches two instances of a loop's redundant instruction before issuing either
+        // (both in its I-buffer): the first issue and write-back are the first instance's.
+        let a = inst(3, 7, true);
+        let mut d = tb(ElimConfig::default());
+        assert_eq!(d.fetched(&at(0), &a), Fetch::Keep);
+        assert_eq!(d.fetched(&at(0), &a), Fetch::Keep);
+        assert_eq!(d.stats().leaders, 2);
+        d.at_issue(0, 0, &a);
+        d.written(0, 0, a.dsts());
+        assert_eq!(
+            d.fetched(&at(1), &a),
+            Fetch::Skip,
+            "instance 0 written back"
+        );
+        assert_eq!(
+            d.fetched(&at(1), &a),
+            Fetch::Hold,
+            "instance 1 not executed yet"
+        );
+        d.at_issue(0, 0, &a);
+        d.written(0, 0, a.dsts());
+        let retry = At {
+            retry: true,
+            ..at(1)
+        };
+        assert_eq!(d.fetched(&retry, &a), Fetch::Skip);
     }
 
     #[test]

@@ -94,6 +94,10 @@ pub struct ElimCounters {
     pub timeouts: u64,
     /// Warp-cycles a follower waited in fetch for its leader's write-back (LeaderWB, §5.4).
     pub hold_leader_wb: u64,
+    /// Of those, warp-cycles in which the leader had not issued the instance yet (it was in the
+    /// leader's I-buffer, behind its earlier instructions or the issue scheduler); the rest
+    /// is the leader's execution latency.
+    pub hold_leader_unissued: u64,
     /// Warp-cycles a warp waited in fetch at a branch barrier (majority-path election, §5.3).
     pub hold_branch: u64,
 }

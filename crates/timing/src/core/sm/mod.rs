@@ -775,6 +775,7 @@ impl Sm {
         s.elim_load_invalidations = c.load_invalidations;
         s.elim_timeouts = c.timeouts;
         s.elim_hold_wb_cycles = c.hold_leader_wb;
+        s.elim_hold_wb_unissued_cycles = c.hold_leader_unissued;
         s.elim_hold_branch_cycles = c.hold_branch;
     }
 

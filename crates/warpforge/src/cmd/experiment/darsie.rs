@@ -403,6 +403,7 @@ pub fn run(a: DarsieArgs) -> Result<()> {
                     "load_invalidations": g("elim_load_invalidations"),
                     "hold_cycles": g("elim_hold_cycles"),
                     "hold_wb_cycles": g("elim_hold_wb_cycles"),
+                    "hold_wb_unissued_cycles": g("elim_hold_wb_unissued_cycles"),
                     "hold_branch_cycles": g("elim_hold_branch_cycles"),
                     "stall_shares": stall_shares(o),
                     "timeouts": g("elim_timeouts"),
