@@ -199,6 +199,12 @@ pub struct CoreConfig {
     /// `-gpgpu_TB_launch_latency`, which it adds as CTAs x this to the kernel's start delay).
     #[serde(default)]
     pub cta_launch_latency: u32,
+    /// GPU-wide CTA dispatch throughput: thousandths of a core cycle between two CTAs placed by
+    /// the one dispatcher of the GPU (0, the default: no such limit, one CTA per SM per cycle).
+    /// A launch of N CTAs then takes at least N x this / 1000 cycles even when they do nothing;
+    /// H200, measured: 0.93 cycles per CTA whatever the CTA size (docs/VALIDATION.md "Launch").
+    #[serde(default)]
+    pub cta_dispatch_millicycles: u32,
     /// Dispatch-to-writeback latencies, core cycles.
     pub latency: ClassCycles,
     /// Initiation intervals, core cycles.
@@ -466,6 +472,13 @@ pub struct L2Config {
     /// ([`crate::mem::l2far`]). 0 (the default): one partition.
     #[serde(default)]
     pub far_latency: u32,
+    /// Invalidate every L2 line (the far-half copies too) at the start of each launch, dirty
+    /// ones dropped untimed, as Nsight Compute's default `--cache-control all` does before each
+    /// profiled kernel (GPGPU-Sim `-gpgpu_flush_l2_cache`; lines awaiting a fill stay). The L1s
+    /// are flushed at every launch regardless. `false` (the default): the L2 keeps its
+    /// contents from launch to launch.
+    #[serde(default)]
+    pub flush_between_launches: bool,
     /// Geometry and policies of one slice.
     pub cache: CacheConfig,
 }

@@ -567,6 +567,11 @@ impl Gpu {
         self.code_base = crate::mem::code::code_base(&k.name);
         self.launch += 1;
         self.l1d_launch = crate::mem::carveout::l1d_for(&self.cfg, &k);
+        if self.cfg.l2.flush_between_launches {
+            for sl in &mut self.mem.slices {
+                sl.flush();
+            }
+        }
         for &s in &self.awake {
             self.sms[s as usize].start_kernel(self.code_base, (self.launch - 1) as u32);
             if let Some(c) = &self.l1d_launch {
@@ -585,6 +590,10 @@ impl Gpu {
         let mut last_exit = self.cyc[CORE];
         let n_sm = self.sms.len();
         let mut cta_rr = 0usize;
+        // GPU-wide dispatch throughput (`core.cta_dispatch_millicycles`): the earliest time,
+        // in thousandths of a core cycle, at which the next CTA may be placed.
+        let gap = u64::from(self.cfg.core.cta_dispatch_millicycles);
+        let mut next_ok = 0u64;
         // The overlapped engine needs worker threads and interconnect ticks that coincide with
         // core ticks (see `Gpu::run_launch`'s loop).
         let can_overlap = self.team.is_some() && self.period[ICNT] == self.period[CORE];
@@ -676,6 +685,9 @@ impl Gpu {
                             break;
                         }
                         let s = (cta_rr + i) % n_sm;
+                        if gap > 0 && next_ok > now * 1000 {
+                            break;
+                        }
                         if self.asleep[s].is_some() {
                             if !self.sms[s].can_take_cta(&k) {
                                 continue;
@@ -699,6 +711,10 @@ impl Gpu {
                             }
                         };
                         if placed {
+                            if gap > 0 {
+                                // No credit builds up while nothing is placed.
+                                next_ok = next_ok.max(now * 1000) + gap;
+                            }
                             next_cta += 1;
                             last_progress = now;
                             last_exit = now;

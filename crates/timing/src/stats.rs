@@ -59,6 +59,16 @@ counters! {
         /// Those placed in the replacement policy's critical partition (CACP's critical ways,
         /// spec 000 §4.5; 0 for unpartitioned policies).
         critical_fills,
+        /// L1D: sectors looked up by completed loads (Nsight Compute
+        /// `l1tex__t_sectors_pipe_lsu_mem_global_op_ld`).
+        sector_lookups,
+        /// L1D: of those, sectors neither valid nor already on their way, i.e. the sectors the
+        /// loads sent for (`..._op_ld_lookup_miss`; a sector whose fetch is in flight counts
+        /// as a hit there and here, unlike `misses`, which counts merged accesses).
+        sector_misses,
+        /// L1D: sectors requested from the L2 for loads, whole-line fills and bypassed spans
+        /// included (`l1tex__m_xbar2l1tex_read_sectors_mem_lg_op_ld`).
+        sectors_fetched,
     }
 }
 
@@ -400,6 +410,12 @@ pub struct CacheReport {
     /// Evicted lines never hit after their fill / evicted lines (spec 000 §8.2; 0 without
     /// evictions).
     pub zero_reuse_fraction: f64,
+    /// L1D: sectors looked up by loads (see [`CacheStats::sector_lookups`]; 0 for others).
+    pub sector_lookups: u64,
+    /// L1D: load sectors neither valid nor on their way (see [`CacheStats::sector_misses`]).
+    pub sector_misses: u64,
+    /// L1D: sectors fetched for loads (see [`CacheStats::sectors_fetched`]).
+    pub sectors_fetched: u64,
 }
 
 impl CacheReport {
@@ -414,6 +430,9 @@ impl CacheReport {
             bypassed: c.bypassed,
             evictions: c.evictions,
             zero_reuse_fraction: ratio(c.evictions_unreused, c.evictions),
+            sector_lookups: c.sector_lookups,
+            sector_misses: c.sector_misses,
+            sectors_fetched: c.sectors_fetched,
         }
     }
 }

@@ -234,6 +234,10 @@ impl L1 {
         map: &AddrMap,
     ) -> Outcome {
         let (a, b) = self.span(t);
+        if kind == ReqKind::Read {
+            self.stats.sector_misses += u64::from(t.sectors.count_ones());
+            self.stats.sectors_fetched += u64::from(b) / self.sector_bytes;
+        }
         let mut r = self.req(a, b, kind, sm, map);
         r.bypass = kind != ReqKind::Write;
         r.id = waiter;
@@ -252,6 +256,7 @@ impl L1 {
             lanes: 0,
         };
         let (a, b) = self.span(&t);
+        self.stats.sectors_fetched += u64::from(b) / self.sector_bytes;
         let r = self.req(a, b, ReqKind::Read, sm, map);
         self.miss_queue.push_back(r);
     }
@@ -306,6 +311,7 @@ impl L1 {
                         }
                     }
                     self.stats.loads += 1;
+                    self.stats.sector_lookups += u64::from(t.sectors.count_ones());
                     if out == Outcome::Hit {
                         self.stats.load_hits += 1;
                     }
@@ -419,16 +425,19 @@ impl L1 {
                     }
                 }
                 self.mshr.open(line, waiter);
+                let valid = match look {
+                    Lookup::SectorMiss(w) => self.cache.valid_sectors(line, w),
+                    _ => 0,
+                };
+                let need = t.sectors & !valid;
+                self.stats.sector_misses += u64::from(need.count_ones());
                 if self.sector_fetch {
-                    let valid = match look {
-                        Lookup::SectorMiss(w) => self.cache.valid_sectors(line, w),
-                        _ => 0,
-                    };
-                    let need = t.sectors & !valid;
                     self.fetch_sectors(la, need, sm, map);
                     self.fetching.insert(line, need);
                 } else {
-                    let r = self.req(la, self.cache.line_bytes() as u32, ReqKind::Read, sm, map);
+                    let lb = self.cache.line_bytes();
+                    self.stats.sectors_fetched += lb / self.sector_bytes;
+                    let r = self.req(la, lb as u32, ReqKind::Read, sm, map);
                     self.miss_queue.push_back(r);
                 }
                 self.stats.accesses += 1;
@@ -590,6 +599,7 @@ impl L1 {
                     return Outcome::Fail;
                 }
                 let la = line * self.cache.line_bytes();
+                self.stats.sector_misses += u64::from(need.count_ones());
                 self.fetch_sectors(la, need, sm, map);
                 *self.fetching.entry(line).or_insert(0) |= need;
             }
@@ -667,6 +677,54 @@ mod tests {
         whole.access(&t(0b0001), AccessKind::Load, 1, 0, 0, false, 0, &m);
         let r = whole.miss_queue.pop_front().unwrap();
         assert_eq!((r.addr, r.bytes), (0x1000, 128));
+    }
+
+    /// Sector fetch, the case of two warps reading different sectors of one cold line back to
+    /// back: one line allocation, one fetch per sector, no eviction, no refusal; a third read
+    /// of both sectors while they are on their way merges (an access `misses`, but no sector
+    /// miss: Nsight Compute's `lookup_miss` counts those as hits) and fetches nothing; every
+    /// waiter wakes when both sectors are in, and the line then hits. Without sector fetch the
+    /// first miss fetches the whole line (4 sectors) and the second read is a merge.
+    #[test]
+    fn sector_misses_of_one_line_share_its_allocation() {
+        let (mut l1, m) = with(|c| c.sector_fetch = true);
+        let load = |l1: &mut L1, s, w| {
+            let t = Txn {
+                line_addr: 0x2000,
+                sectors: s,
+                lanes: 1,
+            };
+            l1.access(&t, AccessKind::Load, w, 0, w, false, 0, &m)
+        };
+        assert_eq!(load(&mut l1, 0b0001, 1), Outcome::Miss);
+        assert_eq!(load(&mut l1, 0b0100, 2), Outcome::Miss);
+        assert_eq!(load(&mut l1, 0b0101, 3), Outcome::Miss);
+        let s = l1.stats;
+        assert_eq!((s.fills, s.evictions, s.reservation_fails), (1, 0, 0));
+        assert_eq!((s.misses, s.merged), (3, 2));
+        assert_eq!(
+            (s.sector_lookups, s.sector_misses, s.sectors_fetched),
+            (4, 2, 2)
+        );
+        let reqs: Vec<MemReq> = l1.miss_queue.drain(..).collect();
+        let spans: Vec<(u64, u32)> = reqs.iter().map(|r| (r.addr, r.bytes)).collect();
+        assert_eq!(spans, [(0x2000, 32), (0x2040, 32)]);
+        let mut woken = vec![];
+        for r in &reqs {
+            l1.fill(r, |w| woken.push(w));
+        }
+        assert_eq!(woken, [1, 2, 3]);
+        assert_eq!(load(&mut l1, 0b0101, 4), Outcome::Hit);
+        assert_eq!((l1.stats.sector_misses, l1.stats.sectors_fetched), (2, 2));
+        assert_eq!(l1.stats.sector_lookups, 6);
+
+        let (mut whole, _) = with(|c| c.sector_fetch = false);
+        assert_eq!(load(&mut whole, 0b0001, 1), Outcome::Miss);
+        assert_eq!(load(&mut whole, 0b0100, 2), Outcome::Miss);
+        let s = whole.stats;
+        assert_eq!((s.fills, s.merged, s.evictions), (1, 1, 0));
+        assert_eq!((s.sector_misses, s.sectors_fetched), (1, 4));
+        assert_eq!(whole.miss_queue.len(), 1);
     }
 
     /// A gtx480 L1D changed by `f`, with its address map.

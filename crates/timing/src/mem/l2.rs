@@ -141,6 +141,16 @@ impl L2Slice {
         self
     }
 
+    /// Kernel boundary under `l2.flush_between_launches`: invalidates every line not awaiting
+    /// a fill, and the far half's copies; dirty data is dropped without a DRAM write (the
+    /// profiler's flush happens before the timed kernel).
+    pub fn flush(&mut self) {
+        self.cache.invalidate_all();
+        if let Some(f) = &mut self.far {
+            f.flush();
+        }
+    }
+
     /// Requests that crossed to this slice from the other half of a two-partition L2 and paid
     /// the far latency.
     pub fn far_crossings(&self) -> u64 {

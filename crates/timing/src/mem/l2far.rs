@@ -56,6 +56,11 @@ impl FarHalf {
         })
     }
 
+    /// Forgets every copy (an L2 flush).
+    pub fn flush(&mut self) {
+        self.copies.invalidate_all();
+    }
+
     /// The extra L2 cycles request `r` (of slice-local line `line`) pays, with the copies
     /// updated.
     pub fn delay(&mut self, r: &MemReq, line: u64) -> u64 {

@@ -100,6 +100,7 @@ pub const MAPPED: &[&str] = &[
     "gpgpu_shmem_option",
     "gpgpu_memory_partition_indexing",
     "dram_dual_bus_interface",
+    "gpgpu_flush_l2_cache",
 ];
 
 /// Prefixes / names of options that steer the simulator, not the simulated GPU.
@@ -147,7 +148,6 @@ const INFRA: &[&str] = &[
     "n_regfile_gating_group",
     "gpgpu_perf_sim_memcpy",
     "gpgpu_flush_l1_cache",
-    "gpgpu_flush_l2_cache",
 ];
 
 /// The result of an import.
@@ -612,6 +612,7 @@ pub fn to_timing_config(
     if let Some(v) = o.u32("gpgpu_TB_launch_latency")? {
         cfg.core.cta_launch_latency = v;
     }
+    cfg.l2.flush_between_launches = o.bool("gpgpu_flush_l2_cache")? == Some(true);
     cfg.l1d.insertion = if !l1_present || o.bool("gpgpu_gmem_skip_L1D")? == Some(true) {
         "bypass_all".into()
     } else {
