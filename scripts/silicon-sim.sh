@@ -26,6 +26,6 @@ mkdir -p "$sim"
 ls "$res"/ncu/*.csv | xargs -n1 basename | sed 's/\.csv$//' |
     xargs -P "$jobs" -I{} sh -c \
         'nice -n 10 "$0" run {} --mode timing --config h100 --size small --threads 1 \
-            --set core.launch_latency=2400 --set l2.flush_between_launches=true --json "$1/{}.json.tmp" >/dev/null 2>"$1/{}.err" \
+            --set core.launch_latency=1800 --set l2.flush_between_launches=true --json "$1/{}.json.tmp" >/dev/null 2>"$1/{}.err" \
             && mv "$1/{}.json.tmp" "$1/{}.json" || echo "{}: failed (see $1/{}.err)" >&2' \
         "$bin" "$sim"

@@ -150,6 +150,62 @@ const INFRA: &[&str] = &[
     "gpgpu_flush_l1_cache",
 ];
 
+/// Whether an option's value is one the model implements.
+type ValueTest = fn(&str) -> bool;
+
+/// Options whose effect the model always has at particular values: set to one of those they are
+/// represented (an option name, whether a value is such a one, and what the model does);
+/// set otherwise they are listed as not modelled.
+const AS_MODELLED: &[(&str, ValueTest, &str)] = &[
+    (
+        "gpgpu_max_insn_issue_per_warp",
+        |v| v == "1",
+        "a scheduler issues at most one instruction per cycle (no dual issue)",
+    ),
+    (
+        "gpgpu_shmem_limited_broadcast",
+        |v| v == "0",
+        "lanes reading one shared-memory word are served by one broadcast (mem/shared.rs)",
+    ),
+    (
+        "gpgpu_shmem_warp_parts",
+        |v| v == "1",
+        "shared-memory bank conflicts are counted over the whole warp at once",
+    ),
+    (
+        "gpgpu_cache:dl2_texture_only",
+        |v| v == "0",
+        "the L2 caches every access",
+    ),
+];
+
+/// Options that change no timing in this model, with the reason (listed as simulator-only).
+/// `gpgpu_mem_address_mask` only chooses the default address mapping, which GPGPU-Sim replaces
+/// by `-gpgpu_mem_addr_mapping` when that is given (handled in [`to_timing_config`]).
+pub const NO_TIMING_EFFECT: &[(&str, &str)] = &[
+    (
+        "gpgpu_tensor_core_avail",
+        "tensor cores serve only mma/wmma instructions, which the PTX subset does not have (the \
+         decoder rejects them), so no executed instruction reaches a tensor-core unit",
+    ),
+    (
+        "gpgpu_num_tensor_core_units",
+        "as gpgpu_tensor_core_avail: no mma/wmma opcode in the PTX subset",
+    ),
+    (
+        "gpgpu_operand_collector_num_units_tensor_core",
+        "as gpgpu_tensor_core_avail: no mma/wmma opcode in the PTX subset",
+    ),
+    (
+        "gpgpu_operand_collector_num_in_ports_tensor_core",
+        "as gpgpu_tensor_core_avail: no mma/wmma opcode in the PTX subset",
+    ),
+    (
+        "gpgpu_operand_collector_num_out_ports_tensor_core",
+        "as gpgpu_tensor_core_avail: no mma/wmma opcode in the PTX subset",
+    ),
+];
+
 /// The result of an import.
 #[derive(Debug, Clone)]
 pub struct Imported {
@@ -840,7 +896,15 @@ pub fn to_timing_config(
         let is_default = defaults()
             .get(n)
             .is_some_and(|d| d.value.trim() == e.value.trim());
-        if infra {
+        let as_modelled = AS_MODELLED
+            .iter()
+            .any(|(name, ok, _)| *name == n && ok(e.value.trim()));
+        if as_modelled {
+            continue;
+        }
+        let no_effect = NO_TIMING_EFFECT.iter().any(|(name, _)| *name == n)
+            || (n == "gpgpu_mem_address_mask" && user.get("gpgpu_mem_addr_mapping").is_some());
+        if infra || no_effect {
             ignored.push(format!("-{n}"));
         } else if !is_default {
             unmodelled.push(format!("-{n}"));
@@ -889,6 +953,48 @@ mod tests {
         let p = l1d_of("-gpgpu_cache:dl1 S:4:128:96,L:L:s:N:L,A:256:8,16:0,32\n");
         assert!(p.allocate_on_fill && !p.store_allocate);
         assert_eq!((p.mshr_entries, p.mshr_merge), (4 * 96 * 4 * 4, 64));
+    }
+
+    fn report(text: &str) -> Imported {
+        let o = Options::parse_str(text, std::path::Path::new("t.config")).unwrap();
+        to_timing_config(&o, None, GpuConfig::preset("gtx480").unwrap(), "t").unwrap()
+    }
+
+    /// An option at a value the model always implements is represented; at another value it is
+    /// reported as not modelled. Tensor-core options have no timing effect (no mma/wmma in the
+    /// PTX subset); the address mask only when an explicit address mapping replaces it.
+    /// `-gpgpu_flush_l2_cache` sets `l2.flush_between_launches`.
+    #[test]
+    fn fixed_behaviour_options_are_represented_only_at_the_model_s_values() {
+        let r = report(
+            "-gpgpu_max_insn_issue_per_warp 1\n-gpgpu_shmem_limited_broadcast 0\n\
+             -gpgpu_shmem_warp_parts 1\n-gpgpu_cache:dl2_texture_only 0\n\
+             -gpgpu_tensor_core_avail 1\n-gpgpu_num_tensor_core_units 4\n\
+             -gpgpu_flush_l2_cache 1\n-gpgpu_mem_address_mask 1\n\
+             -gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCB.CCCSSSSS\n",
+        );
+        assert!(r.unmodelled.is_empty(), "{:?}", r.unmodelled);
+        for n in ["-gpgpu_tensor_core_avail", "-gpgpu_mem_address_mask"] {
+            assert!(r.ignored.iter().any(|i| i == n), "{n}: {:?}", r.ignored);
+        }
+        assert!(r.config.l2.flush_between_launches);
+        let r = report(
+            "-gpgpu_max_insn_issue_per_warp 2\n-gpgpu_shmem_warp_parts 2\n\
+             -gpgpu_shmem_limited_broadcast 1\n-gpgpu_mem_address_mask 1\n",
+        );
+        for n in [
+            "-gpgpu_max_insn_issue_per_warp",
+            "-gpgpu_shmem_warp_parts",
+            "-gpgpu_shmem_limited_broadcast",
+            "-gpgpu_mem_address_mask",
+        ] {
+            assert!(
+                r.unmodelled.iter().any(|u| u == n),
+                "{n}: {:?}",
+                r.unmodelled
+            );
+        }
+        assert!(!r.config.l2.flush_between_launches);
     }
 
     fn l2_write_allocate(dl2: &str) -> (String, Vec<String>) {
