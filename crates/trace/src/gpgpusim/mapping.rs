@@ -189,6 +189,16 @@ pub const NO_TIMING_EFFECT: &[(&str, &str)] = &[
          decoder rejects them), so no executed instruction reaches a tensor-core unit",
     ),
     (
+        "gpgpu_registers_per_block",
+        "GPGPU-Sim only reports it to the application (cudaGetDeviceProperties' regsPerBlock); \
+         its occupancy uses -gpgpu_shader_registers (mapped), and our host code queries nothing",
+    ),
+    (
+        "gpgpu_shmem_per_block",
+        "GPGPU-Sim only reports it to the application (sharedMemPerBlock); its occupancy uses \
+         -gpgpu_shmem_size (mapped), and our host code queries nothing",
+    ),
+    (
         "gpgpu_num_tensor_core_units",
         "as gpgpu_tensor_core_avail: no mma/wmma opcode in the PTX subset",
     ),
@@ -971,10 +981,15 @@ mod tests {
              -gpgpu_shmem_warp_parts 1\n-gpgpu_cache:dl2_texture_only 0\n\
              -gpgpu_tensor_core_avail 1\n-gpgpu_num_tensor_core_units 4\n\
              -gpgpu_flush_l2_cache 1\n-gpgpu_mem_address_mask 1\n\
+             -gpgpu_registers_per_block 65536\n-gpgpu_shmem_per_block 65536\n\
              -gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCB.CCCSSSSS\n",
         );
         assert!(r.unmodelled.is_empty(), "{:?}", r.unmodelled);
-        for n in ["-gpgpu_tensor_core_avail", "-gpgpu_mem_address_mask"] {
+        for n in [
+            "-gpgpu_tensor_core_avail",
+            "-gpgpu_mem_address_mask",
+            "-gpgpu_registers_per_block",
+        ] {
             assert!(r.ignored.iter().any(|i| i == n), "{n}: {:?}", r.ignored);
         }
         assert!(r.config.l2.flush_between_launches);
