@@ -5,7 +5,8 @@ directory and warpforge timing runs of the same workloads.
 Usage: scripts/silicon-table.py RESULTS SIMDIR
   RESULTS  gpu-validate.sh's OUTDIR (ncu/W.csv, events/W.json, outputs/W.json)
   SIMDIR   W.json files of `warpforge run W --mode timing --config h100 --size small
-           --set core.launch_latency=0 --json SIMDIR/W.json`
+           --set core.launch_latency=1800 --set l2.flush_between_launches=true --json
+           SIMDIR/W.json`, i.e. scripts/silicon-sim.sh; before 2026-11-26 launch latency 0, no flush
 
 Per workload, the first launches that Nsight Compute profiled (up to 30) are matched one to one,
 in launch order, with the simulator's kernels (`stats.kernels`); the table sums their SM cycles
