@@ -2,9 +2,11 @@
 //! sections 2.3-2.4).
 //!
 //! Every unit instance has two 8-bit up/down saturating counters, `C_in` and `C_out`, starting at
-//! 128 and stepped at the end of every GPU cycle: `C_in` up iff the instance's pending requests reach
-//! `th_in`, `C_out` up iff its completions reach `th_out`. "Reach" is `>=` (section 2.3 \[INTERP\]:
-//! with `th_out` equal to the peak output rate, `>` could never be true). A fractional threshold
+//! 128 and stepped at the end of every GPU cycle: `C_in` up iff the instance's pending requests
+//! *exceed* `th_in` (`>`, as printed: more work waits than the unit can take in one cycle at its
+//! peak input rate), `C_out` up iff its completions reach `th_out`. For `C_out` "reach" is `>=`
+//! (section 2.3 \[INTERP\]: with `th_out` equal to the peak output rate, `>` could never be true).
+//! A fractional `th_out`
 //! (the shader cores, `th = peak / cycles per fragment`) is compared through a rate accumulator:
 //! `acc = clamp(acc + completed - th, -1, 1)`, up iff `acc >= 0`, i.e. the recent completion rate
 //! is at least `th`.
@@ -56,7 +58,7 @@ impl FlowCounter {
     /// End-of-cycle update with this cycle's pending requests and completions against the
     /// thresholds `th_in` and `th_out` (requests, requests per cycle).
     pub fn observe(&mut self, pending: f64, completed: f64, th_in: f64, th_out: f64) {
-        self.c_in.step(pending >= th_in);
+        self.c_in.step(pending > th_in);
         let up = if th_out >= 1.0 {
             completed >= th_out
         } else {
@@ -185,6 +187,21 @@ mod tests {
         mixed[0] = busy[0];
         let m = Bits::of(&mixed);
         assert!(m.io && !m.ao && m.bottlenecked() && !m.bottlenecked_all() && m.underloaded());
+    }
+
+    #[test]
+    fn occupancy_needs_more_pending_than_the_peak_input_rate() {
+        // Section 2.3: C_in rises iff pending > th_in. A ROP fed at its peak rate holds exactly
+        // one quad (th_in = 1) and is not occupied; two waiting quads are.
+        let (mut streaming, mut backed_up) = (FlowCounter::default(), FlowCounter::default());
+        for _ in 0..300 {
+            streaming.observe(1.0, 1.0, 1.0, 1.0);
+            backed_up.observe(2.0, 1.0, 1.0, 1.0);
+        }
+        assert!(!streaming.c_in.high() && streaming.c_out.high());
+        assert!(backed_up.c_in.high());
+        let b = Bits::of(&[streaming]);
+        assert!(!b.io && !b.bottlenecked() && b.underloaded());
     }
 
     #[test]

@@ -112,6 +112,9 @@ pub struct MixResult {
     pub cpu_ipc: Vec<f64>,
     /// All frames completed.
     pub complete: bool,
+    /// Share of the measured cycles in which Algorithm 1 marked each unit bottlenecked (FE, ZS,
+    /// SH, CW, BT; index = `Unit as usize`).
+    pub bottleneck_share: [f64; 5],
 }
 
 /// The machine configuration: the `hetero` preset with the LLC and the CPU private caches
@@ -207,6 +210,7 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
         estimate_error_plain: r.estimate_error_plain,
         cpu_ipc,
         complete: r.complete,
+        bottleneck_share: r.bottleneck_share(),
     })
 }
 

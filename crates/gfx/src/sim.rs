@@ -80,6 +80,18 @@ pub struct RunResult {
     pub complete: bool,
 }
 
+impl RunResult {
+    /// Share of the measured cycles in which each unit was marked bottlenecked (index = `Unit as
+    /// usize`).
+    pub fn bottleneck_share(&self) -> [f64; 5] {
+        let cycles: u64 = self.frames.iter().map(|f| f.cycles).sum();
+        std::array::from_fn(|u| {
+            let b: u64 = self.frames.iter().map(|f| f.bottleneck_cycles[u]).sum();
+            b as f64 / cycles.max(1) as f64
+        })
+    }
+}
+
 /// A pipeline and generator for `title`, with the configuration adjusted to the scaled frame.
 pub fn build(title: &Title, opts: &RunOpts) -> (Gpu, Generator) {
     use crate::pipeline::FrameSource;

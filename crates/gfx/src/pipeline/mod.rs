@@ -75,6 +75,12 @@ pub struct Config {
     pub estimator_start: u64,
     /// Marking rule of the critical bit.
     pub marking: Marking,
+    /// The frame-rate gate of the critical bit (section 2.6: critical only while the predicted
+    /// FPS is below target) held at this value instead of following the estimator. `None` (the
+    /// mechanism): the estimator decides. Claim 3's ideal-LLC runs hold it at the baseline's side
+    /// of the target, so that the classification being idealised is the one of the baseline and
+    /// the idealisation cannot feed back into it (see docs/EXPERIMENTS.md, claim 3).
+    pub held_gate: Option<bool>,
     /// Seed of the random marking.
     pub seed: u64,
 }
@@ -105,6 +111,7 @@ impl Default for Config {
             rtt_px: 8,
             estimator_start: 1,
             marking: Marking::Algorithm,
+            held_gate: None,
             seed: 1,
         }
     }
@@ -198,6 +205,9 @@ impl Gpu {
             rops: cfg.rops,
         };
         let mut mem = MemIf::new(cfg.out_queue, cfg.marking.clone(), cfg.seed);
+        if let Some(g) = cfg.held_gate {
+            mem.below_target = g;
+        }
         let ids = CacheIds {
             vertex: mem.add_cache(cfg.vertex_cache, 8, Stream::Vertex),
             hiz: mem.add_cache(cfg.hiz_cache, 8, Stream::HiZ),
@@ -361,7 +371,10 @@ impl Gpu {
             self.samples_plain.1 += 1;
         }
         let fps = predicted.map(|c| self.fps_of(c)).or(self.last_fps);
-        self.mem.below_target = fps.is_none_or(|f| f < self.cfg.target_fps);
+        self.mem.below_target = self
+            .cfg
+            .held_gate
+            .unwrap_or_else(|| fps.is_none_or(|f| f < self.cfg.target_fps));
         if let Some(c) = predicted {
             // Judged at frame end against the actual frame time: the signed FPS error of a
             // sample is actual_cycles / predicted − 1, so keep 1 / predicted.

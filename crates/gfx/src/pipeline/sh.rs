@@ -228,7 +228,7 @@ impl Gpu {
                 }
             }
             total += completed;
-            self.counters.units[Unit::Sh as usize][c].observe(pending, completed, th.min(1.0), th);
+            self.counters.units[Unit::Sh as usize][c].observe(pending, completed, th, th);
         }
         total
     }

@@ -141,6 +141,13 @@ impl Plan {
             Kind::IdealNonCritical => (Marking::Algorithm, Some(Ideal::NonCritical)),
             _ => (Marking::Algorithm, None),
         };
+        let mut opts = self.opts.clone();
+        if ideal.is_some() {
+            // Claim 3 idealises the baseline's classification: the frame-rate gate is held at
+            // the title's side of the target, so that a faster frame does not turn every access
+            // non-critical (and ideal) or every critical access off.
+            opts.cfg.held_gate = Some(t.below_target());
+        }
         Job {
             kind,
             title: *t,
@@ -151,7 +158,7 @@ impl Plan {
                 llc_kb,
                 marking,
                 ideal,
-                opts: self.opts.clone(),
+                opts,
                 cpu: mix.1.to_vec(),
                 sets: Vec::new(),
                 seed: 11,
