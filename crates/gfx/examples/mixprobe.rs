@@ -3,17 +3,24 @@
 //! unit was marked bottlenecked (FE ZS SH CW BT), the critical share of the GPU's DRAM reads per
 //! stream and the estimator error.
 //!
-//! `cargo run --release -p warpforge-gfx --example mixprobe -- TITLE[,TITLE...] [ideal]`
-//! (`ideal`: also the runs with the critical / non-critical accesses ideal in the LLC.)
+//! `cargo run --release -p warpforge-gfx --example mixprobe -- TITLE[,TITLE...] [ideal|FRAMES]`
+//! (`ideal`: also the runs with the critical / non-critical accesses ideal in the LLC; a number:
+//! measure that many frames and print each frame's cycles and estimator error.)
 use warpforge_gfx::mem::Ideal;
 use warpforge_gfx::{mix, sim::RunOpts, stream::Stream, title};
 
 fn main() {
     let names = std::env::args().nth(1).unwrap_or("L4D".into());
     let ideal = std::env::args().nth(2).is_some_and(|a| a == "ideal");
+    let frames: usize = std::env::args()
+        .nth(2)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1);
     for name in names.split(',') {
         let t = title::by_name(name).expect("title");
-        let base = mix::baseline(t, RunOpts::sized("tiny").expect("tiny"));
+        let mut opts = RunOpts::sized("tiny").expect("tiny");
+        opts.frames = frames;
+        let base = mix::baseline(t, opts);
         let t0 = std::time::Instant::now();
         let r = mix::run(&base).expect("run");
         let d = &r.dram;
@@ -39,6 +46,11 @@ fn main() {
             s.join(" "),
             t0.elapsed().as_secs_f64()
         );
+        if frames > 1 {
+            for (c, e) in &r.frames {
+                println!("  frame {c} cycles, error {e:?}");
+            }
+        }
         if ideal {
             for (k, i) in [("crit", Ideal::Critical), ("noncrit", Ideal::NonCritical)] {
                 let mut run = base.clone();

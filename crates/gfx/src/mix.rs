@@ -115,6 +115,8 @@ pub struct MixResult {
     /// Share of the measured cycles in which Algorithm 1 marked each unit bottlenecked (FE, ZS,
     /// SH, CW, BT; index = `Unit as usize`).
     pub bottleneck_share: [f64; 5],
+    /// Cycles and estimator error of every measured frame.
+    pub frames: Vec<(u64, Option<f64>)>,
 }
 
 /// The machine configuration: the `hetero` preset with the LLC and the CPU private caches
@@ -211,6 +213,11 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
         cpu_ipc,
         complete: r.complete,
         bottleneck_share: r.bottleneck_share(),
+        frames: r
+            .frames
+            .iter()
+            .map(|f| (f.cycles, f.estimate_error))
+            .collect(),
     })
 }
 
