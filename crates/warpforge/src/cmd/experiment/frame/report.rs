@@ -140,6 +140,13 @@ impl Report {
                     "critical_fraction_llc": round(critical_fraction_llc(b)),
                     "dram_reads": b.dram.total(),
                     "critical_fraction_by_stream": crit,
+                    "bottleneck_share": {
+                        "fe": round(b.bottleneck_share[0]),
+                        "zs": round(b.bottleneck_share[1]),
+                        "sh": round(b.bottleneck_share[2]),
+                        "cw": round(b.bottleneck_share[3]),
+                        "bt": round(b.bottleneck_share[4]),
+                    },
                     "access_mix": mix,
                     "estimator_error": opt(b.estimate_error),
                     "estimator_error_plain": opt(b.estimate_error_plain),
