@@ -95,6 +95,27 @@ fn above_target_frames_mark_nothing() {
 }
 
 #[test]
+fn a_held_gate_makes_the_marking_independent_of_the_predicted_fps() {
+    // Claim 3's ideal-LLC runs hold the frame-rate gate at the baseline's side of the target:
+    // the critical bits then follow the bottleneck vector alone, whatever FPS the estimator
+    // predicts (a faster frame must not turn the idealised set over).
+    let t = custom(|_| {});
+    let run = |target: f64, held: Option<bool>| {
+        let mut o = opts();
+        o.warmup = 2;
+        o.cfg.target_fps = target;
+        o.cfg.held_gate = held;
+        sim::run(&t, &o, &mut FixedLatency::new(200, 0.3)).counts
+    };
+    let above = run(1e-3, Some(true));
+    let below = run(1e9, Some(true));
+    assert!(above.total_critical() > 0);
+    assert_eq!(above, below);
+    assert_eq!(run(1e-3, None).total_critical(), 0, "the estimator's gate");
+    assert_eq!(run(1e9, Some(false)).total_critical(), 0);
+}
+
+#[test]
 fn ideal_critical_accesses_speed_up_a_memory_bound_frame() {
     let t = custom(|p| {
         p.tex_fetches = 6;
