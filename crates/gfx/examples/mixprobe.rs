@@ -57,7 +57,11 @@ fn main() {
                 run.ideal = Some(i);
                 run.opts.cfg.held_gate = Some(t.below_target());
                 let x = mix::run(&run).expect("run");
-                println!("  ideal {k}: fps {:.2} ({:+.1}%)", x.fps, (x.fps / r.fps - 1.0) * 100.0);
+                println!(
+                    "  ideal {k}: fps {:.2} ({:+.1}%)",
+                    x.fps,
+                    (x.fps / r.fps - 1.0) * 100.0
+                );
             }
         }
     }

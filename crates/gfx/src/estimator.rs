@@ -492,7 +492,10 @@ mod tests {
         let (t, _) = partial(&mut b, 0, 4, 10);
         assert!(b.learned().unwrap().n_rtp < 1.0);
         let (_, p) = partial(&mut b, t, 4, 15);
-        assert!(p.iter().all(|&c| (c - 10240.0).abs() < 1e-6), "stuck at learned");
+        assert!(
+            p.iter().all(|&c| (c - 10240.0).abs() < 1e-6),
+            "stuck at learned"
+        );
         // Count rule (the default): 4 planes; a uniformly 1.5x slower frame is tracked from the
         // first closed plane on and predicted exactly at the end.
         let mut e = Estimator::new(32, 32, 8);
