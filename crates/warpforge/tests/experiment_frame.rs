@@ -41,6 +41,10 @@ fn frame_experiment_light_titles() {
             .map(|c| r["titles"][t]["access_mix"][c].as_f64().unwrap())
             .sum();
         assert!((mix - 1.0).abs() < 1e-3, "{t} mix sums to {mix}");
+        for u in ["fe", "zs", "sh", "cw", "bt"] {
+            let b = r["titles"][t]["bottleneck_share"][u].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&b), "{t} {u} bottleneck share {b}");
+        }
     }
     // Only L4D is below 40 FPS in Table 2: it alone is evaluated.
     assert_eq!(r["evaluated_titles"], serde_json::json!(["L4D"]));
