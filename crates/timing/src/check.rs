@@ -96,6 +96,16 @@ impl GpuConfig {
             ));
         }
         crate::core::sched::caws::validate(&c.caws)?;
+        if crate::core::cpl::Critical::parse(&c.cpl_critical).is_none() {
+            return Err(ConfigError::new(
+                "core.cpl_critical",
+                format!(
+                    "unknown critical-warp rule `{}` (known: {})",
+                    c.cpl_critical,
+                    crate::core::cpl::Critical::NAMES.join(", ")
+                ),
+            ));
+        }
         if crate::core::elim::find(&c.elim.policy).is_none() {
             return Err(ConfigError::new(
                 "core.elim.policy",

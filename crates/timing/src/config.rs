@@ -212,6 +212,13 @@ pub struct CoreConfig {
     /// CAWS scheduler settings (`core.caws.*`).
     #[serde(default)]
     pub caws: CawsConfig,
+    /// Which warps CPL reports as critical to the L1D (CACP's `IsCriticalWarp`, spec 000 §4.3
+    /// (c), §4.5) and to the critical-warp hit-rate statistic: `slowest` (the default: the
+    /// warp of each thread block with the highest criticality counter, Lee 2017's "critical
+    /// warp", the slowest of its TB) or `top_half` (every "slow" warp, the counters above half
+    /// of the TB's, the predicate of the §4.3.3 accuracy metric).
+    #[serde(default = "default_cpl_critical")]
+    pub cpl_critical: String,
     /// TB-redundancy elimination (`core.elim.*`, document 003 Ch. 7).
     #[serde(default)]
     pub elim: ElimConfig,
@@ -384,6 +391,10 @@ pub const MAX_SUB_CORES: u32 = 8;
 
 fn default_sub_cores() -> u32 {
     1
+}
+
+fn default_cpl_critical() -> String {
+    "slowest".into()
 }
 
 fn default_signature() -> String {

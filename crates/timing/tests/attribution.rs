@@ -273,3 +273,27 @@ fn mshr_exhaustion_is_mshr_and_a_busy_ldst_unit_is_structural() {
     // Independent loads: nothing waits on a result, so no Data$.
     assert_eq!(l.data_miss, 0, "{l:?}");
 }
+
+/// The recording switches observe and never steer: an RR run with `sim.latency_attribution` and
+/// `sim.warp_times` (the CAWS oracle's baseline pass) takes exactly the cycles, instructions and
+/// L1D traffic of a plain RR run, so `experiment cawa` can use one run as both its RR baseline
+/// and the oracle's source.
+#[test]
+fn recording_switches_do_not_change_timing() {
+    for name in ["bfs", "kmn"] {
+        let mut plain = GpuConfig::preset("gtx480-cawa").unwrap();
+        plain.set("core.scheduler", "lrr").unwrap();
+        let mut rec = plain.clone();
+        rec.set("sim.latency_attribution", "true").unwrap();
+        rec.set("sim.warp_times", "true").unwrap();
+        let (a, b) = (workload(name, &plain, 1), workload(name, &rec, 1));
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x.cycles, y.cycles, "{name} {}", x.kernel);
+            assert_eq!(x.warp_insts, y.warp_insts, "{name} {}", x.kernel);
+            assert_eq!(x.l1d, y.l1d, "{name} {}", x.kernel);
+            assert_eq!(x.dram, y.dram, "{name} {}", x.kernel);
+        }
+        assert!(b.iter().any(|k| !k.warp_times.is_empty()), "{name}: no warp times");
+    }
+}

@@ -29,9 +29,19 @@
 //! equal) and enters Eq. 4.1 relative to the TB's minimum (an absolute counter starting at 0
 //! goes negative, and a negative `nInst` times a larger CPI would rank slower warps *less*
 //! critical); instructions "commit" at issue (the pipeline is in order); the
-//! counter is recomputed at each issue of the warp (integer arithmetic, deterministic). A warp is
-//! *critical* when its counter exceeds those of at least half of the other live warps of its
-//! thread block ([`Cpl::is_critical`]); a TB of one warp has that warp critical.
+//! counter is recomputed at each issue of the warp (integer arithmetic, deterministic).
+//!
+//! The critical warp (`IsCriticalWarp` of CACP's Algorithm 8, §4.3 (c)): the document never
+//! defines it, but it keeps two words apart. A TB's *critical warp* is its slowest one (Chapter
+//! 3: "the critical warp is Warp 15", CAWS-blk boosts "the single most critical warp in each
+//! TB"), and CPL's job is to find it; a *slow warp* is any warp whose criticality "is larger
+//! than 50% of warps in a thread-block", a looser predicate §4.3.3 introduces only to score CPL
+//! ("the frequency that the critical warp is identified as a slow warp"). CACP reserves its
+//! critical ways for "data that will be used by the critical warps". So by default
+//! ([`Critical::Slowest`]) one warp per TB is critical, the one with the highest counter (ties:
+//! the lowest warp slot); [`Critical::TopHalf`] (`core.cpl_critical = "top_half"`) labels every
+//! slow warp critical, which makes half of the warps' hits train CCBP up. A TB of one warp has
+//! that warp critical under both rules. The accuracy samples always use the slow-warp predicate.
 //!
 //! CPL is an always-available signal of the SM: schedulers read it through
 //! `SchedView::crit`, the L1D receives it as the criticality bit of each load, and its accuracy
@@ -46,9 +56,36 @@ pub fn samples_in(from: u64, to: u64) -> u64 {
     to.div_ceil(SAMPLE_PERIOD) - from.div_ceil(SAMPLE_PERIOD)
 }
 
+/// Which warps of a thread block CPL reports as critical ([`Cpl::is_critical`];
+/// `core.cpl_critical`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Critical {
+    /// The warp with the highest criticality counter of its TB (ties: the lowest slot).
+    #[default]
+    Slowest,
+    /// Every warp whose counter exceeds those of at least half of the TB's other warps.
+    TopHalf,
+}
+
+impl Critical {
+    /// The configuration names, in the order of the variants.
+    pub const NAMES: [&'static str; 2] = ["slowest", "top_half"];
+
+    /// The rule named `name` (`core.cpl_critical`).
+    pub fn parse(name: &str) -> Option<Critical> {
+        match name {
+            "slowest" => Some(Critical::Slowest),
+            "top_half" => Some(Critical::TopHalf),
+            _ => None,
+        }
+    }
+}
+
 /// Per-warp CPL state of one SM (indexed by warp slot, at most 64).
 #[derive(Debug, Clone)]
 pub struct Cpl {
+    /// The critical-warp rule of [`Cpl::is_critical`].
+    pub rule: Critical,
     n_inst: [i64; 64],
     issued: [u64; 64],
     born: [u64; 64],
@@ -70,6 +107,7 @@ pub struct Cpl {
 impl Default for Cpl {
     fn default() -> Self {
         Self {
+            rule: Critical::default(),
             n_inst: [0; 64],
             issued: [0; 64],
             born: [0; 64],
@@ -84,6 +122,14 @@ impl Default for Cpl {
 }
 
 impl Cpl {
+    /// Fresh state reporting critical warps by `rule`.
+    pub fn new(rule: Critical) -> Self {
+        Self {
+            rule,
+            ..Self::default()
+        }
+    }
+
     /// Warp slot `w` was dispatched at core cycle `now`: its counters start from zero.
     pub fn start(&mut self, w: usize, now: u64) {
         self.n_inst[w] = 0;
@@ -152,8 +198,10 @@ impl Cpl {
         self.n_stall[w]
     }
 
-    /// Whether warp `w` is critical among the live warps `tb` of its thread block: its counter
-    /// exceeds those of at least half of the others (`2 * lower >= others`).
+    /// Whether warp `w` is critical among the live warps `tb` of its thread block, by
+    /// [`Cpl::rule`]: [`Critical::Slowest`], no other warp has a higher counter nor an equal one
+    /// in a lower slot; [`Critical::TopHalf`], its counter exceeds those of at least half of the
+    /// others (`2 * lower >= others`).
     pub fn is_critical(&self, w: usize, tb: u64) -> bool {
         let others = tb & !(1u64 << w);
         let mut m = others;
@@ -161,11 +209,20 @@ impl Cpl {
         while m != 0 {
             let v = m.trailing_zeros() as usize;
             m &= m - 1;
-            if self.crit[v] < self.crit[w] {
-                lower += 1;
+            match self.rule {
+                Critical::Slowest => {
+                    if self.crit[v] > self.crit[w] || (self.crit[v] == self.crit[w] && v < w) {
+                        return false;
+                    }
+                }
+                Critical::TopHalf => {
+                    if self.crit[v] < self.crit[w] {
+                        lower += 1;
+                    }
+                }
             }
         }
-        2 * lower >= others.count_ones()
+        self.rule == Critical::Slowest || 2 * lower >= others.count_ones()
     }
 
     /// One accuracy sample (weight `n`) of the TB whose live warps are `tb`: a warp whose counter
@@ -290,8 +347,8 @@ mod tests {
     }
 
     #[test]
-    fn critical_is_the_slower_half_of_the_tb() {
-        let mut c = Cpl::default();
+    fn top_half_rule_marks_the_slower_half_of_the_tb() {
+        let mut c = Cpl::new(Critical::TopHalf);
         c.crit[..4].copy_from_slice(&[5, 1, 9, 3]);
         let tb = 0b1111;
         let crit: Vec<bool> = (0..4).map(|w| c.is_critical(w, tb)).collect();
@@ -305,6 +362,34 @@ mod tests {
             !c.is_critical(1, 0b11) && !c.is_critical(0, 0b11),
             "ties: neither"
         );
+    }
+
+    /// The default rule: one critical warp per TB, the slowest by CPL's counter, whatever the
+    /// TB's size; the slow-warp (top-half) accuracy samples are unaffected by the rule.
+    #[test]
+    fn slowest_rule_marks_one_warp_per_tb() {
+        let mut c = Cpl::default();
+        assert_eq!(c.rule, Critical::Slowest);
+        c.crit[..6].copy_from_slice(&[5, 1, 9, 3, 7, 7]);
+        let crit: Vec<bool> = (0..4).map(|w| c.is_critical(w, 0b1111)).collect();
+        assert_eq!(crit, vec![false, false, true, false]);
+        // Two TBs of the same SM: each has its own critical warp.
+        assert!(c.is_critical(0, 0b0011) && !c.is_critical(1, 0b0011));
+        // Ties go to the lowest slot: exactly one critical warp.
+        let crit: Vec<bool> = (0..6).map(|w| c.is_critical(w, 0b110000)).collect();
+        assert_eq!(crit, vec![false, false, false, false, true, false]);
+        assert!(c.is_critical(3, 0b1000), "a lone warp is critical");
+        // Top half would have marked warps 0 and 2 of the four.
+        c.sample(0b1111, 1);
+        assert_eq!(c.record(0), (1, 1));
+        assert_eq!(
+            Critical::parse("top_half"),
+            Some(Critical::TopHalf),
+            "{:?}",
+            Critical::NAMES
+        );
+        assert_eq!(Critical::parse("slowest"), Some(Critical::Slowest));
+        assert_eq!(Critical::parse("fastest"), None);
     }
 
     #[test]

@@ -72,6 +72,10 @@ pub struct Outcome {
     pub stats: Value,
     /// Wall time of the simulation in seconds (of the original run when read from the cache).
     pub wall_s: f64,
+    /// CPU time of the simulation in seconds: the worker thread's own CPU clock, which other
+    /// processes on a loaded machine do not inflate (of the original run when read from the
+    /// cache; 0 for entries written before it was recorded, and where no thread clock exists).
+    pub cpu_s: f64,
     /// Whether the result came from the cache.
     pub cached: bool,
 }
@@ -163,6 +167,7 @@ fn read_cached(path: &Path) -> Option<Outcome> {
     Some(Outcome {
         stats: v.get("stats")?.clone(),
         wall_s: v.get("wall_s")?.as_f64()?,
+        cpu_s: v.get("cpu_s").and_then(Value::as_f64).unwrap_or(0.0),
         cached: true,
     })
 }
@@ -175,6 +180,7 @@ fn write_cached(path: &Path, p: &Point, o: &Outcome) -> Result<()> {
         "size": p.size.name(),
         "config": p.config.name,
         "wall_s": o.wall_s,
+        "cpu_s": o.cpu_s,
         "stats": o.stats,
     });
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
@@ -183,10 +189,32 @@ fn write_cached(path: &Path, p: &Point, o: &Outcome) -> Result<()> {
     std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
 }
 
+/// CPU seconds consumed so far by the calling thread (a point is simulated on one thread).
+#[cfg(unix)]
+fn thread_cpu_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; the call only writes it.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0.0;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// No per-thread CPU clock: CPU times read 0.
+#[cfg(not(unix))]
+fn thread_cpu_s() -> f64 {
+    0.0
+}
+
 /// Simulates one point (no cache).
 fn simulate_point(p: &Point) -> Result<Outcome> {
     let w = find_workload(&p.workload)?;
     let t0 = Instant::now();
+    let c0 = thread_cpu_s();
     let (mut runner, check, _, _) = simulate(w, p.size, p.config.clone(), 1, false, None);
     match check.with_context(|| p.describe())? {
         Check::Passed => runner.set_check("passed"),
@@ -198,6 +226,7 @@ fn simulate_point(p: &Point) -> Result<Outcome> {
     Ok(Outcome {
         stats: runner.stats_json(),
         wall_s: t0.elapsed().as_secs_f64(),
+        cpu_s: thread_cpu_s() - c0,
         cached: false,
     })
 }

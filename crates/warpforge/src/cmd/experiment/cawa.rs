@@ -199,10 +199,13 @@ fn opt(v: Option<f64>) -> Value {
 pub fn run(a: CawaArgs) -> Result<()> {
     let names: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
     let all_wl: Vec<&str> = SENS.iter().chain(NON_SENS.iter()).copied().collect();
-    let mut policies = select("policy", &a.policy, &names)?;
-    if !policies.contains(&"rr") {
-        policies.insert(0, "rr");
-    }
+    let asked = select("policy", &a.policy, &names)?;
+    // Report order, RR (the baseline, always run) first.
+    let policies: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| *n == "rr" || asked.contains(n))
+        .collect();
     let workloads = select("workload", &a.workload, &all_wl)?;
     if let Some(j) = a.jobs {
         if j == 0 {
@@ -221,7 +224,14 @@ pub fn run(a: CawaArgs) -> Result<()> {
             // Per workload: its oracle comes from a baseline pass (below).
             continue;
         }
-        match policy_config(&base, p) {
+        // With CAWS, the RR baseline also records every warp's time and latency attribution
+        // (which change no cycle: timing test `recording_switches_do_not_change_timing`), so
+        // the one RR run per workload is both the speed-up baseline and the oracle's source.
+        let made = match policy_config(&base, p) {
+            Ok(c) if p.name == "rr" && want_oracle => super::caws::baseline_config(&c),
+            r => r,
+        };
+        match made {
             Ok(c) => configs.push((p.name, c)),
             Err(e) => {
                 if p.name == "rr" {
@@ -282,18 +292,11 @@ pub fn run(a: CawaArgs) -> Result<()> {
         },
         progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
     };
-    // CAWS with oracle criticality (Chapter 3): a baseline RR pass recording every warp's
-    // execution time per workload, whose oracle file feeds the `caws` scheduler (avg variant).
-    let n_ways = points.len();
-    if want_oracle {
-        let rr = super::caws::baseline_config(&configs[0].1)?;
-        for w in &workloads {
-            points.push(Point::new(w, a.size, rr.clone()));
-        }
-    }
     let out = batch::run(&points, &opts)?;
     let mut main: Vec<Outcome> = out[..n_main].to_vec();
-    let ways_out = &out[n_main..n_ways];
+    let ways_out = &out[n_main..];
+    // CAWS with oracle criticality (Chapter 3): the RR runs recorded every warp's execution
+    // time per workload; their oracle files feed the `caws` scheduler (avg variant).
     if want_oracle {
         let dir = opts
             .cache
@@ -303,7 +306,7 @@ pub fn run(a: CawaArgs) -> Result<()> {
             .with_context(|| format!("cannot create {}", dir.display()))?;
         let mut pts = Vec::new();
         for (i, w) in workloads.iter().enumerate() {
-            let oracle = super::caws::oracle_of(&out[n_ways + i].stats)?;
+            let oracle = super::caws::oracle_of(&out[i].stats)?;
             let path = super::caws::save_oracle(&oracle, &dir, w, a.size)?;
             let mut c = super::caws::policy_config(&configs[0].1, "caws_avg", &path)?;
             c.name = format!("{}+caws_oracle", base.name);
@@ -488,8 +491,29 @@ pub fn run(a: CawaArgs) -> Result<()> {
         },
     );
     report.insert("missing".into(), json!(missing));
-    let wall: f64 = out.iter().filter(|o| !o.cached).map(|o| o.wall_s).sum();
-    report.insert("simulated_cpu_s".into(), json!(wall));
+    // Simulation cost: every point's thread CPU time (of its original run when cached), per
+    // workload and per policy, to show which points dominate the experiment's run time.
+    let mut timed: Vec<(&str, String, &Outcome)> = Vec::new();
+    for (pi, (name, _)) in configs.iter().enumerate() {
+        for (wi, w) in workloads.iter().enumerate() {
+            timed.push((w, name.to_string(), get(pi, wi)));
+        }
+    }
+    for (k, (kk, _)) in ways_cfgs.iter().enumerate() {
+        for (si, w) in sens_sel.iter().enumerate() {
+            timed.push((w, format!("cawa_ways{kk}"), &ways_out[k * sens_sel.len() + si]));
+        }
+    }
+    report.insert("cpu_s".into(), cpu_breakdown(&timed));
+    let fresh = || timed.iter().filter(|t| !t.2.cached);
+    report.insert(
+        "simulated_cpu_s".into(),
+        json!(fresh().map(|t| t.2.cpu_s).sum::<f64>()),
+    );
+    report.insert(
+        "simulated_wall_s".into(),
+        json!(fresh().map(|t| t.2.wall_s).sum::<f64>()),
+    );
 
     let text = serde_json::to_string_pretty(&Value::Object(report.clone()))? + "\n";
     if let Some(dir) = &a.svg {
@@ -548,6 +572,22 @@ pub fn run(a: CawaArgs) -> Result<()> {
     Ok(())
 }
 
+/// CPU seconds of the points `(workload, policy, outcome)`: `total`, `by_workload` and
+/// `by_policy` (cached points count with their original run's time).
+fn cpu_breakdown(timed: &[(&str, String, &Outcome)]) -> Value {
+    let (mut by_w, mut by_p) = (BTreeMap::<String, f64>::new(), BTreeMap::<String, f64>::new());
+    for (w, p, o) in timed {
+        *by_w.entry(w.to_string()).or_default() += o.cpu_s;
+        *by_p.entry(p.clone()).or_default() += o.cpu_s;
+    }
+    json!({
+        "total": timed.iter().map(|t| t.2.cpu_s).sum::<f64>(),
+        "points": timed.len(),
+        "by_workload": by_w,
+        "by_policy": by_p,
+    })
+}
+
 /// A short table of the report for the terminal.
 fn summary(r: &Map<String, Value>) -> String {
     let mut s = String::new();
@@ -563,9 +603,10 @@ fn summary(r: &Map<String, Value>) -> String {
         }
     }
     s.push_str(&format!(
-        "CPL accuracy {}   critical-warp L1D hit ratio {}\n",
+        "CPL accuracy {}   critical-warp L1D hit ratio {}   simulation CPU {} s\n",
         f(&r["cpl_accuracy"]),
-        f(&r["critical_warp_l1d_hit_ratio"])
+        f(&r["critical_warp_l1d_hit_ratio"]),
+        f(&r["cpu_s"]["total"])
     ));
     if let Some(m) = r["missing"].as_object() {
         for (k, v) in m {

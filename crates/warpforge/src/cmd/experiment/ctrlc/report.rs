@@ -342,6 +342,7 @@ mod tests {
                 "raw": {"l1d_reuse": reuse, "l1d_pcs": {"3": {"misses": 5}, "9": {"misses": 50}}},
             }}),
             wall_s: 0.0,
+            cpu_s: 0.0,
             cached: false,
         }
     }
