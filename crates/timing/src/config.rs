@@ -1045,6 +1045,11 @@ mod tests {
         let e = g.set("core.scheduler", "fastest").unwrap_err();
         assert_eq!(e.key, "core.scheduler");
         assert!(e.reason.contains("gto"), "{e}");
+        assert_eq!(g.core.cpl_critical, "slowest");
+        g.set("core.cpl_critical", "top_half").unwrap();
+        let e = g.set("core.cpl_critical", "fastest").unwrap_err();
+        assert_eq!(e.key, "core.cpl_critical");
+        assert!(e.reason.contains("slowest, top_half"), "{e}");
         let e = g.set("l1d", "3").unwrap_err();
         assert!(e.reason.contains("table"), "{e}");
         let e = g.apply_overrides(&["l1d.sets"]).unwrap_err();
