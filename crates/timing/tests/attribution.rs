@@ -294,6 +294,9 @@ fn recording_switches_do_not_change_timing() {
             assert_eq!(x.l1d, y.l1d, "{name} {}", x.kernel);
             assert_eq!(x.dram, y.dram, "{name} {}", x.kernel);
         }
-        assert!(b.iter().any(|k| !k.warp_times.is_empty()), "{name}: no warp times");
+        assert!(
+            b.iter().any(|k| !k.warp_times.is_empty()),
+            "{name}: no warp times"
+        );
     }
 }

@@ -501,7 +501,11 @@ pub fn run(a: CawaArgs) -> Result<()> {
     }
     for (k, (kk, _)) in ways_cfgs.iter().enumerate() {
         for (si, w) in sens_sel.iter().enumerate() {
-            timed.push((w, format!("cawa_ways{kk}"), &ways_out[k * sens_sel.len() + si]));
+            timed.push((
+                w,
+                format!("cawa_ways{kk}"),
+                &ways_out[k * sens_sel.len() + si],
+            ));
         }
     }
     report.insert("cpu_s".into(), cpu_breakdown(&timed));
@@ -575,7 +579,10 @@ pub fn run(a: CawaArgs) -> Result<()> {
 /// CPU seconds of the points `(workload, policy, outcome)`: `total`, `by_workload` and
 /// `by_policy` (cached points count with their original run's time).
 fn cpu_breakdown(timed: &[(&str, String, &Outcome)]) -> Value {
-    let (mut by_w, mut by_p) = (BTreeMap::<String, f64>::new(), BTreeMap::<String, f64>::new());
+    let (mut by_w, mut by_p) = (
+        BTreeMap::<String, f64>::new(),
+        BTreeMap::<String, f64>::new(),
+    );
     for (w, p, o) in timed {
         *by_w.entry(w.to_string()).or_default() += o.cpu_s;
         *by_p.entry(p.clone()).or_default() += o.cpu_s;
@@ -631,6 +638,29 @@ mod tests {
             select("policy", &["gto".into(), "gto".into()], &known).unwrap(),
             vec!["gto"]
         );
+    }
+
+    #[test]
+    fn cpu_time_is_summed_per_workload_and_policy() {
+        let o = |cpu_s: f64, cached: bool| Outcome {
+            stats: json!({}),
+            wall_s: 10.0 * cpu_s,
+            cpu_s,
+            cached,
+        };
+        let (a, b, c) = (o(1.5, false), o(2.0, true), o(4.0, false));
+        let t = vec![
+            ("kmn", "rr".to_string(), &a),
+            ("kmn", "cawa".to_string(), &b),
+            ("bfs", "cawa".to_string(), &c),
+        ];
+        let v = cpu_breakdown(&t);
+        assert_eq!(v["total"], json!(7.5));
+        assert_eq!(v["points"], json!(3));
+        assert_eq!(v["by_workload"]["kmn"], json!(3.5));
+        assert_eq!(v["by_workload"]["bfs"], json!(4.0));
+        assert_eq!(v["by_policy"]["cawa"], json!(6.0));
+        assert_eq!(v["by_policy"]["rr"], json!(1.5));
     }
 
     #[test]
