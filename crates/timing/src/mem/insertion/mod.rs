@@ -29,8 +29,9 @@ pub struct MissInfo {
     /// Warp slot that missed.
     pub warp: u32,
     /// The request comes from a warp that the SM's criticality prediction (CPL, spec 000 §4.3)
-    /// ranks critical: in the slower half of its thread block. Always computed; policies that
-    /// do not use criticality ignore it.
+    /// ranks critical (`core.cpl_critical`: by default the slowest warp of its thread block,
+    /// [`crate::core::cpl::Cpl::is_critical`]). Always computed; policies that do not use
+    /// criticality ignore it.
     pub critical: bool,
 }
 
