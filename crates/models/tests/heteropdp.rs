@@ -275,3 +275,82 @@ fn grid_scaling_keeps_per_warp_inputs_and_grows_the_footprint() {
     assert_eq!(q.blocks, 1);
     assert_eq!(q.warps, p.warps / 10);
 }
+
+/// Random kernel features of plausible magnitudes.
+fn random_kernel(seed: &mut u64) -> warpforge_models::heteropdp::features::KernelFeatures {
+    let mut k = warpforge_models::heteropdp::features::KernelFeatures::default();
+    for v in k.cmp.iter_mut().chain(k.gpu.iter_mut()) {
+        *v = lcg(seed);
+    }
+    k.threads = 1e3 * lcg(seed);
+    k.buffer_bytes = 2e5 * lcg(seed);
+    k.transfer_bytes = 2e5 * lcg(seed);
+    k
+}
+
+#[test]
+fn nested_model_recovers_a_synthetic_interference_law() {
+    use warpforge_models::heteropdp::nested::{
+        cross_validate as nested_cv, interference_factors, msle, names, Interference,
+    };
+    let p = Platform::default();
+    let cos = spec2006();
+    // Known laws on the named factors: the CMP slowdown grows with the co-runners' core share
+    // and with their bandwidth times the kernel's own bandwidth; the GPU one with the
+    // co-runners' bandwidth times the kernel's copy share.
+    let law = |d: Target, x: &[f64]| -> f64 {
+        match d {
+            Target::Cmp => 1.0 + 0.25 * x[2] + 0.9 * x[0] * x[3] + 0.3 * x[1] * x[4],
+            Target::Gpu => 1.0 + 1.7 * x[0] * x[2] + 0.2 * x[1],
+        }
+    };
+    for d in [Target::Cmp, Target::Gpu] {
+        let n = names(d);
+        assert_eq!(n[0], "co_dram_bw_util");
+        let mut seed = 7u64;
+        let mut make = |rows: usize, tag: &str| -> Vec<Sample> {
+            (0..rows)
+                .map(|r| {
+                    let k = random_kernel(&mut seed);
+                    let ta = 1e-5 * lcg(&mut seed);
+                    let one = std::slice::from_ref(&cos[r % cos.len()]);
+                    let both = &cos[r % 2..r % 2 + 2];
+                    let co = if r % 3 == 0 { both } else { one };
+                    let x = interference_factors(&p, d, &k, ta, co);
+                    assert_eq!(x.len(), n.len());
+                    Sample {
+                        group: format!("{tag}{}", r / 3),
+                        y: law(d, &x),
+                        x,
+                    }
+                })
+                .collect()
+        };
+        let train = make(240, "k");
+        let test = make(60, "t");
+        let m = Interference::fit(d, &train, 0.0).expect("fit");
+        for s in &test {
+            let got = m.slowdown(&s.x);
+            assert!((got - s.y).abs() < 1e-6 * s.y, "{d:?}: {got} vs {}", s.y);
+        }
+        // No co-runner: no pressure factor, so exactly no slowdown.
+        let k = random_kernel(&mut seed);
+        assert_eq!(m.slowdown(&interference_factors(&p, d, &k, 1e-4, &[])), 1.0);
+        // Cross-validation by group sees the same law in every fold.
+        let y: Vec<f64> = train.iter().map(|s| s.y).collect();
+        let cv = nested_cv(d, &train, 8, 0.0).expect("cv");
+        assert!(msle(&cv, &y) < 1e-12, "{d:?}: cv msle {}", msle(&cv, &y));
+        // A law outside the model's span (a slowdown without any co-runner pressure) is not
+        // recovered: the no-intercept terms all vanish without pressure.
+        let off: Vec<Sample> = train
+            .iter()
+            .map(|s| Sample {
+                y: s.y + 0.5 * s.x[n.len() - 1] / 2e7,
+                ..s.clone()
+            })
+            .collect();
+        let yo: Vec<f64> = off.iter().map(|s| s.y).collect();
+        let cvo = nested_cv(d, &off, 8, 0.0).expect("cv");
+        assert!(msle(&cvo, &yo) > 1e-6);
+    }
+}

@@ -17,6 +17,7 @@ use super::bubble::BubbleTable;
 use super::corunner::CoRunner;
 use super::features::{factors, system_features, KernelFeatures, ModelKind};
 use super::metrics::{slowdown, weighted_fairness};
+use super::nested::{self, Interference};
 use super::platform::Platform;
 use super::regression::Model;
 use serde::{Deserialize, Serialize};
@@ -96,6 +97,10 @@ pub struct Predictor {
     pub models: [Model; 4],
     /// Bubble-up table per co-runner name.
     pub bubbles: BTreeMap<String, BubbleTable>,
+    /// Nested co-located models `[CMP, GPU]` ([`nested`]); where present they replace models
+    /// 3 and 4 (`T_coloc = T_alone × slowdown`).
+    #[serde(default)]
+    pub nested: [Option<Interference>; 2],
 }
 
 impl Predictor {
@@ -103,8 +108,22 @@ impl Predictor {
         &self.models[ModelKind::ALL.iter().position(|&m| m == k).unwrap_or(0)]
     }
 
-    /// Predicted time of `kind`, s.
+    /// Predicted time of `kind`, s (a co-located kind through its nested model where the
+    /// predictor has one).
     pub fn time(&self, kind: ModelKind, k: &KernelFeatures, corunners: &[CoRunner]) -> f64 {
+        let nest = match kind {
+            ModelKind::CmpColoc => Some((Target::Cmp, &self.nested[0])),
+            ModelKind::GpuColoc => Some((Target::Gpu, &self.nested[1])),
+            _ => None,
+        };
+        if let Some((d, Some(m))) = nest {
+            let ta = self.time(nested::alone_kind(d), k, &[]);
+            if corunners.is_empty() {
+                return ta;
+            }
+            let x = nested::interference_factors(&self.platform, d, k, ta, corunners);
+            return ta * m.slowdown(&x);
+        }
         let s = system_features(&self.platform, corunners);
         self.model(kind)
             .predict(&factors(kind, k, &s))
@@ -133,14 +152,9 @@ impl Predictor {
         ];
         let p = &self.platform;
         let llc = p.llc_bytes;
-        let spill = (1.0 - (llc / k.buffer_bytes.max(1.0)).min(1.0)).max(0.0);
-        // Vector-memory warp instructions of the whole grid (per work-item count × warps of
-        // 32 work-items), one 128-byte line each.
-        let vmem_total = k.cmp[3] * k.threads / 32.0;
-        let dram = k.buffer_bytes + vmem_total * 128.0 * spill;
-        let cmp_bw = dram / ta[0] / 1e9;
+        let cmp_bw = nested::cmp_dram_bytes(p, k) / ta[0] / 1e9;
         let ps = ((p.cores as f64 + corunners.len() as f64) / p.cores as f64).max(1.0);
-        let fx = (k.transfer_bytes / (p.pcie_gbs * 1e9) / ta[1]).clamp(0.0, 1.0);
+        let fx = nested::copy_share(p, k, ta[1]);
         let mut sd = [Vec::new(), Vec::new()];
         for (j, c) in corunners.iter().enumerate() {
             let (obw, ollc) = corunners

@@ -9,6 +9,7 @@
 //! * [`corunner`]: native CPU co-runner profiles (SPEC CPU2006-like, Table 6.2);
 //! * [`features`]: the Table 6.4 features from the instruction analyser;
 //! * [`regression`]: the four regression models (Eq 6.5) and the K-fold pruning;
+//! * [`nested`]: the nested co-located model (alone model × regressed interference slowdown);
 //! * [`scale`]: training runs at scaled global work sizes;
 //! * [`bubble`]: the Bubble-up table of each co-runner;
 //! * [`metrics`]: Eqs 6.1–6.4 and 6.6;
@@ -19,6 +20,7 @@ pub mod corunner;
 pub mod decide;
 pub mod features;
 pub mod metrics;
+pub mod nested;
 pub mod platform;
 pub mod regression;
 pub mod scale;

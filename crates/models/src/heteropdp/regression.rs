@@ -110,7 +110,8 @@ pub enum FitError {
         /// Factors expected.
         want: usize,
     },
-    /// A non-finite or non-positive time, or a non-finite factor.
+    /// A non-finite target (or a non-positive one under relative weighting), or a non-finite
+    /// factor.
     #[error("sample {0} has a non-finite factor or a non-positive time")]
     BadValue(usize),
     /// The SVD did not converge.
@@ -153,7 +154,8 @@ impl Model {
                     want: factors.len(),
                 });
             }
-            if !(s.y.is_finite() && s.y > 0.0) || s.x.iter().any(|v| !v.is_finite()) {
+            let y_ok = s.y.is_finite() && (s.y > 0.0 || w == Weighting::Absolute);
+            if !y_ok || s.x.iter().any(|v| !v.is_finite()) {
                 return Err(FitError::BadValue(i));
             }
         }
@@ -215,24 +217,47 @@ pub fn r2_log(pred: &[f64], meas: &[f64]) -> f64 {
     }
 }
 
-/// Held-out predictions of K-fold cross-validation by group: groups (sorted) go to folds round
-/// robin; returns one prediction per sample (in sample order).
+/// The K-fold split by group: groups (sorted) go to folds round robin.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Folds {
+    groups: Vec<String>,
+    /// Number of folds (at least 2, at most the number of groups when there are more than 2).
+    pub k: usize,
+}
+
+impl Folds {
+    /// The folds of `samples`' groups for a requested `k`.
+    pub fn new(samples: &[Sample], k: usize) -> Folds {
+        let mut groups: Vec<String> = samples.iter().map(|s| s.group.clone()).collect();
+        groups.sort_unstable();
+        groups.dedup();
+        let k = k.clamp(2, groups.len().max(2));
+        Folds { groups, k }
+    }
+
+    /// Fold of group `g` (0 for an unknown group).
+    pub fn of(&self, g: &str) -> usize {
+        self.groups
+            .binary_search_by(|x| x.as_str().cmp(g))
+            .map(|i| i % self.k)
+            .unwrap_or(0)
+    }
+}
+
+/// Held-out predictions of K-fold cross-validation by group ([`Folds`]); returns one prediction
+/// per sample (in sample order).
 pub fn cross_validate(
     factors: &[String],
     samples: &[Sample],
     k: usize,
     fit: Fit,
 ) -> Result<Vec<f64>, FitError> {
-    let mut groups: Vec<&str> = samples.iter().map(|s| s.group.as_str()).collect();
-    groups.sort_unstable();
-    groups.dedup();
-    let k = k.clamp(2, groups.len().max(2));
-    let fold_of = |g: &str| groups.binary_search(&g).map(|i| i % k).unwrap_or(0);
+    let folds = Folds::new(samples, k);
     let mut pred = vec![0.0; samples.len()];
-    for f in 0..k {
+    for f in 0..folds.k {
         let train: Vec<Sample> = samples
             .iter()
-            .filter(|s| fold_of(&s.group) != f)
+            .filter(|s| folds.of(&s.group) != f)
             .cloned()
             .collect();
         if train.is_empty() {
@@ -240,7 +265,7 @@ pub fn cross_validate(
         }
         let m = Model::fit(factors, &train, fit)?;
         for (i, s) in samples.iter().enumerate() {
-            if fold_of(&s.group) == f {
+            if folds.of(&s.group) == f {
                 pred[i] = m.predict(&s.x);
             }
         }

@@ -17,10 +17,10 @@ use anyhow::{Context, Result};
 use serde_json::json;
 use warpforge_models::heteropdp::corunner::{self, CoRunner};
 use warpforge_models::heteropdp::decide::{choose, Target};
-use warpforge_models::heteropdp::features::{factors, system_features, ModelKind};
+use warpforge_models::heteropdp::features::ModelKind;
 use warpforge_models::heteropdp::metrics::{fairness_ratio, slowdown, weighted_speedup};
 use warpforge_models::heteropdp::platform::Measured;
-use warpforge_models::heteropdp::train::{train, JobData, TrainOptions};
+use warpforge_models::heteropdp::train::{train, ColocForm, JobData, TrainOptions};
 use warpforge_workloads::Size;
 
 use crate::cmd::heteropdp::{
@@ -52,6 +52,32 @@ pub struct HeteropdpArgs {
     /// grids only.
     #[arg(long, default_value = DEFAULT_SCALES, value_delimiter = ',')]
     pub grid_scales: Vec<f64>,
+    /// Form of the co-located models: `flat` (Eq 6.5 on the co-located times), `nested` (alone
+    /// model × regressed interference slowdown) or `auto` (per target, the one with the smaller
+    /// K-fold cross-validated slowdown error on the training kernels).
+    #[arg(long, value_enum, default_value_t = ColocArg::Auto)]
+    pub coloc: ColocArg,
+}
+
+/// `--coloc` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColocArg {
+    /// Eq 6.5 fitted on the co-located times.
+    Flat,
+    /// Alone model × regressed interference slowdown.
+    Nested,
+    /// Chosen per target by K-fold cross-validation on the training kernels.
+    Auto,
+}
+
+impl From<ColocArg> for ColocForm {
+    fn from(a: ColocArg) -> Self {
+        match a {
+            ColocArg::Flat => ColocForm::Flat,
+            ColocArg::Nested => ColocForm::Nested,
+            ColocArg::Auto => ColocForm::Auto,
+        }
+    }
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -132,6 +158,7 @@ pub fn run(a: HeteropdpArgs) -> Result<()> {
     );
     let o = TrainOptions {
         folds: a.folds,
+        coloc: a.coloc.into(),
         ..TrainOptions::default()
     };
     let trained = train(&t, &cos, &train_refs, &o)?;
@@ -168,6 +195,7 @@ pub fn run(a: HeteropdpArgs) -> Result<()> {
     }
     // One co-runner (weights 1, then 0.5-2.5).
     let (mut ok_co, mut n_co) = (0, 0);
+    let mut cases_coloc = Vec::new();
     let (mut ok_w, mut n_w) = (0, 0);
     let (mut f_gpu, mut f_hp, mut f_orc, mut f_cmp) = (vec![], vec![], vec![], vec![]);
     let (mut ws_gpu, mut ws_hp) = (vec![], vec![]);
@@ -190,11 +218,18 @@ pub fn run(a: HeteropdpArgs) -> Result<()> {
             ];
             ws_gpu.push(ws[1]);
             ws_hp.push(pick(dec.target, ws));
-            let s = system_features(&t.platform, one);
-            let pc = pr.models[2].predict(&factors(ModelKind::CmpColoc, &d.features, &s));
-            let pg = pr.models[3].predict(&factors(ModelKind::GpuColoc, &d.features, &s));
+            let (pc, pg) = (dec.t_coloc[0], dec.t_coloc[1]);
             note(ModelKind::CmpColoc, pc, m.cmp_coloc);
             note(ModelKind::GpuColoc, pg, m.gpu_coloc);
+            cases_coloc.push(json!({
+                "kernel": d.group, "size": d.size, "corunner": c.name,
+                "measured": [m.cmp_coloc, m.gpu_coloc], "predicted": dec.t_coloc,
+                "measured_alone": [m.cmp_alone, m.gpu_alone], "predicted_alone": dec.t_alone,
+                "measured_fairness": fair, "predicted_fairness": dec.fairness,
+                "measured_corunner_sd": [m.corunner_sd_cmp[0], m.corunner_sd_gpu[0]],
+                "predicted_corunner_sd": [dec.corunner_sd[0][0], dec.corunner_sd[1][0]],
+                "target": dec.target, "oracle": orc,
+            }));
             for w in [0.5, 1.0, 1.5, 2.0, 2.5] {
                 let dw = pr.decide(&d.features, one, &[w]);
                 ok_w += usize::from(dw.target == oracle(m, &[w]));
@@ -307,7 +342,13 @@ pub fn run(a: HeteropdpArgs) -> Result<()> {
             "fraction": frac(changed, data.len()), "which": changed_names,
         },
         "training": training,
+        "coloc_model": trained.coloc,
+        "coloc_form": {
+            "cmp": if pr.nested[0].is_some() { "nested" } else { "flat" },
+            "gpu": if pr.nested[1].is_some() { "nested" } else { "flat" },
+        },
         "test_cases_alone": cases_alone,
+        "test_cases_coloc": cases_coloc,
         "platform": t.platform,
         "corunners": cos,
     });
