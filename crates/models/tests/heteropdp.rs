@@ -295,13 +295,13 @@ fn nested_model_recovers_a_synthetic_interference_law() {
     };
     let p = Platform::default();
     let cos = spec2006();
-    // Known laws on the named factors: the CMP slowdown grows with the co-runners' core share
-    // and with their bandwidth times the kernel's own bandwidth; the GPU one with the
-    // co-runners' bandwidth times the kernel's copy share.
+    // Known laws (of ln slowdown) on the named factors: the CMP slowdown grows with the
+    // co-runners' core share and with their bandwidth times the kernel's own bandwidth; the GPU
+    // one with the co-runners' bandwidth times the kernel's copy share.
     let law = |d: Target, x: &[f64]| -> f64 {
         match d {
-            Target::Cmp => 1.0 + 0.25 * x[2] + 0.9 * x[0] * x[3] + 0.3 * x[1] * x[4],
-            Target::Gpu => 1.0 + 1.7 * x[0] * x[2] + 0.2 * x[1],
+            Target::Cmp => (0.9 * x[2] + 0.9 * x[0] * x[3] + 0.3 * x[1] * x[4]).exp(),
+            Target::Gpu => (1.7 * x[0] * x[2] + 0.2 * x[1]).exp(),
         }
     };
     for d in [Target::Cmp, Target::Gpu] {
@@ -345,12 +345,69 @@ fn nested_model_recovers_a_synthetic_interference_law() {
         let off: Vec<Sample> = train
             .iter()
             .map(|s| Sample {
-                y: s.y + 0.5 * s.x[n.len() - 1] / 2e7,
+                y: s.y * (1.0 + 0.5 * s.x[n.len() - 1] / 2e7),
                 ..s.clone()
             })
             .collect();
         let yo: Vec<f64> = off.iter().map(|s| s.y).collect();
         let cvo = nested_cv(d, &off, 8, 0.0).expect("cv");
         assert!(msle(&cvo, &yo) > 1e-6);
+    }
+}
+
+#[test]
+fn log_fit_removes_the_downward_bias_of_relative_least_squares() {
+    // Positive coefficients, so every time is positive; multiplicative noise e^{±0.4}
+    // (symmetric in ln). Relative least squares shrinks every prediction by
+    // cosh(0.4)/cosh(0.8) ≈ 0.81 (mean ln error ≈ −0.21); the log fit is unbiased in ln.
+    let coef = [2.0, 0.5, 1e-1, 0.25, 4e-2, 7e-2];
+    let names: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+    let clean = synthetic(&coef, 3, 400, 11);
+    let noisy: Vec<Sample> = clean
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Sample {
+            y: s.y * if i % 2 == 0 { 0.4f64.exp() } else { (-0.4f64).exp() },
+            ..s.clone()
+        })
+        .collect();
+    let mean_ln = |m: &Model| {
+        noisy
+            .iter()
+            .map(|s| (m.predict(&s.x) / s.y).ln())
+            .sum::<f64>()
+            / noisy.len() as f64
+    };
+    let sse = |m: &Model| -> f64 {
+        noisy
+            .iter()
+            .map(|s| (m.predict(&s.x).max(1e-3 * s.y) / s.y).ln().powi(2))
+            .sum()
+    };
+    let rel = Model::fit(&names, &noisy, Fit::default()).expect("relative");
+    let log = Model::fit(
+        &names,
+        &noisy,
+        Fit {
+            weighting: Weighting::Log,
+            rcond: 0.0,
+        },
+    )
+    .expect("log");
+    assert!(mean_ln(&rel) < -0.15, "relative: {}", mean_ln(&rel));
+    assert!(mean_ln(&log).abs() < 0.05, "log: {}", mean_ln(&log));
+    assert!(sse(&log) < sse(&rel));
+    // Noiseless data: the log fit keeps the exact coefficients.
+    let exact = Model::fit(
+        &names,
+        &clean,
+        Fit {
+            weighting: Weighting::Log,
+            rcond: 0.0,
+        },
+    )
+    .expect("exact");
+    for (got, want) in exact.coef.iter().zip(coef) {
+        assert!((got - want).abs() < 1e-6 * want.abs().max(1e-3), "{got} vs {want}");
     }
 }

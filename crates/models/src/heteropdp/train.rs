@@ -8,7 +8,7 @@ use super::features::{factors, names, system_features, KernelFeatures, ModelKind
 use super::platform::{Measured, Targets};
 use super::nested::{self, alone_kind, coloc_kind, interference_factors, Interference};
 use super::regression::{
-    prune, r2_log, select_rcond, Fit, FitError, Folds, Model, Pruning, Sample, Weighting,
+    prune, r2_log, select_fit, Fit, FitError, Folds, Model, Pruning, Sample, Weighting,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -43,8 +43,11 @@ pub struct TrainOptions {
     pub folds: usize,
     /// Largest share of the pool the pruning may remove.
     pub max_pruned: f64,
-    /// Row weighting of the least squares.
+    /// Row weighting of the least squares (the only candidate unless `select_weighting`).
     pub weighting: Weighting,
+    /// Choose the weighting of each model among [`Weighting::Relative`] and [`Weighting::Log`]
+    /// by its K-fold cross-validated R² of ln(time) on the training kernels.
+    pub select_weighting: bool,
     /// Form of the co-located models.
     pub coloc: ColocForm,
 }
@@ -54,7 +57,8 @@ impl Default for TrainOptions {
         TrainOptions {
             folds: 32,
             max_pruned: 0.3,
-            weighting: Weighting::Relative,
+            weighting: Weighting::Log,
+            select_weighting: true,
             coloc: ColocForm::Auto,
         }
     }
@@ -99,9 +103,9 @@ pub struct ColocScore {
 pub struct Trained {
     /// The predictor.
     pub predictor: Predictor,
-    /// Pruning of models 1–4 (keys `cmp_alone`, ...) and the SVD truncation chosen by
-    /// cross-validation.
-    pub pruning: BTreeMap<String, (Pruning, f64)>,
+    /// Pruning of models 1–4 (keys `cmp_alone`, ...) and the fit (weighting, SVD truncation)
+    /// chosen by cross-validation.
+    pub pruning: BTreeMap<String, (Pruning, Fit)>,
     /// Flat-versus-nested cross-validation per target (`cmp`, `gpu`; only with
     /// [`ColocForm::Auto`]).
     pub coloc: BTreeMap<String, ColocScore>,
@@ -275,18 +279,19 @@ pub fn train(
     for kind in ModelKind::ALL {
         let f = names(kind);
         let s = samples(targets, kind, corunners, jobs);
-        let (rcond, _) = select_rcond(&f, &s, o.folds, o.weighting)?;
-        let fit = Fit {
-            weighting: o.weighting,
-            rcond,
+        let cands: &[Weighting] = if o.select_weighting {
+            &[Weighting::Relative, Weighting::Log]
+        } else {
+            std::slice::from_ref(&o.weighting)
         };
+        let (fit, _) = select_fit(&f, &s, o.folds, cands)?;
         let pr = prune(&f, &s, o.folds, o.max_pruned, fit)?;
         let kept: Vec<Sample> = s
             .into_iter()
             .filter(|x| pr.kept.binary_search(&x.group).is_ok())
             .collect();
         models.push(Model::fit(&f, &kept, fit)?);
-        pruning.insert(kind.key().to_string(), (pr, rcond));
+        pruning.insert(kind.key().to_string(), (pr, fit));
         fits.push(fit);
     }
     let mut nested_models = [None, None];

@@ -286,7 +286,7 @@ pub fn run(a: HeteropdpArgs) -> Result<()> {
             .map_or(0.0, |w| frac(if which == 20 { w.0 } else { w.1 }, w.2))
     };
     let mut training = serde_json::Map::new();
-    for (k, (p, rcond)) in &trained.pruning {
+    for (k, (p, fit)) in &trained.pruning {
         training.insert(
             k.clone(),
             json!({
@@ -296,7 +296,8 @@ pub fn run(a: HeteropdpArgs) -> Result<()> {
                 "removed": p.removed,
                 "cv_r2_pool": p.cv_r2_pool,
                 "cv_r2_kept": p.cv_r2_kept,
-                "svd_rcond": rcond,
+                "svd_rcond": fit.rcond,
+                "weighting": fit.weighting,
                 "terms": pr.models[ModelKind::ALL.iter().position(|m| m.key() == k).unwrap_or(0)].terms.len(),
             }),
         );
