@@ -367,7 +367,12 @@ fn log_fit_removes_the_downward_bias_of_relative_least_squares() {
         .iter()
         .enumerate()
         .map(|(i, s)| Sample {
-            y: s.y * if i % 2 == 0 { 0.4f64.exp() } else { (-0.4f64).exp() },
+            y: s.y
+                * if i % 2 == 0 {
+                    0.4f64.exp()
+                } else {
+                    (-0.4f64).exp()
+                },
             ..s.clone()
         })
         .collect();
@@ -408,6 +413,9 @@ fn log_fit_removes_the_downward_bias_of_relative_least_squares() {
     )
     .expect("exact");
     for (got, want) in exact.coef.iter().zip(coef) {
-        assert!((got - want).abs() < 1e-6 * want.abs().max(1e-3), "{got} vs {want}");
+        assert!(
+            (got - want).abs() < 1e-6 * want.abs().max(1e-3),
+            "{got} vs {want}"
+        );
     }
 }

@@ -5,8 +5,8 @@ use super::bubble::BubbleTable;
 use super::corunner::CoRunner;
 use super::decide::{Predictor, Target, MIN_TIME_S};
 use super::features::{factors, names, system_features, KernelFeatures, ModelKind};
-use super::platform::{Measured, Targets};
 use super::nested::{self, alone_kind, coloc_kind, interference_factors, Interference};
+use super::platform::{Measured, Targets};
 use super::regression::{
     prune, r2_log, select_fit, Fit, FitError, Folds, Model, Pruning, Sample, Weighting,
 };
@@ -166,7 +166,7 @@ pub fn nested_samples(
                 Target::Cmp => (m.cmp_alone, m.cmp_coloc),
                 Target::Gpu => (m.gpu_alone, m.gpu_coloc),
             };
-            if !(ta > 0.0) {
+            if ta.is_nan() || ta <= 0.0 {
                 continue;
             }
             out.push(Sample {
