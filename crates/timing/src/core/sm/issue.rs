@@ -77,19 +77,6 @@ impl Sm {
         free
     }
 
-    /// Units (bit `3 * sub-core + kind`) without a free collector.
-    fn no_free(&self, free: &Free) -> u64 {
-        let mut m = 0u64;
-        for (j, f) in free.iter().enumerate().take(self.sub_cores) {
-            for (k, &n) in f.iter().enumerate() {
-                if n == 0 {
-                    m |= 1 << (3 * j + k);
-                }
-            }
-        }
-        m
-    }
-
     /// Why warp `w` cannot issue at `now` (`None`: it is ready). Reads state only.
     pub(super) fn warp_why(&self, w: usize, now: u64, free: &Free) -> Option<Why> {
         let bit = 1u64 << w;
@@ -143,10 +130,8 @@ impl Sm {
     }
 
     /// [`Sm::classify`], also leaving each live warp's reason in `whys` (`None`: ready) when
-    /// latency attribution or a probe is on. Otherwise the scheduler's previous result is
-    /// reused while none of its warps was touched, the busy collectors are the same and no
-    /// I-buffer head has finished decoding since (`ClassMemo`): the classification reads
-    /// nothing else, so the result is the one a fresh scan would give.
+    /// latency attribution or a probe is on. Otherwise the result comes from the per-warp
+    /// state kept by [`Sm::classify_kept`] (`whys` is not written).
     pub(super) fn classify_into(
         &self,
         s: usize,
@@ -154,25 +139,13 @@ impl Sm {
         free: &Free,
         whys: &mut [Option<Why>; 64],
     ) -> (u64, u64, u64, Why) {
-        let memo_on = !self.attribute && self.probe.is_none();
-        let smask = self.sched_masks[s];
-        if memo_on {
-            let c = self.class_memo[s].get();
-            if c.valid
-                && self.touched_issue.get() & smask == 0
-                && c.at <= now
-                && now < c.until
-                && (!c.uses_free || c.no_free == self.no_free(free))
-            {
-                return c.result;
-            }
+        if !self.attribute && self.probe.is_none() {
+            return self.classify_kept(s, now, free);
         }
-        let mask = smask & self.used_warps;
+        let mask = self.sched_masks[s] & self.used_warps;
         let mut ready = 0u64;
         let mut long_wait = 0u64;
         let mut why = Why::Idle;
-        let mut until = u64::MAX;
-        let mut uses_free = false;
         let mut m = mask;
         while m != 0 {
             let w = m.trailing_zeros() as usize;
@@ -181,38 +154,16 @@ impl Sm {
             let r = self.warp_why(w, now, free);
             whys[w] = r;
             match r {
-                None => {
-                    ready |= 1 << w;
-                    uses_free = true;
-                }
+                None => ready |= 1 << w,
                 Some(r) => {
                     if matches!(r, Why::Sync | Why::MemData) {
                         long_wait |= 1 << w;
-                    }
-                    uses_free |= matches!(r, Why::Structural | Why::Ldst);
-                    if r == Why::Fetch {
-                        let wp = &self.warps[w];
-                        if wp.len > 0 {
-                            until = until.min(wp.ready_at[wp.head as usize]);
-                        }
                     }
                     why = why.min(r);
                 }
             }
         }
-        let result = (mask, ready, long_wait, why);
-        if memo_on {
-            self.touched_issue.set(self.touched_issue.get() & !smask);
-            self.class_memo[s].set(ClassMemo {
-                valid: true,
-                at: now,
-                until,
-                no_free: if uses_free { self.no_free(free) } else { 0 },
-                uses_free,
-                result,
-            });
-        }
-        result
+        (mask, ready, long_wait, why)
     }
 
     /// Latency attribution: `n` probes of warp `w` in consecutive cycles from `now`, each

@@ -13,6 +13,7 @@
 //! `exec.rs` writeback, the LD/ST unit and the operand collectors, `issue.rs` the schedulers,
 //! stall attribution and retirement, `diag.rs` the deadlock diagnosis.
 
+mod classes;
 mod diag;
 mod exec;
 mod front;
@@ -117,35 +118,6 @@ const MAX_SUB: usize = crate::config::MAX_SUB_CORES as usize;
 /// Free operand collectors of each unit kind (SP, SFU, memory), per sub-core.
 type Free = [[usize; 3]; MAX_SUB];
 
-/// A scheduler's last classification ([`Sm::classify_into`]), reused while it stays valid:
-/// none of the scheduler's warps touched ([`Sm::touch`]), the same units without a free
-/// collector where that decided a warp's reason, and `now`
-/// in `at..until` (`until`: the earliest I-buffer head still decoding).
-#[derive(Clone, Copy)]
-struct ClassMemo {
-    valid: bool,
-    at: u64,
-    until: u64,
-    /// Units without a free collector (`Sm::no_free`) when the result depended on them
-    /// (some warp reached the unit check), else 0 with `uses_free` false.
-    no_free: u64,
-    uses_free: bool,
-    result: (u64, u64, u64, Why),
-}
-
-impl Default for ClassMemo {
-    fn default() -> Self {
-        Self {
-            valid: false,
-            at: 0,
-            until: 0,
-            no_free: 0,
-            uses_free: false,
-            result: (0, 0, 0, Why::Idle),
-        }
-    }
-}
-
 /// Why a warp cannot issue; lower is closer to issuing (the stall attributed to a cycle).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Why {
@@ -223,9 +195,9 @@ pub struct Sm {
     touched_fetch: u64,
     /// Warps the fetch scan found it cannot fetch for; valid until touched.
     nofetch: u64,
-    /// Each scheduler's last classification (used without latency attribution or a probe,
+    /// Each warp's kept issue classification (used without latency attribution or a probe,
     /// which need every warp's reason).
-    class_memo: Vec<Cell<ClassMemo>>,
+    classes: Box<classes::Classes>,
     regs_used: u32,
     smem_used: u32,
     scheds: Vec<Box<dyn WarpScheduler>>,
@@ -373,7 +345,7 @@ impl Sm {
             touched_issue: Cell::new(0),
             touched_fetch: 0,
             nofetch: 0,
-            class_memo: vec![Cell::new(ClassMemo::default()); n_sched],
+            classes: Box::new(classes::Classes::new(c.sub_cores as usize)),
             fetched_all: 0,
             regs_used: 0,
             smem_used: 0,

@@ -1,0 +1,205 @@
+//! Per-warp issue classification kept between cycles: each live warp's reason for not issuing
+//! (or the unit it needs) is re-read only when the warp was touched ([`Sm::touch`]) or its
+//! I-buffer head finished decoding, so a scheduler's view costs a few mask operations per
+//! cycle instead of a read of every warp (used without latency attribution or a probe).
+
+use super::*;
+
+/// Slot of [`Classes::masks`] holding the warps whose reason is the fixed `Why` (index = the
+/// reason's rank); `Structural` and `Ldst` depend on free collectors and are never fixed.
+const NEED: usize = 8;
+/// Slots `NEED + k`: head decoded, no hazard, needs unit kind `k` (0 SP, 1 SFU, 2 memory,
+/// 3 none: always ready).
+const DECODING: usize = NEED + 4;
+/// Slots in all.
+const SLOTS: usize = DECODING + 1;
+/// After decoding: a scoreboard hazard without loads in flight (`DataHazard`).
+const POST_DATA: u8 = 4;
+/// After decoding: a scoreboard hazard with loads in flight (`MemData`).
+const POST_MEM: u8 = 5;
+
+/// The classification state (interior mutability: the schedulers read the SM through `&self`).
+pub(super) struct Classes {
+    /// Warps by state (see the slot constants); a warp is in exactly one slot while live.
+    masks: [Cell<u64>; SLOTS],
+    /// Each warp's slot.
+    slot: [Cell<u8>; 64],
+    /// Decoding warps: the cycle their head may issue.
+    until: [Cell<u64>; 64],
+    /// Decoding warps: their state once decoded (`0..4`: unit kind; `POST_DATA`, `POST_MEM`).
+    post: [Cell<u8>; 64],
+    /// Latest `now` classified (an earlier one re-reads every warp).
+    last: Cell<u64>,
+    /// Warps of each sub-core.
+    pub(super) sub_masks: [u64; MAX_SUB],
+}
+
+impl Classes {
+    pub(super) fn new(sub_cores: usize) -> Self {
+        let mut sub_masks = [0u64; MAX_SUB];
+        for w in 0..64 {
+            sub_masks[w % sub_cores] |= 1 << w;
+        }
+        Self {
+            masks: std::array::from_fn(|_| Cell::new(0)),
+            slot: std::array::from_fn(|_| Cell::new(Why::Idle as u8)),
+            until: std::array::from_fn(|_| Cell::new(0)),
+            post: std::array::from_fn(|_| Cell::new(0)),
+            last: Cell::new(0),
+            sub_masks,
+        }
+    }
+
+    #[inline]
+    fn mask(&self, i: usize) -> u64 {
+        self.masks[i].get()
+    }
+
+    #[inline]
+    fn put(&self, w: usize, i: usize) {
+        let old = self.slot[w].get() as usize;
+        self.masks[old].set(self.masks[old].get() & !(1u64 << w));
+        self.masks[i].set(self.masks[i].get() | 1u64 << w);
+        self.slot[w].set(i as u8);
+    }
+}
+
+impl Sm {
+    fn unit_kind(&self, c: OpClass) -> u8 {
+        match self.unit_of(c) {
+            Unit::Sp => 0,
+            Unit::Sfu => 1,
+            Unit::Mem => 2,
+            Unit::None => 3,
+        }
+    }
+
+    /// Places warp `w` by its decoded state `post` ([`Sm::warp_why`] past the decode check).
+    #[inline]
+    fn settle(&self, w: usize, post: u8) {
+        let c = &self.classes;
+        if post < POST_DATA {
+            c.put(w, NEED + post as usize);
+        } else {
+            let bit = 1u64 << w;
+            self.blocked.set(self.blocked.get() | bit);
+            if post == POST_MEM {
+                self.blocked_mem.set(self.blocked_mem.get() | bit);
+                c.put(w, Why::MemData as usize);
+            } else {
+                c.put(w, Why::DataHazard as usize);
+            }
+        }
+    }
+
+    /// Re-reads warp `w` at `now`: the decisions of [`Sm::warp_why`] that depend neither on
+    /// later cycles nor on free collectors.
+    fn reclassify(&self, w: usize, now: u64) {
+        let c = &self.classes;
+        let bit = 1u64 << w;
+        if self.blocked.get() & bit != 0 {
+            let r = if self.blocked_mem.get() & bit != 0 {
+                Why::MemData
+            } else {
+                Why::DataHazard
+            };
+            c.put(w, r as usize);
+            return;
+        }
+        let wp = &self.warps[w];
+        let r = if wp.at_barrier {
+            Why::Sync
+        } else if wp.len == 0 {
+            if wp.fetch_done {
+                Why::Sync
+            } else if wp.branch_pending {
+                Why::Control
+            } else {
+                Why::Fetch
+            }
+        } else {
+            let h = wp.head as usize;
+            let inst = &wp.ibuf[h];
+            let post = if wp.sb.hazard(inst).is_some() {
+                if wp.pending_loads > 0 {
+                    POST_MEM
+                } else {
+                    POST_DATA
+                }
+            } else {
+                self.unit_kind(inst.class)
+            };
+            if wp.ready_at[h] > now {
+                c.until[w].set(wp.ready_at[h]);
+                c.post[w].set(post);
+                c.put(w, DECODING);
+            } else {
+                self.settle(w, post);
+            }
+            return;
+        };
+        c.put(w, r as usize);
+    }
+
+    /// [`Sm::classify`] from the kept per-warp state: (mask of warps, ready warps,
+    /// long-waiting warps, the stall reason closest to issuing), identical to reading every
+    /// warp with [`Sm::warp_why`].
+    pub(super) fn classify_kept(&self, s: usize, now: u64, free: &Free) -> (u64, u64, u64, Why) {
+        let c = &self.classes;
+        let smask = self.sched_masks[s];
+        let live = smask & self.used_warps;
+        let mut touched = self.touched_issue.get();
+        if now < c.last.get() {
+            touched = u64::MAX;
+        }
+        c.last.set(now);
+        self.touched_issue.set(touched & !smask);
+        let mut m = touched & live;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            debug_assert!(self.warps[w].live, "used warp slots hold live warps");
+            self.reclassify(w, now);
+        }
+        let mut m = c.mask(DECODING) & live;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if c.until[w].get() <= now {
+                self.settle(w, c.post[w].get());
+            }
+        }
+        let mut ready = c.mask(NEED + 3);
+        let mut wanting = 0u64;
+        for (j, f) in free.iter().enumerate().take(self.sub_cores) {
+            let sub = c.sub_masks[j];
+            for (k, &n) in f.iter().enumerate() {
+                if n > 0 {
+                    ready |= c.mask(NEED + k) & sub;
+                } else {
+                    wanting |= c.mask(NEED + k) & sub;
+                }
+            }
+        }
+        let ready = ready & live;
+        let why = if (c.mask(NEED) | c.mask(NEED + 1)) & wanting & live != 0 {
+            Why::Structural
+        } else if c.mask(NEED + 2) & wanting & live != 0 {
+            Why::Ldst
+        } else if c.mask(Why::MemData as usize) & live != 0 {
+            Why::MemData
+        } else if c.mask(Why::DataHazard as usize) & live != 0 {
+            Why::DataHazard
+        } else if c.mask(Why::Control as usize) & live != 0 {
+            Why::Control
+        } else if (c.mask(Why::Fetch as usize) | c.mask(DECODING)) & live != 0 {
+            Why::Fetch
+        } else if c.mask(Why::Sync as usize) & live != 0 {
+            Why::Sync
+        } else {
+            Why::Idle
+        };
+        let long_wait = (c.mask(Why::Sync as usize) | c.mask(Why::MemData as usize)) & live;
+        (live, ready, long_wait, why)
+    }
+}
