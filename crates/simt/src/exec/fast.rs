@@ -66,7 +66,9 @@ pub(super) fn commit(
     }
 }
 
-#[inline(always)]
+/// Not inlined: with the operands as plain references here, the loop is vectorised (inlined,
+/// the compiler chose between a borrowed register and a computed operand once per lane).
+#[inline(never)]
 pub(super) fn map2(
     a: &[u64; WARP_SIZE],
     b: &[u64; WARP_SIZE],
@@ -79,7 +81,9 @@ pub(super) fn map2(
     o
 }
 
-#[inline(always)]
+/// Not inlined: with the operands as plain references here, the loop is vectorised (inlined,
+/// the compiler chose between a borrowed register and a computed operand once per lane).
+#[inline(never)]
 pub(super) fn map3(
     a: &[u64; WARP_SIZE],
     b: &[u64; WARP_SIZE],
@@ -244,7 +248,8 @@ pub(super) fn global_fast<const TRACE: bool>(
     true
 }
 
-#[inline(always)]
+/// Not inlined, for the reason given at [`map2`].
+#[inline(never)]
 pub(super) fn cmp_mask(
     a: &[u64; WARP_SIZE],
     b: &[u64; WARP_SIZE],

@@ -442,13 +442,25 @@ pub fn step<const TRACE: bool>(
         out.barrier_threads = t.barrier_threads;
         out.hints = t.hints;
         out.warp_exits = false;
-        out.mem = t.mem.map(|(space, bytes, st, at)| MemAccess {
-            space,
-            bytes_per_lane: bytes,
-            is_store: st,
-            is_atomic: at,
-            addrs: [0; WARP_SIZE],
-        });
+        // Written in place: building the `Option<MemAccess>` (300 bytes) and moving it in
+        // cost a copy per instruction, memory or not.
+        match t.mem {
+            Some((space, bytes, st, at)) => {
+                let m = out.mem.get_or_insert_with(|| MemAccess {
+                    space,
+                    bytes_per_lane: bytes,
+                    is_store: st,
+                    is_atomic: at,
+                    addrs: [0; WARP_SIZE],
+                });
+                m.space = space;
+                m.bytes_per_lane = bytes;
+                m.is_store = st;
+                m.is_atomic = at;
+                m.addrs = [0; WARP_SIZE];
+            }
+            None => out.mem = None,
+        }
     }
     let mut flow = Flow::Go;
     match inst.k {

@@ -84,8 +84,13 @@ pub struct Channel {
     /// Changes of the queues or of an open row so far: the scheduler's answers
     /// ([`DramScheduler::pick`]) stay valid while it is unchanged.
     ver: u64,
-    /// Per bank: (`2 * ver + write` when asked, the scheduler's answer).
+    /// Per bank: (`2 * ver + write` when asked, the scheduler's answer); with a bank-local
+    /// policy ([`DramScheduler::bank_local`]) the bank's own `2 * bank_ver + write` instead.
     picks: Vec<(u64, Option<usize>)>,
+    /// The policy's answer for a bank depends only on that bank's requests and row.
+    bank_local: bool,
+    /// Per bank: changes of its requests or of its open row so far.
+    bank_ver: Vec<u64>,
     /// Counters.
     pub stats: DramStats,
 }
@@ -111,8 +116,16 @@ impl Channel {
             sched: Policy::new(&cfg.scheduler).expect("validated scheduler"),
             ver: 0,
             picks: vec![(u64::MAX, None); cfg.banks as usize],
+            bank_local: false,
+            bank_ver: vec![0; cfg.banks as usize],
             stats: DramStats::default(),
         }
+        .with_bank_local()
+    }
+
+    fn with_bank_local(mut self) -> Self {
+        self.bank_local = self.sched.bank_local();
+        self
     }
 
     /// Whether the read (or write) queue has room.
@@ -128,6 +141,7 @@ impl Channel {
         r.bursts_done = 0;
         r.activated = false;
         self.ver += 1;
+        self.bank_ver[r.bank as usize] += 1;
         if r.write {
             self.wpending[r.bank as usize] += 1;
             self.wqueue.push(r);
@@ -198,7 +212,12 @@ impl Channel {
                 continue;
             }
             let open = self.banks[b as usize].open;
-            let key = self.ver * 2 + write as u64;
+            let v = if self.bank_local {
+                self.bank_ver[b as usize]
+            } else {
+                self.ver
+            };
+            let key = v * 2 + write as u64;
             let memo = self.picks[b as usize];
             let pick = if memo.0 == key {
                 memo.1
@@ -222,6 +241,7 @@ impl Channel {
             }
             if self.try_issue(idx, write, now) {
                 self.ver += 1;
+                self.bank_ver[b as usize] += 1;
                 next_rr.get_or_insert((b + 1) % nb);
                 if !self.cfg.dual_bus {
                     break;
@@ -313,6 +333,17 @@ impl Channel {
                         self.pending[bi] -= 1;
                         self.queue.remove(idx)
                     };
+                    if self.bank_local {
+                        // Kept answers of other banks for this queue name the same requests,
+                        // one place earlier when behind the removed one.
+                        for (k, p) in self.picks.iter_mut().enumerate() {
+                            if k != bi && p.0 % 2 == write as u64 {
+                                if let Some(j) = p.1.as_mut().filter(|j| **j > idx) {
+                                    *j -= 1;
+                                }
+                            }
+                        }
+                    }
                     if done.write {
                         self.stats.writes += 1;
                         if done.ack.is_some() {
@@ -375,6 +406,46 @@ mod tests {
             }
         }
         done
+    }
+
+    /// The per-bank reuse of FR-FCFS answers (`bank_local`) serves the same requests in the
+    /// same cycles as asking again after every change of the queues, on a stream of reads
+    /// and writes over few banks and rows (row hits, conflicts, removals ahead of kept picks,
+    /// full queues).
+    #[test]
+    fn bank_local_answers_match_asking_again() {
+        let go = |local: bool| {
+            let mut c = chan();
+            assert!(c.bank_local, "FR-FCFS reads only the bank's requests");
+            c.bank_local = local;
+            let mut x = 12345u64;
+            let mut done = vec![];
+            for now in 0..20_000u64 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let write = (x >> 40) % 4 == 0;
+                if (x >> 33) % 3 != 0 && c.can_accept(write) {
+                    c.push(DramReq {
+                        addr: now,
+                        bytes: 32 << ((x >> 50) % 3),
+                        write,
+                        bank: ((x >> 20) % 4) as u32,
+                        row: ((x >> 10) % 3) as u32,
+                        ..Default::default()
+                    });
+                }
+                c.cycle(now);
+                while let Some(r) = c.peek_return(now) {
+                    done.push((now, r.addr));
+                    c.pop_return();
+                }
+            }
+            (done, c.stats.row_hits, c.stats.row_misses, c.stats.writes)
+        };
+        let (a, b) = (go(true), go(false));
+        assert!(a.0.len() > 1000 && a.3 > 100, "a busy channel");
+        assert_eq!(a, b);
     }
 
     /// With `dual_bus` an activate and a column command share a cycle: two banks, one with its

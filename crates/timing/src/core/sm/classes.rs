@@ -171,15 +171,19 @@ impl Sm {
         }
         let mut ready = c.mask(NEED + 3);
         let mut wanting = 0u64;
-        for (j, f) in free.iter().enumerate().take(self.sub_cores) {
-            let sub = c.sub_masks[j];
-            for (k, &n) in f.iter().enumerate() {
-                if n > 0 {
-                    ready |= c.mask(NEED + k) & sub;
-                } else {
-                    wanting |= c.mask(NEED + k) & sub;
+        for k in 0..3 {
+            let need = c.mask(NEED + k) & live;
+            if need == 0 {
+                continue;
+            }
+            let mut avail = 0u64;
+            for (j, f) in free.iter().enumerate().take(self.sub_cores) {
+                if f[k] > 0 {
+                    avail |= c.sub_masks[j];
                 }
             }
+            ready |= need & avail;
+            wanting |= need & !avail;
         }
         let ready = ready & live;
         let why = if (c.mask(NEED) | c.mask(NEED + 1)) & wanting & live != 0 {

@@ -214,10 +214,11 @@ impl Sm {
         }
         // Operand reads: one per bank per cycle, collectors served round robin from `cu_rr`.
         let n = self.cus.len();
-        if self.cu_busy != 0 {
+        // (Collectors with nothing left to read are skipped: they would read nothing.)
+        if self.cu_pending != 0 {
             let mut bank_busy = 0u64;
             let from = !0u64 << self.cu_rr;
-            for part in [self.cu_busy & from, self.cu_busy & !from] {
+            for part in [self.cu_pending & from, self.cu_pending & !from] {
                 let mut m = part;
                 while m != 0 {
                     let i = m.trailing_zeros() as usize;
@@ -235,10 +236,16 @@ impl Sm {
                             j += 1;
                         }
                     }
+                    if c.reads == 0 {
+                        self.cu_pending &= !(1 << i);
+                    }
                 }
             }
         }
-        self.cu_rr = (self.cu_rr + 1) % n.max(1);
+        self.cu_rr += 1;
+        if self.cu_rr >= n {
+            self.cu_rr = 0;
+        }
     }
 
     /// Dispatch of the collectors `cand` (unit kind `kind` of sub-core `j`; the memory
@@ -246,17 +253,12 @@ impl Sm {
     /// operands read goes to a free unit, as long as both remain.
     fn dispatch_kind(&mut self, kind: Unit, j: usize, cand: u64, now: u64) {
         loop {
-            let mut best: Option<usize> = None;
-            let mut m = cand & self.cu_busy;
-            while m != 0 {
-                let i = m.trailing_zeros() as usize;
-                m &= m - 1;
-                let c = &self.cus[i];
-                if c.reads == 0 && best.is_none_or(|b| c.seq < self.cus[b].seq) {
-                    best = Some(i);
-                }
+            // Collectors with all operands read; the unit is looked for only when there is one,
+            // the oldest collector only when there is a unit (either missing ends the loop).
+            let mut m = cand & self.cu_busy & !self.cu_pending;
+            if m == 0 {
+                break;
             }
-            let Some(ci) = best else { break };
             let unit_idx = match kind {
                 Unit::Sp => {
                     let (a, b) = self.unit_range[j][0];
@@ -275,6 +277,15 @@ impl Sm {
                 _ => (!self.ldst.busy).then_some(0),
             };
             let Some(ui) = unit_idx else { break };
+            let mut ci = m.trailing_zeros() as usize;
+            m &= m - 1;
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                if self.cus[i].seq < self.cus[ci].seq {
+                    ci = i;
+                }
+            }
             if kind == Unit::Mem {
                 let started = self.start_mem(ci, now);
                 self.mem_blocked = !started;

@@ -66,12 +66,13 @@ impl Sm {
     }
 
     /// Free collectors of each unit kind (SP, SFU, memory), per sub-core.
+    #[inline]
     pub(super) fn free_units(&self) -> Free {
-        let mut free = [[0usize; 3]; MAX_SUB];
+        let mut free = [[0u8; 3]; MAX_SUB];
         let idle = !self.cu_busy;
         for (f, masks) in free.iter_mut().zip(&self.cu_mask) {
             for (k, &m) in masks.iter().enumerate() {
-                f[k] = (m & idle).count_ones() as usize;
+                f[k] = (m & idle).count_ones() as u8;
             }
         }
         free
@@ -423,6 +424,9 @@ impl Sm {
                 as u8;
             c.banks[c.reads as usize] = b;
             c.reads += 1;
+        }
+        if c.reads > 0 {
+            self.cu_pending |= 1 << ci;
         }
         let ci_inst = &mut self.cu_insts[ci];
         if unit == Unit::Mem {

@@ -116,7 +116,7 @@ struct LdSt {
 const MAX_SUB: usize = crate::config::MAX_SUB_CORES as usize;
 
 /// Free operand collectors of each unit kind (SP, SFU, memory), per sub-core.
-type Free = [[usize; 3]; MAX_SUB];
+type Free = [[u8; 3]; MAX_SUB];
 
 /// Why a warp cannot issue; lower is closer to issuing (the stall attributed to a cycle).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -222,6 +222,8 @@ pub struct Sm {
     cus: Vec<Cu>,
     /// Busy collectors (bit `i` = `cus[i]`).
     cu_busy: u64,
+    /// The busy collectors with operand reads left (the others wait for dispatch).
+    cu_pending: u64,
     /// The collectors of `cu_range[j][k]` as a mask.
     cu_mask: Vec<[u64; 3]>,
     /// The instruction held by each collector (apart from `cus`, which the dispatch and
@@ -376,6 +378,7 @@ impl Sm {
             map,
             cus: vec![cu; a + b + m],
             cu_busy: 0,
+            cu_pending: 0,
             cu_mask: Vec::new(),
             cu_insts: vec![DynInst::default(); a + b + m],
             cu_range: {

@@ -23,4 +23,7 @@ impl DramScheduler for FrFcfs {
         }
         first
     }
+    fn bank_local(&self) -> bool {
+        true
+    }
 }

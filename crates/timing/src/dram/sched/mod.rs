@@ -15,6 +15,13 @@ pub trait DramScheduler {
     /// `open_row`; `None` to leave the bank alone this cycle. A function of its arguments: the
     /// controller reuses the answer while the queue and the bank's open row are unchanged.
     fn pick(&mut self, queue: &[DramReq], bank: u32, open_row: Option<u32>) -> Option<usize>;
+    /// Whether [`DramScheduler::pick`] for a bank reads only the requests of that bank (their
+    /// fields and their order) and its open row: the controller then keeps the answer while
+    /// that bank's requests and row are unchanged, shifting it when an earlier request of
+    /// another bank leaves the queue. Default: no (any change of the queue asks again).
+    fn bank_local(&self) -> bool {
+        false
+    }
 }
 
 macro_rules! policies {
@@ -33,6 +40,9 @@ macro_rules! policies {
             #[inline]
             fn pick(&mut self, q: &[DramReq], bank: u32, row: Option<u32>) -> Option<usize> {
                 match self { $( Policy::$variant(p) => p.pick(q, bank, row), )* }
+            }
+            fn bank_local(&self) -> bool {
+                match self { $( Policy::$variant(p) => p.bank_local(), )* }
             }
         }
     };
