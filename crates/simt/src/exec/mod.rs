@@ -445,20 +445,24 @@ pub fn step<const TRACE: bool>(
         // Written in place: building the `Option<MemAccess>` (300 bytes) and moving it in
         // cost a copy per instruction, memory or not.
         match t.mem {
-            Some((space, bytes, st, at)) => {
-                let m = out.mem.get_or_insert_with(|| MemAccess {
-                    space,
-                    bytes_per_lane: bytes,
-                    is_store: st,
-                    is_atomic: at,
-                    addrs: [0; WARP_SIZE],
-                });
-                m.space = space;
-                m.bytes_per_lane = bytes;
-                m.is_store = st;
-                m.is_atomic = at;
-                m.addrs = [0; WARP_SIZE];
-            }
+            Some((space, bytes, st, at)) => match &mut out.mem {
+                Some(m) => {
+                    m.space = space;
+                    m.bytes_per_lane = bytes;
+                    m.is_store = st;
+                    m.is_atomic = at;
+                    m.addrs = [0; WARP_SIZE];
+                }
+                slot => {
+                    *slot = Some(MemAccess {
+                        space,
+                        bytes_per_lane: bytes,
+                        is_store: st,
+                        is_atomic: at,
+                        addrs: [0; WARP_SIZE],
+                    })
+                }
+            },
             None => out.mem = None,
         }
     }
