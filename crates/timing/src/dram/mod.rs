@@ -424,8 +424,8 @@ mod tests {
                 x = x
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
-                let write = (x >> 40) % 4 == 0;
-                if (x >> 33) % 3 != 0 && c.can_accept(write) {
+                let write = (x >> 40).is_multiple_of(4);
+                if !(x >> 33).is_multiple_of(3) && c.can_accept(write) {
                     c.push(DramReq {
                         addr: now,
                         bytes: 32 << ((x >> 50) % 3),
