@@ -48,8 +48,11 @@ pub struct HeteroArgs {
     /// Write the CPU-vs-GPU scatter of the policies (hetero_policies.svg) into this directory.
     #[arg(long)]
     svg: Option<PathBuf>,
-    /// GPU workload size (tiny keeps the whole experiment under 30 min on 2 cores).
-    #[arg(long, default_value = "tiny", value_parser = crate::cmd::run::parse_size)]
+    /// GPU workload size. `small` (default): kernels of 36K-180K GPU cycles, long enough for
+    /// the §5.6 probe window (100K GPU cycles) and ~100 invocations of the §3 algorithm; the whole
+    /// experiment takes about 9 CPU-minutes (under 30 min on 2 cores). `tiny` (6K-29K GPU
+    /// cycles, under 1 CPU-minute) for quick checks; larger sizes take longer.
+    #[arg(long, default_value = "small", value_parser = crate::cmd::run::parse_size)]
     size: Size,
     /// GPU workloads (ours; default: the six standing in for Table 3).
     #[arg(long, value_delimiter = ',')]
