@@ -168,6 +168,12 @@ impl GpuConfig {
                 ));
             }
         }
+        if !matches!(self.shared.warp_parts, 1 | 2 | 4 | 8 | 16 | 32) {
+            return Err(ConfigError::new(
+                "shared.warp_parts",
+                "must be 1, 2, 4, 8, 16 or 32 (lanes per part: 32 / warp_parts)",
+            ));
+        }
         if self.shared.banks > 64 {
             return Err(ConfigError::new("shared.banks", "at most 64"));
         }

@@ -422,6 +422,11 @@ pub struct SharedConfig {
     pub bank_bytes: u32,
     /// Latency of a conflict-free access, core cycles.
     pub latency: u32,
+    /// Parts a warp's shared-memory access is split into, served one after another, each with
+    /// its own bank conflicts (GPGPU-Sim `-gpgpu_shmem_warp_parts`: 2 = half-warps, as on
+    /// GT200); 1 (the default, Fermi and later): the whole warp at once.
+    #[serde(default = "default_warp_parts")]
+    pub warp_parts: u32,
     /// Unified L1 data cache and shared memory (Volta and later), bytes per SM: at each launch
     /// the smallest of `carveouts` that holds the kernel's shared memory (per CTA times the
     /// CTAs that fit an SM) goes to shared memory and the rest is the L1D, whose ways scale
@@ -433,6 +438,10 @@ pub struct SharedConfig {
     /// `-gpgpu_shmem_option`, in KiB there).
     #[serde(default)]
     pub carveouts: Vec<u32>,
+}
+
+fn default_warp_parts() -> u32 {
+    1
 }
 
 /// Request and reply networks between SMs and L2 slices (spec 000 §8.1 item 4).

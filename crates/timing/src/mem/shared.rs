@@ -34,6 +34,29 @@ pub fn conflict_degree(mem: &MemAccess, active: u32, banks: u32, bank_bytes: u32
     max.max(1)
 }
 
+/// Cycles the shared-memory access `mem` over the `active` lanes takes when a warp is served in
+/// `parts` consecutive lane groups of `32 / parts` lanes (GPGPU-Sim `-gpgpu_shmem_warp_parts`):
+/// the sum of each non-empty group's conflict degree (1 for an access with no active lane).
+pub fn conflict_cycles(
+    mem: &MemAccess,
+    active: u32,
+    banks: u32,
+    bank_bytes: u32,
+    parts: u32,
+) -> u32 {
+    if parts <= 1 {
+        return conflict_degree(mem, active, banks, bank_bytes);
+    }
+    let width = WARP_SIZE as u32 / parts;
+    let group = (1u32 << width) - 1;
+    let total: u32 = (0..parts)
+        .map(|p| active & (group << (p * width)))
+        .filter(|&m| m != 0)
+        .map(|m| conflict_degree(mem, m, banks, bank_bytes))
+        .sum();
+    total.max(1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,6 +70,25 @@ mod tests {
             *a = f(i);
         }
         m
+    }
+
+    /// Half-warps (`-gpgpu_shmem_warp_parts 2`): a conflict-free access takes two cycles, one
+    /// per half; a stride-2 access, 2-way conflicted over the warp, is conflict free within
+    /// each half of 16 lanes on 32 banks (two cycles); a broadcast word takes one cycle per
+    /// half; an access by one half only takes that half's cycles.
+    #[test]
+    fn warp_parts_serve_each_part_with_its_own_conflicts() {
+        let unit = access(|i| 4 * i as u64);
+        assert_eq!(conflict_cycles(&unit, !0, 32, 4, 1), 1);
+        assert_eq!(conflict_cycles(&unit, !0, 32, 4, 2), 2);
+        let two = access(|i| 8 * i as u64);
+        assert_eq!(conflict_cycles(&two, !0, 32, 4, 1), 2);
+        assert_eq!(conflict_cycles(&two, !0, 32, 4, 2), 2);
+        let col = access(|i| 4 * 32 * i as u64);
+        assert_eq!(conflict_cycles(&col, !0, 32, 4, 2), 32);
+        assert_eq!(conflict_cycles(&access(|_| 4), !0, 32, 4, 2), 2);
+        assert_eq!(conflict_cycles(&unit, 0xffff, 32, 4, 2), 1);
+        assert_eq!(conflict_cycles(&unit, 0, 32, 4, 2), 1);
     }
 
     #[test]

@@ -101,6 +101,7 @@ pub const MAPPED: &[&str] = &[
     "gpgpu_memory_partition_indexing",
     "dram_dual_bus_interface",
     "gpgpu_flush_l2_cache",
+    "gpgpu_shmem_warp_parts",
 ];
 
 /// Prefixes / names of options that steer the simulator, not the simulated GPU.
@@ -166,11 +167,6 @@ const AS_MODELLED: &[(&str, ValueTest, &str)] = &[
         "gpgpu_shmem_limited_broadcast",
         |v| v == "0",
         "lanes reading one shared-memory word are served by one broadcast (mem/shared.rs)",
-    ),
-    (
-        "gpgpu_shmem_warp_parts",
-        |v| v == "1",
-        "shared-memory bank conflicts are counted over the whole warp at once",
     ),
     (
         "gpgpu_cache:dl2_texture_only",
@@ -679,6 +675,9 @@ pub fn to_timing_config(
         cfg.core.cta_launch_latency = v;
     }
     cfg.l2.flush_between_launches = o.bool("gpgpu_flush_l2_cache")? == Some(true);
+    if let Some(v) = o.u32("gpgpu_shmem_warp_parts")? {
+        cfg.shared.warp_parts = v.clamp(1, 32).next_power_of_two();
+    }
     cfg.l1d.insertion = if !l1_present || o.bool("gpgpu_gmem_skip_L1D")? == Some(true) {
         "bypass_all".into()
     } else {
@@ -997,9 +996,9 @@ mod tests {
             "-gpgpu_max_insn_issue_per_warp 2\n-gpgpu_shmem_warp_parts 2\n\
              -gpgpu_shmem_limited_broadcast 1\n-gpgpu_mem_address_mask 1\n",
         );
+        assert_eq!(r.config.shared.warp_parts, 2);
         for n in [
             "-gpgpu_max_insn_issue_per_warp",
-            "-gpgpu_shmem_warp_parts",
             "-gpgpu_shmem_limited_broadcast",
             "-gpgpu_mem_address_mask",
         ] {

@@ -379,7 +379,13 @@ impl Sm {
         let (mut ntx, mut shared_left, mut src) = (0usize, 0u32, ReqSrc::L1d);
         match mem.space {
             MemSpace::Shared => {
-                let d = conflict_degree(mem, active, self.smem_banks, self.smem_bank_bytes);
+                let d = conflict_cycles(
+                    mem,
+                    active,
+                    self.smem_banks,
+                    self.smem_bank_bytes,
+                    self.smem_warp_parts,
+                );
                 self.stats.shared_accesses += 1;
                 self.stats.shared_conflict_cycles += (d - 1) as u64;
                 shared_left = d;

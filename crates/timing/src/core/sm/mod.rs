@@ -31,7 +31,7 @@ use crate::mem::coalesce::{coalesce, distinct_chunks, Txn, MAX_TXNS};
 use crate::mem::code;
 use crate::mem::l1::{AccessKind, Outcome, L1};
 use crate::mem::req::{MemReq, ReqKind, ReqSrc, ACK};
-use crate::mem::shared::conflict_degree;
+use crate::mem::shared::conflict_cycles;
 use crate::stats::{CacheStats, CoreStats, LatencyStats, StallStats, WarpTime};
 use std::cell::Cell;
 use std::collections::VecDeque;
@@ -148,6 +148,8 @@ pub struct Sm {
     ii: ClassCycles,
     dp_on_sfu: bool,
     smem_banks: u32,
+    /// `shared.warp_parts`.
+    smem_warp_parts: u32,
     smem_bank_bytes: u32,
     smem_latency: u64,
     l1i_miss: u64,
@@ -321,6 +323,7 @@ impl Sm {
             ii: c.initiation.clone(),
             dp_on_sfu: c.dp_on_sfu,
             smem_banks: cfg.shared.banks,
+            smem_warp_parts: cfg.shared.warp_parts,
             smem_bank_bytes: cfg.shared.bank_bytes,
             smem_latency: cfg.shared.latency as u64,
             l1i_miss: cfg.l1i.miss_latency as u64,
