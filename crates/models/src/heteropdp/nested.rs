@@ -178,25 +178,10 @@ pub fn cross_validate(
     k: usize,
     rcond: f64,
 ) -> Result<Vec<f64>, FitError> {
-    let folds = super::regression::Folds::new(samples, k);
-    let mut pred = vec![1.0; samples.len()];
-    for f in 0..folds.k {
-        let train: Vec<Sample> = samples
-            .iter()
-            .filter(|s| folds.of(&s.group) != f)
-            .cloned()
-            .collect();
-        if train.is_empty() {
-            continue;
-        }
-        let m = Interference::fit(d, &train, rcond)?;
-        for (i, s) in samples.iter().enumerate() {
-            if folds.of(&s.group) == f {
-                pred[i] = m.slowdown(&s.x);
-            }
-        }
-    }
-    Ok(pred)
+    super::regression::Folds::new(samples, k).held_out(samples, 1.0, |train| {
+        let m = Interference::fit(d, train, rcond)?;
+        Ok(move |x: &[f64]| m.slowdown(x))
+    })
 }
 
 /// Mean squared `ln(predicted / measured)` (predictions floored at 1e-9).

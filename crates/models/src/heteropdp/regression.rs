@@ -336,6 +336,38 @@ impl Folds {
             .map(|i| i % self.k)
             .unwrap_or(0)
     }
+
+    /// Held-out predictions: for each fold, `fit` is given the other folds' samples and the
+    /// predictor it returns is applied to the fold's own samples. One prediction per sample, in
+    /// sample order; `default` where a fold had no training samples.
+    pub fn held_out<P, E>(
+        &self,
+        samples: &[Sample],
+        default: f64,
+        fit: impl Fn(&[Sample]) -> Result<P, E>,
+    ) -> Result<Vec<f64>, E>
+    where
+        P: Fn(&[f64]) -> f64,
+    {
+        let mut pred = vec![default; samples.len()];
+        for f in 0..self.k {
+            let train: Vec<Sample> = samples
+                .iter()
+                .filter(|s| self.of(&s.group) != f)
+                .cloned()
+                .collect();
+            if train.is_empty() {
+                continue;
+            }
+            let predict = fit(&train)?;
+            for (i, s) in samples.iter().enumerate() {
+                if self.of(&s.group) == f {
+                    pred[i] = predict(&s.x);
+                }
+            }
+        }
+        Ok(pred)
+    }
 }
 
 /// Held-out predictions of K-fold cross-validation by group ([`Folds`]); returns one prediction
@@ -346,25 +378,10 @@ pub fn cross_validate(
     k: usize,
     fit: Fit,
 ) -> Result<Vec<f64>, FitError> {
-    let folds = Folds::new(samples, k);
-    let mut pred = vec![0.0; samples.len()];
-    for f in 0..folds.k {
-        let train: Vec<Sample> = samples
-            .iter()
-            .filter(|s| folds.of(&s.group) != f)
-            .cloned()
-            .collect();
-        if train.is_empty() {
-            continue;
-        }
-        let m = Model::fit(factors, &train, fit)?;
-        for (i, s) in samples.iter().enumerate() {
-            if folds.of(&s.group) == f {
-                pred[i] = m.predict(&s.x);
-            }
-        }
-    }
-    Ok(pred)
+    Folds::new(samples, k).held_out(samples, 0.0, |train| {
+        let m = Model::fit(factors, train, fit)?;
+        Ok(move |x: &[f64]| m.predict(x))
+    })
 }
 
 /// Outcome of the K-fold pruning of the training pool (claim 31).
