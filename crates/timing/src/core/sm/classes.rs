@@ -107,38 +107,28 @@ impl Sm {
             return;
         }
         let wp = &self.warps[w];
-        let r = if wp.at_barrier {
-            Why::Sync
-        } else if wp.len == 0 {
-            if wp.fetch_done {
-                Why::Sync
-            } else if wp.branch_pending {
-                Why::Control
+        if let Some(r) = super::issue::headless_why(wp) {
+            c.put(w, r as usize);
+            return;
+        }
+        let h = wp.head as usize;
+        let inst = &wp.ibuf[h];
+        let post = if wp.sb.hazard(inst).is_some() {
+            if wp.pending_loads > 0 {
+                POST_MEM
             } else {
-                Why::Fetch
+                POST_DATA
             }
         } else {
-            let h = wp.head as usize;
-            let inst = &wp.ibuf[h];
-            let post = if wp.sb.hazard(inst).is_some() {
-                if wp.pending_loads > 0 {
-                    POST_MEM
-                } else {
-                    POST_DATA
-                }
-            } else {
-                self.unit_kind(inst.class)
-            };
-            if wp.ready_at[h] > now {
-                c.until[w].set(wp.ready_at[h]);
-                c.post[w].set(post);
-                c.put(w, DECODING);
-            } else {
-                self.settle(w, post);
-            }
-            return;
+            self.unit_kind(inst.class)
         };
-        c.put(w, r as usize);
+        if wp.ready_at[h] > now {
+            c.until[w].set(wp.ready_at[h]);
+            c.post[w].set(post);
+            c.put(w, DECODING);
+        } else {
+            self.settle(w, post);
+        }
     }
 
     /// [`Sm::classify`] from the kept per-warp state: (mask of warps, ready warps,

@@ -89,37 +89,28 @@ impl Sm {
             });
         }
         let wp = &self.warps[w];
-        Some(if wp.at_barrier {
-            Why::Sync
-        } else if wp.len == 0 {
-            if wp.fetch_done {
-                Why::Sync
-            } else if wp.branch_pending {
-                Why::Control
+        if let Some(r) = headless_why(wp) {
+            return Some(r);
+        }
+        let h = wp.head as usize;
+        let inst = &wp.ibuf[h];
+        Some(if wp.ready_at[h] > now {
+            Why::Fetch
+        } else if wp.sb.hazard(inst).is_some() {
+            self.blocked.set(self.blocked.get() | bit);
+            if wp.pending_loads > 0 {
+                self.blocked_mem.set(self.blocked_mem.get() | bit);
+                Why::MemData
             } else {
-                Why::Fetch
+                Why::DataHazard
             }
         } else {
-            let h = wp.head as usize;
-            let inst = &wp.ibuf[h];
-            if wp.ready_at[h] > now {
-                Why::Fetch
-            } else if wp.sb.hazard(inst).is_some() {
-                self.blocked.set(self.blocked.get() | bit);
-                if wp.pending_loads > 0 {
-                    self.blocked_mem.set(self.blocked_mem.get() | bit);
-                    Why::MemData
-                } else {
-                    Why::DataHazard
-                }
-            } else {
-                let free = &free[self.sub_of[w] as usize];
-                match self.unit_of(inst.class) {
-                    Unit::Sp if free[0] == 0 => Why::Structural,
-                    Unit::Sfu if free[1] == 0 => Why::Structural,
-                    Unit::Mem if free[2] == 0 => Why::Ldst,
-                    _ => return None,
-                }
+            let free = &free[self.sub_of[w] as usize];
+            match self.unit_of(inst.class) {
+                Unit::Sp if free[0] == 0 => Why::Structural,
+                Unit::Sfu if free[1] == 0 => Why::Structural,
+                Unit::Mem if free[2] == 0 => Why::Ldst,
+                _ => return None,
             }
         })
     }
@@ -501,5 +492,23 @@ impl Sm {
                 self.check_barrier(cs);
             }
         }
+    }
+}
+
+/// Why a warp with no instruction to look at waits: at a barrier or finished (`Sync`), a branch
+/// being resolved (`Control`) or an empty instruction buffer (`Fetch`); `None` when an
+/// instruction is at the head of its buffer. Shared by [`Sm::warp_why`] and the kept
+/// per-warp classification.
+pub(super) fn headless_why(wp: &Warp) -> Option<Why> {
+    if wp.at_barrier {
+        Some(Why::Sync)
+    } else if wp.len > 0 {
+        None
+    } else if wp.fetch_done {
+        Some(Why::Sync)
+    } else if wp.branch_pending {
+        Some(Why::Control)
+    } else {
+        Some(Why::Fetch)
     }
 }
