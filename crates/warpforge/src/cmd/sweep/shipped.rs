@@ -46,8 +46,12 @@ fn spec_keys(s: &Spec) -> Vec<String> {
 }
 
 /// An (empty) oracle file that `core.caws.oracle` accepts.
+/// An empty CAWS oracle in a file of its own: one per call, because the tests run in parallel
+/// and one test rewriting a shared file (truncate, then write) let another read it empty.
 fn oracle_file() -> PathBuf {
-    let p = std::env::temp_dir().join(format!("wf-shipped-oracle-{}.json", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let p = std::env::temp_dir().join(format!("wf-shipped-oracle-{}-{n}.json", std::process::id()));
     std::fs::write(&p, r#"{"kernels": []}"#).unwrap();
     p
 }
