@@ -97,17 +97,79 @@ pub(super) fn map3(
     o
 }
 
+/// `fma.rn.f32` of all lanes (a single rounding, as [`f32::mul_add`] and `arith::f32_fma` with
+/// `.rn`). Where the CPU has the FMA instruction the 32 lanes are computed by it, 8 at a time
+/// (glibc's `fmaf`, which `mul_add` calls without that target feature, uses the same
+/// instruction on such CPUs); elsewhere `mul_add` per lane.
+fn fma_f32(a: &[u64; WARP_SIZE], b: &[u64; WARP_SIZE], c: &[u64; WARP_SIZE]) -> [u64; WARP_SIZE] {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU supports the `fma` target feature (checked just above).
+        return unsafe { fma_f32_hw(a, b, c) };
+    }
+    map3(a, b, c, fma_lane)
+}
+
+/// The f32 value in the low half of a register.
+#[inline(always)]
+fn f32v(v: u64) -> f32 {
+    f32::from_bits(v as u32)
+}
+
+// The f32 fast paths are round-to-nearest only (the decoder's condition), and compute what
+// `arith::f32_*` compute with `.rn`: the native operations. They are written out here because
+// the rounding mode is not constant-folded through the non-inlined `map2`.
+
+/// One lane of `add.rn.f32` on register bits.
+#[inline(always)]
+fn add_f32_lane(x: u64, y: u64) -> u64 {
+    (f32v(x) + f32v(y)).to_bits() as u64
+}
+
+/// One lane of `sub.rn.f32`: `a + (-b)`, as `arith::f32_sub` computes it.
+#[inline(always)]
+fn sub_f32_lane(x: u64, y: u64) -> u64 {
+    (f32v(x) + -f32v(y)).to_bits() as u64
+}
+
+/// One lane of `mul.rn.f32` on register bits.
+#[inline(always)]
+fn mul_f32_lane(x: u64, y: u64) -> u64 {
+    (f32v(x) * f32v(y)).to_bits() as u64
+}
+
+/// One lane of `fma.rn.f32` on register bits.
+#[inline(always)]
+fn fma_lane(x: u64, y: u64, z: u64) -> u64 {
+    f32v(x).mul_add(f32v(y), f32v(z)).to_bits() as u64
+}
+
+/// [`fma_f32`] compiled with the `fma` target feature, so `mul_add` is the instruction.
+///
+/// # Safety
+/// The CPU must support the `fma` target feature.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+unsafe fn fma_f32_hw(
+    a: &[u64; WARP_SIZE],
+    b: &[u64; WARP_SIZE],
+    c: &[u64; WARP_SIZE],
+) -> [u64; WARP_SIZE] {
+    let mut o = [0u64; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        o[l] = fma_lane(a[l], b[l], c[l]);
+    }
+    o
+}
+
 /// Executes a [`Fast`] ALU instruction: all lanes computed, active lanes committed.
 pub(super) fn fast_alu(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32) {
-    use crate::arith;
     let a = operand(regs, inst.s[0]);
     let b = if inst.ns > 1 {
         operand(regs, inst.s[1])
     } else {
         Lanes::Ref(&ZERO)
     };
-    let f32v = |v: u64| f32::from_bits(v as u32);
-    let rn = warpforge_ptx::Rounding::Rn;
     let out = match inst.fast {
         Fast::Add => map2(&a, &b, |x, y| x.wrapping_add(y)),
         Fast::Sub => map2(&a, &b, |x, y| x.wrapping_sub(y)),
@@ -159,24 +221,16 @@ pub(super) fn fast_alu(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32)
         Fast::MaxU32 => map2(&a, &b, |x, y| (x as u32).max(y as u32) as u64),
         Fast::CvtU64U32 => map2(&a, &b, |x, _| x & 0xffff_ffff),
         Fast::CvtS64S32 => map2(&a, &b, |x, _| x as i32 as i64 as u64),
-        Fast::AddF32 => map2(&a, &b, |x, y| {
-            arith::f32_add(f32v(x), f32v(y), rn).to_bits() as u64
-        }),
-        Fast::MulF32 => map2(&a, &b, |x, y| {
-            arith::f32_mul(f32v(x), f32v(y), rn).to_bits() as u64
-        }),
-        Fast::SubF32 => map2(&a, &b, |x, y| {
-            arith::f32_sub(f32v(x), f32v(y), rn).to_bits() as u64
-        }),
+        Fast::AddF32 => map2(&a, &b, add_f32_lane),
+        Fast::MulF32 => map2(&a, &b, mul_f32_lane),
+        Fast::SubF32 => map2(&a, &b, sub_f32_lane),
         Fast::NegF32 => map2(&a, &b, |x, _| x ^ 0x8000_0000),
         Fast::AbsF32 => map2(&a, &b, |x, _| x & 0x7fff_ffff),
         Fast::Not => map2(&a, &b, |x, _| !x),
         Fast::Copy => *a,
         Fast::FmaF32 => {
             let c = operand(regs, inst.s[2]);
-            map3(&a, &b, &c, |x, y, z| {
-                arith::f32_fma(f32v(x), f32v(y), f32v(z), rn).to_bits() as u64
-            })
+            fma_f32(&a, &b, &c)
         }
         Fast::None => unreachable!("fast_alu without a fast path"),
     };
@@ -218,27 +272,18 @@ pub(super) fn global_fast<const TRACE: bool>(
     if !ok {
         return false;
     }
-    if is_st {
-        for j in 0..nel {
-            let v = fetch(regs, inst.s[1 + j]);
-            lanes(active, |l| {
-                let o = (base_src[l].wrapping_add(off) - lo) as usize + j * eb as usize;
-                crate::memory::store_le(&mut data[o..], eb as u32, v[l]);
-            });
-        }
-    } else {
-        let t = inst.op.ty.unwrap_or(ScalarType::B32);
-        let mut vals = [[0u64; WARP_SIZE]; 4];
-        for (j, vj) in vals.iter_mut().enumerate().take(nel) {
-            lanes(active, |l| {
-                let o = (base_src[l].wrapping_add(off) - lo) as usize + j * eb as usize;
-                vj[l] = load_ext(crate::memory::load_le(&data[o..], eb as u32), t) & inst.dmask[j];
-            });
-        }
-        for (j, vj) in vals.iter().enumerate().take(nel) {
-            let d = &mut regs[inst.d[j] as usize];
-            lanes(active, |l| d[l] = vj[l]);
-        }
+    let mut at = [0usize; WARP_SIZE];
+    lanes(active, |l| {
+        at[l] = (base_src[l].wrapping_add(off) - lo) as usize
+    });
+    // The element size as a constant in each copy of the lane loops (no size dispatch per lane).
+    match eb {
+        1 => move_lanes::<1>(data, inst, regs, active, &at, nel, is_st),
+        2 => move_lanes::<2>(data, inst, regs, active, &at, nel, is_st),
+        4 => move_lanes::<4>(data, inst, regs, active, &at, nel, is_st),
+        8 => move_lanes::<8>(data, inst, regs, active, &at, nel, is_st),
+        // Other sizes: the general path (nothing was changed yet).
+        _ => return false,
     }
     if TRACE {
         if let Some(mem) = out.mem.as_mut() {
@@ -246,6 +291,45 @@ pub(super) fn global_fast<const TRACE: bool>(
         }
     }
     true
+}
+
+/// The data movement of [`global_fast`] for `EB`-byte elements: `nel` elements per lane between the
+/// registers and `data`, lane `l`'s first element at byte `at[l]` (checked in bounds).
+#[inline(always)]
+fn move_lanes<const EB: usize>(
+    data: &mut [u8],
+    inst: &DInst,
+    regs: &mut [[u64; WARP_SIZE]],
+    active: u32,
+    at: &[usize; WARP_SIZE],
+    nel: usize,
+    is_st: bool,
+) {
+    use crate::memory::{load_le, store_le};
+    if is_st {
+        for j in 0..nel {
+            let v = operand(regs, inst.s[1 + j]);
+            lanes(active, |l| {
+                store_le(&mut data[at[l] + j * EB..], EB as u32, v[l])
+            });
+        }
+    } else {
+        // `load_ext`, with the sign extension's width decided once (64: none).
+        let t = inst.op.ty.unwrap_or(ScalarType::B32);
+        let sx = if t.is_signed() && t.size() < 8 {
+            bits(t)
+        } else {
+            64
+        };
+        for j in 0..nel {
+            let (d, m) = (inst.d[j] as usize, inst.dmask[j]);
+            let dst = &mut regs[d];
+            lanes(active, |l| {
+                let v = load_le(&data[at[l] + j * EB..], EB as u32);
+                dst[l] = sext(v, sx) as u64 & m;
+            });
+        }
+    }
 }
 
 /// Not inlined, for the reason given at [`map2`].
@@ -288,5 +372,56 @@ pub(super) fn setp_int(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32)
     if inst.nd > 1 {
         let q = inst.d[1] as usize;
         lanes(active, |l| regs[q][l] = ((!m >> l) & 1) as u64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arith;
+    use proptest::prelude::*;
+    use warpforge_ptx::Rounding::Rn;
+
+    /// Register bits whose low half exercises f32 rounding: any pattern (NaNs with payloads,
+    /// infinities, subnormals), nearby exponents (cancellation), huge and tiny values.
+    fn f32_bits() -> impl Strategy<Value = u64> {
+        prop_oneof![
+            3 => any::<u64>(),
+            2 => (any::<u32>(), 100u32..150).prop_map(|(m, e)| ((m & 0x807F_FFFF) | (e << 23)) as u64),
+            1 => (any::<u32>(), 0u32..3).prop_map(|(m, e)| ((m & 0x807F_FFFF) | (e << 23)) as u64),
+            1 => (any::<u32>(), 250u32..256).prop_map(|(m, e)| ((m & 0x807F_FFFF) | (e << 23)) as u64),
+        ]
+    }
+
+    fn warp() -> impl Strategy<Value = [u64; WARP_SIZE]> {
+        proptest::collection::vec(f32_bits(), WARP_SIZE).prop_map(|v| v.try_into().unwrap())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// The native round-to-nearest lanes give exactly what the general path's
+        /// `arith::f32_*` give with `.rn`, for all 32 lanes of a warp. A NaN result is a NaN
+        /// in both; which operand's payload it carries is not specified (Rust's float
+        /// operations do not fix it: the compiler may commute an addition, and does in the
+        /// vectorised loop).
+        #[test]
+        fn fast_f32_lanes_match_arith_rn((a, b, c) in (warp(), warp(), warp())) {
+            let bits = |x: f32| x.to_bits() as u64;
+            let same = |got: u64, want: u64| {
+                got == want || (f32v(got).is_nan() && f32v(want).is_nan() && got >> 32 == 0)
+            };
+            let fma = fma_f32(&a, &b, &c);
+            let add = map2(&a, &b, add_f32_lane);
+            let sub = map2(&a, &b, sub_f32_lane);
+            let mul = map2(&a, &b, mul_f32_lane);
+            for l in 0..WARP_SIZE {
+                let (x, y, z) = (f32v(a[l]), f32v(b[l]), f32v(c[l]));
+                prop_assert!(same(add[l], bits(arith::f32_add(x, y, Rn))), "add {:e} {:e}", x, y);
+                prop_assert!(same(sub[l], bits(arith::f32_sub(x, y, Rn))), "sub {:e} {:e}", x, y);
+                prop_assert!(same(mul[l], bits(arith::f32_mul(x, y, Rn))), "mul {:e} {:e}", x, y);
+                prop_assert!(same(fma[l], bits(arith::f32_fma(x, y, z, Rn))), "fma {:e} {:e} {:e}", x, y, z);
+            }
+        }
     }
 }

@@ -64,6 +64,14 @@ struct Bank {
     next_col: u64,
 }
 
+/// Command slots left in one DRAM cycle ((row, column); one shared slot without a dual bus) and
+/// the round-robin position after the first bank that issued.
+struct Slots {
+    row: bool,
+    col: bool,
+    next_rr: Option<u32>,
+}
+
 /// One channel's controller, banks and data bus.
 pub struct Channel {
     cfg: DramConfig,
@@ -91,6 +99,9 @@ pub struct Channel {
     bank_local: bool,
     /// Per bank: changes of its requests or of its open row so far.
     bank_ver: Vec<u64>,
+    /// Banks with queued reads (`[0]`) and writes (`[1]`) as bit masks, kept when a channel has
+    /// at most 64 banks: the command loop visits only those, in the same order.
+    pend_mask: [u64; 2],
     /// Counters.
     pub stats: DramStats,
 }
@@ -118,6 +129,7 @@ impl Channel {
             picks: vec![(u64::MAX, None); cfg.banks as usize],
             bank_local: false,
             bank_ver: vec![0; cfg.banks as usize],
+            pend_mask: [0; 2],
             stats: DramStats::default(),
         }
         .with_bank_local()
@@ -142,6 +154,9 @@ impl Channel {
         r.activated = false;
         self.ver += 1;
         self.bank_ver[r.bank as usize] += 1;
+        if r.bank < 64 {
+            self.pend_mask[r.write as usize] |= 1 << r.bank;
+        }
         if r.write {
             self.wpending[r.bank as usize] += 1;
             self.wqueue.push(r);
@@ -202,63 +217,92 @@ impl Channel {
         }
         let write = self.queue.is_empty() || (self.draining && !self.wqueue.is_empty());
         let nb = self.cfg.banks;
-        // Command slots left this cycle: (row, column); one shared slot without a dual bus.
-        let (mut row_slot, mut col_slot) = (true, true);
-        let mut next_rr = None;
-        for i in 0..nb {
-            let b = (self.rr + i) % nb;
-            let pend = if write { &self.wpending } else { &self.pending };
-            if pend[b as usize] == 0 {
-                continue;
-            }
-            let open = self.banks[b as usize].open;
-            let v = if self.bank_local {
-                self.bank_ver[b as usize]
-            } else {
-                self.ver
-            };
-            let key = v * 2 + write as u64;
-            let memo = self.picks[b as usize];
-            let pick = if memo.0 == key {
-                memo.1
-            } else {
-                let q = if write { &self.wqueue } else { &self.queue };
-                let p = self.sched.pick(q, b, open);
-                self.picks[b as usize] = (key, p);
-                p
-            };
-            let Some(idx) = pick else {
-                continue;
-            };
-            let r = if write {
-                &self.wqueue[idx]
-            } else {
-                &self.queue[idx]
-            };
-            let column = open == Some(r.row);
-            if (column && !col_slot) || (!column && !row_slot) {
-                continue;
-            }
-            if self.try_issue(idx, write, now) {
-                self.ver += 1;
-                self.bank_ver[b as usize] += 1;
-                next_rr.get_or_insert((b + 1) % nb);
-                if !self.cfg.dual_bus {
-                    break;
+        let mut slots = Slots {
+            row: true,
+            col: true,
+            next_rr: None,
+        };
+        if nb <= 64 {
+            // Banks with requests, from the round-robin position on (no division per bank).
+            let pend = self.pend_mask[write as usize];
+            let rr = self.rr;
+            let from_rr = pend & (u64::MAX << rr);
+            'banks: for mut m in [from_rr, pend & !from_rr] {
+                while m != 0 {
+                    let b = m.trailing_zeros();
+                    m &= m - 1;
+                    if !self.visit_bank(b, write, now, &mut slots) {
+                        break 'banks;
+                    }
                 }
-                if column {
-                    col_slot = false;
-                } else {
-                    row_slot = false;
-                }
-                if !row_slot && !col_slot {
+            }
+        } else {
+            for i in 0..nb {
+                let b = (self.rr + i) % nb;
+                let pend = if write { &self.wpending } else { &self.pending };
+                if pend[b as usize] != 0 && !self.visit_bank(b, write, now, &mut slots) {
                     break;
                 }
             }
         }
-        if let Some(rr) = next_rr {
+        if let Some(rr) = slots.next_rr {
             self.rr = rr;
         }
+    }
+
+    /// Bank `b` (with requests of the served queue) in the command loop of [`Channel::cycle`]:
+    /// asks the scheduler for its request and tries to issue its next command into the free
+    /// command slots. Returns `false` when the cycle has no command slot left.
+    #[inline]
+    fn visit_bank(&mut self, b: u32, write: bool, now: u64, slots: &mut Slots) -> bool {
+        let nb = self.cfg.banks;
+        let open = self.banks[b as usize].open;
+        let v = if self.bank_local {
+            self.bank_ver[b as usize]
+        } else {
+            self.ver
+        };
+        let key = v * 2 + write as u64;
+        let memo = self.picks[b as usize];
+        let pick = if memo.0 == key {
+            memo.1
+        } else {
+            let q = if write { &self.wqueue } else { &self.queue };
+            let p = self.sched.pick(q, b, open);
+            self.picks[b as usize] = (key, p);
+            p
+        };
+        let Some(idx) = pick else {
+            return true;
+        };
+        let r = if write {
+            &self.wqueue[idx]
+        } else {
+            &self.queue[idx]
+        };
+        let column = open == Some(r.row);
+        if (column && !slots.col) || (!column && !slots.row) {
+            return true;
+        }
+        if self.try_issue(idx, write, now) {
+            self.ver += 1;
+            self.bank_ver[b as usize] += 1;
+            slots
+                .next_rr
+                .get_or_insert(if b + 1 == nb { 0 } else { b + 1 });
+            if !self.cfg.dual_bus {
+                return false;
+            }
+            if column {
+                slots.col = false;
+            } else {
+                slots.row = false;
+            }
+            if !slots.row && !slots.col {
+                return false;
+            }
+        }
+        true
     }
 
     fn try_issue(&mut self, idx: usize, write: bool, now: u64) -> bool {
@@ -326,13 +370,16 @@ impl Channel {
                 q.bursts_done += 1;
                 q.bursts_left -= 1;
                 if q.bursts_left == 0 {
-                    let done = if write {
+                    let (done, left) = if write {
                         self.wpending[bi] -= 1;
-                        self.wqueue.remove(idx)
+                        (self.wqueue.remove(idx), self.wpending[bi])
                     } else {
                         self.pending[bi] -= 1;
-                        self.queue.remove(idx)
+                        (self.queue.remove(idx), self.pending[bi])
                     };
+                    if left == 0 && bi < 64 {
+                        self.pend_mask[write as usize] &= !(1 << bi);
+                    }
                     if self.bank_local {
                         // Kept answers of other banks for this queue name the same requests,
                         // one place earlier when behind the removed one.

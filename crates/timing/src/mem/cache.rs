@@ -174,6 +174,9 @@ impl Cache {
             let b = self.set_bits;
             let h = line ^ (line >> b) ^ (line >> (2 * b));
             (h & (self.sets as u64 - 1)) as usize
+        } else if self.sets.is_power_of_two() {
+            // The same set as the remainder, without a division per access.
+            (line & (self.sets as u64 - 1)) as usize
         } else {
             (line % self.sets as u64) as usize
         }

@@ -27,8 +27,13 @@ pub fn coalesce(
     sector_bytes: u64,
     out: &mut [Txn; MAX_TXNS],
 ) -> usize {
-    let mut n = 0usize;
     let size = (mem.bytes_per_lane.max(1)) as u64;
+    let sh = sector_bytes.trailing_zeros();
+    if let Some(t) = one_line(mem, active, size, line_bytes, sh) {
+        out[0] = t;
+        return 1;
+    }
+    let mut n = 0usize;
     // The transaction the previous lane joined or opened: neighbouring lanes usually share
     // a line (transactions have distinct lines, so this finds what the search would).
     let mut recent = usize::MAX;
@@ -42,7 +47,7 @@ pub fn coalesce(
         while la <= last {
             let lo = a.max(la) - la;
             let hi = last.min(la + line_bytes - 1) - la;
-            let (s_lo, s_hi) = (lo / sector_bytes, hi / sector_bytes);
+            let (s_lo, s_hi) = (lo >> sh, hi >> sh);
             let sec = if s_hi < 8 {
                 ((1u16 << (s_hi + 1)) - (1u16 << s_lo)) as u8
             } else {
@@ -79,6 +84,35 @@ pub fn coalesce(
         }
     }
     n
+}
+
+/// The common case of [`coalesce`]: when every active lane's bytes lie in the line of the first
+/// active lane (and a line has at most 8 sectors), the single transaction it would build.
+/// `None` otherwise (also for no active lane).
+#[inline]
+fn one_line(mem: &MemAccess, active: u32, size: u64, line_bytes: u64, sh: u32) -> Option<Txn> {
+    if active == 0 || line_bytes >> sh > 8 {
+        return None;
+    }
+    let lmask = !(line_bytes - 1);
+    let line = mem.addrs[active.trailing_zeros() as usize] & lmask;
+    let mut sec = 0u16;
+    let mut m = active;
+    while m != 0 {
+        let lane = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let a = mem.addrs[lane];
+        let last = a + size - 1;
+        if a & lmask != line || last & lmask != line {
+            return None;
+        }
+        sec |= (2u16 << ((last - line) >> sh)) - (1u16 << ((a - line) >> sh));
+    }
+    Some(Txn {
+        line_addr: line,
+        sectors: sec as u8,
+        lanes: active,
+    })
 }
 
 /// Distinct `unit`-byte aligned chunks touched by the active lanes (constant-cache accesses are
@@ -152,6 +186,82 @@ mod tests {
         assert_eq!(n, 2);
         assert_eq!((out[0].line_addr, out[0].sectors), (0, 0b1000));
         assert_eq!((out[1].line_addr, out[1].sectors), (128, 0b0001));
+    }
+
+    /// The one-line shortcut gives what the lane-by-lane path gives: random accesses that
+    /// mostly stay in one line (unit stride, broadcast, reversed, sub-line offsets, partial
+    /// masks), some that cross into the next line.
+    #[test]
+    fn one_line_shortcut_matches_the_general_path() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut short, mut long) = (0, 0);
+        for _ in 0..20_000 {
+            let bytes = [1u8, 2, 4, 8, 16][(rnd() % 5) as usize];
+            let base = (rnd() % 64) * 128 + (rnd() % 4) * 32;
+            let spread = [0u64, 1, 4, 32, 128][(rnd() % 5) as usize];
+            let mut m = access(|_| 0, bytes);
+            for a in m.addrs.iter_mut() {
+                *a = (base + rnd() % (spread + 1)) & !(bytes as u64 - 1);
+            }
+            let active = match rnd() % 4 {
+                0 => !0,
+                1 => rnd() as u32,
+                2 => 1 << (rnd() % 32),
+                _ => 0,
+            };
+            let size = bytes as u64;
+            let mut want = [Txn::default(); MAX_TXNS];
+            // The general path alone: the shortcut is what `coalesce` tries first.
+            let mut reference = [Txn::default(); MAX_TXNS];
+            let n_ref = {
+                let mut n = 0;
+                let mut mm = active;
+                while mm != 0 {
+                    let lane = mm.trailing_zeros() as usize;
+                    mm &= mm - 1;
+                    let a = m.addrs[lane];
+                    let mut la = a & !127;
+                    while la < a + size {
+                        let lo = a.max(la) - la;
+                        let hi = (a + size - 1).min(la + 127) - la;
+                        let mut sec = 0u8;
+                        for s in lo / 32..=hi / 32 {
+                            sec |= 1 << s;
+                        }
+                        match reference[..n].iter().position(|t| t.line_addr == la) {
+                            Some(i) => {
+                                reference[i].sectors |= sec;
+                                reference[i].lanes |= 1 << lane;
+                            }
+                            None => {
+                                reference[n] = Txn {
+                                    line_addr: la,
+                                    sectors: sec,
+                                    lanes: 1 << lane,
+                                };
+                                n += 1;
+                            }
+                        }
+                        la += 128;
+                    }
+                }
+                n
+            };
+            let n = coalesce(&m, active, 128, 32, &mut want);
+            assert_eq!(&want[..n], &reference[..n_ref]);
+            if one_line(&m, active, size, 128, 5).is_some() {
+                short += 1;
+            } else {
+                long += 1;
+            }
+        }
+        assert!(short > 1000 && long > 1000, "{short} {long}");
     }
 
     #[test]

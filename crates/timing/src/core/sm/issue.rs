@@ -290,7 +290,11 @@ impl Sm {
                     self.issue_warp(w, &mut free, now);
                     issued += 1;
                     if k == 0 {
-                        self.issue_first = (first + 1) % self.n_sched;
+                        self.issue_first = if first + 1 == self.n_sched {
+                            0
+                        } else {
+                            first + 1
+                        };
                     }
                 }
                 _ => {
@@ -410,9 +414,14 @@ impl Sm {
             } else {
                 None
             };
-            let b = (sub as u32 * self.banks_per_sub
-                + phys.unwrap_or(r as u32 + w as u32) % self.banks_per_sub)
-                as u8;
+            let (x, bps) = (phys.unwrap_or(r as u32 + w as u32), self.banks_per_sub);
+            // The remainder without a division where the bank count is a power of two.
+            let local = if bps.is_power_of_two() {
+                x & (bps - 1)
+            } else {
+                x % bps
+            };
+            let b = (sub as u32 * bps + local) as u8;
             c.banks[c.reads as usize] = b;
             c.reads += 1;
         }
