@@ -39,6 +39,10 @@ pub enum WarpStep {
     Inst,
     /// The warp has no more instructions (it exited earlier).
     Done,
+    /// No instruction now: the warp's next instruction waits for the end of the current
+    /// synchronisation window ([`WindowFronts`]; only window-mode fronts return it). The warp
+    /// is fetched again later; `out` is unchanged.
+    Wait,
 }
 
 /// An error from a front end: a functional fault in the kernel (out-of-bounds access, trap,
@@ -79,6 +83,45 @@ pub trait WarpSource: Send {
 
     /// Releases the state of CTA `cta` once all its warps are done.
     fn finish_cta(&mut self, cta: u32);
+
+    /// The per-SM front ends of window mode (`sim.window` > 1 in the timing model), or `None`
+    /// (the default) where this source cannot run SMs' front ends concurrently; the timing
+    /// model then fetches through [`next`](WarpSource::next) on one thread, in a fixed order.
+    /// `sms`: the number of SMs.
+    fn window_fronts(&mut self, _sms: u32) -> Option<&mut dyn WindowFronts> {
+        None
+    }
+}
+
+/// A front end split per SM for a timing model that advances SMs several cycles between
+/// synchronisations (a *window*), each SM on any thread.
+///
+/// Global memory has window semantics: an SM's loads see global memory as it was at the start
+/// of the window plus that SM's own stores of the window; every store is made visible to the
+/// other SMs at the window's end, when [`commit`](WindowFronts::commit) applies all of them in
+/// (cycle, SM, issue) order. A global atomic (or reduction) is not executed at fetch: its warp
+/// gets [`WarpStep::Wait`] until the commit executes it, in (cycle, SM) order among the stores,
+/// and is then handed out by the next fetch. The results therefore depend on the window length
+/// and the cycles of the fetches, never on which thread fetched for which SM.
+pub trait WindowFronts: Sync {
+    /// Like [`WarpSource::next`] for warp `warp` of CTA `cta`, which runs on SM `sm`, fetched
+    /// at core cycle `cycle` of the current window.
+    ///
+    /// # Safety
+    /// Calls for one SM must not overlap; calls for different SMs may run concurrently, with
+    /// no other method of the source running meanwhile. `cta` must have been started on `sm`.
+    unsafe fn next_on(
+        &self,
+        sm: u32,
+        cycle: u64,
+        cta: u32,
+        warp: u32,
+        out: &mut DynInst,
+    ) -> Result<WarpStep, SourceError>;
+
+    /// Ends the window: makes its stores visible and executes its deferred atomics, in
+    /// (cycle, SM, issue) order.
+    fn commit(&mut self) -> Result<(), SourceError>;
 }
 
 /// A timing engine that consumes a kernel launch one warp instruction at a time.

@@ -24,6 +24,9 @@
 
 use warpforge_core::MemSpace;
 
+mod view;
+pub use view::Store;
+
 /// First global allocation address (device pointers look like CUDA's `0x7f..`).
 pub const GLOBAL_BASE: u64 = 0x0000_7f00_0000_0000;
 /// Generic-address window of shared memory.
@@ -93,6 +96,28 @@ pub struct GlobalMem {
     allocs: Vec<Alloc>,
     next: u64,
     last: usize,
+    /// Set for a per-SM view with window semantics ([`GlobalMem::view_of`]).
+    view: Option<Box<view::View>>,
+}
+
+/// Index of the allocation of `allocs` (address order) holding `[addr, addr+size)`; `last` is
+/// the index found last, tried first and updated.
+#[inline]
+fn locate(allocs: &[Alloc], last: &mut usize, addr: u64, size: u64) -> Result<usize, Fault> {
+    if let Some(a) = allocs.get(*last) {
+        if addr >= a.base && addr + size <= a.base + a.data.len() as u64 {
+            return Ok(*last);
+        }
+    }
+    let i = allocs.partition_point(|a| a.base <= addr);
+    if i > 0 {
+        let a = &allocs[i - 1];
+        if addr + size <= a.base + a.data.len() as u64 {
+            *last = i - 1;
+            return Ok(i - 1);
+        }
+    }
+    Err(Fault { addr, size })
 }
 
 impl Default for GlobalMem {
@@ -108,11 +133,15 @@ impl GlobalMem {
             allocs: Vec::new(),
             next: GLOBAL_BASE,
             last: 0,
+            view: None,
         }
     }
 
     /// Allocates `bytes` zeroed bytes, 256-byte aligned; returns the base address.
     pub fn alloc(&mut self, bytes: u64, label: &str) -> Option<u64> {
+        if self.view.is_some() {
+            return None;
+        }
         let size = usize::try_from(bytes).ok()?;
         let base = self.next;
         let span = bytes.max(1).div_ceil(ALLOC_ALIGN) * ALLOC_ALIGN + ALLOC_ALIGN;
@@ -136,26 +165,17 @@ impl GlobalMem {
 
     /// The allocations, in address order.
     pub fn allocs(&self) -> &[Alloc] {
-        &self.allocs
+        match &self.view {
+            // SAFETY: contract of `GlobalMem::view_of`.
+            Some(v) => unsafe { &(*v.base_ptr()).allocs },
+            None => &self.allocs,
+        }
     }
 
     /// Index of the allocation holding `[addr, addr+size)`.
     #[inline]
     fn find(&mut self, addr: u64, size: u64) -> Result<usize, Fault> {
-        if let Some(a) = self.allocs.get(self.last) {
-            if addr >= a.base && addr + size <= a.base + a.data.len() as u64 {
-                return Ok(self.last);
-            }
-        }
-        let i = self.allocs.partition_point(|a| a.base <= addr);
-        if i > 0 {
-            let a = &self.allocs[i - 1];
-            if addr + size <= a.base + a.data.len() as u64 {
-                self.last = i - 1;
-                return Ok(i - 1);
-            }
-        }
-        Err(Fault { addr, size })
+        locate(&self.allocs, &mut self.last, addr, size)
     }
 
     /// The allocation holding byte `addr`: its base address and its bytes.
@@ -178,6 +198,9 @@ impl GlobalMem {
     /// Loads `size` (1, 2, 4 or 8) little-endian bytes, zero-extended.
     #[inline]
     pub fn load(&mut self, addr: u64, size: u32) -> Result<u64, Fault> {
+        if let Some(v) = &mut self.view {
+            return v.load(addr, size);
+        }
         let s = self.slice_mut(addr, size as u64)?;
         Ok(load_le(s, size))
     }
@@ -185,6 +208,9 @@ impl GlobalMem {
     /// Stores the low `size` bytes of `v`.
     #[inline]
     pub fn store(&mut self, addr: u64, size: u32, v: u64) -> Result<(), Fault> {
+        if let Some(w) = &mut self.view {
+            return w.store(addr, size, v);
+        }
         let s = self.slice_mut(addr, size as u64)?;
         store_le(s, size, v);
         Ok(())

@@ -8,10 +8,14 @@
 //! waiting warps when the last one arrives. Exited warps report `WarpStep::Done`; the last
 //! instruction of a warp has `warp_exits` set.
 
-use warpforge_core::{DynInst, InstObserver, KernelInfo, SourceError, WarpSource, WarpStep};
+use warpforge_core::{
+    DynInst, InstObserver, KernelInfo, SourceError, WarpSource, WarpStep, WindowFronts,
+};
 
 use crate::exec::{step, Cta, Env, Flow};
 use crate::run::LaunchStats;
+
+mod window;
 
 /// No slot (a CTA not running).
 const NONE: u32 = u32::MAX;
@@ -41,6 +45,8 @@ pub struct ExecSource<'a, 'o> {
     pool: Vec<Cta>,
     obs: ObsRef<'o>,
     stats: LaunchStats,
+    /// Window mode (per-SM front ends), once asked for ([`WarpSource::window_fronts`]).
+    win: Option<Box<window::Win>>,
 }
 
 impl<'a, 'o> ExecSource<'a, 'o> {
@@ -55,6 +61,7 @@ impl<'a, 'o> ExecSource<'a, 'o> {
             pool: Vec::new(),
             obs: ObsRef(obs),
             stats: LaunchStats::default(),
+            win: None,
         }
     }
 
@@ -109,6 +116,9 @@ impl WarpSource for ExecSource<'_, '_> {
             }
         };
         self.index[i] = slot;
+        if let Some(w) = &mut self.win {
+            w.dirty = true;
+        }
         Ok(n)
     }
 
@@ -151,6 +161,13 @@ impl WarpSource for ExecSource<'_, '_> {
             self.stats.add_cta(&c);
             self.pool.push(c);
             self.free.push(k);
+            if let Some(w) = &mut self.win {
+                w.dirty = true;
+            }
         }
+    }
+
+    fn window_fronts(&mut self, sms: u32) -> Option<&mut dyn WindowFronts> {
+        self.open_window(sms)
     }
 }

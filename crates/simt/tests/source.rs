@@ -71,6 +71,7 @@ impl KernelRunner for MockRunner {
                     progressed = true;
                     match src.next(c.id, w as u32, &mut out)? {
                         WarpStep::Done => c.state[w] = 2,
+                        WarpStep::Wait => unreachable!("only window-mode fronts wait"),
                         WarpStep::Inst => {
                             self.insts += 1;
                             self.lanes += out.active_lanes() as u64;

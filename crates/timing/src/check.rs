@@ -237,6 +237,21 @@ impl GpuConfig {
         }
         pos("sim.deadlock_cycles", self.sim.deadlock_cycles)?;
         pos("sim.watchdog_cycles", self.sim.watchdog_cycles)?;
+        if self.sim.window == 0 || self.sim.window > 64 {
+            return Err(ConfigError::new(
+                "sim.window",
+                format!("must be 1 to 64 core cycles, got {}", self.sim.window),
+            ));
+        }
+        if self.sim.window > 1 && self.clocks.icnt_mhz != self.clocks.core_mhz {
+            return Err(ConfigError::new(
+                "sim.window",
+                format!(
+                    "a window of {} cycles needs the interconnect at the core clock (clocks.icnt_mhz {} != clocks.core_mhz {})",
+                    self.sim.window, self.clocks.icnt_mhz, self.clocks.core_mhz
+                ),
+            ));
+        }
         Ok(())
     }
 }

@@ -611,6 +611,19 @@ pub struct SimConfig {
     /// statistics: the per-warp execution times that feed CAWS's oracle, spec 000 §3.3).
     #[serde(default)]
     pub warp_times: bool,
+    /// Synchronisation window, core cycles (`gpu/window.rs`): 1 (the default) steps every SM
+    /// and the memory side cycle by cycle; `W` > 1 lets every SM run `W` cycles on its own
+    /// (on any thread) between synchronisations, with window semantics for global memory
+    /// (stores visible to other SMs at the window's end, global atomics executed there),
+    /// window-granular request-queue credits, replies and CTA dispatch at window starts.
+    /// A model change: statistics differ from `W = 1` but not between thread counts.
+    /// Needs `clocks.icnt_mhz == clocks.core_mhz`.
+    #[serde(default = "one")]
+    pub window: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// The CAWS scheduler (`core.scheduler = "caws"`, spec 000 §3.2-3.3): oracle criticality from a

@@ -58,11 +58,14 @@ pub struct Progress {
     pub ctas_total: u64,
 }
 
-/// The SMs as sources of the request network; only awake SMs can have a packet.
-struct SmPorts<'a>(&'a mut [Sm], &'a [u32]);
+mod window;
+
+/// The SMs as sources of the request network; only awake SMs can have a packet, and only
+/// requests born before core cycle `.2` are taken (the window engine's SMs run ahead).
+struct SmPorts<'a>(&'a mut [Sm], &'a [u32], u64);
 impl Sources for SmPorts<'_> {
     fn head(&self, s: usize) -> Option<&MemReq> {
-        self.0[s].out_q.front()
+        self.0[s].out_q.front().filter(|r| r.born < self.2)
     }
     fn pop(&mut self, s: usize) -> MemReq {
         self.0[s].out_q.pop_front().expect("head")
@@ -346,10 +349,15 @@ impl Gpu {
 
     /// The request network's cycle (it takes the SMs' queued requests).
     fn icnt_req(&mut self) {
+        self.icnt_req_before(u64::MAX);
+    }
+
+    /// The request network's cycle, taking only requests born before core cycle `before`.
+    fn icnt_req_before(&mut self, before: u64) {
         let now = self.cyc[ICNT];
         self.mem
             .req_net
-            .cycle(now, &mut SmPorts(&mut self.sms, &self.awake));
+            .cycle(now, &mut SmPorts(&mut self.sms, &self.awake, before));
     }
 
     /// The replies that have arrived by this interconnect cycle enter their SMs (waking
@@ -585,6 +593,17 @@ impl Gpu {
             + u64::from(self.cfg.core.launch_latency)
             + total * u64::from(self.cfg.core.cta_launch_latency);
         let start_insts = self.sms.iter().map(|s| s.stats.warp_insts).sum::<u64>();
+        if self.cfg.sim.window > 1 {
+            return self.run_windows(
+                src,
+                stop,
+                progress,
+                &k,
+                dispatch_at,
+                start_cycle,
+                start_insts,
+            );
+        }
         let (mut next_cta, mut done) = (0u64, 0u64);
         let mut last_progress = self.cyc[CORE];
         let mut last_exit = self.cyc[CORE];

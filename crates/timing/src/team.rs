@@ -36,6 +36,9 @@ struct Shared {
     /// count.
     sms: AtomicPtr<Sm>,
     order: AtomicPtr<u32>,
+    /// The job of a [`Team::run`] phase (a `Job` on the caller's stack); null in
+    /// [`Team::cycle`] phases.
+    job: AtomicPtr<()>,
     len: AtomicUsize,
     /// How many SMs of `order` (a prefix) have been fetched and may be claimed; `<= len`.
     ready: AtomicUsize,
@@ -73,6 +76,12 @@ impl Shared {
             // `Team::cycle`), and no other participant claimed index i: this is the only
             // reference to SM `order[i]` until `completed` is incremented.
             let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe {
+                let job = self.job.load(Ordering::Acquire);
+                if !job.is_null() {
+                    // A `run` phase: its job outlives the phase (see `Team::run`).
+                    (*(job as *const Job)).0(i);
+                    return;
+                }
                 let base = self.sms.load(Ordering::Acquire);
                 let sm = *self.order.load(Ordering::Acquire).add(i) as usize;
                 (*base.add(sm)).cycle(self.now.load(Ordering::Acquire));
@@ -92,6 +101,10 @@ impl Shared {
     }
 }
 
+/// The job of a [`Team::run`] phase, with its lifetime erased (it lives on the stack of `run`,
+/// which does not return before every index has been done).
+struct Job(&'static (dyn Fn(usize) + Sync));
+
 /// Worker threads for phase 2; dropping the team stops and joins them.
 pub struct Team {
     shared: Arc<Shared>,
@@ -108,6 +121,7 @@ impl Team {
             now: AtomicU64::new(0),
             sms: AtomicPtr::new(std::ptr::null_mut()),
             order: AtomicPtr::new(std::ptr::null_mut()),
+            job: AtomicPtr::new(std::ptr::null_mut()),
             len: AtomicUsize::new(0),
             ready: AtomicUsize::new(0),
             completed: AtomicUsize::new(0),
@@ -198,6 +212,7 @@ impl Team {
         s.claim
             .store((self.epoch << 32) | 0xFFFF_FFFF, Ordering::SeqCst);
         s.sms.store(base, Ordering::Release);
+        s.job.store(std::ptr::null_mut(), Ordering::Release);
         s.order.store(order.as_ptr().cast_mut(), Ordering::Release);
         s.len.store(order.len(), Ordering::Release);
         s.ready.store(0, Ordering::Release);
@@ -236,6 +251,47 @@ impl Team {
             "an SM-stepping thread panicked (message above)"
         );
         result
+    }
+}
+
+impl Team {
+    /// Runs `job(i)` for every `i` in `0..n` on all participants, each index exactly once, in
+    /// no particular order or thread; returns when all are done (the window engine's SM phase:
+    /// `job(i)` steps one SM through a whole window). A panic in a job is re-raised here.
+    pub fn run(&mut self, n: usize, job: &(dyn Fn(usize) + Sync)) {
+        let s = &self.shared;
+        self.epoch = (self.epoch + 1) & 0xFFFF_FFFF;
+        // SAFETY (lifetime erasure): the job is only called for claims of this phase, and this
+        // function returns only after every claimed index has completed; claims of a closed
+        // phase fail (the epoch moves on before the next phase publishes anything).
+        let job: &'static (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(job) };
+        let holder = Job(job);
+        s.claim
+            .store((self.epoch << 32) | 0xFFFF_FFFF, Ordering::SeqCst);
+        s.job
+            .store(&holder as *const Job as *mut (), Ordering::Release);
+        s.len.store(n, Ordering::Release);
+        s.ready.store(n, Ordering::Release);
+        s.completed.store(0, Ordering::Release);
+        s.claim.store(self.epoch << 32, Ordering::SeqCst);
+        self.wake();
+        s.work();
+        let mut k = 0u32;
+        while s.completed.load(Ordering::Acquire) != n {
+            if k < SPINS {
+                std::hint::spin_loop();
+                k += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        // Close the phase before `holder` goes out of scope.
+        s.claim
+            .store((self.epoch << 32) | 0xFFFF_FFFF, Ordering::SeqCst);
+        assert!(
+            !s.poisoned.load(Ordering::Acquire),
+            "an SM-stepping thread panicked (message above)"
+        );
     }
 }
 
@@ -296,6 +352,25 @@ mod tests {
             assert_eq!(after, 1, "`after` runs once");
             let want: Vec<bool> = (0..9).map(|i| order.contains(&(i as u32))).collect();
             assert_eq!(stepped(&s), want, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn run_does_every_index_once() {
+        use std::sync::atomic::AtomicU32;
+        for threads in [1, 2, 3] {
+            let mut team = Team::new(threads);
+            for n in [0usize, 1, 5, 40] {
+                let hits: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+                team.run(n, &|i| {
+                    hits[i].fetch_add(1, Ordering::Relaxed);
+                });
+                assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+            }
+            // A `cycle` phase after a `run` phase steps SMs again.
+            let mut s = sms(3);
+            let r: Result<(), ()> = team.cycle(&mut s, &[0, 1, 2], 0, |_| Ok(()), || {});
+            assert!(r.is_ok() && stepped(&s).iter().all(|&b| b));
         }
     }
 

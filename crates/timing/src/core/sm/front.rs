@@ -215,6 +215,10 @@ impl Sm {
             }
             let slot = ((wp.head + wp.len) as usize) % MAX_IBUF;
             let step = src.next(wp.cta, wp.warp_in_cta, &mut wp.ibuf[slot])?;
+            if step == WarpStep::Wait {
+                // A window-mode front end holds the warp until the window's end.
+                break;
+            }
             if step == WarpStep::Done {
                 wp.fetch_done = true;
                 self.fetched_all |= 1 << w;

@@ -1,0 +1,377 @@
+//! The window engine (`sim.window = W` > 1): SMs advance `W` core cycles between
+//! synchronisations, each on any thread of the team, and the memory side then runs the same `W`
+//! cycles.
+//!
+//! A window `[c0, c0 + W)` has four steps, whatever the thread count:
+//! 1. sequential: the replies that have arrived by `c0` enter their SMs' input queues (replies
+//!    arriving later in the window wait in the network until the next window), then CTA dispatch
+//!    for the window's `W` cycles (up to one CTA per SM per cycle, all placed at `c0`);
+//! 2. parallel, per awake SM: `W` cycles of fetch and pipeline. The front end is split per SM
+//!    ([`WindowFronts`]): an SM's loads see global memory as of `c0` plus its own stores, and its
+//!    global atomics wait for the commit. Requests go to the SM's request queue, which the
+//!    network does not drain during the window, so the SM sees the queue's room as of `c0` minus
+//!    its own pushes (window-granular credits);
+//! 3. sequential: the front end commits the window's stores and atomics in (cycle, SM, issue)
+//!    order; finished CTAs are released; idle SMs go to sleep;
+//! 4. sequential: DRAM, L2 and the interconnect run every tick of the window's time span in the
+//!    usual order; the request network takes a request only at an interconnect tick after the
+//!    core cycle that queued it (its `born` cycle), as the one-cycle engine would.
+//!
+//! No step reads another SM's state during step 2, so the statistics are identical for every
+//! thread count; they differ from `W = 1` (the default, `Gpu::run_launch`'s per-cycle loop) by
+//! the window semantics above. A source that cannot split its front end (a trace, an observer
+//! attached) is fetched on the calling thread, SM by SM, each SM's `W` cycles in a row.
+
+use super::{Gpu, RunError, CORE, DRAM, ICNT, L2};
+use crate::core::sm::Sm;
+use crate::gpu::Progress;
+use std::sync::atomic::{AtomicBool, Ordering};
+use warpforge_core::{DynInst, KernelInfo, SourceError, WarpSource, WarpStep, WindowFronts};
+
+/// One SM's view of a split front end, for [`Sm::fetch`].
+struct OnSm<'f> {
+    fronts: &'f dyn WindowFronts,
+    info: &'f KernelInfo,
+    sm: u32,
+    cycle: u64,
+}
+
+impl WarpSource for OnSm<'_> {
+    fn kernel(&self) -> &KernelInfo {
+        self.info
+    }
+    fn start_cta(&mut self, cta: u32, _sm: u32) -> Result<u32, SourceError> {
+        Err(SourceError::new(format!(
+            "CTA {cta} started inside a synchronisation window"
+        )))
+    }
+    fn next(&mut self, cta: u32, warp: u32, out: &mut DynInst) -> Result<WarpStep, SourceError> {
+        // SAFETY: one `OnSm` per SM per window phase, used by the one thread stepping that SM;
+        // the CTAs it fetches run on that SM; the source is not otherwise used during the phase.
+        unsafe { self.fronts.next_on(self.sm, self.cycle, cta, warp, out) }
+    }
+    fn finish_cta(&mut self, _cta: u32) {}
+}
+
+/// What one SM's window left: the first error (core cycle, error), and whether some cycle made
+/// progress or retired a warp.
+#[derive(Default)]
+struct Outcome {
+    err: Option<(u64, SourceError)>,
+    progressed: bool,
+    exited: bool,
+}
+
+/// The front end an SM fetches through.
+enum Front<'a> {
+    /// Split per SM.
+    Split {
+        fronts: &'a dyn WindowFronts,
+        info: &'a KernelInfo,
+        sm: u32,
+    },
+    /// The whole source, on the calling thread.
+    Whole(&'a mut dyn WarpSource),
+}
+
+/// Steps `sm` through core cycles `c0..c0 + w`, fetching through `front`; stops at a fetch
+/// error.
+fn step_sm(sm: &mut Sm, c0: u64, w: u64, mut front: Front<'_>) -> Outcome {
+    let mut o = Outcome::default();
+    for c in c0..c0 + w {
+        let r = match &mut front {
+            Front::Split {
+                fronts,
+                info,
+                sm: id,
+            } => sm.fetch(
+                c,
+                &mut OnSm {
+                    fronts: *fronts,
+                    info,
+                    sm: *id,
+                    cycle: c,
+                },
+            ),
+            Front::Whole(s) => sm.fetch(c, &mut **s),
+        };
+        if let Err(e) = r {
+            o.err = Some((c, e));
+            return o;
+        }
+        sm.cycle(c);
+        o.progressed |= sm.progressed;
+        o.exited |= sm.exited_warp;
+    }
+    o
+}
+
+/// Raw access to the SMs and outcomes from the team's threads, one index per job.
+struct Slots {
+    sms: *mut Sm,
+    out: *mut Outcome,
+}
+// SAFETY: every job touches only `sms[order[i]]` and `out[i]` for its own index `i`.
+unsafe impl Sync for Slots {}
+
+impl Gpu {
+    /// The window engine's launch loop (module docs); called by `Gpu::run_launch` after the
+    /// launch's setup, with the same arguments and bookkeeping.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn run_windows(
+        &mut self,
+        src: &mut dyn WarpSource,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(&Progress),
+        k: &KernelInfo,
+        dispatch_at: u64,
+        start_cycle: u64,
+        start_insts: u64,
+    ) -> Result<(), RunError> {
+        let w = u64::from(self.cfg.sim.window.max(1));
+        let total = k.num_ctas();
+        let (mut next_cta, mut done) = (0u64, 0u64);
+        let mut last_progress = self.cyc[CORE];
+        let mut last_exit = self.cyc[CORE];
+        let n_sm = self.sms.len();
+        let mut cta_rr = 0usize;
+        let gap = u64::from(self.cfg.core.cta_dispatch_millicycles);
+        let mut next_ok = 0u64;
+        let pc = self.period[CORE];
+        let mut outcomes: Vec<Outcome> = Vec::new();
+        loop {
+            let c0 = self.cyc[CORE];
+            let t0 = self.next[CORE];
+            // Every memory-side tick before `t0` has run, none at `t0`.
+            let mut ticked = false;
+            let mut skip = None;
+            if self.cfg.sim.skip_idle
+                && self.mem.port.is_none()
+                && self
+                    .awake
+                    .iter()
+                    .all(|&s| self.sms[s as usize].quiet_until(c0).is_some())
+            {
+                // Idle skipping must see the memory side at `t0`: run its ticks there first.
+                self.ticks_at(t0, true);
+                ticked = true;
+                let cap_dl = if self.memory_busy() {
+                    u64::MAX
+                } else {
+                    last_progress + self.cfg.sim.deadlock_cycles + 1
+                };
+                let mut cap = cap_dl
+                    .min(last_exit + self.cfg.sim.watchdog_cycles + 1)
+                    .min((c0 / 4096 + 1) * 4096);
+                if c0 < dispatch_at {
+                    cap = cap.min(dispatch_at);
+                }
+                skip = self.idle_span(c0, t0, k, next_cta < total && c0 >= dispatch_at, cap);
+            }
+            let span = skip.map_or(w, |(n, _)| n);
+            if let Some((n, t_stop)) = skip {
+                self.skip_span(c0, n, t_stop);
+            } else {
+                if !ticked && self.next[ICNT] == t0 {
+                    // Replies that have arrived by `c0`; the rest of this interconnect tick runs
+                    // in step 4 (its back-pressure still counts them, `Network::pop_held`).
+                    self.icnt_eject(true);
+                }
+                // Step 1: dispatch for the window's cycles, all placed at `c0`.
+                for i in 0..w {
+                    let now = c0 + i;
+                    if next_cta >= total || now < dispatch_at {
+                        continue;
+                    }
+                    for j in 0..n_sm {
+                        if next_cta >= total {
+                            break;
+                        }
+                        let s = (cta_rr + j) % n_sm;
+                        if gap > 0 && next_ok > now * 1000 {
+                            break;
+                        }
+                        if self.asleep[s].is_some() {
+                            if !self.sms[s].can_take_cta(k) {
+                                continue;
+                            }
+                            self.wake(s, c0);
+                        }
+                        if self.sms[s].dispatch_cta(c0, next_cta as u32, k, src)? {
+                            if gap > 0 {
+                                next_ok = next_ok.max(now * 1000) + gap;
+                            }
+                            next_cta += 1;
+                            last_progress = c0;
+                            last_exit = c0;
+                            cta_rr = (s + 1) % n_sm;
+                        }
+                    }
+                }
+                // Step 2: every awake SM through the window.
+                outcomes.clear();
+                outcomes.resize_with(self.awake.len(), Outcome::default);
+                let n_sm32 = n_sm as u32;
+                let split = src.window_fronts(n_sm32).is_some();
+                if split {
+                    let fronts: &dyn WindowFronts = src.window_fronts(n_sm32).expect("split");
+                    let slots = Slots {
+                        sms: self.sms.as_mut_ptr(),
+                        out: outcomes.as_mut_ptr(),
+                    };
+                    let order = &self.awake;
+                    let job = |i: usize| {
+                        let slots = &slots;
+                        let s = order[i] as usize;
+                        // SAFETY: `order` holds distinct SM indices and each job index runs
+                        // once (`Team::run`), so these are the only references to them.
+                        let (sm, out) = unsafe { (&mut *slots.sms.add(s), &mut *slots.out.add(i)) };
+                        *out = step_sm(
+                            sm,
+                            c0,
+                            w,
+                            Front::Split {
+                                fronts,
+                                info: k,
+                                sm: s as u32,
+                            },
+                        );
+                    };
+                    match &mut self.team {
+                        Some(team) => team.run(order.len(), &job),
+                        None => (0..order.len()).for_each(job),
+                    }
+                } else {
+                    for (i, &s) in self.awake.iter().enumerate() {
+                        let sm = &mut self.sms[s as usize];
+                        outcomes[i] = step_sm(sm, c0, w, Front::Whole(&mut *src));
+                        if outcomes[i].err.is_some() {
+                            break;
+                        }
+                    }
+                }
+                // The first failure in (cycle, SM) order, whichever thread met it.
+                let mut first: Option<(u64, usize)> = None;
+                for (i, o) in outcomes.iter().enumerate() {
+                    if let Some((c, _)) = &o.err {
+                        if first.is_none_or(|(fc, _)| *c < fc) {
+                            first = Some((*c, i));
+                        }
+                    }
+                }
+                if let Some((_, i)) = first {
+                    let e = outcomes[i].err.take().expect("error").1;
+                    return Err(e.into());
+                }
+                // Step 3: commit, release finished CTAs, sleep.
+                if split {
+                    src.window_fronts(n_sm32).expect("split").commit()?;
+                }
+                let end = c0 + w - 1;
+                for (i, &s) in self.awake.iter().enumerate() {
+                    let sm = &mut self.sms[s as usize];
+                    if outcomes[i].progressed {
+                        last_progress = end;
+                    }
+                    if outcomes[i].exited {
+                        last_exit = end;
+                    }
+                    for &c in &sm.finished {
+                        src.finish_cta(c);
+                        done += 1;
+                    }
+                    sm.finished.clear();
+                }
+                if self.cfg.sim.skip_idle {
+                    let (sms, asleep) = (&self.sms, &mut self.asleep);
+                    self.awake.retain(|&i| {
+                        let busy = sms[i as usize].busy();
+                        if !busy {
+                            asleep[i as usize] = Some(c0 + w);
+                        }
+                        busy
+                    });
+                }
+                // Step 4: the memory side through the window's time span.
+                let t_end = t0 + w * pc;
+                loop {
+                    let t = self.next[DRAM].min(self.next[L2]).min(self.next[ICNT]);
+                    if t >= t_end {
+                        break;
+                    }
+                    // Core cycles whose requests the network may take at `t`: those before it.
+                    let before = c0 + (t - t0).div_ceil(pc);
+                    self.ticks_at_before(t, before, false);
+                }
+                self.cyc[CORE] += w;
+                self.next[CORE] += w * pc;
+            }
+            if done == total {
+                break;
+            }
+            let now = self.cyc[CORE];
+            if self.memory_busy() || now <= dispatch_at {
+                last_progress = last_progress.max(now - 1);
+            }
+            if now <= dispatch_at {
+                last_exit = last_exit.max(now - 1);
+            }
+            if now - last_progress > self.cfg.sim.deadlock_cycles {
+                return Err(RunError::Stuck(
+                    self.diagnosis("deadlock", now - last_progress),
+                ));
+            }
+            if now - last_exit > self.cfg.sim.watchdog_cycles {
+                return Err(RunError::Stuck(format!(
+                    "{}  (raise or lift the bound with --stall-limit or --set sim.watchdog_cycles=N)",
+                    self.diagnosis("livelock (no warp exited, no CTA started)", now - last_exit)
+                )));
+            }
+            // The 4096-cycle checks, on the window that crosses a multiple of 4096.
+            if now / 4096 != (now - span) / 4096 {
+                if stop.load(Ordering::Relaxed) {
+                    return Err(RunError::Interrupted);
+                }
+                let insts = self.sms.iter().map(|s| s.stats.warp_insts).sum::<u64>();
+                progress(&Progress {
+                    kernel: k.name.clone(),
+                    cycles: now - start_cycle,
+                    warp_insts: insts - start_insts,
+                    ctas_done: done,
+                    ctas_total: total,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Every memory-side tick at time `t` (a core tick time, before the core's cycle there), in
+    /// the one-cycle engine's order; `eject`: the interconnect tick ejects replies too.
+    fn ticks_at(&mut self, t: u64, eject: bool) {
+        self.ticks_at_before(t, self.cyc[CORE], eject);
+    }
+
+    /// The memory-side ticks at time `t`; the request network takes only requests born before
+    /// core cycle `before`, and replies are ejected only if `eject` (step 4 of a window: not).
+    fn ticks_at_before(&mut self, t: u64, before: u64, eject: bool) {
+        if self.next[DRAM] == t {
+            self.dram_tick();
+            self.cyc[DRAM] += 1;
+            self.next[DRAM] += self.period[DRAM];
+        }
+        if self.next[L2] == t {
+            self.l2_tick();
+            self.cyc[L2] += 1;
+            self.next[L2] += self.period[L2];
+        }
+        if self.next[ICNT] == t {
+            self.icnt_req_before(before);
+            self.mem.icnt_mid(self.cyc[ICNT], self.cyc[L2]);
+            if eject {
+                self.icnt_eject(false);
+            }
+            self.cyc[ICNT] += 1;
+            self.next[ICNT] += self.period[ICNT];
+        }
+    }
+}
