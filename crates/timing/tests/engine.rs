@@ -125,3 +125,66 @@ fn unequal_clocks_keep_threads_identical() {
         }
     }
 }
+
+/// The window engine (`sim.window = 4`): SMs run four cycles between synchronisations with
+/// per-SM front ends; the output checks pass (inside `run_with`) and the statistics are
+/// identical for 1, 2 and 3 threads, including workloads whose CTAs race on global atomics
+/// (`bc`, `wc`: deferred to the window's commit) and tight back-pressure buffers. The window is
+/// a model change: it must change the cycle count (else this tests the one-cycle loop).
+#[test]
+fn window_statistics_are_identical_on_one_two_and_three_threads() {
+    let win = [("sim.window", "4")];
+    for (name, sms) in [
+        ("kmn", 15),
+        ("bfs", 120),
+        ("mm", 7),
+        ("bc", 30),
+        ("wc", 15),
+        ("htw", 16),
+    ] {
+        let one = run_with(name, sms, 1, true, &win);
+        let base = run(name, sms, 1, true);
+        assert_ne!(
+            one["total"]["cycles"], base["total"]["cycles"],
+            "{name}: a 4-cycle window should change the timing"
+        );
+        for threads in [2, 3] {
+            assert!(
+                one == run_with(name, sms, threads, true, &win),
+                "{name} on {sms} SMs, sim.window 4: 1 and {threads} threads differ"
+            );
+        }
+    }
+    let tight = [
+        ("sim.window", "3"),
+        ("icnt.ejection_buffer", "2"),
+        ("icnt.input_buffer", "1"),
+    ];
+    for (name, sms, skip) in [("kmn", 80, true), ("bfs", 30, false)] {
+        let one = run_with(name, sms, 1, skip, &tight);
+        for threads in [2, 3] {
+            assert!(
+                one == run_with(name, sms, threads, skip, &tight),
+                "{name} on {sms} SMs, window 3 with tight buffers: 1 and {threads} threads differ"
+            );
+        }
+    }
+}
+
+/// A window longer than the default does not slow the simulated machine much: the cycle count
+/// of `sim.window = 4` stays within 10% of the one-cycle engine's (replies wait at most three
+/// cycles for the window start, requests queue against the window's credits).
+#[test]
+fn window_cycles_stay_close_to_the_one_cycle_engine() {
+    for (name, sms) in [("kmn", 15), ("bfs", 30), ("mm", 15)] {
+        let base = run(name, sms, 1, true)["total"]["cycles"].as_f64().unwrap();
+        let w4 = run_with(name, sms, 2, true, &[("sim.window", "4")])["total"]["cycles"]
+            .as_f64()
+            .unwrap();
+        let ratio = w4 / base;
+        assert!(
+            (0.9..=1.1).contains(&ratio),
+            "{name}: window 4 gives {w4} cycles, the one-cycle engine {base} ({ratio:.3}x)"
+        );
+    }
+}

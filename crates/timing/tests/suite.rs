@@ -1,17 +1,25 @@
 //! Every workload of the suite runs in timing mode at `tiny` size with its output check passing,
-//! and its statistics are identical whether the SMs are stepped on one thread or two.
+//! and its statistics are identical whether the SMs are stepped on one thread or two, with the
+//! one-cycle engine and with a 4-cycle synchronisation window (`sim.window`).
 
 use warpforge_simt::Device;
 use warpforge_timing::{GpuConfig, KernelStats, TimingRunner};
 use warpforge_workloads::{registry, Check, Size};
 
 fn run(w: &dyn warpforge_workloads::Workload, threads: usize) -> Vec<KernelStats> {
+    run_window(w, threads, 1)
+}
+
+fn run_window(
+    w: &dyn warpforge_workloads::Workload,
+    threads: usize,
+    window: u32,
+) -> Vec<KernelStats> {
     let name = w.info().name;
     let mut dev = Device::new();
-    dev.set_runner(Box::new(TimingRunner::new(
-        GpuConfig::preset("gtx480").unwrap(),
-        threads,
-    )));
+    let mut cfg = GpuConfig::preset("gtx480").unwrap();
+    cfg.set("sim.window", &window.to_string()).unwrap();
+    dev.set_runner(Box::new(TimingRunner::new(cfg, threads)));
     let check = w
         .run(&mut dev, Size::Tiny)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -34,6 +42,23 @@ fn every_workload_passes_and_is_identical_on_one_and_two_threads() {
             b,
             "{}: statistics differ between 1 and 2 threads",
             w.info().name
+        );
+        // The window engine: output check (inside `run_window`), identical for 1 and 2
+        // threads; the cycle change is printed (`--nocapture`) for docs/PERFORMANCE.md.
+        let c = run_window(w, 1, 4);
+        assert_eq!(
+            c,
+            run_window(w, 2, 4),
+            "{}: window 4, statistics differ between 1 and 2 threads",
+            w.info().name
+        );
+        let cyc = |v: &[KernelStats]| v.iter().map(|k| k.cycles).sum::<u64>();
+        eprintln!(
+            "window4 {} cycles {} -> {} ({:.4}x)",
+            w.info().name,
+            cyc(&a),
+            cyc(&c),
+            cyc(&c) as f64 / cyc(&a) as f64
         );
         n += 1;
     }

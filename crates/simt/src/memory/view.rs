@@ -103,14 +103,19 @@ impl View {
         if self.words.is_empty() {
             return Ok(v);
         }
-        // Patch the bytes this view has written.
+        // Patch the bytes this view has written: at most two overlay words.
         let mut bytes = v.to_le_bytes();
-        for (k, b) in bytes.iter_mut().enumerate().take(size as usize) {
-            let x = addr + k as u64;
-            if let Some(&(w, m)) = self.words.get(&(x >> 3)) {
+        let end = addr + size as u64;
+        for word in addr >> 3..=(end - 1) >> 3 {
+            let Some(&(val, m)) = self.words.get(&word) else {
+                continue;
+            };
+            let lo = (word << 3).max(addr);
+            let hi = ((word + 1) << 3).min(end);
+            for x in lo..hi {
                 let j = (x & 7) as u32;
                 if m & (1 << j) != 0 {
-                    *b = (w >> (8 * j)) as u8;
+                    bytes[(x - addr) as usize] = (val >> (8 * j)) as u8;
                 }
             }
         }
@@ -119,13 +124,17 @@ impl View {
 
     pub(super) fn store(&mut self, addr: u64, size: u32, v: u64) -> Result<(), Fault> {
         self.check(addr, size as u64)?;
-        for k in 0..size as u64 {
-            let x = addr + k;
-            let j = (x & 7) as u32;
-            let e = self.words.entry(x >> 3).or_insert((0, 0));
-            let byte = (v >> (8 * k)) & 0xff;
-            e.0 = (e.0 & !(0xff << (8 * j))) | (byte << (8 * j));
-            e.1 |= 1 << j;
+        let end = addr + size as u64;
+        for word in addr >> 3..=(end - 1) >> 3 {
+            let e = self.words.entry(word).or_insert((0, 0));
+            let lo = (word << 3).max(addr);
+            let hi = ((word + 1) << 3).min(end);
+            for x in lo..hi {
+                let j = (x & 7) as u32;
+                let byte = (v >> (8 * (x - addr))) & 0xff;
+                e.0 = (e.0 & !(0xff << (8 * j))) | (byte << (8 * j));
+                e.1 |= 1 << j;
+            }
         }
         self.log.push(Store {
             cycle: self.cycle,

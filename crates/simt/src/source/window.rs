@@ -27,6 +27,9 @@ struct Part {
     deferred: Vec<Deferred>,
     /// Atomics executed by the commit, handed out at the warp's next fetch: (CTA, warp, inst).
     ready: Vec<(u32, u32, DynInst)>,
+    /// With an observer: the window's executed instructions (cycle, CTA, warp, inst), shown
+    /// to it at the commit in (cycle, SM, issue) order.
+    seen: Vec<(u64, u32, u32, DynInst)>,
 }
 
 /// Window-mode state of a source.
@@ -61,8 +64,8 @@ impl ExecSource<'_, '_> {
     }
 
     pub(super) fn open_window(&mut self, sms: u32) -> Option<&mut dyn WindowFronts> {
-        if self.obs.0.is_some() {
-            // Observers see instructions in one order, on one thread.
+        if self.obs.0.as_deref().is_some_and(|o| o.wants_values()) {
+            // Register values cannot be replayed at the commit.
             return None;
         }
         let base: *const GlobalMem = &*self.env.gmem;
@@ -81,6 +84,7 @@ impl ExecSource<'_, '_> {
                 gmem: unsafe { GlobalMem::view_of(base) },
                 deferred: Vec::new(),
                 ready: Vec::new(),
+                seen: Vec::new(),
             }));
         }
         if win.dirty {
@@ -98,7 +102,7 @@ impl ExecSource<'_, '_> {
 // SAFETY: the only `&self` method that mutates is `WindowFronts::next_on`, whose contract
 // (one call at a time per SM, CTAs on their own SM, no other method meanwhile) keeps every
 // mutable access disjoint: a call touches only its SM's `Part` and the CTAs running on that SM.
-// The observer is never reached through `&self` (window mode is refused with an observer).
+// The observer is only called by `commit` (`&mut self`); `next_on` only checks it is there.
 unsafe impl Sync for ExecSource<'_, '_> {}
 
 impl WindowFronts for ExecSource<'_, '_> {
@@ -166,6 +170,9 @@ impl WindowFronts for ExecSource<'_, '_> {
         if f == Flow::Exited {
             out.warp_exits = true;
         }
+        if self.obs.0.is_some() {
+            part.seen.push((cycle, cta, warp, *out));
+        }
         Ok(WarpStep::Inst)
     }
 
@@ -193,6 +200,18 @@ impl WindowFronts for ExecSource<'_, '_> {
             }
         }
         ev.sort_unstable_by_key(|e| (e.0, e.1, e.2));
+        if let Some(o) = self.obs.0.as_deref_mut() {
+            let mut seen: Vec<(u64, u32, usize)> = Vec::new();
+            for (sm, p) in win.parts.iter_mut().enumerate() {
+                let n = p.get_mut().seen.len();
+                seen.extend((0..n).map(|i| (p.get_mut().seen[i].0, sm as u32, i)));
+            }
+            seen.sort_unstable();
+            for (_, sm, i) in seen {
+                let (_, cta, warp, inst) = &win.parts[sm as usize].get_mut().seen[i];
+                o.on_inst(*cta, *warp, inst);
+            }
+        }
         let mut result = Ok(());
         for &(_, sm, _, what) in &ev {
             let p = win.parts[sm as usize].get_mut();
@@ -214,6 +233,9 @@ impl WindowFronts for ExecSource<'_, '_> {
                     match step::<true>(&mut self.env, c, warp as usize, &mut inst) {
                         Ok(f) => {
                             inst.warp_exits = f == Flow::Exited;
+                            if let Some(o) = self.obs.0.as_deref_mut() {
+                                o.on_inst(cta, warp, &inst);
+                            }
                             p.ready.push((cta, warp, inst));
                         }
                         Err(f) => result = Err(SourceError::new(self.env.describe(c, &f))),
@@ -225,6 +247,7 @@ impl WindowFronts for ExecSource<'_, '_> {
             let p = p.get_mut();
             p.gmem.view_clear();
             p.deferred.clear();
+            p.seen.clear();
         }
         result
     }

@@ -142,6 +142,15 @@ impl Gpu {
         loop {
             let c0 = self.cyc[CORE];
             let t0 = self.next[CORE];
+            // Idle skipping may stop the other clocks between core ticks: their ticks before
+            // `t0` run now, as the one-cycle engine runs them (with ejection).
+            loop {
+                let t = self.next[DRAM].min(self.next[L2]).min(self.next[ICNT]);
+                if t >= t0 {
+                    break;
+                }
+                self.ticks_at_before(t, c0, true);
+            }
             // Every memory-side tick before `t0` has run, none at `t0`.
             let mut ticked = false;
             let mut skip = None;

@@ -16,6 +16,13 @@ pub struct Args {
     /// Write the figures as JSON to this file as well.
     #[arg(long)]
     pub json: Option<std::path::PathBuf>,
+    /// `scaling` only: override a configuration key of every run (repeatable), e.g.
+    /// `--set sim.window=4`.
+    #[arg(long)]
+    pub set: Vec<String>,
+    /// `scaling` only: the machine sizes in SMs (comma-separated; default 15,80,132).
+    #[arg(long, value_delimiter = ',')]
+    pub sms: Vec<u32>,
 }
 
 /// Runs the benchmarks.
@@ -28,8 +35,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.what
         );
     }
+    if (!args.set.is_empty() || !args.sms.is_empty()) && args.what != "scaling" {
+        anyhow::bail!("--set and --sms apply to --what scaling only");
+    }
     if args.what == "scaling" {
-        report.insert("scaling".into(), scaling::run()?);
+        let sms = if args.sms.is_empty() {
+            scaling::MACHINES.to_vec()
+        } else {
+            args.sms.clone()
+        };
+        report.insert("scaling".into(), scaling::run(&args.set, &sms)?);
     }
     if all || args.what == "functional" {
         report.insert("functional".into(), functional::run()?);

@@ -4,6 +4,8 @@
 //! each with 1, 2, 4, ... threads up to the number of cores, and reports the wall time inside
 //! the runner and the speed-up over one thread. Every thread count must give statistics
 //! identical to one thread (the benchmark fails otherwise). Figures go to `docs/PERFORMANCE.md`.
+//! `--set KEY=VALUE` changes every run's configuration (e.g. `--set sim.window=4` for the
+//! window engine) and `--sms` the machine sizes.
 
 use anyhow::{bail, Context};
 use warpforge_simt::Device;
@@ -27,10 +29,23 @@ pub fn thread_counts(cores: usize) -> Vec<usize> {
 }
 
 /// Runs the scaling benchmark, prints a table and returns the figures.
-pub fn run() -> anyhow::Result<serde_json::Value> {
+pub fn run(sets: &[String], machines: &[u32]) -> anyhow::Result<serde_json::Value> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let counts = thread_counts(cores);
-    println!("thread scaling on gtx480 (SM count widened), small inputs, {cores} cores");
+    // Bad overrides fail before any simulation.
+    let mut probe = GpuConfig::preset("gtx480")?;
+    probe.apply_overrides(sets)?;
+    probe.validate()?;
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load = load.split_whitespace().next().unwrap_or("?").to_string();
+    println!(
+        "thread scaling on gtx480 (SM count widened), small inputs, {cores} cores, load average {load}{}",
+        if sets.is_empty() {
+            String::new()
+        } else {
+            format!(", --set {}", sets.join(" --set "))
+        }
+    );
     println!(
         "{:<9} {:>5} {:>7} {:>10} {:>9} {:>8}",
         "workload", "SMs", "threads", "cycles", "seconds", "speedup"
@@ -38,9 +53,11 @@ pub fn run() -> anyhow::Result<serde_json::Value> {
     let mut rows = Vec::new();
     for name in WORKLOADS {
         let w = find(name).with_context(|| format!("workload `{name}` is not registered"))?;
-        for &sms in MACHINES {
+        for &sms in machines {
             let mut cfg = GpuConfig::preset("gtx480")?;
             cfg.set("core.num_sms", &sms.to_string())?;
+            cfg.apply_overrides(sets)?;
+            cfg.validate()?;
             let mut base: Option<(f64, serde_json::Value)> = None;
             for &threads in &counts {
                 let mut dev = Device::new();
@@ -80,7 +97,9 @@ pub fn run() -> anyhow::Result<serde_json::Value> {
         }
     }
     println!("statistics identical for every thread count");
-    Ok(serde_json::json!({ "cores": cores, "runs": rows }))
+    Ok(serde_json::json!({
+        "cores": cores, "load_average": load, "set": sets, "runs": rows,
+    }))
 }
 
 #[cfg(test)]
