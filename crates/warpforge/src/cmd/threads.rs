@@ -8,12 +8,17 @@
 //! `warpforge bench --what scaling` on a 16-core machine (docs/PERFORMANCE.md, 2026-11-25) gave
 //! 0.84x-0.89x with two threads on 80 and 132 SMs and 0.86x-1.06x with 4 to 16, so the cap is
 //! one thread (explicit `--threads N` still runs N); raise it when `bench --what scaling`
-//! measures a gain on every machine size.
+//! measures a gain on every machine size. The window engine (`sim.window` > 1) synchronises
+//! once per window and has its own cap, [`AUTO_CAP_WINDOW`].
 
 use warpforge_timing::GpuConfig;
 
-/// The most threads `auto` picks (see the module documentation for why).
+/// The most threads `auto` picks for the one-cycle engine (see the module documentation for
+/// why).
 pub const AUTO_CAP: usize = 1;
+/// The most threads `auto` picks for the window engine (`sim.window` > 1, which synchronises
+/// once per window instead of once per cycle): docs/PERFORMANCE.md, "window engine".
+pub const AUTO_CAP_WINDOW: usize = 2;
 /// `auto` gives each thread at least this many simulated SMs.
 pub const SMS_PER_THREAD: u32 = 4;
 
@@ -44,11 +49,13 @@ fn load_average() -> Option<f64> {
     text.split_whitespace().next()?.parse().ok()
 }
 
-/// The `auto` choice for `cores` cores with `load` of them busy and a machine of `sms` SMs.
-pub fn auto_threads(cores: usize, load: f64, sms: u32) -> usize {
+/// The `auto` choice for `cores` cores with `load` of them busy and a machine of `sms` SMs
+/// synchronised every `window` core cycles (`sim.window`).
+pub fn auto_threads(cores: usize, load: f64, sms: u32, window: u32) -> usize {
     let free = (cores as f64 - load.max(0.0)).round().max(1.0) as usize;
     let by_size = (sms / SMS_PER_THREAD).max(1) as usize;
-    let n = free.min(AUTO_CAP).min(by_size).min(cores.max(1));
+    let cap = if window > 1 { AUTO_CAP_WINDOW } else { AUTO_CAP };
+    let n = free.min(cap).min(by_size).min(cores.max(1));
     if n < 2 {
         1
     } else {
@@ -65,6 +72,7 @@ impl Threads {
                 std::thread::available_parallelism().map_or(1, |n| n.get()),
                 load_average().unwrap_or(0.0),
                 cfg.core.num_sms,
+                cfg.sim.window,
             ),
         }
     }
@@ -76,12 +84,17 @@ mod tests {
 
     #[test]
     fn auto_uses_free_cores_up_to_the_cap_and_falls_back_to_one() {
-        assert_eq!(auto_threads(2, 0.1, 15), 2.min(AUTO_CAP));
-        assert_eq!(auto_threads(2, 1.2, 15), 1, "one core busy: one thread");
-        assert_eq!(auto_threads(1, 0.0, 120), 1);
-        assert_eq!(auto_threads(16, 0.0, 120), AUTO_CAP);
-        assert_eq!(auto_threads(16, 0.0, 4), 1, "a 4-SM machine is too small");
-        assert_eq!(auto_threads(16, 15.6, 120), 1);
+        assert_eq!(auto_threads(2, 0.1, 15, 1), 2.min(AUTO_CAP));
+        assert_eq!(auto_threads(2, 1.2, 15, 1), 1, "one core busy: one thread");
+        assert_eq!(auto_threads(1, 0.0, 120, 1), 1);
+        assert_eq!(auto_threads(16, 0.0, 120, 1), AUTO_CAP);
+        assert_eq!(auto_threads(16, 0.0, 4, 1), 1, "a 4-SM machine is too small");
+        assert_eq!(auto_threads(16, 15.6, 120, 1), 1);
+        // The window engine has its own cap, with the same fallbacks.
+        assert_eq!(auto_threads(16, 0.0, 120, 4), AUTO_CAP_WINDOW.min(16));
+        assert_eq!(auto_threads(2, 0.1, 120, 4), AUTO_CAP_WINDOW.min(2));
+        assert_eq!(auto_threads(2, 1.2, 120, 4), 1, "one core busy: one thread");
+        assert_eq!(auto_threads(16, 0.0, 4, 4), 1, "a 4-SM machine is too small");
     }
 
     #[test]
