@@ -160,7 +160,7 @@ impl View {
 }
 
 impl GlobalMem {
-    /// A view of `base` with window semantics (module [`view`](self)): it reads `base` and
+    /// A view of `base` with window semantics (`memory/view.rs`): it reads `base` and
     /// keeps its own stores apart until the owner applies its [`log`](GlobalMem::view_log).
     /// A view cannot allocate, has no mutable slices ([`GlobalMem::slice_mut`] and
     /// [`GlobalMem::alloc_at`] answer as if nothing were allocated, so the executor takes its

@@ -54,7 +54,11 @@ fn load_average() -> Option<f64> {
 pub fn auto_threads(cores: usize, load: f64, sms: u32, window: u32) -> usize {
     let free = (cores as f64 - load.max(0.0)).round().max(1.0) as usize;
     let by_size = (sms / SMS_PER_THREAD).max(1) as usize;
-    let cap = if window > 1 { AUTO_CAP_WINDOW } else { AUTO_CAP };
+    let cap = if window > 1 {
+        AUTO_CAP_WINDOW
+    } else {
+        AUTO_CAP
+    };
     let n = free.min(cap).min(by_size).min(cores.max(1));
     if n < 2 {
         1
@@ -88,13 +92,21 @@ mod tests {
         assert_eq!(auto_threads(2, 1.2, 15, 1), 1, "one core busy: one thread");
         assert_eq!(auto_threads(1, 0.0, 120, 1), 1);
         assert_eq!(auto_threads(16, 0.0, 120, 1), AUTO_CAP);
-        assert_eq!(auto_threads(16, 0.0, 4, 1), 1, "a 4-SM machine is too small");
+        assert_eq!(
+            auto_threads(16, 0.0, 4, 1),
+            1,
+            "a 4-SM machine is too small"
+        );
         assert_eq!(auto_threads(16, 15.6, 120, 1), 1);
         // The window engine has its own cap, with the same fallbacks.
         assert_eq!(auto_threads(16, 0.0, 120, 4), AUTO_CAP_WINDOW.min(16));
         assert_eq!(auto_threads(2, 0.1, 120, 4), AUTO_CAP_WINDOW.min(2));
         assert_eq!(auto_threads(2, 1.2, 120, 4), 1, "one core busy: one thread");
-        assert_eq!(auto_threads(16, 0.0, 4, 4), 1, "a 4-SM machine is too small");
+        assert_eq!(
+            auto_threads(16, 0.0, 4, 4),
+            1,
+            "a 4-SM machine is too small"
+        );
     }
 
     #[test]
