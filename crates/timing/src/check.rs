@@ -106,6 +106,16 @@ impl GpuConfig {
                 ),
             ));
         }
+        if crate::core::cpl::Stall::parse(&c.cpl_stall).is_none() {
+            return Err(ConfigError::new(
+                "core.cpl_stall",
+                format!(
+                    "unknown stall-update rule `{}` (known: {})",
+                    c.cpl_stall,
+                    crate::core::cpl::Stall::NAMES.join(", ")
+                ),
+            ));
+        }
         if crate::core::elim::find(&c.elim.policy).is_none() {
             return Err(ConfigError::new(
                 "core.elim.policy",

@@ -219,6 +219,13 @@ pub struct CoreConfig {
     /// of the TB's, the predicate of the §4.3.3 accuracy metric).
     #[serde(default = "default_cpl_critical")]
     pub cpl_critical: String,
+    /// When CPL adds a warp's stall cycles to its criticality counter (spec 000 §4.3 (d), Lee
+    /// 2017 Algorithm 6): `at_issue` (the default: line 7 of Algorithm 6, `w.nStall +=
+    /// stallCycles` when the scheduler issues `w`, so a waiting warp's counter holds its value
+    /// until it issues again) or `accruing` (every cycle a warp waits raises its counter at
+    /// once, the reading of earlier sessions).
+    #[serde(default = "default_cpl_stall")]
+    pub cpl_stall: String,
     /// TB-redundancy elimination (`core.elim.*`, document 003 Ch. 7).
     #[serde(default)]
     pub elim: ElimConfig,
@@ -395,6 +402,10 @@ fn default_sub_cores() -> u32 {
 
 fn default_cpl_critical() -> String {
     "slowest".into()
+}
+
+fn default_cpl_stall() -> String {
+    "at_issue".into()
 }
 
 fn default_signature() -> String {
@@ -1072,6 +1083,11 @@ mod tests {
         let e = g.set("core.cpl_critical", "fastest").unwrap_err();
         assert_eq!(e.key, "core.cpl_critical");
         assert!(e.reason.contains("slowest, top_half"), "{e}");
+        assert_eq!(g.core.cpl_stall, "at_issue");
+        g.set("core.cpl_stall", "accruing").unwrap();
+        let e = g.set("core.cpl_stall", "never").unwrap_err();
+        assert_eq!(e.key, "core.cpl_stall");
+        assert!(e.reason.contains("at_issue, accruing"), "{e}");
         let e = g.set("l1d", "3").unwrap_err();
         assert!(e.reason.contains("table"), "{e}");
         let e = g.apply_overrides(&["l1d.sets"]).unwrap_err();

@@ -16,14 +16,20 @@
 //!   higher CPI always means "more critical").
 //! * `CPI_avg` = core cycles since the warp's dispatch / instructions issued (at least 1).
 //! * `nStall` accumulates the cycles between consecutive issues of the warp minus one (the
-//!   `Δ − 1` reading of Algorithm 6), the first issue counting from dispatch. The stall under
-//!   way counts too: "CPL monitors the stall cycles between the current and the next
-//!   instruction execution … and increments the criticality counter accordingly for all warps"
-//!   (§4.2.1), so a warp that waits (on memory, or ready but passed over by the scheduler)
-//!   becomes more critical every cycle it waits, not only once it finally issues. Folding the
-//!   gap in only at the next issue froze a passed-over warp's counter at its last value: under
-//!   gCAWS the warp that waited longest kept the lowest rank, was passed over again and
-//!   finished last (CPL accuracy 0.34 on KMN under gCAWS, below the 0.5 of a coin toss).
+//!   `Δ − 1` reading of Algorithm 6), the first issue counting from dispatch. *When* the gap
+//!   enters the counter is `core.cpl_stall` ([`Stall`]). By default ([`Stall::AtIssue`]) it is
+//!   added when the warp issues, as Algorithm 6 places it: lines 4-8 of `WARPSCHEDULER` are
+//!   `w ← findNextWarp(); if w.isReady() then w.nStall ← w.nStall + stallCycles;
+//!   InstructionExecute(w)`, so the counter of a warp that waits keeps its value until the
+//!   scheduler issues it again. This is what lets gCAWS, "like GTO", "limit the number of
+//!   active warps such that the aggregate working set can well fit into the L1 data cache"
+//!   (§4.3.2, the KMN explanation): a warp passed over does not climb the order while it
+//!   waits. [`Stall::Accruing`] (the reading of earlier sessions, from §4.2.1's "CPL monitors
+//!   the stall cycles between the current and the next instruction execution for each warp and
+//!   increment the criticality counter accordingly for all warps") adds every waiting cycle at
+//!   once; the most critical ready warp is then the one that has waited longest, and gCAWS
+//!   rotates over all warps like RR (its L1D footprint spreads: PTH 0.884x under gCAWS, GTO
+//!   1.084x, in the session that measured it).
 //!
 //! Decisions (§4.3 ambiguities): `nInst` starts at 0 for every warp (all warps of a TB start
 //! equal) and enters Eq. 4.1 relative to the TB's minimum (an absolute counter starting at 0
@@ -81,19 +87,47 @@ impl Critical {
     }
 }
 
+/// When a warp's stall cycles enter its criticality counter (`core.cpl_stall`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Stall {
+    /// At the warp's next issue (Algorithm 6, line 7): the counter changes only when the warp
+    /// issues.
+    #[default]
+    AtIssue,
+    /// Every cycle the warp waits: the counter grows by one per cycle without an issue.
+    Accruing,
+}
+
+impl Stall {
+    /// The configuration names, in the order of the variants.
+    pub const NAMES: [&'static str; 2] = ["at_issue", "accruing"];
+
+    /// The rule named `name` (`core.cpl_stall`).
+    pub fn parse(name: &str) -> Option<Stall> {
+        match name {
+            "at_issue" => Some(Stall::AtIssue),
+            "accruing" => Some(Stall::Accruing),
+            _ => None,
+        }
+    }
+}
+
 /// Per-warp CPL state of one SM (indexed by warp slot, at most 64).
 #[derive(Debug, Clone)]
 pub struct Cpl {
     /// The critical-warp rule of [`Cpl::is_critical`].
     pub rule: Critical,
+    /// When stall cycles enter the counters.
+    pub stall: Stall,
     n_inst: [i64; 64],
     issued: [u64; 64],
     born: [u64; 64],
     last_issue: [u64; 64],
     n_stall: [u64; 64],
     last_idx: [u32; 64],
-    /// The ranking key of each warp slot: its criticality counter minus the current core cycle
-    /// (higher = more critical). The counter of a warp that does not issue grows by one stall
+    /// The ranking key of each warp slot (higher = more critical). [`Stall::AtIssue`]: the
+    /// criticality counter as of the warp's last issue. [`Stall::Accruing`]: the counter minus
+    /// the current core cycle; the counter of a warp that does not issue grows by one stall
     /// cycle per cycle, so `counter(now) = crit + now` ([`Cpl::value`]); storing it relative to
     /// the clock keeps every comparison between warps exact without touching each warp every
     /// cycle.
@@ -108,6 +142,7 @@ impl Default for Cpl {
     fn default() -> Self {
         Self {
             rule: Critical::default(),
+            stall: Stall::default(),
             n_inst: [0; 64],
             issued: [0; 64],
             born: [0; 64],
@@ -130,6 +165,12 @@ impl Cpl {
         }
     }
 
+    /// The same state with stall rule `stall`.
+    pub fn with_stall(mut self, stall: Stall) -> Self {
+        self.stall = stall;
+        self
+    }
+
     /// Warp slot `w` was dispatched at core cycle `now`: its counters start from zero.
     pub fn start(&mut self, w: usize, now: u64) {
         self.n_inst[w] = 0;
@@ -138,8 +179,12 @@ impl Cpl {
         self.last_issue[w] = now;
         self.n_stall[w] = 0;
         self.last_idx[w] = u32::MAX;
-        // No issue yet: every cycle since dispatch is a stall cycle.
-        self.crit[w] = -(now as i64);
+        // No issue yet: every cycle since dispatch is a stall cycle (counted at the first issue
+        // under `AtIssue`).
+        self.crit[w] = match self.stall {
+            Stall::AtIssue => 0,
+            Stall::Accruing => -(now as i64),
+        };
         self.top[w] = 0;
         self.samples[w] = 0;
     }
@@ -178,14 +223,21 @@ impl Cpl {
         let behind = self.n_inst[w] - lead;
         let cycles = (now - self.born[w] + 1) as i64;
         let value = behind * cycles / self.issued[w] as i64 + self.n_stall[w] as i64;
-        // From the next cycle on, every cycle without an issue is one more stall cycle.
-        self.crit[w] = value - now as i64 - 1;
+        self.crit[w] = match self.stall {
+            Stall::AtIssue => value,
+            // From the next cycle on, every cycle without an issue is one more stall cycle.
+            Stall::Accruing => value - now as i64 - 1,
+        };
     }
 
-    /// The criticality counter (Eq. 4.1) of warp slot `w` as an issue at core cycle `now` (after
-    /// its last issue) would find it: the stall cycles since its last issue included.
+    /// The criticality counter (Eq. 4.1) of warp slot `w` at core cycle `now` (after its last
+    /// issue): under [`Stall::Accruing`] the stall cycles since its last issue included, under
+    /// [`Stall::AtIssue`] its value at that issue.
     pub fn value(&self, w: usize, now: u64) -> i64 {
-        self.crit[w] + now as i64
+        match self.stall {
+            Stall::AtIssue => self.crit[w],
+            Stall::Accruing => self.crit[w] + now as i64,
+        }
     }
 
     /// `nInst` of warp slot `w` (for tests and diagnostics).
@@ -290,7 +342,7 @@ mod tests {
 
     #[test]
     fn a_warp_that_stalls_becomes_more_critical() {
-        let mut c = Cpl::default();
+        let mut c = Cpl::default().with_stall(Stall::Accruing);
         c.start(0, 0);
         c.start(1, 0);
         // Same code, warp 1 issues every 10 cycles, warp 0 every cycle up to cycle 95.
@@ -319,12 +371,49 @@ mod tests {
         assert_eq!(c.value(3, 29), 5 * 19 / 5 + 14 + 10);
     }
 
+    /// Algorithm 6 (the default): a warp's stall cycles enter its counter when it issues (line
+    /// 7), so between two issues its counter holds; at each of its issues it equals the
+    /// counter of the accruing rule (the same gaps, only added later).
+    #[test]
+    fn at_issue_counters_hold_between_issues_and_match_accruing_at_each_issue() {
+        assert_eq!(Cpl::default().stall, Stall::AtIssue);
+        let mut lit = Cpl::default();
+        let mut acc = Cpl::default().with_stall(Stall::Accruing);
+        for c in [&mut lit, &mut acc] {
+            c.start(0, 0);
+            c.start(1, 0);
+        }
+        // Warp 0 issues every cycle, warp 1 every 7th with a loop back-edge each time.
+        let mut held = None;
+        for t in 0..70u64 {
+            for c in [&mut lit, &mut acc] {
+                c.on_issue(0, t as u32, t, 0b11);
+            }
+            if t % 7 == 3 {
+                for c in [&mut lit, &mut acc] {
+                    c.on_issue(1, 5 + (t % 2) as u32, t, 0b11);
+                }
+                assert_eq!(lit.value(1, t), acc.value(1, t), "at its issue, cycle {t}");
+                held = Some((lit.value(1, t), t));
+            } else if let Some((h, at)) = held {
+                assert_eq!(lit.value(1, t), h, "held between issues, cycle {t}");
+                let waited = (t - at - 1) as i64;
+                assert_eq!(acc.value(1, t), h + waited, "accruing grows while it waits");
+            }
+        }
+        assert_eq!(lit.n_stall(1), acc.n_stall(1));
+        assert!(lit.is_critical(1, 0b11) && acc.is_critical(1, 0b11));
+        assert_eq!(Stall::parse("at_issue"), Some(Stall::AtIssue));
+        assert_eq!(Stall::parse("accruing"), Some(Stall::Accruing));
+        assert_eq!(Stall::parse("never"), None, "{:?}", Stall::NAMES);
+    }
+
     /// §4.2.1: the stall cycles between two issues count for every warp while they accrue. A warp
     /// that stops issuing (waiting on memory, or passed over by the scheduler) overtakes one that
     /// keeps issuing, before it issues again.
     #[test]
     fn a_waiting_warp_gains_criticality_before_it_issues_again() {
-        let mut c = Cpl::default();
+        let mut c = Cpl::default().with_stall(Stall::Accruing);
         c.start(0, 0);
         c.start(1, 0);
         c.on_issue(0, 0, 0, 0b11);

@@ -358,9 +358,10 @@ impl Sm {
             sched_masks,
             ages: vec![0; 64],
             age_counter: 0,
-            cpl: Box::new(Cpl::new(
-                cpl::Critical::parse(&cfg.core.cpl_critical).unwrap_or_default(),
-            )),
+            cpl: Box::new(
+                Cpl::new(cpl::Critical::parse(&cfg.core.cpl_critical).unwrap_or_default())
+                    .with_stall(cpl::Stall::parse(&cfg.core.cpl_stall).unwrap_or_default()),
+            ),
             fetch_rr: 0,
             l1i: Cache::new(&cfg.l1i),
             imshr: Mshr::new(cfg.l1i.mshr_entries as usize, 1),

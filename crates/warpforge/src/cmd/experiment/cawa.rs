@@ -96,6 +96,45 @@ pub(crate) const POLICIES: &[Policy] = &[
     },
 ];
 
+/// The L1D ceiling study: (name, scheduler, L1D change) runs on the Sens workloads, compared
+/// with RR on the L1D as configured. `Capacity(4)` multiplies the L1D's sets by 4 (same ways and
+/// line size, 4x the capacity); `Off` bypasses it (`l1d.insertion = bypass_all`). No cache or
+/// scheduling policy is part of these runs: they bound what the policies can gain at the
+/// workloads' input sizes.
+pub(crate) const CEILING: [(&str, &str, L1dChange); 4] = [
+    ("rr_l1d_4x", "lrr", L1dChange::Capacity(4)),
+    ("gto_l1d_4x", "gto", L1dChange::Capacity(4)),
+    ("rr_no_l1d", "lrr", L1dChange::Off),
+    ("gto_no_l1d", "gto", L1dChange::Off),
+];
+
+/// How a ceiling run changes the L1D.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum L1dChange {
+    /// This many times the sets (capacity).
+    Capacity(u32),
+    /// No L1D (every access bypasses it).
+    Off,
+}
+
+/// The configuration of one [`CEILING`] run over `base`.
+pub(crate) fn ceiling_config(
+    base: &GpuConfig,
+    (name, scheduler, change): (&str, &str, L1dChange),
+) -> Result<GpuConfig> {
+    let mut c = base.clone();
+    let e = |e| anyhow!("ceiling `{name}`: {e}");
+    c.set("core.scheduler", scheduler).map_err(e)?;
+    match change {
+        L1dChange::Capacity(k) => c
+            .set("l1d.sets", &(base.l1d.sets * k).to_string())
+            .map_err(e)?,
+        L1dChange::Off => c.set("l1d.insertion", "bypass_all").map_err(e)?,
+    }
+    c.name = format!("{}+{name}", base.name);
+    Ok(c)
+}
+
 /// Critical-way counts of the sensitivity study (claim 16), of the 16 ways.
 const CRITICAL_WAYS: [u32; 3] = [4, 8, 12];
 
@@ -129,6 +168,9 @@ pub struct CawaArgs {
     /// Do not read or write the simulation cache.
     #[arg(long)]
     no_cache: bool,
+    /// Skip the L1D ceiling runs (RR and GTO with 4x the L1D and without it, Sens workloads).
+    #[arg(long)]
+    no_ceiling: bool,
 }
 
 /// Picks the requested names from `known` (all when `asked` is empty); an unknown name is an
@@ -271,6 +313,14 @@ pub fn run(a: CawaArgs) -> Result<()> {
         }
     }
 
+    // The L1D ceiling (no CAWA mechanism): RR and GTO with 4x the L1D and without it.
+    let mut ceil_cfgs: Vec<(&str, GpuConfig)> = Vec::new();
+    if !a.no_ceiling {
+        for c in CEILING {
+            ceil_cfgs.push((c.0, ceiling_config(&base, c)?));
+        }
+    }
+
     let mut points = Vec::new();
     for (_, c) in &configs {
         for w in &workloads {
@@ -278,7 +328,11 @@ pub fn run(a: CawaArgs) -> Result<()> {
         }
     }
     let n_main = points.len();
-    for (_, c) in &ways_cfgs {
+    let side = ways_cfgs
+        .iter()
+        .map(|(_, c)| c)
+        .chain(ceil_cfgs.iter().map(|(_, c)| c));
+    for c in side {
         for w in &sens_sel {
             points.push(Point::new(w, a.size, c.clone()));
         }
@@ -295,6 +349,7 @@ pub fn run(a: CawaArgs) -> Result<()> {
     let out = batch::run(&points, &opts)?;
     let mut main: Vec<Outcome> = out[..n_main].to_vec();
     let ways_out = &out[n_main..];
+    let ceil_out = &out[n_main + ways_cfgs.len() * sens_sel.len()..];
     // CAWS with oracle criticality (Chapter 3): the RR runs recorded every warp's execution
     // time per workload; their oracle files feed the `caws` scheduler (avg variant).
     if want_oracle {
@@ -490,6 +545,31 @@ pub fn run(a: CawaArgs) -> Result<()> {
             Value::Object(sens_ways)
         },
     );
+    // The L1D ceiling: speed-ups over RR on the L1D as configured, per Sens workload and their
+    // geometric mean.
+    let mut ceil = Map::new();
+    for (k, (name, _)) in ceil_cfgs.iter().enumerate() {
+        let (mut per, mut sp) = (Map::new(), Vec::new());
+        for (si, w) in sens_sel.iter().enumerate() {
+            let wi = workloads.iter().position(|x| x == w).expect("selected");
+            let s = ratio(
+                rr_cycles[wi],
+                ceil_out[k * sens_sel.len() + si].cycles() as f64,
+            );
+            sp.extend(s);
+            per.insert((*w).into(), opt(s));
+        }
+        per.insert("geomean_sens".into(), opt(geomean(&sp)));
+        ceil.insert((*name).into(), Value::Object(per));
+    }
+    report.insert(
+        "l1d_ceiling_speedup".into(),
+        if ceil.is_empty() {
+            Value::Null
+        } else {
+            Value::Object(ceil)
+        },
+    );
     report.insert("missing".into(), json!(missing));
     // Simulation cost: every point's thread CPU time (of its original run when cached), per
     // workload and per policy, to show which points dominate the experiment's run time.
@@ -505,6 +585,15 @@ pub fn run(a: CawaArgs) -> Result<()> {
                 w,
                 format!("cawa_ways{kk}"),
                 &ways_out[k * sens_sel.len() + si],
+            ));
+        }
+    }
+    for (k, (name, _)) in ceil_cfgs.iter().enumerate() {
+        for (si, w) in sens_sel.iter().enumerate() {
+            timed.push((
+                w,
+                format!("ceiling_{name}"),
+                &ceil_out[k * sens_sel.len() + si],
             ));
         }
     }
@@ -615,6 +704,14 @@ fn summary(r: &Map<String, Value>) -> String {
         f(&r["critical_warp_l1d_hit_ratio"]),
         f(&r["cpu_s"]["total"])
     ));
+    if let Some(c) = r["l1d_ceiling_speedup"].as_object() {
+        for (k, v) in c {
+            s.push_str(&format!(
+                "L1D ceiling {k:<11} GM Sens {}\n",
+                f(&v["geomean_sens"])
+            ));
+        }
+    }
     if let Some(m) = r["missing"].as_object() {
         for (k, v) in m {
             s.push_str(&format!("missing: {k}: {}\n", v.as_str().unwrap_or("")));
@@ -677,6 +774,24 @@ mod tests {
             let c = policy_config(&base, p).unwrap();
             c.validate().unwrap();
             assert_eq!(c.core.scheduler, p.scheduler);
+        }
+        // The ceiling runs change only the scheduler and the L1D's capacity or presence.
+        for c in CEILING {
+            let g = ceiling_config(&base, c).unwrap();
+            g.validate().unwrap();
+            assert_eq!(g.core.scheduler, c.1);
+            assert_eq!(g.l1d.ways, base.l1d.ways);
+            assert_eq!(g.l1d.replacement, base.l1d.replacement);
+            match c.2 {
+                L1dChange::Capacity(k) => {
+                    assert_eq!(g.l1d.sets, k * base.l1d.sets);
+                    assert_eq!(g.l1d.insertion, base.l1d.insertion);
+                }
+                L1dChange::Off => {
+                    assert_eq!(g.l1d.sets, base.l1d.sets);
+                    assert_eq!(g.l1d.insertion, "bypass_all");
+                }
+            }
         }
         let cawa = POLICIES.iter().find(|p| p.name == "cawa").unwrap();
         assert_eq!(policy_config(&base, cawa).unwrap().l1d.replacement, "cacp");
