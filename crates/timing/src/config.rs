@@ -294,12 +294,14 @@ pub struct CacheConfig {
     #[serde(default)]
     pub critical_ways: u32,
     /// The 8-bit signature of the signature-indexed predictors (SHiP, CACP's CCBP; spec 000
-    /// §4.5): `pc_line` (the default, the digest's recommendation: instruction-index PC bits xor
-    /// the low 8 bits of the line address, `(addr >> 7)[7:0]` for 128 B lines, so each line
-    /// class trains its own counters) or `pc_addr` (Lee 2017's literal `PC[7:0] xor addr[7:0]`
-    /// with addr the byte address of the missing line: with 128 B lines only address bit 7
-    /// reaches the signature, so it is in effect the load PC and one PC's lines share their
-    /// counters). Other policies ignore it.
+    /// §4.5): `pc_addr` (the default, Lee 2017's literal `PC[7:0] xor addr[7:0]` (§4.2.3) with
+    /// addr the byte address of the missing line: with 128 B lines only address bit 7 reaches
+    /// the signature, so it is in effect the load PC and one PC's lines share their counters, as
+    /// Figure 4.9's per-instruction reuse patterns motivate) or `pc_line` (the spec digest's
+    /// recommendation: instruction-index PC bits xor the low 8 bits of the line address,
+    /// `(addr >> 7)[7:0]` for 128 B lines; a PC's consecutive lines then spread over all 256
+    /// signatures and every signature mixes every PC, so the counters cannot learn per
+    /// instruction). Other policies ignore it.
     #[serde(default = "default_signature")]
     pub signature: String,
     /// `write_through` (update on hit, no allocate), `write_evict` (invalidate on hit, no
@@ -409,7 +411,7 @@ fn default_cpl_stall() -> String {
 }
 
 fn default_signature() -> String {
-    "pc_line".into()
+    "pc_addr".into()
 }
 
 fn default_write_allocate() -> String {
@@ -1084,6 +1086,7 @@ mod tests {
         assert_eq!(e.key, "core.cpl_critical");
         assert!(e.reason.contains("slowest, top_half"), "{e}");
         assert_eq!(g.core.cpl_stall, "at_issue");
+        assert_eq!(g.l1d.signature, "pc_addr", "Lee 2017's literal signature");
         g.set("core.cpl_stall", "accruing").unwrap();
         let e = g.set("core.cpl_stall", "never").unwrap_err();
         assert_eq!(e.key, "core.cpl_stall");

@@ -92,12 +92,15 @@ pub fn names() -> Vec<&'static str> {
     REPLACEMENTS.iter().map(|r| r.0).collect()
 }
 
-/// A cache configuration of `sets x ways` lines for policy tests.
+/// A cache configuration of `sets x ways` lines for policy tests, with the line-address
+/// signature (`pc_line`: every line of a test its own signature; tests of the signature
+/// itself set it explicitly).
 #[cfg(test)]
 pub(crate) fn test_config(sets: u32, ways: u32) -> CacheConfig {
     let mut c = crate::GpuConfig::preset("gtx480").unwrap().l1d;
     c.sets = sets;
     c.ways = ways;
+    c.signature = "pc_line".into();
     c
 }
 

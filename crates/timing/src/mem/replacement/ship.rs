@@ -8,10 +8,14 @@
 //! Decisions (the document leaves them open, §4.5): 3-bit counters (the SHiP paper's width),
 //! initialised to 1 (weakly reuse); the PC is the instruction index (`pc / 8`, both front ends
 //! place instructions 8 bytes apart). The address part is, by default (`signature =
-//! "pc_line"`), the low 8 bits of the line address, `(addr >> 7)[7:0]` for 128 B lines, as the
-//! spec digest recommends (§4.5 "Address bits"); `"pc_addr"` takes the document's literal
-//! `addr[7:0]` of the missing line's byte address, which with 128 B lines is address bit 7
-//! only, so that signature is in effect the load PC (as in SHiP-PC); see [`Signature`].
+//! "pc_addr"`), the document's literal `addr[7:0]` of the missing line's byte address, which
+//! with 128 B lines is address bit 7 only, so the signature is in effect the load PC (as in
+//! SHiP-PC): each memory instruction learns its own reuse, which is what Lee 2017's Figure 4.9
+//! motivates ("the reuse patterns for the various memory instructions are different").
+//! `"pc_line"` takes the low 8 bits of the line address, `(addr >> 7)[7:0]` for 128 B lines,
+//! the spec digest's recommendation (§4.5 "Address bits"): a load's consecutive lines then
+//! cycle through all 256 signatures, so no counter belongs to one instruction; see
+//! [`Signature`].
 
 use super::{MissInfo, Replacement};
 use crate::config::CacheConfig;
@@ -175,7 +179,8 @@ mod tests {
     fn signature_is_pc_index_xor_address_low_bits() {
         let mut c = test_config(1, 2);
         assert_eq!(c.line_bytes, 128);
-        // The default (digest §4.5): PC instruction index xor line-address bits 7:0.
+        // The digest's form (§4.5): PC instruction index xor line-address bits 7:0.
+        c.signature = "pc_line".into();
         let by_line = Signature::new(&c);
         assert_eq!(by_line.of(&acc(0x18, 0x105)), 3 ^ 0x05);
         assert_eq!(by_line.of(&acc(8 * 0x1ff, 0)), 0xff);
@@ -187,11 +192,16 @@ mod tests {
         assert_eq!(lit.of(&acc(8 * 0x1ff, 0)), 0xff);
     }
 
-    /// Lines of one load PC at different line addresses get different signatures by default,
-    /// and the PC enters as an instruction index: consecutive instructions (8 bytes apart)
-    /// differ, byte offsets inside one instruction do not exist.
+    /// With `pc_line`, lines of one load PC at different line addresses get different
+    /// signatures, and the PC enters as an instruction index: consecutive instructions (8 bytes
+    /// apart) differ, byte offsets inside one instruction do not exist. The literal form (the
+    /// preset default) keeps a PC's lines on 2 signatures.
     #[test]
-    fn one_pcs_lines_get_distinct_signatures_by_default() {
+    fn one_pcs_lines_get_distinct_signatures_with_line_bits() {
+        assert_eq!(
+            crate::GpuConfig::preset("gtx480-cawa").unwrap().l1d.signature,
+            "pc_addr"
+        );
         let s = Signature::new(&test_config(1, 2));
         let sigs: std::collections::BTreeSet<u8> =
             (0..256u64).map(|l| s.of(&acc(0x40, 0x1000 + l))).collect();
