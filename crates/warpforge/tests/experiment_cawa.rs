@@ -125,4 +125,19 @@ fn tiny_report_has_consistent_speedups_and_the_claim_metrics() {
             && chart.contains("cawa\n</text>")
     );
     assert!(svg.join("cawa_l1d_mpki.svg").exists());
+    // The L1D ceiling: the 4 runs over the selected Sens workloads only (bp is not Sens),
+    // their geometric mean consistent with the per-workload speed-ups.
+    let ceil = r["l1d_ceiling_speedup"].as_object().unwrap();
+    let mut runs: Vec<&str> = ceil.keys().map(|k| k.as_str()).collect();
+    runs.sort();
+    assert_eq!(runs, ["gto_l1d_4x", "gto_no_l1d", "rr_l1d_4x", "rr_no_l1d"]);
+    for (run, v) in ceil {
+        let v = v.as_object().unwrap();
+        let mut keys: Vec<&str> = v.keys().map(|k| k.as_str()).collect();
+        keys.sort();
+        assert_eq!(keys, ["geomean_sens", "kmn", "nw"], "{run}");
+        let (k, n) = (v["kmn"].as_f64().unwrap(), v["nw"].as_f64().unwrap());
+        assert!(k > 0.0 && n > 0.0, "{run}");
+        assert!((v["geomean_sens"].as_f64().unwrap() - (k * n).sqrt()).abs() < 1e-9);
+    }
 }

@@ -394,7 +394,11 @@ mod tests {
                     c.on_issue(1, 5 + (t % 2) as u32, t, 0b11);
                 }
                 // (The accruing counter is kept as the next cycle will find it.)
-                assert_eq!(lit.value(1, t), acc.value(1, t + 1), "at its issue, cycle {t}");
+                assert_eq!(
+                    lit.value(1, t),
+                    acc.value(1, t + 1),
+                    "at its issue, cycle {t}"
+                );
                 held = Some((lit.value(1, t), t));
             } else if let Some((h, at)) = held {
                 assert_eq!(lit.value(1, t), h, "held between issues, cycle {t}");

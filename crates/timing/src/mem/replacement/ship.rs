@@ -199,7 +199,10 @@ mod tests {
     #[test]
     fn one_pcs_lines_get_distinct_signatures_with_line_bits() {
         assert_eq!(
-            crate::GpuConfig::preset("gtx480-cawa").unwrap().l1d.signature,
+            crate::GpuConfig::preset("gtx480-cawa")
+                .unwrap()
+                .l1d
+                .signature,
             "pc_addr"
         );
         let s = Signature::new(&test_config(1, 2));
