@@ -98,6 +98,7 @@ impl FrameSource for Generator {
             qw: self.qw as usize,
             qh: self.qh as usize,
             rops: 16,
+            rt_scale: crate::scene::rt_scale(self.res_div, self.mem_div),
         }
         .surface_blocks();
         let textures = 8u32;

@@ -173,6 +173,25 @@ pub struct Frame {
     pub commands: Vec<Command>,
 }
 
+/// Bytes of a render-target pixel (colour and depth) at full scale.
+pub const PIXEL_BYTES: u64 = 4;
+
+/// The render-target scale of a reduced run: how many real pixels' bytes one simulated pixel of a
+/// render target (colour, depth, HiZ, shadow map, blit source) stores, `res_div² / mem_div`
+/// (at least 1).
+///
+/// Consistent scaling \[INTERP\] (docs/EXPERIMENTS.md, "Scaling"): a reduced frame has
+/// 1/`res_div²` of the pixels while the LLC, the texture footprint and the capacity-bound caches
+/// are divided by `mem_div`. Stored at 4 B per simulated pixel, the render targets would shrink
+/// by `res_div²` against an LLC shrunk by `mem_div` only (at `tiny`, 16 x 16 against 16: a
+/// 20 KB colour buffer in a 1 MB LLC, which never leaves it). Storing `res_div² / mem_div`
+/// real pixels' bytes per simulated pixel makes every surface's footprint-to-LLC ratio the
+/// full-size frame's, like the textures' (whose footprint is divided by `mem_div` too).
+pub fn rt_scale(res_div: u32, mem_div: u32) -> usize {
+    let r = res_div.max(1) as f64;
+    ((r * r / mem_div.max(1) as f64).round() as usize).max(1)
+}
+
 /// The tiled surface layout of a `width`×`height`-pixel render target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
@@ -182,6 +201,8 @@ pub struct Layout {
     pub qh: usize,
     /// ROPs the tiles are interleaved over.
     pub rops: usize,
+    /// Real pixels stored per simulated pixel ([`rt_scale`]; 1 at full scale).
+    pub rt_scale: usize,
 }
 
 impl Layout {
@@ -201,20 +222,35 @@ impl Layout {
         ((q.qy as usize / TILE_QUADS) * self.tiles_x() + q.qx as usize / TILE_QUADS) as u64
     }
 
-    /// The 64-B block of a tiled 4-B-per-pixel surface holding quad `q` (a tile is 4 blocks, one
-    /// per row of quads).
-    pub fn pixel_block(&self, region: Region, q: Quad) -> u64 {
-        region.base() + self.tile(q) * TILE_QUADS as u64 + (q.qy as usize % TILE_QUADS) as u64
+    /// Bytes of one quad of a surface: 4 pixels of [`PIXEL_BYTES`] x [`Layout::rt_scale`].
+    fn quad_bytes(&self) -> u64 {
+        4 * PIXEL_BYTES * self.rt_scale.max(1) as u64
     }
 
-    /// The HiZ block of quad `q` (16 tiles of 4 B per block).
+    /// The 64-B blocks of a tiled surface holding quad `q`. Quads are stored tile by tile, row-major
+    /// within the tile: at full scale (16 B a quad) a tile is 4 blocks, one per row of quads; with
+    /// [`Layout::rt_scale`] 4 a quad fills one block, with 16 four.
+    pub fn pixel_blocks(&self, region: Region, q: Quad) -> std::ops::Range<u64> {
+        let t = TILE_QUADS as u64;
+        let index = self.tile(q) * t * t + (q.qy as u64 % t) * t + q.qx as u64 % t;
+        let first = region.base() + index * self.quad_bytes() / 64;
+        first..first + (self.quad_bytes() / 64).max(1)
+    }
+
+    /// The first block of [`Layout::pixel_blocks`].
+    pub fn pixel_block(&self, region: Region, q: Quad) -> u64 {
+        self.pixel_blocks(region, q).start
+    }
+
+    /// The HiZ block of quad `q` (one 4-B entry per tile, x [`Layout::rt_scale`]).
     pub fn hiz_block(&self, depth: u16, q: Quad) -> u64 {
-        Region::HiZ(depth).base() + self.tile(q) / 16
+        Region::HiZ(depth).base() + self.tile(q) * PIXEL_BYTES * self.rt_scale.max(1) as u64 / 64
     }
 
     /// Blocks of one full-screen colour surface.
     pub fn surface_blocks(&self) -> u32 {
-        (self.tiles_x() * self.qh.div_ceil(TILE_QUADS) * TILE_QUADS) as u32
+        let tiles = (self.tiles_x() * self.qh.div_ceil(TILE_QUADS)) as u64;
+        (tiles * (TILE_QUADS * TILE_QUADS) as u64 * self.quad_bytes()).div_ceil(64) as u32
     }
 }
 
@@ -263,6 +299,7 @@ mod tests {
             qw: 64,
             qh: 64,
             rops: 16,
+            rt_scale: 1,
         };
         let mut seen = [0; 16];
         for ty in 0..4u16 {
@@ -289,5 +326,44 @@ mod tests {
         assert_ne!(b(0, 0), b(0, 1));
         assert_ne!(b(0, 0), b(4, 0));
         assert_ne!(Region::Colour(0).base(), Region::Depth(0).base());
+    }
+
+    /// The consistent-scaling rule: a surface's bytes grow with `rt_scale`, so that its size
+    /// against an LLC divided by `mem_div` is the full-size frame's.
+    #[test]
+    fn scaled_surfaces_keep_the_full_size_footprint_to_llc_ratio() {
+        assert_eq!(rt_scale(16, 16), 16, "tiny: 1/256 of the pixels, LLC / 16");
+        assert_eq!(rt_scale(8, 16), 4, "small");
+        assert_eq!(rt_scale(1, 1), 1, "full size");
+        assert_eq!(rt_scale(2, 16), 1, "never below one pixel's bytes");
+        let full_px = 1280u64 * 1024;
+        let llc_full = 16u64 << 20;
+        for (res_div, mem_div) in [(16u32, 16u32), (8, 16), (4, 16), (1, 1)] {
+            let (w, h) = (1280 / res_div as usize, 1024 / res_div as usize);
+            let l = Layout {
+                qw: w / QUAD_PX,
+                qh: h / QUAD_PX,
+                rops: 16,
+                rt_scale: rt_scale(res_div, mem_div),
+            };
+            let ratio = l.surface_blocks() as f64 * 64.0 / (llc_full / mem_div as u64) as f64;
+            let full = (full_px * PIXEL_BYTES) as f64 / llc_full as f64;
+            assert!(
+                (ratio / full - 1.0).abs() < 0.02,
+                "res/{res_div}, mem/{mem_div}: colour surface {ratio:.3} of the LLC, full size {full:.3}"
+            );
+            // Every quad's blocks are its own once a quad fills a block; none is shared by
+            // two surfaces' quads, and a whole surface is covered exactly.
+            let mut seen = std::collections::HashSet::new();
+            for qy in 0..l.qh as u16 {
+                for qx in 0..l.qw as u16 {
+                    for b in l.pixel_blocks(Region::Colour(0), Quad { qx, qy, draw: 0 }) {
+                        let fresh = seen.insert(b);
+                        assert!(fresh || l.rt_scale < 4, "block {b} shared at rt_scale {}", l.rt_scale);
+                    }
+                }
+            }
+            assert_eq!(seen.len() as u32, l.surface_blocks());
+        }
     }
 }

@@ -105,6 +105,10 @@ pub fn build(title: &Title, opts: &RunOpts) -> (Gpu, Generator) {
     cfg.tex_cache = scaled(cfg.tex_cache);
     cfg.vertex_cache = scaled(cfg.vertex_cache);
     cfg.hiz_cache = scaled(cfg.hiz_cache);
+    // Consistent scaling: render targets store `rt_scale` real pixels per simulated pixel, and
+    // the tile-local ROP caches grow with them (they hold the same number of tiles).
+    cfg.rt_scale = crate::scene::rt_scale(opts.res_div, opts.mem_div);
+    cfg.rop_cache *= cfg.rt_scale as u64;
     let (w, h) = Generator::size(title, opts.res_div);
     let first = generator.frame(0);
     (Gpu::new(cfg, w, h, first), generator)

@@ -24,18 +24,22 @@ impl Gpu {
                 let q = self.cw[r].queue[i];
                 let d = &self.frame.draws[q.draw as usize];
                 if d.colour_write && d.blend {
-                    let b = self.layout.pixel_block(Region::Colour(d.target), q);
-                    self.mem.ensure(cache, b, Stream::Colour);
+                    for b in self.layout.pixel_blocks(Region::Colour(d.target), q) {
+                        self.mem.ensure(cache, b, Stream::Colour);
+                    }
                 }
             }
             let mut completed = 0.0;
             if let Some(&q) = self.cw[r].queue.front() {
                 let d = &self.frame.draws[q.draw as usize];
-                let b = self.layout.pixel_block(Region::Colour(d.target), q);
-                let ready = !(d.colour_write && d.blend) || self.mem.caches[cache].contains(b);
+                let blocks = self.layout.pixel_blocks(Region::Colour(d.target), q);
+                let ready = !(d.colour_write && d.blend)
+                    || blocks.clone().all(|b| self.mem.caches[cache].contains(b));
                 if ready {
                     if d.colour_write {
-                        self.mem.write_allocate(cache, b);
+                        for b in blocks {
+                            self.mem.write_allocate(cache, b);
+                        }
                         if d.target == 0 {
                             let (x, y) = (q.qx as usize * QUAD_PX, q.qy as usize * QUAD_PX);
                             self.estimator.update(x, y, self.now);

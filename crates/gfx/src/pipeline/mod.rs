@@ -65,6 +65,8 @@ pub struct Config {
     pub vertex_cache: u64,
     /// Per-ROP depth and colour cache bytes.
     pub rop_cache: u64,
+    /// Real pixels stored per simulated render-target pixel ([`crate::scene::rt_scale`]).
+    pub rt_scale: usize,
     /// HiZ cache bytes.
     pub hiz_cache: u64,
     /// Shader instruction cache bytes.
@@ -106,6 +108,7 @@ impl Default for Config {
             tex_cache: 384 << 10,
             vertex_cache: 16 << 10,
             rop_cache: 2 << 10,
+            rt_scale: 1,
             hiz_cache: 16 << 10,
             instr_cache: 32 << 10,
             rtt_px: 8,
@@ -203,6 +206,7 @@ impl Gpu {
             qw: width.div_ceil(crate::scene::QUAD_PX),
             qh: height.div_ceil(crate::scene::QUAD_PX),
             rops: cfg.rops,
+            rt_scale: cfg.rt_scale,
         };
         let mut mem = MemIf::new(cfg.out_queue, cfg.marking.clone(), cfg.seed);
         if let Some(g) = cfg.held_gate {

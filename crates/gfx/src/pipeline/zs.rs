@@ -3,6 +3,7 @@
 //! enabled) and go to SH (early-Z) or to the CW of the ROP (late-Z).
 
 use std::collections::VecDeque;
+use std::ops::Range;
 
 use super::Gpu;
 use crate::scene::{Quad, Region};
@@ -25,12 +26,13 @@ pub(super) fn unit_hash(q: Quad, frame: u64) -> f64 {
 }
 
 impl Gpu {
-    fn zs_blocks(&self, q: Quad) -> Option<(u64, u64)> {
+    /// The HiZ block and the depth blocks of quad `q` (several with a scaled render target).
+    fn zs_blocks(&self, q: Quad) -> Option<(u64, Range<u64>)> {
         let d = &self.frame.draws[q.draw as usize];
         d.depth_test.then(|| {
             (
                 self.layout.hiz_block(d.depth, q),
-                self.layout.pixel_block(Region::Depth(d.depth), q),
+                self.layout.pixel_blocks(Region::Depth(d.depth), q),
             )
         })
     }
@@ -42,17 +44,19 @@ impl Gpu {
             let pending = self.zs[r].queue.len() as f64;
             for i in 0..self.zs[r].queue.len().min(self.cfg.lookahead) {
                 let q = self.zs[r].queue[i];
-                if let Some((h, z)) = self.zs_blocks(q) {
+                if let Some((h, zs)) = self.zs_blocks(q) {
                     self.mem.ensure(self.ids.hiz, h, Stream::HiZ);
-                    self.mem.ensure(depth_cache, z, Stream::Depth);
+                    for z in zs {
+                        self.mem.ensure(depth_cache, z, Stream::Depth);
+                    }
                 }
             }
             let mut completed = 0.0;
             if let Some(&q) = self.zs[r].queue.front() {
                 let blocks = self.zs_blocks(q);
-                let ready = blocks.is_none_or(|(h, z)| {
-                    self.mem.caches[self.ids.hiz].contains(h)
-                        && self.mem.caches[depth_cache].contains(z)
+                let ready = blocks.as_ref().is_none_or(|(h, zs)| {
+                    self.mem.caches[self.ids.hiz].contains(*h)
+                        && zs.clone().all(|z| self.mem.caches[depth_cache].contains(z))
                 });
                 if ready {
                     let d = &self.frame.draws[q.draw as usize];
@@ -67,9 +71,11 @@ impl Gpu {
                     if room {
                         let zw = d.z_write;
                         self.zs[r].queue.pop_front();
-                        if let Some((h, z)) = blocks {
+                        if let Some((h, zs)) = blocks {
                             self.mem.caches[self.ids.hiz].access(h, !reject && zw);
-                            self.mem.caches[depth_cache].access(z, !reject && zw);
+                            for z in zs {
+                                self.mem.caches[depth_cache].access(z, !reject && zw);
+                            }
                         }
                         if reject {
                             self.inflight -= 1;
