@@ -115,8 +115,13 @@ pub struct MixResult {
     /// Share of the measured cycles in which Algorithm 1 marked each unit bottlenecked (FE, ZS,
     /// SH, CW, BT; index = `Unit as usize`).
     pub bottleneck_share: [f64; 5],
+    /// Share of the measured cycles with the frame-rate gate open (predicted FPS below target).
+    pub gate_share: f64,
     /// Cycles and estimator error of every measured frame.
     pub frames: Vec<(u64, Option<f64>)>,
+    /// The memory-scheduling policy's own counters at the end of the run (e.g. IM-SCHED's mean
+    /// probability, IM-LLC's emergency fraction).
+    pub policy_counters: Vec<(&'static str, f64)>,
 }
 
 /// The machine configuration: the `hetero` preset with the LLC and the CPU private caches
@@ -137,6 +142,9 @@ pub fn config(
     cfg.set("cpu.l2_kb", &(cfg.cpu.l2_kb / d).max(4).to_string())
         .map_err(e)?;
     cfg.set("policy.name", policy).map_err(e)?;
+    // IM-SCHED counts and reverses only the CG-over-CPU decisions that FR-FCFS would have taken
+    // the other way (docs/EXPERIMENTS.md, claim 8: "de-prioritised by a younger CG request").
+    cfg.set("policy.im_sched_overtake", "true").map_err(e)?;
     cfg.apply_overrides(sets).map_err(e)?;
     Ok(cfg)
 }
@@ -204,7 +212,9 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
         writes: [0; 8],
         critical: std::array::from_fn(|s| d.critical[s] - dram_before.critical[s]),
     };
+    let policy_counters = mem.mem.policy().counters();
     Ok(MixResult {
+        policy_counters,
         fps: r.fps,
         counts: r.counts,
         dram,
@@ -213,6 +223,7 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
         cpu_ipc,
         complete: r.complete,
         bottleneck_share: r.bottleneck_share(),
+        gate_share: r.gate_share(),
         frames: r
             .frames
             .iter()

@@ -90,6 +90,14 @@ impl RunResult {
             b as f64 / cycles.max(1) as f64
         })
     }
+
+    /// Share of the measured cycles in which the frame-rate gate was open (predicted FPS below
+    /// the target): the share in which the critical bit could be set at all.
+    pub fn gate_share(&self) -> f64 {
+        let cycles: u64 = self.frames.iter().map(|f| f.cycles).sum();
+        let g: u64 = self.frames.iter().map(|f| f.gate_cycles).sum();
+        g as f64 / cycles.max(1) as f64
+    }
 }
 
 /// A pipeline and generator for `title`, with the configuration adjusted to the scaled frame.

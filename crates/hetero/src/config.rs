@@ -133,6 +133,14 @@ pub struct PolicyConfig {
     pub interval: u64,
     /// IM-SCHED probability cap.
     pub im_sched_cap: f64,
+    /// IM-SCHED counts a CPU read as de-prioritised, and its probabilistic swap may pick a CPU
+    /// read, only where FR-FCFS would have served that read before the issued CG request (same
+    /// row-hit status, older): the CG won by its class alone. `false` (the default): every CPU
+    /// candidate older than an issued CG counts, and the swap takes the best CPU read whatever
+    /// its row-hit status. \[INTERP\] spec 004 §10.4 item 12 ("de-prioritised by a younger
+    /// critical GPU request").
+    #[serde(default)]
+    pub im_sched_overtake: bool,
     /// IM-LLC: miss rate at or below which an application is class L.
     pub im_llc_low: f64,
     /// IM-LLC: miss rate above which an application is class H.

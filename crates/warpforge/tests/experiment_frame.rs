@@ -66,6 +66,26 @@ fn frame_experiment_light_titles() {
         );
     }
     assert!(r["llc_8mb"]["im"]["fps_gain"].is_number());
+    // IM's split (issue 16): the below-target title in `per_title`, the above-target one (run
+    // under IM too) in `above_target`; the gate share is a share of cycles.
+    let im = &r["policies"]["im"];
+    assert!(im["per_title"]["L4D"]["fps_gain"].is_number());
+    let above = &im["above_target"]["per_title"]["UT2004"];
+    assert!(above["fps_gain"].is_number(), "{im}");
+    for g in [&above["gate_share"], &r["titles"]["L4D"]["gate_share"]] {
+        assert!((0.0..=1.0).contains(&g.as_f64().unwrap()), "{g}");
+    }
+    for t in ["L4D", "UT2004"] {
+        let d: f64 = ["C", "T", "Z", "B", "O"]
+            .iter()
+            .map(|c| r["titles"][t]["dram_read_mix"][c].as_f64().unwrap())
+            .sum();
+        assert!((d - 1.0).abs() < 1e-3 || d == 0.0, "{t} DRAM read mix sums to {d}");
+    }
+    // Every run counted in the run time: L4D's 2 policies, 2 ideal, random, 2 at 8 MB, and
+    // the baselines; UT2004's baseline and IM (GPU-favoring is not in --policy).
+    assert_eq!(r["run_time"]["runs"], serde_json::json!(1 + 2 + 2 + 1 + 2 + 1 + 1));
+    assert!(r["run_time"]["cpu_s_per_title"]["L4D"].as_f64().unwrap() >= 0.0);
     assert_eq!(r["mixes"]["L4D"]["HL"].as_array().unwrap().len(), 4);
     assert!(r["cpu_alone_ipc"]
         .as_object()

@@ -147,6 +147,9 @@ pub struct FrameStats {
     pub counts: StreamCounts,
     /// Cycles in which each unit was marked bottlenecked.
     pub bottleneck_cycles: [u64; 5],
+    /// Cycles in which the frame-rate gate was open (predicted FPS below target, or the gate
+    /// held there): only then can an access be critical (section 2.6).
+    pub gate_cycles: u64,
 }
 
 /// Source of frames (the frame generator).
@@ -181,6 +184,7 @@ pub struct Gpu {
     samples_plain: (f64, u64),
     frame_counts: StreamCounts,
     bottleneck_cycles: [u64; 5],
+    gate_cycles: u64,
     /// Completed frames.
     pub frames: Vec<FrameStats>,
 }
@@ -254,6 +258,7 @@ impl Gpu {
             samples_plain: (0.0, 0),
             frame_counts: StreamCounts::default(),
             bottleneck_cycles: [0; 5],
+            gate_cycles: 0,
             frames: Vec::new(),
         }
     }
@@ -350,6 +355,7 @@ impl Gpu {
             estimate_error_plain: err_plain,
             counts: fc,
             bottleneck_cycles: std::mem::take(&mut self.bottleneck_cycles),
+            gate_cycles: std::mem::take(&mut self.gate_cycles),
         });
         self.last_fps = Some(fps);
         if self.frame_index + 1 < self.cfg.estimator_start {
@@ -417,6 +423,7 @@ impl Gpu {
         for (u, b) in self.mem.bottleneck.iter().enumerate() {
             self.bottleneck_cycles[u] += *b as u64;
         }
+        self.gate_cycles += self.mem.below_target as u64;
         if self.next_cmd >= self.frame.commands.len() && self.drained() && self.bt.idle() {
             self.end_of_frame(source);
         }

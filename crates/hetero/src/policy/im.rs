@@ -203,7 +203,12 @@ impl MemPolicy for Im {
                 )
             })?;
             let x = &c[cpu];
-            if !x.source.is_gpu() && !self.emergency_of(x.source) && self.rng.gen_bool(self.p) {
+            let overtaken = !self.c.im_sched_overtake || x.frfcfs_key() < b.frfcfs_key();
+            if !x.source.is_gpu()
+                && !self.emergency_of(x.source)
+                && overtaken
+                && self.rng.gen_bool(self.p)
+            {
                 return Some(cpu);
             }
         }
@@ -213,7 +218,12 @@ impl MemPolicy for Im {
     fn on_issue(&mut self, _: &Ctx, _: usize, chosen: &Cand, cands: &[Cand]) {
         if self.sched && chosen.is_cg() {
             for x in cands {
-                if !x.source.is_gpu() && x.arrival < chosen.arrival {
+                let overtaken = if self.c.im_sched_overtake {
+                    x.frfcfs_key() < chosen.frfcfs_key()
+                } else {
+                    x.arrival < chosen.arrival
+                };
+                if !x.source.is_gpu() && overtaken {
                     self.deprio.insert(x.tok);
                 }
             }
@@ -385,6 +395,55 @@ mod tests {
             cand(2, true, Source::Cpu(1), false, 1),
         ];
         assert_eq!(p.pick(&ctx, &c3), Some(1));
+    }
+
+    /// `policy.im_sched_overtake`: only a CPU read that FR-FCFS would have served first (same
+    /// row-hit status, older) counts as de-prioritised, and only such a read is swapped in.
+    #[test]
+    fn im_sched_overtake_counts_and_swaps_only_reads_the_class_overtook() {
+        let g = GpuStatus::default();
+        let mut c = cfg();
+        let ctx = Ctx {
+            now: 0,
+            dram_now: 0,
+            gpu: &g,
+        };
+        for overtake in [false, true] {
+            c.im_sched_overtake = overtake;
+            let mut p = Im::make(&c, true, false, false);
+            // A CG row hit issued ahead of an older CPU row miss (FR-FCFS would issue the
+            // hit too) and ahead of an older CPU row hit (FR-FCFS would issue the CPU read).
+            let cg = cand(100, true, Source::Gfx(2), true, 50);
+            let miss = cand(1, false, Source::Cpu(0), false, 10);
+            let hit = cand(2, true, Source::Cpu(1), false, 20);
+            p.on_issue(&ctx, 0, &cg, &[cg, miss, hit]);
+            // Four CPU reads served: the two candidates and two that never met a CG.
+            for t in 1..=4 {
+                p.on_served(&ctx, &entry(t, Source::Cpu(0)));
+            }
+            p.tick(&Ctx {
+                now: c.interval,
+                dram_now: 0,
+                gpu: &g,
+            });
+            let want = if overtake { 0.25 } else { 0.5 };
+            assert_eq!(p.p, want, "overtake {overtake}: deprioritised fraction");
+            // Swap: with only the row-missing CPU read beside the CG hit, the overtake rule
+            // never swaps (FR-FCFS would serve the hit); the plain rule swaps with p.
+            let swaps = (0..400)
+                .filter(|_| p.pick(&ctx, &[cg, miss]) == Some(1))
+                .count();
+            if overtake {
+                assert_eq!(swaps, 0);
+            } else {
+                assert!(swaps > 100, "{swaps}");
+            }
+            let swaps = (0..400).filter(|_| p.pick(&ctx, &[cg, hit]) == Some(1)).count();
+            assert!(
+                swaps > 40,
+                "overtake {overtake}: an older CPU hit is swapped in ({swaps})"
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,54 @@
+//! Debug probe of the policy runs (issue 16, IM's FPS loss): runs a title's HL mix at `tiny`
+//! under FR-FCFS and each named policy exactly as `experiment frame` does, and prints per policy
+//! the FPS ratio, the mean per-core CPU IPC ratio over FR-FCFS, the share of cycles with the
+//! frame-rate gate open (predicted FPS below target), the critical share of the GPU's DRAM reads
+//! and the bottleneck shares (FE ZS SH CW BT).
+//!
+//! `cargo run --release -p warpforge-gfx --example polprobe -- TITLE[,TITLE...] [POLICY,...]`
+use warpforge_gfx::{mix, sim::RunOpts, title};
+
+fn main() {
+    let names = std::env::args().nth(1).unwrap_or("L4D".into());
+    let pols = std::env::args()
+        .nth(2)
+        .unwrap_or("gpu_favoring,im,im_sched,im_llc".into());
+    for name in names.split(',') {
+        let t = title::by_name(name).expect("title");
+        let base = mix::baseline(t, RunOpts::sized("tiny").expect("tiny"));
+        let b = mix::run(&base).expect("run");
+        let line = |p: &str, r: &mix::MixResult| {
+            let cpu = r
+                .cpu_ipc
+                .iter()
+                .zip(&b.cpu_ipc)
+                .map(|(x, y)| x / y.max(1e-9))
+                .sum::<f64>()
+                / r.cpu_ipc.len().max(1) as f64;
+            let crit = r.dram.total_critical() as f64 / r.dram.total().max(1) as f64;
+            let bn: Vec<String> = r.bottleneck_share.iter().map(|x| format!("{x:.2}")).collect();
+            let pc: Vec<String> = r
+                .policy_counters
+                .iter()
+                .map(|(k, v)| format!("{k}={v:.3}"))
+                .collect();
+            println!(
+                "{name:6} {p:13} fps {:7.2} ({:+.3}) cpu {cpu:.3} gate {:.2} crit {crit:.2} bn [{}] {}",
+                r.fps,
+                r.fps / b.fps - 1.0,
+                r.gate_share,
+                bn.join(" "),
+                pc.join(" ")
+            );
+        };
+        line("frfcfs", &b);
+        for p in pols.split(',') {
+            let mut run = base.clone();
+            // POLICY or POLICY:key=value:key=value (extra machine settings).
+            let mut parts = p.split(':');
+            run.policy = parts.next().unwrap_or(p).to_string();
+            run.sets = parts.map(str::to_string).collect();
+            let r = mix::run(&run).expect("run");
+            line(p, &r);
+        }
+    }
+}
