@@ -2,10 +2,12 @@
 //! memory-scheduling policy: the unit of the section 8 experiments (baseline, ideal LLC for
 //! critical / non-critical accesses, random marking, policy comparisons, LLC size).
 //!
-//! Scaling \[INTERP\]: a simulated frame has 1/`res_div²` of the real frame's pixels (the render
-//! targets shrink with it), while the memory hierarchy is divided by `mem_div`: the LLC, the CPU
-//! cores' private caches and warm regions, and the GPU's texture footprint and capacity-bound
-//! caches (textures are assets, their size does not follow the screen resolution).
+//! Scaling \[INTERP\]: a simulated frame has 1/`res_div²` of the real frame's pixels, while the
+//! memory hierarchy is divided by `mem_div`: the LLC, the CPU cores' private caches and warm
+//! regions, and the GPU's texture footprint and capacity-bound caches (textures are assets,
+//! their size does not follow the screen resolution). The render targets store
+//! `res_div² / mem_div` real pixels per simulated pixel ([`crate::scene::rt_scale`]), so every
+//! footprint-to-LLC ratio is the full-size frame's.
 
 use serde::Serialize;
 use warpforge_hetero::cpu::{synth, CpuCluster, OpStream};

@@ -11,8 +11,9 @@
 //! the title's HL CPU mix at `--size tiny` (`mix::baseline`, exactly the run `experiment frame`
 //! makes) gives Table 2's FPS within a few percent (`examples/calibrate.rs`); every other field
 //! keeps the title's flavour. `layers` is thereby a work multiplier of the 1/256-pixel frame more
-//! than a realistic depth complexity (values up to ~150). The policies, the memory side and the
-//! criticality machinery are not calibrated.
+//! than a realistic depth complexity (1.5 to 38 since the consistent render-target scaling of
+//! [`crate::scene::rt_scale`]). The policies, the memory side and the criticality machinery are
+//! not calibrated.
 
 use serde::Serialize;
 
