@@ -25,7 +25,11 @@ fn main() {
                 .sum::<f64>()
                 / r.cpu_ipc.len().max(1) as f64;
             let crit = r.dram.total_critical() as f64 / r.dram.total().max(1) as f64;
-            let bn: Vec<String> = r.bottleneck_share.iter().map(|x| format!("{x:.2}")).collect();
+            let bn: Vec<String> = r
+                .bottleneck_share
+                .iter()
+                .map(|x| format!("{x:.2}"))
+                .collect();
             let pc: Vec<String> = r
                 .policy_counters
                 .iter()

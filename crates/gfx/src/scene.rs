@@ -359,7 +359,11 @@ mod tests {
                 for qx in 0..l.qw as u16 {
                     for b in l.pixel_blocks(Region::Colour(0), Quad { qx, qy, draw: 0 }) {
                         let fresh = seen.insert(b);
-                        assert!(fresh || l.rt_scale < 4, "block {b} shared at rt_scale {}", l.rt_scale);
+                        assert!(
+                            fresh || l.rt_scale < 4,
+                            "block {b} shared at rt_scale {}",
+                            l.rt_scale
+                        );
                     }
                 }
             }

@@ -113,11 +113,13 @@ pub fn build(title: &Title, opts: &RunOpts) -> (Gpu, Generator) {
     cfg.tex_cache = scaled(cfg.tex_cache);
     cfg.vertex_cache = scaled(cfg.vertex_cache);
     cfg.hiz_cache = scaled(cfg.hiz_cache);
-    // Consistent scaling: render targets store `rt_scale` real pixels per simulated pixel. The
-    // ROP caches keep Table 1's 2 KB: at full size they hold 8 of a ROP's ~1,300 tiles (a
-    // write-combining buffer with next to no reuse across draws), and so they do at `tiny` (half
-    // a 4-KB tile of a ROP's 5); grown with `rt_scale` they would hold the whole screen.
+    // Consistent scaling: render targets store `rt_scale` real pixels per simulated pixel, and
+    // the tile-local ROP caches grow with them, holding the same number of tiles as at full
+    // size. \[INTERP\] Kept at Table 1's 2 KB they would hold half a tile at `tiny`; that
+    // variant made every run several times slower (each quad's depth blocks re-read through
+    // the LLC) and was not adopted (docs/EXPERIMENTS.md, "Scaling").
     cfg.rt_scale = crate::scene::rt_scale(opts.res_div, opts.mem_div);
+    cfg.rop_cache *= cfg.rt_scale as u64;
     let (w, h) = Generator::size(title, opts.res_div);
     let first = generator.frame(0);
     (Gpu::new(cfg, w, h, first), generator)

@@ -80,11 +80,17 @@ fn frame_experiment_light_titles() {
             .iter()
             .map(|c| r["titles"][t]["dram_read_mix"][c].as_f64().unwrap())
             .sum();
-        assert!((d - 1.0).abs() < 1e-3 || d == 0.0, "{t} DRAM read mix sums to {d}");
+        assert!(
+            (d - 1.0).abs() < 1e-3 || d == 0.0,
+            "{t} DRAM read mix sums to {d}"
+        );
     }
     // Every run counted in the run time: L4D's 2 policies, 2 ideal, random, 2 at 8 MB, and
     // the baselines; UT2004's baseline and IM (GPU-favoring is not in --policy).
-    assert_eq!(r["run_time"]["runs"], serde_json::json!(1 + 2 + 2 + 1 + 2 + 1 + 1));
+    assert_eq!(
+        r["run_time"]["runs"],
+        serde_json::json!(1 + 2 + 2 + 1 + 2 + 1 + 1)
+    );
     assert!(r["run_time"]["cpu_s_per_title"]["L4D"].as_f64().unwrap() >= 0.0);
     assert_eq!(r["mixes"]["L4D"]["HL"].as_array().unwrap().len(), 4);
     assert!(r["cpu_alone_ipc"]

@@ -438,7 +438,9 @@ mod tests {
             } else {
                 assert!(swaps > 100, "{swaps}");
             }
-            let swaps = (0..400).filter(|_| p.pick(&ctx, &[cg, hit]) == Some(1)).count();
+            let swaps = (0..400)
+                .filter(|_| p.pick(&ctx, &[cg, hit]) == Some(1))
+                .count();
             assert!(
                 swaps > 40,
                 "overtake {overtake}: an older CPU hit is swapped in ({swaps})"

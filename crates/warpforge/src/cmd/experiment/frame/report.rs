@@ -247,11 +247,11 @@ impl Report {
                 v["fps_gain"].as_f64().unwrap_or(0.0),
                 v["cpu_weighted_speedup"].as_f64(),
             ));
-            if super::plan::ABOVE_TARGET_POLICIES.contains(&p.as_str()) && !high_titles.is_empty()
-            {
+            if super::plan::ABOVE_TARGET_POLICIES.contains(&p.as_str()) && !high_titles.is_empty() {
                 // Where the GPU meets its target (section 10.4 item 22): nothing is critical,
                 // so IM ranks every GPU access below the CPU's.
-                v["above_target"] = summarize_over(&Kind::Policy(p.clone()), &Kind::Base, &high_titles);
+                v["above_target"] =
+                    summarize_over(&Kind::Policy(p.clone()), &Kind::Base, &high_titles);
             }
             policies.insert(p.clone(), v);
         }
