@@ -4,7 +4,8 @@
 //! frame-rate gate open (predicted FPS below target), the critical share of the GPU's DRAM reads
 //! and the bottleneck shares (FE ZS SH CW BT).
 //!
-//! `cargo run --release -p warpforge-gfx --example polprobe -- TITLE[,TITLE...] [POLICY,...]`
+//! `cargo run --release -p warpforge-gfx --example polprobe -- TITLE[,TITLE...] [POLICY[:key=value...][@always|@never],...]`
+use warpforge_gfx::pipeline::memif::Marking;
 use warpforge_gfx::{mix, sim::RunOpts, title};
 
 fn main() {
@@ -47,7 +48,14 @@ fn main() {
         line("frfcfs", &b);
         for p in pols.split(',') {
             let mut run = base.clone();
-            // POLICY or POLICY:key=value:key=value (extra machine settings).
+            // POLICY or POLICY:key=value:key=value (extra machine settings); a `@always` or
+            // `@never` suffix marks every GPU access critical / none.
+            let (p, marking) = match p.split_once('@') {
+                Some((p, "always")) => (p, Marking::Always),
+                Some((p, "never")) => (p, Marking::Never),
+                _ => (p, Marking::Algorithm),
+            };
+            run.marking = marking;
             let mut parts = p.split(':');
             run.policy = parts.next().unwrap_or(p).to_string();
             run.sets = parts.map(str::to_string).collect();
