@@ -265,17 +265,15 @@ pub(super) fn global_fast<const TRACE: bool>(
     };
     let hi = lo + data.len() as u64;
     let mut ok = true;
-    lanes(active, |l| {
+    let mut at = [0usize; WARP_SIZE];
+    lanes_or_all(active, |l| {
         let a = base_src[l].wrapping_add(off);
         ok &= a >= lo && a.wrapping_add(span) <= hi && a.wrapping_add(span) >= a;
+        at[l] = a.wrapping_sub(lo) as usize;
     });
     if !ok {
         return false;
     }
-    let mut at = [0usize; WARP_SIZE];
-    lanes(active, |l| {
-        at[l] = (base_src[l].wrapping_add(off) - lo) as usize
-    });
     // The element size as a constant in each copy of the lane loops (no size dispatch per lane).
     match eb {
         1 => move_lanes::<1>(data, inst, regs, active, &at, nel, is_st),
@@ -287,7 +285,7 @@ pub(super) fn global_fast<const TRACE: bool>(
     }
     if TRACE {
         if let Some(mem) = out.mem.as_mut() {
-            lanes(active, |l| mem.addrs[l] = base_src[l].wrapping_add(off));
+            lanes_or_all(active, |l| mem.addrs[l] = base_src[l].wrapping_add(off));
         }
     }
     true
@@ -309,7 +307,7 @@ fn move_lanes<const EB: usize>(
     if is_st {
         for j in 0..nel {
             let v = operand(regs, inst.s[1 + j]);
-            lanes(active, |l| {
+            lanes_or_all(active, |l| {
                 store_le(&mut data[at[l] + j * EB..], EB as u32, v[l])
             });
         }
@@ -324,7 +322,7 @@ fn move_lanes<const EB: usize>(
         for j in 0..nel {
             let (d, m) = (inst.d[j] as usize, inst.dmask[j]);
             let dst = &mut regs[d];
-            lanes(active, |l| {
+            lanes_or_all(active, |l| {
                 let v = load_le(&data[at[l] + j * EB..], EB as u32);
                 dst[l] = sext(v, sx) as u64 & m;
             });
@@ -368,10 +366,10 @@ pub(super) fn setp_int(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32)
         Nan => 0,
     };
     let p = inst.d[0] as usize;
-    lanes(active, |l| regs[p][l] = ((m >> l) & 1) as u64);
+    lanes_or_all(active, |l| regs[p][l] = ((m >> l) & 1) as u64);
     if inst.nd > 1 {
         let q = inst.d[1] as usize;
-        lanes(active, |l| regs[q][l] = ((!m >> l) & 1) as u64);
+        lanes_or_all(active, |l| regs[q][l] = ((!m >> l) & 1) as u64);
     }
 }
 

@@ -339,6 +339,19 @@ fn lanes(mut m: u32, mut f: impl FnMut(usize)) {
     }
 }
 
+/// [`lanes`] with a counted loop when all lanes are active (the common case of the fast paths:
+/// the compiler can unroll or vectorise it); the same lanes in the same order.
+#[inline(always)]
+fn lanes_or_all(m: u32, mut f: impl FnMut(usize)) {
+    if m == FULL {
+        for l in 0..WARP_SIZE {
+            f(l);
+        }
+    } else {
+        lanes(m, f);
+    }
+}
+
 fn remove_lanes(w: &mut Warp, from: usize, gone: u32) {
     for e in &mut w.stack[from..] {
         e.mask &= !gone;

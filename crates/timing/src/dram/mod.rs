@@ -64,12 +64,14 @@ struct Bank {
     next_col: u64,
 }
 
-/// Command slots left in one DRAM cycle ((row, column); one shared slot without a dual bus) and
-/// the round-robin position after the first bank that issued.
+/// Command slots left in one DRAM cycle ((row, column); one shared slot without a dual bus),
+/// the round-robin position after the first bank that issued, and the earliest cycle at which a
+/// bank that could not issue may (see [`Channel::try_issue`]).
 struct Slots {
     row: bool,
     col: bool,
     next_rr: Option<u32>,
+    wake: u64,
 }
 
 /// One channel's controller, banks and data bus.
@@ -102,6 +104,11 @@ pub struct Channel {
     /// Banks with queued reads (`[0]`) and writes (`[1]`) as bit masks, kept when a channel has
     /// at most 64 banks: the command loop visits only those, in the same order.
     pend_mask: [u64; 2],
+    /// No command can issue before this DRAM cycle: the last cycle stepped issued nothing, and
+    /// this is the earliest cycle at which some bank's next command meets its timing
+    /// constraints (`u64::MAX`: no bank had a request to try). Cycles before it are only
+    /// counted. Reset by anything that changes the inputs: a new request, a return taken.
+    wake: u64,
     /// Counters.
     pub stats: DramStats,
 }
@@ -130,6 +137,7 @@ impl Channel {
             bank_local: false,
             bank_ver: vec![0; cfg.banks as usize],
             pend_mask: [0; 2],
+            wake: 0,
             stats: DramStats::default(),
         }
         .with_bank_local()
@@ -152,6 +160,7 @@ impl Channel {
         r.bursts_left = r.bytes.div_ceil(bb).max(1) as u8;
         r.bursts_done = 0;
         r.activated = false;
+        self.wake = 0;
         self.ver += 1;
         self.bank_ver[r.bank as usize] += 1;
         if r.bank < 64 {
@@ -200,6 +209,7 @@ impl Channel {
 
     /// Removes the oldest completed read.
     pub fn pop_return(&mut self) {
+        self.wake = 0;
         self.returns.pop_front();
     }
 
@@ -216,11 +226,17 @@ impl Channel {
             self.draining = false;
         }
         let write = self.queue.is_empty() || (self.draining && !self.wqueue.is_empty());
+        if now < self.wake {
+            // Every bank would be asked again and refuse (the queues, rows, returns and
+            // timing state are as when `wake` was computed).
+            return;
+        }
         let nb = self.cfg.banks;
         let mut slots = Slots {
             row: true,
             col: true,
             next_rr: None,
+            wake: u64::MAX,
         };
         if nb <= 64 {
             // Banks with requests, from the round-robin position on (no division per bank).
@@ -245,8 +261,12 @@ impl Channel {
                 }
             }
         }
-        if let Some(rr) = slots.next_rr {
-            self.rr = rr;
+        match slots.next_rr {
+            Some(rr) => {
+                self.rr = rr;
+                self.wake = 0;
+            }
+            None => self.wake = slots.wake,
         }
     }
 
@@ -284,7 +304,11 @@ impl Channel {
         if (column && !slots.col) || (!column && !slots.row) {
             return true;
         }
-        if self.try_issue(idx, write, now) {
+        let issued = self.try_issue(idx, write, now);
+        if let Err(at) = issued {
+            slots.wake = slots.wake.min(at);
+        }
+        if issued.is_ok() {
             self.ver += 1;
             self.bank_ver[b as usize] += 1;
             slots
@@ -305,7 +329,11 @@ impl Channel {
         true
     }
 
-    fn try_issue(&mut self, idx: usize, write: bool, now: u64) -> bool {
+    /// Issues the next command of request `idx` if its timing constraints allow at `now`.
+    /// `Err(t)`: they do not; `t > now` is a cycle before which they cannot (every constraint is
+    /// a "not before" cycle, except room in the return queue: then `now + 1`), as long as
+    /// nothing changes the channel's state.
+    fn try_issue(&mut self, idx: usize, write: bool, now: u64) -> Result<(), u64> {
         let t = &self.cfg.timing;
         let r = if write {
             self.wqueue[idx]
@@ -318,26 +346,24 @@ impl Channel {
         let bc = self.cfg.burst_cycles() as u64;
         match bank.open {
             Some(row) if row == r.row => {
-                if now < bank.next_col || now < self.group_next_col[g] {
-                    return false;
-                }
-                let data_at = if r.write {
-                    if now < self.next_wr
-                        || now + (t.t_wl as u64) < self.bus_free
-                        || (r.ack.is_some() && self.returns.len() >= self.cfg.return_queue as usize)
-                    {
-                        return false;
-                    }
-                    now + t.t_wl as u64
+                let col_at = bank.next_col.max(self.group_next_col[g]);
+                let (lat, next, full) = if r.write {
+                    let full =
+                        r.ack.is_some() && self.returns.len() >= self.cfg.return_queue as usize;
+                    (t.t_wl as u64, self.next_wr, full)
                 } else {
-                    if now < self.next_rd
-                        || now + (t.t_cl as u64) < self.bus_free
-                        || self.returns.len() >= self.cfg.return_queue as usize
-                    {
-                        return false;
-                    }
-                    now + t.t_cl as u64
+                    let full = self.returns.len() >= self.cfg.return_queue as usize;
+                    (t.t_cl as u64, self.next_rd, full)
                 };
+                // The data burst must not start before the bus is free: now + lat >= bus_free.
+                let at = col_at.max(next).max(self.bus_free.saturating_sub(lat));
+                if now < at {
+                    return Err(at);
+                }
+                if full {
+                    return Err(now + 1);
+                }
+                let data_at = now + lat;
                 let end = data_at + bc;
                 self.bus_free = end;
                 for (k, n) in self.group_next_col.iter_mut().enumerate() {
@@ -401,21 +427,21 @@ impl Channel {
                         self.returns.push_back((end, done));
                     }
                 }
-                true
+                Ok(())
             }
             Some(_) => {
                 if now < bank.next_pre {
-                    return false;
+                    return Err(bank.next_pre);
                 }
                 let b = &mut self.banks[bi];
                 b.open = None;
                 b.next_act = b.next_act.max(now + t.t_rp as u64);
                 self.stats.precharges += 1;
-                true
+                Ok(())
             }
             None => {
                 if now < bank.next_act || now < self.next_act_any {
-                    return false;
+                    return Err(bank.next_act.max(self.next_act_any));
                 }
                 let b = &mut self.banks[bi];
                 b.open = Some(r.row);
@@ -429,7 +455,7 @@ impl Channel {
                     self.queue[idx].activated = true;
                 }
                 self.stats.activates += 1;
-                true
+                Ok(())
             }
         }
     }
@@ -493,6 +519,57 @@ mod tests {
         let (a, b) = (go(true), go(false));
         assert!(a.0.len() > 1000 && a.3 > 100, "a busy channel");
         assert_eq!(a, b);
+    }
+
+    /// Sleeping until the earliest cycle a bank's command meets its timing (`Channel::wake`)
+    /// changes nothing: random reads and writes over 8 banks and 4 rows, returns sometimes
+    /// left waiting (a full return queue), with one and with two command buses, give the same
+    /// returns, cycles and counters as trying every bank every cycle.
+    #[test]
+    fn waking_when_a_command_can_issue_matches_trying_every_cycle() {
+        for dual in [false, true] {
+            let go = |sleep: bool| {
+                let mut cfg = crate::GpuConfig::preset("gtx480").unwrap().dram;
+                cfg.dual_bus = dual;
+                let mut c = Channel::new(&cfg);
+                let mut x = 99u64;
+                let (mut done, mut slept) = (vec![], 0u64);
+                for now in 0..30_000u64 {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let write = (x >> 40).is_multiple_of(3);
+                    if (x >> 33).is_multiple_of(4) && c.can_accept(write) {
+                        c.push(DramReq {
+                            addr: now,
+                            bytes: 32 << ((x >> 50) % 3),
+                            write,
+                            bank: ((x >> 20) % 8) as u32,
+                            row: ((x >> 10) % 4) as u32,
+                            ..Default::default()
+                        });
+                    }
+                    if !sleep {
+                        c.wake = 0;
+                    } else if now < c.wake {
+                        slept += 1;
+                    }
+                    c.cycle(now);
+                    // Returns taken in bursts: the return queue fills in between.
+                    if (now / 500) % 2 == 0 {
+                        while let Some(r) = c.peek_return(now) {
+                            done.push((now, r.addr));
+                            c.pop_return();
+                        }
+                    }
+                }
+                ((done, c.stats), slept)
+            };
+            let ((a, slept), (b, _)) = (go(true), go(false));
+            assert_eq!(a, b);
+            assert!(a.0.len() > 1000 && a.1.writes > 300, "a busy channel");
+            assert!(slept > 1_000, "cycles skipped: {slept}");
+        }
     }
 
     /// With `dual_bus` an activate and a column command share a cycle: two banks, one with its
