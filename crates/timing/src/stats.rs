@@ -343,6 +343,17 @@ counters! {
         elim_hold_wb_unissued_cycles,
         /// Of those, DARSIE warps waiting at a branch barrier (majority-path election).
         elim_hold_branch_cycles,
+        /// DARSIE follower arrivals: a majority-path warp presenting a dynamic instance that
+        /// already has a skip-table entry (counted once per arrival, not per retry).
+        elim_follower_arrivals,
+        /// Sum over those arrivals of core cycles since the leader made the entry (its fetch):
+        /// how far the leader runs ahead of its followers.
+        elim_arrival_gap_cycles,
+        /// DARSIE skips that waited at least one cycle for LeaderWB (the rest found it set).
+        elim_skips_waited,
+        /// Fetch attempts that only skipped or held instructions (no I-cache probe) and so
+        /// used no fetch slot (document 003 §7.3.2: skipping works beside the fetch scheduler).
+        elim_slotless_fetches,
     }
 }
 

@@ -59,6 +59,8 @@ struct Entry {
     n_dst: u8,
     /// The leader's physical register in the TB's rename slice.
     phys: u8,
+    /// Core cycle the leader made the entry (its fetch of the instance).
+    made: u64,
 }
 
 /// Physical registers of a TB's rename slice (document 003 §5.3 F: up to 32 per TB).
@@ -320,19 +322,23 @@ impl Eliminator for Darsie {
             // Predicated off in every lane: nothing to skip (and nothing written).
             return Fetch::Keep;
         }
-        let n = match t.cur[w as usize] {
-            Some((idx, n)) if idx == inst.static_idx => n,
+        let (n, first) = match t.cur[w as usize] {
+            Some((idx, n)) if idx == inst.static_idx => (n, false),
             _ => {
                 let n = t.inst.arrive(w, inst.static_idx);
                 t.cur[w as usize] = Some((inst.static_idx, n));
                 t.hold_since[w as usize] = at.now;
-                n
+                (n, true)
             }
         };
         let pos = t
             .entries
             .iter()
             .position(|e| e.idx == inst.static_idx && e.n == n);
+        if let (Some(i), true) = (pos, first) {
+            self.c.follower_arrivals += 1;
+            self.c.arrival_gap += at.now.saturating_sub(t.entries[i].made);
+        }
         match pos {
             None => {
                 t.cur[w as usize] = None;
@@ -358,12 +364,18 @@ impl Eliminator for Darsie {
                     dst: inst.dst,
                     n_dst: inst.n_dst,
                     phys,
+                    made: at.now,
                 });
                 self.c.leaders += 1;
                 t.gc();
                 Fetch::Keep
             }
             Some(i) if t.entries[i].leader_wb || !self.wb_wait => {
+                if !first {
+                    // Held since its arrival: this retry is the last cycle of the wait.
+                    self.c.skips_waited += 1;
+                    self.c.hold_leader_wb += 1;
+                }
                 t.cur[w as usize] = None;
                 t.entries[i].passed |= bit;
                 let phys = t.entries[i].phys;
@@ -591,6 +603,41 @@ mod tests {
         assert_eq!((c.hold_leader_wb, c.hold_leader_unissued), (2, 1));
         d.written(0, 0, a.dsts());
         assert_eq!(d.fetched(&retry, &a), Fetch::Skip);
+        // The wait lasted from the arrival to this retry: three cycles.
+        assert_eq!(d.stats().hold_leader_wb, 3);
+    }
+
+    #[test]
+    fn the_first_arrival_leads_and_followers_record_gap_and_wait() {
+        // Digest §5.1 / §6.3 item 7: the leader is the first warp to reach the instance,
+        // whatever its index; here warp 2 of 3 arrives at cycle 10.
+        let a = inst(3, 7, true);
+        let mut d = tb_of(ElimConfig::default(), 3);
+        let at_t = |warp, now, retry| At {
+            now,
+            cta_slot: 0,
+            warp,
+            retry,
+        };
+        assert_eq!(
+            d.fetched(&at_t(2, 10, false), &a),
+            Fetch::Keep,
+            "first leads"
+        );
+        // Warp 0 arrives 4 cycles later, before the write-back: it waits two cycles.
+        assert_eq!(d.fetched(&at_t(0, 14, false), &a), Fetch::Hold);
+        assert_eq!(d.fetched(&at_t(0, 15, true), &a), Fetch::Hold);
+        d.at_issue(0, 2, &a);
+        d.written(0, 2, a.dsts());
+        assert_eq!(d.fetched(&at_t(0, 16, true), &a), Fetch::Skip);
+        // Warp 1 arrives after the write-back: it skips at once.
+        assert_eq!(d.fetched(&at_t(1, 30, false), &a), Fetch::Skip);
+        let c = d.stats();
+        assert_eq!(c.leaders, 1);
+        assert_eq!(c.follower_arrivals, 2);
+        assert_eq!(c.arrival_gap, 4 + 20, "cycles since the leader's fetch");
+        assert_eq!(c.skips_waited, 1, "only warp 0 waited");
+        assert_eq!(c.hold_leader_wb, 2, "cycles 14-16");
     }
 
     #[test]

@@ -100,6 +100,12 @@ pub struct ElimCounters {
     pub hold_leader_unissued: u64,
     /// Warp-cycles a warp waited in fetch at a branch barrier (majority-path election, §5.3).
     pub hold_branch: u64,
+    /// Followers' first presentations of an instance that had an entry already.
+    pub follower_arrivals: u64,
+    /// Sum over those of core cycles since the entry was made (the leader's fetch).
+    pub arrival_gap: u64,
+    /// Skips that waited at least one cycle for LeaderWB.
+    pub skips_waited: u64,
 }
 
 /// Constructor of a policy from its configuration.

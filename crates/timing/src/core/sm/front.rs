@@ -153,8 +153,15 @@ impl Sm {
         // warp can come out of its slot with an empty I-buffer (everything skipped, or held);
         // a held warp must not fetch past its held instruction, and the mask is read live so
         // that a warp held in an earlier slot of this cycle is not picked again.
+        //
+        // A fetch attempt in which the policy only skipped instructions or held the warp (no
+        // I-cache probe) uses no fetch slot: DARSIE's skip logic works beside the fetch
+        // scheduler (document 003 §7.3.2: it skips "some instructions while initiating a fetch
+        // for another"), so the slot goes to the next warp. Without a policy every attempt
+        // probes the I-cache (or finds the warp done) and takes its slot, as before.
         let mut served = 0u64;
-        for _ in 0..self.fetch_per_cycle {
+        let mut slots = 0u32;
+        while slots < self.fetch_per_cycle {
             // Warps found unfetchable stay so until touched (`Sm::touch`): the scan skips them.
             self.nofetch &= !self.touched_fetch;
             self.touched_fetch = 0;
@@ -189,25 +196,37 @@ impl Sm {
             self.fetch_rr = (w + 1) % 64;
             if self.warps[w].refetch {
                 self.refetch(w, now);
+                slots += 1;
                 let wp = &self.warps[w];
                 if wp.fetch_done || wp.fetch_barrier || wp.branch_pending {
                     continue;
                 }
+                self.fetch_warp(w, now, src)?;
+                continue;
             }
-            self.fetch_warp(w, now, src)?;
+            if self.fetch_warp(w, now, src)? {
+                slots += 1;
+            } else {
+                self.stats.elim_slotless_fetches += 1;
+            }
         }
         Ok(())
     }
 
+    /// Fetches for warp `w` (skipping or holding what the policy says) until its I-buffer is
+    /// full or fetch stops; returns whether the attempt used a fetch slot: `false` when the
+    /// policy only skipped instructions or held the warp (no I-cache probe).
     pub(super) fn fetch_warp(
         &mut self,
         w: usize,
         now: u64,
         src: &mut dyn WarpSource,
-    ) -> Result<(), SourceError> {
+    ) -> Result<bool, SourceError> {
         let mut ready = now + self.decode;
         let cap = self.ibuf_cap;
         let mut skips = 0u32;
+        let mut held = false;
+        let mut probed = false;
         loop {
             let wp = &mut self.warps[w];
             if wp.len >= cap {
@@ -252,10 +271,12 @@ impl Sm {
                         debug_assert!(self.held_mask & (1 << w) == 0, "warp {w} held twice");
                         self.held[w] = self.warps[w].ibuf[slot];
                         self.held_mask |= 1 << w;
+                        held = true;
                         break;
                     }
                 }
             }
+            probed = true;
             if self.accept(w, slot, now, &mut ready) {
                 break;
             }
@@ -264,7 +285,7 @@ impl Sm {
         if self.warps[w].fetch_done {
             self.check_barrier(cs);
         }
-        Ok(())
+        Ok(probed || (skips == 0 && !held))
     }
 
     /// Retries the instructions policies hold in fetch (one attempt per held warp per cycle;

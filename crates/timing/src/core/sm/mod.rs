@@ -758,6 +758,9 @@ impl Sm {
         s.elim_hold_wb_cycles = c.hold_leader_wb;
         s.elim_hold_wb_unissued_cycles = c.hold_leader_unissued;
         s.elim_hold_branch_cycles = c.hold_branch;
+        s.elim_follower_arrivals = c.follower_arrivals;
+        s.elim_arrival_gap_cycles = c.arrival_gap;
+        s.elim_skips_waited = c.skips_waited;
     }
 
     /// Counts an instruction a policy removed: skipped at fetch (`fetch`) or reused at issue,

@@ -124,6 +124,15 @@ pub fn storage_bits(
     )
 }
 
+/// `a / b`, 0 when `b` is 0.
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
 fn u(v: &Value, path: &[&str]) -> u64 {
     let mut x = v;
     for p in path {
@@ -207,6 +216,31 @@ fn stall_shares(o: &batch::Outcome) -> Value {
     Value::Object(out)
 }
 
+/// The product of a kernel's `grid` or `block` shape (written "(x,y,z)"), at least 1.
+fn grid_dim(k: &Value, d: &str) -> f64 {
+    k[d].as_str()
+        .unwrap_or("")
+        .trim_matches(|c| c == '(' || c == ')')
+        .split(',')
+        .filter_map(|x| x.trim().parse::<f64>().ok())
+        .product::<f64>()
+        .max(1.0)
+}
+
+/// Core cycles of a run before each launch's first CTA (`core.launch_latency`, plus
+/// `core.cta_launch_latency` per CTA): the same under every policy, so they bound a run's
+/// speed-up when its kernels are short.
+fn launch_cycles(o: &batch::Outcome, cfg: &GpuConfig) -> f64 {
+    o.stats["kernels"].as_array().map_or(0.0, |ks| {
+        ks.iter()
+            .map(|k| {
+                cfg.core.launch_latency as f64
+                    + grid_dim(k, "grid") * cfg.core.cta_launch_latency as f64
+            })
+            .sum()
+    })
+}
+
 /// What bounds a baseline run (document 003 §5.7: DARSIE helps issue/fetch-bound kernels):
 /// its stall shares, its warp instructions per SM-cycle out of the fetch and issue limits
 /// (`fetch_per_cycle` x `ibuffer_entries`, `schedulers`), and how many of the GPU's CTA
@@ -217,27 +251,23 @@ fn bound(o: &batch::Outcome, cfg: &GpuConfig) -> Value {
     let sms = cfg.core.num_sms as f64;
     let ipc = u(&o.stats, &["total", "warp_insts"]) as f64 / cycles / sms;
     let k = &o.stats["kernels"][0];
-    // Shapes are written "(x,y,z)".
-    let dim = |d: &str| -> f64 {
-        k[d].as_str()
-            .unwrap_or("")
-            .trim_matches(|c| c == '(' || c == ')')
-            .split(',')
-            .filter_map(|x| x.trim().parse::<f64>().ok())
-            .product::<f64>()
-            .max(1.0)
-    };
+    let dim = |d: &str| grid_dim(k, d);
     let (ctas, threads) = (dim("grid"), dim("block"));
     let warps_per_cta = (threads / 32.0).ceil().max(1.0);
     let per_sm = (cfg.core.max_warps as f64 / warps_per_cta)
         .floor()
         .min(cfg.core.max_ctas as f64)
         .max(1.0);
+    let launches = o.stats["kernels"].as_array().map_or(0, |v| v.len());
     json!({
         "ipc_per_sm": ipc,
         "issue_limit": cfg.core.schedulers,
         "fetch_limit": cfg.core.fetch_per_cycle * cfg.core.ibuffer_entries,
         "first_kernel_waves": ctas / (per_sm * sms),
+        "first_kernel_ctas_per_sm": ctas / sms,
+        "resident_ctas_per_sm": per_sm,
+        "launches": launches,
+        "launch_latency_fraction": (launch_cycles(o, cfg) / cycles).min(1.0),
         "stall_shares": stall_shares(o),
     })
 }
@@ -389,6 +419,8 @@ pub fn run(a: DarsieArgs) -> Result<()> {
                     g("elim_shared") as f64 / sl as f64
                 });
             }
+            let l = launch_cycles(base_o, &base);
+            let excl_launch = (base_o.cycles() as f64 - l) / (o.cycles() as f64 - l).max(1.0);
             details.entry(p).or_default().insert(
                 w,
                 json!({
@@ -405,6 +437,12 @@ pub fn run(a: DarsieArgs) -> Result<()> {
                     "hold_wb_cycles": g("elim_hold_wb_cycles"),
                     "hold_wb_unissued_cycles": g("elim_hold_wb_unissued_cycles"),
                     "hold_branch_cycles": g("elim_hold_branch_cycles"),
+                    "skips_waited": g("elim_skips_waited"),
+                    "skips_waited_fraction": ratio(g("elim_skips_waited"), g("elim_skipped")),
+                    "wait_per_waited_skip": ratio(g("elim_hold_wb_cycles"), g("elim_skips_waited")),
+                    "arrival_gap_mean": ratio(g("elim_arrival_gap_cycles"), g("elim_follower_arrivals")),
+                    "slotless_fetches": g("elim_slotless_fetches"),
+                    "speedup_excl_launch": excl_launch,
                     "stall_shares": stall_shares(o),
                     "timeouts": g("elim_timeouts"),
                     "shared_loads_skipped": g("elim_shared"),
