@@ -17,6 +17,9 @@ fn run(policy: &str, warps: u32, n: u32) -> KernelStats {
     c.set("core.fetch_per_cycle", "1").unwrap();
     c.set("core.scheduler", "gto").unwrap();
     c.set("core.elim.policy", policy).unwrap();
+    // Only fetch slots matter here: no launch delay, and I-cache misses filled at once.
+    c.set("core.launch_latency", "0").unwrap();
+    c.set("l1i.miss_latency", "1").unwrap();
     let mut r = TimingRunner::new(c, 1);
     let mut src = Mock::new(
         1,
@@ -56,12 +59,12 @@ fn followers_skipping_take_no_fetch_slot() {
         "every instruction issued or skipped"
     );
     assert!(k.elim_skipped > 14 * n as u64, "skipped {}", k.elim_skipped);
-    assert!(k.elim_slotless_fetches > 0);
-    // Without elimination, 16 warps share the one slot: fetch-bound, several times the
+    // Without elimination, 16 warps share the one slot (two instructions each): fetch-bound,
+    // about 16 x 240 / 2 cycles, several times the
     // time of one warp. With DARSIE the followers' skips cost no slot, so the TB takes about
     // the time of its leaders' fetches (each follower still fetches its own `exit`).
     assert!(
-        base.raw.cycles > 4 * alone.raw.cycles,
+        base.raw.cycles > 3 * alone.raw.cycles,
         "baseline {} vs one warp {}",
         base.raw.cycles,
         alone.raw.cycles
@@ -72,4 +75,5 @@ fn followers_skipping_take_no_fetch_slot() {
         tb.raw.cycles,
         alone.raw.cycles
     );
+    assert!(k.elim_slotless_fetches > 0);
 }
