@@ -145,9 +145,12 @@ pub struct PolicyConfig {
     pub im_llc_low: f64,
     /// IM-LLC: miss rate above which an application is class H.
     pub im_llc_high: f64,
-    /// All-GPU probe window, CPU cycles.
+    /// All-GPU probe window, CPU cycles (spec 004 §5.6: 100K GPU cycles = 200000; the preset
+    /// scales it to the IM interval so that our short runs hold a baseline and a probe window,
+    /// \[INTERP\]).
     pub probe_window: u64,
-    /// Cycles between probes, CPU cycles (the first probe follows the first window).
+    /// CPU cycles from the end of a probe to the next one (the first probe follows the first
+    /// window).
     pub probe_period: u64,
     /// Relative IPC band within which two windows count as equal.
     pub probe_tolerance: f64,

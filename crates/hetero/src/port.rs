@@ -73,13 +73,17 @@ impl HeteroPort {
     }
 
     fn publish(&mut self) {
+        // Every cycle: the all-GPU probe's windows (spec 004 §5.6) end on any cycle, and a count
+        // up to `STATUS_EVERY` cycles stale would shift a window's IPC by more than its
+        // "equal" band.
+        let insts = self.shared.insts.load(Ordering::Relaxed);
+        self.mem.gpu_status_mut().insts = insts;
         if self.t.is_multiple_of(STATUS_EVERY) {
             let ready = self.shared.ready.load(Ordering::Relaxed);
             let live = self.shared.live.load(Ordering::Relaxed);
             let cycles = self.shared.sm_cycles.load(Ordering::Relaxed);
             let (r0, l0, c0) = self.last_ready;
             let g = self.mem.gpu_status_mut();
-            g.insts = self.shared.insts.load(Ordering::Relaxed);
             if live > l0 {
                 g.ready_fraction = (ready - r0) as f64 / (live - l0) as f64;
                 self.ready_samples.0 += g.ready_fraction;

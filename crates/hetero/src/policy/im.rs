@@ -1,14 +1,17 @@
 //! IM, the proposal's interference-mitigation policy (spec 004 §5.4-§5.6, §3), on top of the
 //! GPU-favoring order (row hit, then CG / CPU-E above CPU above NG, then age):
 //! * **IM-SCHED**: per interval, `f` = fraction of served CPU reads that a younger critical GPU
-//!   (CG) request was scheduled ahead of; next interval, whenever the best candidate is CG and a
-//!   CPU read is schedulable, the best CPU read goes instead with probability `min(f, cap)`.
+//!   (CG) request went ahead of, in the read queue (a command issued) or on entering it (a full
+//!   queue's admission); next interval, whenever the best candidate is CG and a CPU read is
+//!   schedulable, the best CPU read goes instead with probability `min(f, cap)`.
 //! * **IM-LLC**: per interval each CPU application is classed by LLC miss rate (L <= 10% < M <=
 //!   70% < H); an L->M or L->H move enters emergency mode (its reads rank with CG); at an interval
 //!   end an emergency application back in L stays, one still in M or H leaves.
-//! * **All-GPU probe** (GPGPU only, no frame in progress): after the first window, then every
-//!   `probe_period` cycles, all GPU requests get the top level for a `probe_window`; the mode is kept while the GPU's IPC of a
-//!   window beats the previous window's by more than `probe_tolerance`.
+//! * **All-GPU probe** (GPGPU only, no frame in progress): after the first window (a baseline
+//!   IPC), then `probe_period` cycles after each probe ends, all GPU requests get the top level
+//!   for a `probe_window`; the mode is kept for one more window while the GPU's IPC of a window
+//!   beats the previous window's by more than `probe_tolerance`. The preset scales the window
+//!   to 10K GPU cycles (the document's 100K is longer than most of our runs) \[INTERP\].
 //! * **LLC bypass** of non-critical GPGPU reads (§3), outside all-GPU windows; non-critical
 //!   stores are written around the LLC only with `policy.gpgpu_store_bypass` (\[INTERP\]).
 //!
@@ -63,6 +66,14 @@ struct Im {
     next_probe: u64,
     windows: u64,
     all_gpu_windows: u64,
+    /// Probes started (a normal window followed by an all-GPU one).
+    probes: u64,
+    /// All-GPU windows extended by one more because their IPC beat the previous window's.
+    kept: u64,
+    /// Memory cycles ticked, and those spent in all-GPU mode.
+    ticked: u64,
+    all_gpu_cycles: u64,
+    last_tick: u64,
 }
 
 impl Im {
@@ -91,12 +102,34 @@ impl Im {
             window_end: c.probe_window,
             window_insts: 0,
             last_ipc: 0.0,
-            // The first probe follows the first window (a baseline IPC), later ones come every
-            // `probe_period`: our runs are shorter than one period, so a probe only after the
-            // first period would never run (\[INTERP\] §10.4 item 16: the cadence is not given).
+            // The first probe follows the first window (a baseline IPC), later ones come
+            // `probe_period` after the previous one ends: a probe only after a whole period
+            // would never run in our short runs (\[INTERP\] §10.4 item 16: no cadence given).
             next_probe: c.probe_window,
             windows: 0,
             all_gpu_windows: 0,
+            probes: 0,
+            kept: 0,
+            ticked: 0,
+            all_gpu_cycles: 0,
+            last_tick: 0,
+        }
+    }
+
+    /// IM-SCHED's event (§5.4): `chosen`, a CG request, goes ahead of the older CPU requests
+    /// among `others`; each of them counts once towards `f` when it is served.
+    fn mark_deprioritised(&mut self, chosen: &Cand, others: &[Cand]) {
+        if self.sched && chosen.is_cg() {
+            for x in others {
+                let overtaken = if self.c.im_sched_overtake {
+                    x.frfcfs_key() < chosen.frfcfs_key()
+                } else {
+                    x.arrival < chosen.arrival
+                };
+                if !x.source.is_gpu() && overtaken {
+                    self.deprio.insert(x.tok);
+                }
+            }
         }
     }
 
@@ -181,9 +214,12 @@ impl Im {
             if ipc <= self.last_ipc * (1.0 + self.c.probe_tolerance) {
                 self.all_gpu = false;
                 self.next_probe = self.window_end + self.c.probe_period;
+            } else {
+                self.kept += 1;
             }
         } else if self.window_end >= self.next_probe {
             self.all_gpu = true;
+            self.probes += 1;
         }
         self.last_ipc = ipc;
     }
@@ -215,19 +251,17 @@ impl MemPolicy for Im {
         Some(best)
     }
 
+    fn admit(&mut self, ctx: &Ctx, _: usize, waiting: &[Cand]) -> usize {
+        let k = self.pick(ctx, waiting).unwrap_or(0);
+        // A younger CG entering the read queue ahead of older waiting CPU reads de-prioritises
+        // them as much as a younger CG command issued ahead of them (§5.4: both are pending
+        // at this controller).
+        self.mark_deprioritised(&waiting[k], waiting);
+        k
+    }
+
     fn on_issue(&mut self, _: &Ctx, _: usize, chosen: &Cand, cands: &[Cand]) {
-        if self.sched && chosen.is_cg() {
-            for x in cands {
-                let overtaken = if self.c.im_sched_overtake {
-                    x.frfcfs_key() < chosen.frfcfs_key()
-                } else {
-                    x.arrival < chosen.arrival
-                };
-                if !x.source.is_gpu() && overtaken {
-                    self.deprio.insert(x.tok);
-                }
-            }
-        }
+        self.mark_deprioritised(chosen, cands);
     }
 
     fn on_served(&mut self, _: &Ctx, e: &DramEntry) {
@@ -258,6 +292,12 @@ impl MemPolicy for Im {
     }
 
     fn tick(&mut self, ctx: &Ctx) {
+        let dt = ctx.now.saturating_sub(self.last_tick);
+        self.last_tick = ctx.now;
+        self.ticked += dt;
+        if self.all_gpu {
+            self.all_gpu_cycles += dt;
+        }
         if ctx.now >= self.interval_end {
             self.end_interval();
             self.interval_end += self.c.interval;
@@ -300,6 +340,12 @@ impl MemPolicy for Im {
             (
                 "all_gpu_window_fraction",
                 frac(self.all_gpu_windows, self.windows),
+            ),
+            ("probes_fired", self.probes as f64),
+            ("probe_windows_kept", self.kept as f64),
+            (
+                "all_gpu_cycle_fraction",
+                frac(self.all_gpu_cycles, self.ticked),
             ),
         ]
     }
@@ -535,6 +581,88 @@ mod tests {
         assert!(
             !p.llc_bypass(&ctx, &Request::read(0, 0, Source::Gfx(1))),
             "no 3D bypass"
+        );
+    }
+
+    #[test]
+    fn a_younger_cg_admitted_ahead_of_waiting_cpu_reads_counts_for_im_sched() {
+        let g = GpuStatus::default();
+        let c = cfg();
+        let mut p = Im::make(&c, true, false, false);
+        let ctx = Ctx {
+            now: 0,
+            dram_now: 0,
+            gpu: &g,
+        };
+        // Waiting for a full read queue: two older CPU reads, a younger CG, a younger CPU read.
+        let w = [
+            cand(1, false, Source::Cpu(0), false, 10),
+            cand(2, false, Source::Cpu(1), false, 20),
+            cand(3, false, Source::Gpgpu, true, 30),
+            cand(4, false, Source::Cpu(2), false, 40),
+        ];
+        assert_eq!(p.admit(&ctx, 0, &w), 2, "CG enters first (p = 0)");
+        for t in 1..=4 {
+            p.on_served(&ctx, &entry(t, Source::Cpu(0)));
+        }
+        assert_eq!(
+            p.deprio_cpu, 2,
+            "the two older CPU reads, not the younger one"
+        );
+        // A non-critical GPU read admitted first (it cannot be: CPU is above NG) or a CPU
+        // read admitted first marks nothing.
+        let w2 = [
+            cand(5, false, Source::Gpgpu, false, 1),
+            cand(6, false, Source::Cpu(0), false, 2),
+        ];
+        assert_eq!(p.admit(&ctx, 0, &w2), 1);
+        p.on_served(&ctx, &entry(6, Source::Cpu(0)));
+        assert_eq!((p.deprio_cpu, p.served_cpu), (2, 5));
+        p.tick(&Ctx {
+            now: c.interval,
+            dram_now: 0,
+            gpu: &g,
+        });
+        assert!((p.p - 0.4).abs() < 1e-12, "f = 2/5 below the cap: {}", p.p);
+    }
+
+    #[test]
+    fn preset_probe_fires_within_the_shortest_small_kernel() {
+        // The shortest GPU run of `experiment hetero` at `small` is ~36K GPU cycles = 72K CPU
+        // cycles, shorter than the document's 100K-GPU-cycle window: the preset's scaled probe
+        // (\[INTERP\]) must fit a baseline window and a probe window in it.
+        let c = cfg();
+        let run = 72_000u64;
+        let mut p = Im::make(&c, true, true, true);
+        let mut g = GpuStatus::default();
+        let mut on = vec![];
+        for t in (1000..=run).step_by(1000) {
+            g.insts = t; // constant IPC
+            p.tick(&Ctx {
+                now: t,
+                dram_now: 0,
+                gpu: &g,
+            });
+            on.push(p.all_gpu);
+        }
+        assert_eq!(p.probes, 1, "one probe");
+        assert_eq!(p.kept, 0, "constant IPC: not kept");
+        let first_on = on.iter().position(|&x| x).expect("all-GPU mode ran") as u64;
+        assert_eq!(
+            (first_on + 1) * 1000,
+            c.probe_window,
+            "after one baseline window"
+        );
+        let f = p
+            .counters()
+            .iter()
+            .find(|k| k.0 == "all_gpu_cycle_fraction")
+            .unwrap()
+            .1;
+        let want = c.probe_window as f64 / run as f64;
+        assert!(
+            (f - want).abs() < 0.02,
+            "all-GPU share {f} vs one window {want}"
         );
     }
 

@@ -372,6 +372,7 @@ fn report(
                     "in_table_not_top": r.gpu_noncritical_reasons[2],
                 },
                 "memory": r.memory.iter().cloned().collect::<BTreeMap<String, f64>>(),
+                "counters": r.counters.iter().cloned().collect::<BTreeMap<String, f64>>(),
             }));
         }
         let (gs, cs) = (geomean(&g), geomean(&c));
