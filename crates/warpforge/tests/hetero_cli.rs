@@ -50,6 +50,12 @@ fn one_mix_writes_the_issue_keys() {
     for m in v["policies"]["im"]["per_mix"].as_array().unwrap() {
         let f = m["gpu_dram_critical_fraction"].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&f), "{f}");
+        // bfs at tiny runs ~28K GPU cycles: the preset's probe (10K-GPU-cycle windows, the
+        // first probe after one baseline window) fires in it (spec 004 §5.6).
+        assert!(m["gpu_cycles"].as_u64().unwrap() > 20_000);
+        assert!(m["counters"]["probes_fired"].as_f64().unwrap() >= 1.0);
+        let share = m["counters"]["all_gpu_cycle_fraction"].as_f64().unwrap();
+        assert!(share > 0.0 && share < 1.0, "{share}");
     }
     assert!(v["task_seconds"]["sums"]["corun"].as_f64().unwrap() > 0.0);
     assert!(v["task_seconds"]["sums"]["policy.im"].as_f64().unwrap() > 0.0);
