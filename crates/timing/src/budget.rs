@@ -87,7 +87,7 @@ pub fn sm_bytes(cfg: &GpuConfig) -> u64 {
         + c.max_ctas as u64 * (48 + 4)
         + collectors * (size_of::<DynInst>() as u64 + 32)
         + c.load_trackers as u64 * (24 + 4)
-        + (c.sp_units + c.sfu_units) as u64 * 8
+        + (c.sp_units + c.sfu_units + c.int_units) as u64 * 8
         + (cfg.icnt.input_buffer + cfg.icnt.ejection_buffer) as u64 * req
         + (cfg.l1d.miss_queue + cfg.const_cache.miss_queue + cfg.l1i.miss_queue) as u64 * req
         + c.schedulers as u64 * (64 + c.max_warps as u64 * 16)
@@ -150,7 +150,7 @@ pub fn estimate(cfg: &GpuConfig) -> Estimate {
     // Two networks (requests SM -> slice, replies slice -> SM): per-endpoint timers and heads,
     // and per-destination ejection queues of (cycle, request).
     let ends = n_sm + n_slices;
-    let eject = cfg.icnt.ejection_buffer as u64 * (8 + req) + 32;
+    let eject = cfg.icnt.ejection_buffer.max(cfg.icnt.output_buffer) as u64 * (8 + req) + 32;
     let icnt = 2 * size_of::<Network>() as u64
         + ends.saturating_mul(2 * (8 + 8 + 8 + 4))
         + ends.saturating_mul(eject);

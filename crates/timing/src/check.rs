@@ -72,6 +72,7 @@ impl GpuConfig {
             ("core.collectors_mem", c.collectors_mem),
             ("core.sp_units", c.sp_units),
             ("core.sfu_units", c.sfu_units),
+            ("core.int_units", c.int_units),
             ("core.reg_banks", c.reg_banks),
         ] {
             if v % c.sub_cores != 0 {
@@ -83,6 +84,12 @@ impl GpuConfig {
                     ),
                 ));
             }
+        }
+        if c.pipe.reg_port_throughput > 8 {
+            return Err(ConfigError::new(
+                "core.pipe.reg_port_throughput",
+                "at most 8 operand-collector steps per cycle",
+            ));
         }
         pos("core.two_level_active", c.two_level_active as u64)?;
         if crate::core::sched::find(&c.scheduler).is_none() {
@@ -149,6 +156,12 @@ impl GpuConfig {
             ("l2.cache", &self.l2.cache),
         ] {
             validate_cache(p, cc)?;
+            if p == "l2.cache" && cc.perfect {
+                return Err(ConfigError::new(
+                    "l2.cache.perfect",
+                    "a perfect cache is modelled for the L1I, L1D and constant cache only",
+                ));
+            }
             if p != "l2.cache" && cc.write_allocate != "lazy" {
                 return Err(ConfigError::new(
                     format!("{p}.write_allocate"),

@@ -180,6 +180,16 @@ pub struct CoreConfig {
     pub sfu_units: u32,
     /// Double precision executes on the SFU instead of the SP units.
     pub dp_on_sfu: bool,
+    /// INT pipelines per SM (GPGPU-Sim `-gpgpu_num_int_units`, Volta and later): integer,
+    /// logic, address, branch, collective and conversion-free ALU instructions execute there
+    /// and only single-precision floating point (and double precision when not on the SFU)
+    /// on the SP pipelines; both kinds share the SP-class operand collectors. Divided among
+    /// the sub-cores like `sp_units`. 0 (the default, Fermi): every ALU instruction on SP.
+    #[serde(default)]
+    pub int_units: u32,
+    /// Pipeline-register widths and operand-collector ports (`core.pipe.*`).
+    #[serde(default)]
+    pub pipe: PipeConfig,
     /// Operand-collector units for SP-class instructions.
     pub collectors_sp: u32,
     /// Operand-collector units for SFU-class instructions.
@@ -229,6 +239,48 @@ pub struct CoreConfig {
     /// TB-redundancy elimination (`core.elim.*`, document 003 Ch. 7).
     #[serde(default)]
     pub elim: ElimConfig,
+}
+
+/// Widths of the SM's pipeline registers and operand-collector ports (GPGPU-Sim
+/// `-gpgpu_pipeline_widths`, `-gpgpu_operand_collector_num_in_ports_*`/`_out_ports_*` and
+/// `-gpgpu_reg_file_port_throughput`), per SM and core cycle. Every limit is 0 (the default)
+/// for "none", which is the model before these keys: the collectors and units alone bound
+/// issue and dispatch, and any number of results is written back per cycle.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipeConfig {
+    /// Instructions the schedulers may issue per cycle to the SP-class collectors (SP and INT
+    /// pipelines), the SFU-class ones and the memory ones: GPGPU-Sim's ID_OC register widths
+    /// (`ID_OC_SP + ID_OC_INT`, `ID_OC_SFU`, `ID_OC_MEM`), each the smaller with the
+    /// collector input ports of its class times `reg_port_throughput`. With sub-cores, each
+    /// sub-core gets an equal share (at least 1). 0: no limit.
+    #[serde(default)]
+    pub issue: [u32; 3],
+    /// Collectors dispatched per cycle to the SP, SFU and INT pipelines (GPGPU-Sim's OC_EX
+    /// register widths `OC_EX_SP`, `OC_EX_SFU`, `OC_EX_INT`, each the smaller with the output
+    /// ports of its class), per sub-core share as `issue`. 0: no limit. (The LD/ST unit takes
+    /// one instruction at a time, so `OC_EX_MEM` >= 1 never limits it.)
+    #[serde(default)]
+    pub dispatch: [u32; 3],
+    /// Collector allocations per cycle over all classes (the generic collectors' input ports,
+    /// `-gpgpu_operand_collector_num_in_ports_gen` times `reg_port_throughput`). 0: no limit.
+    #[serde(default)]
+    pub in_ports: u32,
+    /// Collector dispatches per operand-collector step over all classes (the generic
+    /// collectors' output ports, `-gpgpu_operand_collector_num_out_ports_gen`). 0: no limit.
+    #[serde(default)]
+    pub out_ports: u32,
+    /// Result buses (`EX_WB`): an ALU instruction enters its pipeline only when fewer than
+    /// this many ALU results are due to be written back in the cycle its result is (GPGPU-Sim
+    /// reserves a result bus for the instruction's latency). Memory results do not use them.
+    /// 0: no limit.
+    #[serde(default)]
+    pub result_buses: u32,
+    /// Operand-collector steps per core cycle (`-gpgpu_reg_file_port_throughput`): each step
+    /// dispatches ready collectors and lets every register bank serve one read, so a bank
+    /// serves this many reads per cycle. 0 reads as 1 (the default).
+    #[serde(default)]
+    pub reg_port_throughput: u32,
 }
 
 /// TB-redundancy elimination (`core.elim.*`): DARSIE and its baselines (document 003 Ch. 7).
@@ -372,6 +424,11 @@ pub struct CacheConfig {
     /// the line is allocated and reserved at the miss.
     #[serde(default)]
     pub allocate_on_fill: bool,
+    /// Every read hits (GPGPU-Sim `-gpgpu_perfect_inst_const_cache 1`, for the L1I and the
+    /// constant cache): no miss, no request to the L2, the hit latency only. Read by the L1I,
+    /// the L1D and the constant cache; must be `false` for the L2. `false` (the default).
+    #[serde(default)]
+    pub perfect: bool,
     /// L1I only: 0 (the default of every preset) sends a miss as a line-size read through the
     /// interconnect to L2 and DRAM, as GPGPU-Sim does; a positive value instead fills the line
     /// at once and charges this fixed penalty, core cycles (a simplified mode for studies that
@@ -473,6 +530,12 @@ pub struct IcntConfig {
     pub input_buffer: u32,
     /// Packets buffered at each destination (in flight plus arrived).
     pub ejection_buffer: u32,
+    /// Packets buffered at each L2-slice destination of the request network (GPGPU-Sim's
+    /// local crossbar output buffer, `-icnt_out_buffer_limit`, `network_mode 2`); the reply
+    /// network's SM destinations keep `ejection_buffer` (the cluster's response FIFO).
+    /// 0 (the default): `ejection_buffer` for both.
+    #[serde(default)]
+    pub output_buffer: u32,
 }
 
 /// An L2 slice (memory sub-partition) and its queues (spec 000 §8.1 item 5).
@@ -566,8 +629,14 @@ pub struct DramConfig {
     pub data_ratio: u32,
     /// Banks per channel (power of two).
     pub banks: u32,
-    /// Bank groups (power of two dividing `banks`; bank group = bank mod groups).
+    /// Bank groups (power of two dividing `banks`; bank group = bank mod groups, or see
+    /// `bank_group_high_bits`).
     pub bank_groups: u32,
+    /// The bank group is the bank number's high bits, `bank / (banks / bank_groups)`
+    /// (GPGPU-Sim `-dram_bnkgrp_indexing_policy 0`), so consecutive banks share a group.
+    /// `false` (the default; policy 1): the low bits, `bank mod bank_groups`.
+    #[serde(default)]
+    pub bank_group_high_bits: bool,
     /// Bit above which the channel is `(addr >> channel_bit) mod channels`.
     pub channel_bit: u32,
     /// Separate row and column command buses (HBM; GPGPU-Sim `-dram_dual_bus_interface 1`): an
@@ -588,6 +657,17 @@ pub struct DramConfig {
 }
 
 impl DramConfig {
+    /// The bank group of bank `bank` (`bank_groups`, `bank_group_high_bits`).
+    #[inline]
+    pub fn bank_group(&self, bank: usize) -> usize {
+        let groups = self.bank_groups.max(1) as usize;
+        if self.bank_group_high_bits {
+            bank / (self.banks as usize / groups).max(1)
+        } else {
+            bank % groups
+        }
+    }
+
     /// Bytes moved by one column access (`bus_bytes * burst_length`).
     pub fn burst_bytes(&self) -> u32 {
         self.bus_bytes * self.burst_length

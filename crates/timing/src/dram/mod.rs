@@ -341,7 +341,7 @@ impl Channel {
             self.queue[idx]
         };
         let bi = r.bank as usize;
-        let g = bi % self.cfg.bank_groups as usize;
+        let g = self.cfg.bank_group(bi);
         let bank = self.banks[bi];
         let bc = self.cfg.burst_cycles() as u64;
         match bank.open {
@@ -610,6 +610,58 @@ mod tests {
         // dual: that activate and bank 0's row-hit read.
         assert_eq!(go(false), (2, 0));
         assert_eq!(go(true), (2, 1));
+    }
+
+    /// `dram.bank_group_high_bits` (GPGPU-Sim `-dram_bnkgrp_indexing_policy 0`): banks 0 and 1
+    /// of 16 in 4 groups share group 0, so two row hits there are tCCDL apart; with the low
+    /// bits (policy 1) they are in groups 0 and 1, tCCD apart.
+    #[test]
+    fn bank_group_indexing_decides_which_column_gap_applies() {
+        let gap = |high: bool| {
+            let mut cfg = crate::GpuConfig::preset("gtx480").unwrap().dram;
+            cfg.bank_group_high_bits = high;
+            cfg.timing.t_ccd = 1;
+            cfg.timing.t_ccdl = 12;
+            assert_eq!(cfg.bank_group(1), if high { 0 } else { 1 });
+            assert_eq!(cfg.bank_group(5), 1);
+            let mut c = Channel::new(&cfg);
+            // Open row 1 of banks 0 and 1, let every timer expire, then two row hits.
+            for bank in [0, 1] {
+                c.push(DramReq {
+                    bytes: 32,
+                    bank,
+                    row: 1,
+                    ..Default::default()
+                });
+            }
+            let mut t = 0;
+            while c.stats.reads < 2 {
+                c.cycle(t);
+                t += 1;
+            }
+            t += 100;
+            for bank in [0, 1] {
+                c.push(DramReq {
+                    bytes: 32,
+                    bank,
+                    row: 1,
+                    ..Default::default()
+                });
+            }
+            let mut at = vec![];
+            while c.stats.reads < 4 {
+                let before = c.stats.reads;
+                c.cycle(t);
+                if c.stats.reads > before {
+                    at.push(t);
+                }
+                t += 1;
+            }
+            at[1] - at[0]
+        };
+        let (low, high) = (gap(false), gap(true));
+        assert!(high >= 12, "same group: tCCDL, got {high}");
+        assert!(low < 12, "different groups: tCCD (and the bus), got {low}");
     }
 
     #[test]

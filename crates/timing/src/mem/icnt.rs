@@ -74,12 +74,18 @@ impl Network {
     /// A network from `n_src` sources to `n_dst` destinations; `to_sm` routes by `req.sm`
     /// (replies), otherwise by `req.slice` (requests).
     pub fn new(c: &IcntConfig, n_src: usize, n_dst: usize, to_sm: bool) -> Self {
+        // The request network's L2-slice destinations buffer `output_buffer` packets when set.
+        let cap = if !to_sm && c.output_buffer > 0 {
+            c.output_buffer
+        } else {
+            c.ejection_buffer
+        };
         Self {
             header: c.header_bytes,
             flit_bytes: c.flit_bytes,
             fpc: c.flits_per_cycle,
             latency: c.latency.max(1) as u64,
-            cap: c.ejection_buffer as usize,
+            cap: cap as usize,
             to_sm,
             src_free: vec![0; n_src],
             dst_free: vec![0; n_dst],
@@ -91,7 +97,7 @@ impl Network {
             held: vec![0; n_dst],
             held_list: Vec::new(),
             dst_q: (0..n_dst)
-                .map(|_| VecDeque::with_capacity(c.ejection_buffer as usize))
+                .map(|_| VecDeque::with_capacity(cap.min(64) as usize))
                 .collect(),
             stats: NetStats::default(),
         }
@@ -315,6 +321,30 @@ mod tests {
             n.cycle(now, &mut q);
         }
         assert_eq!(got, 6);
+    }
+
+    /// `icnt.output_buffer` sizes the request network's L2-slice buffers (GPGPU-Sim's local
+    /// crossbar output buffer); the reply network's SM buffers keep `ejection_buffer`.
+    #[test]
+    fn output_buffer_sizes_the_request_network_destinations_only() {
+        let mut c = cfg();
+        c.ejection_buffer = 2;
+        c.output_buffer = 5;
+        let admitted = |to_sm: bool| {
+            let mut n = Network::new(&c, 2, 1, to_sm);
+            let mut q = Q(vec![
+                VecDeque::from(vec![req(ReqKind::Read, 0, 0); 4]),
+                VecDeque::from(vec![req(ReqKind::Read, 0, 0); 4]),
+            ]);
+            for now in 0..40 {
+                n.cycle(now, &mut q);
+            }
+            8 - q.0[0].len() - q.0[1].len()
+        };
+        assert_eq!(admitted(false), 5, "requests: output_buffer");
+        assert_eq!(admitted(true), 2, "replies: ejection_buffer");
+        c.output_buffer = 0;
+        assert_eq!(admitted(false), 2, "0: ejection_buffer for both");
     }
 
     /// Taking arrived packets out with `pop_held` before a cycle back-pressures that cycle

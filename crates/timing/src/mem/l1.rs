@@ -54,6 +54,8 @@ pub struct L1 {
     insertion: Policy,
     write: WritePolicy,
     src: ReqSrc,
+    /// `perfect`: every read hits.
+    perfect: bool,
     sector_bytes: u64,
     /// Hit latency, core cycles.
     pub latency: u32,
@@ -118,6 +120,7 @@ impl L1 {
             insertion: Policy::new(&c.insertion).expect("validated insertion"),
             write: WritePolicy::parse(&c.write_policy).expect("validated write policy"),
             src,
+            perfect: c.perfect,
             sector_bytes: c.sector_bytes as u64,
             latency: c.latency,
             stats: CacheStats::default(),
@@ -345,6 +348,13 @@ impl L1 {
     }
 
     fn load(&mut self, t: &Txn, info: &MissInfo, waiter: u32, sm: u16, map: &AddrMap) -> Outcome {
+        if self.perfect {
+            // `perfect`: the data is always here (GPGPU-Sim's perfect instruction and
+            // constant cache), so no line is looked up, allocated or fetched.
+            self.stats.accesses += 1;
+            self.stats.hits += 1;
+            return Outcome::Hit;
+        }
         let (line, pc, warp) = (info.line, info.pc, info.warp);
         let la = line * self.cache.line_bytes();
         let look = self.cache.lookup(line, t.sectors);

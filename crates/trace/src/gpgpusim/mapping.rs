@@ -102,6 +102,23 @@ pub const MAPPED: &[&str] = &[
     "dram_dual_bus_interface",
     "gpgpu_flush_l2_cache",
     "gpgpu_shmem_warp_parts",
+    "gpgpu_num_int_units",
+    "gpgpu_pipeline_widths",
+    "gpgpu_reg_file_port_throughput",
+    "gpgpu_operand_collector_num_in_ports_sp",
+    "gpgpu_operand_collector_num_in_ports_sfu",
+    "gpgpu_operand_collector_num_in_ports_mem",
+    "gpgpu_operand_collector_num_in_ports_int",
+    "gpgpu_operand_collector_num_in_ports_gen",
+    "gpgpu_operand_collector_num_out_ports_sp",
+    "gpgpu_operand_collector_num_out_ports_sfu",
+    "gpgpu_operand_collector_num_out_ports_mem",
+    "gpgpu_operand_collector_num_out_ports_int",
+    "gpgpu_operand_collector_num_out_ports_gen",
+    "gpgpu_perfect_inst_const_cache",
+    "gpgpu_shmem_sizeDefault",
+    "icnt_out_buffer_limit",
+    "dram_bnkgrp_indexing_policy",
 ];
 
 /// Prefixes / names of options that steer the simulator, not the simulated GPU.
@@ -172,6 +189,13 @@ const AS_MODELLED: &[(&str, ValueTest, &str)] = &[
         "gpgpu_cache:dl2_texture_only",
         |v| v == "0",
         "the L2 caches every access",
+    ),
+    (
+        "gpgpu_coalesce_arch",
+        |v| v.parse::<u32>().is_ok_and(|a| a >= 13),
+        "GPGPU-Sim runs one coalescer for every value from 13 up (13 GT200, 20 Fermi, 60-86 \
+         Volta to Ampere all select `memory_coalescing_arch`, below 13 it aborts): ours, \
+         mem/coalesce.rs; the sector granularity comes from the cache configuration",
     ),
 ];
 
@@ -399,6 +423,95 @@ fn map_cache(
     Ok(true)
 }
 
+/// `-gpgpu_pipeline_widths`, `-gpgpu_reg_file_port_throughput` and the operand-collector
+/// ports onto `core.pipe` (see [`warpforge_timing::config::PipeConfig`]). Absent options take
+/// GPGPU-Sim's registered defaults (widths 1, specialized ports 1, generic ports 0).
+fn map_pipeline(
+    o: &Options,
+    c: &mut warpforge_timing::config::CoreConfig,
+    notes: &mut Vec<String>,
+) -> Result<(), TraceError> {
+    // ID_OC_SP, ID_OC_DP, ID_OC_INT, ID_OC_SFU, ID_OC_MEM, OC_EX_SP, OC_EX_DP, OC_EX_INT,
+    // OC_EX_SFU, OC_EX_MEM, EX_WB[, ID_OC_TENSOR_CORE, OC_EX_TENSOR_CORE]
+    let w = match o.get("gpgpu_pipeline_widths") {
+        Some(e) => {
+            let l = o.list("gpgpu_pipeline_widths", ',')?.unwrap_or_default();
+            if l.len() < 11 {
+                return Err(e.error(
+                    "expected at least 11 widths: ID_OC_SP,ID_OC_DP,ID_OC_INT,ID_OC_SFU,ID_OC_MEM,\
+                     OC_EX_SP,OC_EX_DP,OC_EX_INT,OC_EX_SFU,OC_EX_MEM,EX_WB",
+                ));
+            }
+            l
+        }
+        None => vec![1; 13],
+    };
+    let steps = o
+        .u32("gpgpu_reg_file_port_throughput")?
+        .unwrap_or(1)
+        .clamp(1, 8);
+    let port = |name: &str, default: u32| -> Result<u32, TraceError> {
+        Ok(o.u32(name)?.unwrap_or(default))
+    };
+    let int = c.int_units > 0;
+    // The SP-class collectors take SP and (with INT pipelines) INT instructions.
+    let id_sp = w[0] + if int { w[2] } else { 0 };
+    let p = &mut c.pipe;
+    p.reg_port_throughput = steps;
+    p.result_buses = w[10];
+    if o.bool("gpgpu_enable_specialized_operand_collector")? == Some(false) {
+        // Generic collectors only: their ports serve every class.
+        p.issue = [id_sp, w[3], w[4]];
+        p.dispatch = [w[5], w[8], w[7]];
+        p.in_ports = port("gpgpu_operand_collector_num_in_ports_gen", 0)? * steps;
+        p.out_ports = port("gpgpu_operand_collector_num_out_ports_gen", 0)?;
+    } else {
+        let (in_sp, in_int) = (
+            port("gpgpu_operand_collector_num_in_ports_sp", 1)?,
+            port("gpgpu_operand_collector_num_in_ports_int", 0)?,
+        );
+        let in_sp = in_sp + if int { in_int } else { 0 };
+        p.issue = [
+            id_sp.min(in_sp * steps),
+            w[3].min(port("gpgpu_operand_collector_num_in_ports_sfu", 1)? * steps),
+            w[4].min(port("gpgpu_operand_collector_num_in_ports_mem", 1)? * steps),
+        ];
+        p.dispatch = [
+            w[5].min(port("gpgpu_operand_collector_num_out_ports_sp", 1)?),
+            w[8].min(port("gpgpu_operand_collector_num_out_ports_sfu", 1)?),
+            w[7].min(port("gpgpu_operand_collector_num_out_ports_int", 0)?),
+        ];
+        p.in_ports = 0;
+        p.out_ports = 0;
+    }
+    // A class whose width or ports are 0 could never issue or dispatch in GPGPU-Sim (it
+    // would hang); 0 means "no limit" here, so such a width is taken as 1.
+    let mut zero = Vec::new();
+    for (k, v) in ["SP", "SFU", "MEM"].iter().zip(p.issue.iter_mut()) {
+        if *v == 0 {
+            zero.push(format!("ID_OC_{k}"));
+            *v = 1;
+        }
+    }
+    for (k, v) in ["SP", "SFU", "INT"].iter().zip(p.dispatch.iter_mut()) {
+        if *v == 0 && (*k != "INT" || int) {
+            zero.push(format!("OC_EX_{k}"));
+            *v = 1;
+        }
+    }
+    if p.result_buses == 0 {
+        zero.push("EX_WB".into());
+        p.result_buses = 1;
+    }
+    if !zero.is_empty() {
+        notes.push(format!(
+            "-gpgpu_pipeline_widths / collector ports: width 0 of {} modelled as 1",
+            zero.join(", ")
+        ));
+    }
+    Ok(())
+}
+
 /// Maps options (`user`: the files' options; GPGPU-Sim defaults are added underneath) onto `base`.
 pub fn to_timing_config(
     user: &Options,
@@ -504,6 +617,11 @@ pub fn to_timing_config(
     if let Some(sub) = o.bool("gpgpu_sub_core_model")? {
         c.sub_cores = if sub { c.schedulers } else { 1 };
     }
+    // INT pipelines (Volta and later): integer and other non-floating-point ALU work.
+    if let Some(v) = o.u32("gpgpu_num_int_units")? {
+        c.int_units = v;
+    }
+    map_pipeline(&o, c, &mut notes)?;
     // Fetch and decode slots per SM per cycle (GPGPU-Sim runs decode + fetch this many times
     // per core cycle; Volta and later files set one per sub-core).
     if let Some(v) = o.u32("gpgpu_inst_fetch_throughput")? {
@@ -649,6 +767,21 @@ pub fn to_timing_config(
         }
     }
     cfg.l1d.write_ratio = o.u32("gpgpu_l1_cache_write_ratio")?.unwrap_or(0).min(100);
+    // A perfect instruction and constant cache: every fetch and constant read hits.
+    let perfect = o.bool("gpgpu_perfect_inst_const_cache")? == Some(true);
+    cfg.l1i.perfect = perfect;
+    cfg.const_cache.perfect = perfect;
+    // GPGPU-Sim's kernel launch (`change_cache_config` with no cudaFuncSetCacheConfig
+    // preference, the case of every kernel here) sets the per-SM shared memory to
+    // `-gpgpu_shmem_sizeDefault`, which therefore bounds occupancy; its own default (16 KiB)
+    // is not applied to files that leave it out.
+    if let Some(e) = user.get("gpgpu_shmem_sizeDefault") {
+        cfg.core.shared_bytes = e
+            .value
+            .trim()
+            .parse()
+            .map_err(|_| e.error("expected bytes (an unsigned integer)"))?;
+    }
     // Unified L1D/shared array with a per-launch carve-out (only with the adaptive cache
     // configuration; without it GPGPU-Sim keeps the `dl1` geometry and the two options do
     // nothing).
@@ -784,6 +917,14 @@ pub fn to_timing_config(
         t.t_ccdl = ccdl.filter(|v| *v > 0).unwrap_or(t.t_ccd);
         t.t_rtp = rtpl.filter(|v| *v > 0).unwrap_or(t.t_rtp);
     }
+    // Bank groups from the bank number's high bits (0) or low bits (1).
+    if let Some(e) = o.get("dram_bnkgrp_indexing_policy") {
+        cfg.dram.bank_group_high_bits = match e.value.trim() {
+            "0" => true,
+            "1" => false,
+            _ => return Err(e.error("expected 0 (higher bits) or 1 (lower bits)")),
+        };
+    }
     if let Some(e) = o.get("gpgpu_mem_addr_mapping") {
         let v = e.value.trim();
         let (chan, mask) = match v.split_once(';') {
@@ -836,6 +977,13 @@ pub fn to_timing_config(
     }
     if let Some(v) = o.u32("gpgpu_n_cluster_ejection_buffer_size")? {
         cfg.icnt.ejection_buffer = v.max(1);
+    }
+    // The local crossbar's output buffers (network_mode 2; intersim reads its own file).
+    cfg.icnt.output_buffer = 0;
+    if o.u32("network_mode")? != Some(1) {
+        if let Some(v) = o.u32("icnt_out_buffer_limit")? {
+            cfg.icnt.output_buffer = v.max(1);
+        }
     }
 
     // GPGPU-Sim sends instruction-cache misses through the interconnect to the L2 (and on a cold
@@ -1009,6 +1157,73 @@ mod tests {
             );
         }
         assert!(!r.config.l2.flush_between_launches);
+    }
+
+    /// QV100's generic collectors: widths per class, ports for all classes, two collector
+    /// steps per cycle; GTX480's specialized ones: each class's width capped by its ports.
+    #[test]
+    fn pipeline_widths_int_units_and_collector_ports_are_carried_over() {
+        let q = report(
+            "-gpgpu_pipeline_widths 4,4,4,4,4,4,4,4,4,4,8,4,4\n-gpgpu_num_int_units 4\n\
+             -gpgpu_enable_specialized_operand_collector 0\n\
+             -gpgpu_operand_collector_num_units_gen 8\n\
+             -gpgpu_operand_collector_num_in_ports_gen 8\n\
+             -gpgpu_operand_collector_num_out_ports_gen 8\n\
+             -gpgpu_reg_file_port_throughput 2\n",
+        );
+        assert!(q.unmodelled.is_empty(), "{:?}", q.unmodelled);
+        let (c, p) = (&q.config.core, &q.config.core.pipe);
+        assert_eq!(c.int_units, 4);
+        assert_eq!((p.issue, p.dispatch), ([8, 4, 4], [4, 4, 4]));
+        assert_eq!((p.in_ports, p.out_ports), (16, 8));
+        assert_eq!((p.result_buses, p.reg_port_throughput), (8, 2));
+        let g = report(
+            "-gpgpu_pipeline_widths 2,0,0,1,1,2,0,0,1,1,2\n\
+             -gpgpu_operand_collector_num_in_ports_sp 2\n\
+             -gpgpu_operand_collector_num_out_ports_sp 2\n",
+        );
+        assert!(g.unmodelled.is_empty(), "{:?}", g.unmodelled);
+        let (c, p) = (&g.config.core, &g.config.core.pipe);
+        assert_eq!(c.int_units, 0);
+        assert_eq!((p.issue, p.dispatch), ([2, 1, 1], [2, 1, 0]));
+        assert_eq!((p.in_ports, p.out_ports), (0, 0));
+        assert_eq!((p.result_buses, p.reg_port_throughput), (2, 1));
+        // One SP input port bounds SP issue below the width of 2.
+        let one = report("-gpgpu_pipeline_widths 2,0,0,1,1,2,0,0,1,1,2\n");
+        assert_eq!(one.config.core.pipe.issue, [1, 1, 1]);
+        let bad = Options::parse_str("-gpgpu_pipeline_widths 1,2,3\n", Path::new("t.config"));
+        let e = to_timing_config(&bad.unwrap(), None, GpuConfig::preset("gtx480").unwrap(), "t")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("t.config:1") && e.contains("at least 11"), "{e}");
+    }
+
+    /// The memory-side options: perfect instruction/constant caches, the launch's default
+    /// shared memory, the crossbar's output buffers (network_mode 2 only), the bank-group
+    /// bits; the coalescer architecture is represented from 13 up.
+    #[test]
+    fn memory_side_options_are_carried_over() {
+        let r = report(
+            "-gpgpu_perfect_inst_const_cache 1\n-gpgpu_shmem_size 98304\n\
+             -gpgpu_shmem_sizeDefault 65536\n-network_mode 2\n-icnt_out_buffer_limit 512\n\
+             -dram_bnkgrp_indexing_policy 0\n-gpgpu_coalesce_arch 70\n",
+        );
+        assert!(r.unmodelled.is_empty(), "{:?}", r.unmodelled);
+        let c = &r.config;
+        assert!(c.l1i.perfect && c.const_cache.perfect && !c.l1d.perfect);
+        assert_eq!(c.core.shared_bytes, 65536);
+        assert_eq!(c.icnt.output_buffer, 512);
+        assert!(c.dram.bank_group_high_bits);
+        let r = report(
+            "-gpgpu_perfect_inst_const_cache 0\n-gpgpu_shmem_size 98304\n-network_mode 1\n\
+             -icnt_out_buffer_limit 512\n-dram_bnkgrp_indexing_policy 1\n-gpgpu_coalesce_arch 12\n",
+        );
+        let c = &r.config;
+        assert!(!c.l1i.perfect && !c.const_cache.perfect);
+        assert_eq!(c.core.shared_bytes, 98304);
+        assert_eq!(c.icnt.output_buffer, 0, "intersim has no such buffer");
+        assert!(!c.dram.bank_group_high_bits);
+        assert_eq!(r.unmodelled, vec!["-gpgpu_coalesce_arch".to_string()]);
     }
 
     fn l2_write_allocate(dl2: &str) -> (String, Vec<String>) {

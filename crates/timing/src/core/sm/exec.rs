@@ -196,11 +196,21 @@ impl Sm {
         }
     }
 
-    /// Operand collection (register-bank arbitration) and dispatch to execution units.
+    /// Operand collection (register-bank arbitration) and dispatch to execution units:
+    /// `core.pipe.reg_port_throughput` steps per cycle (GPGPU-Sim runs its collector step
+    /// that many times), each dispatching ready collectors and serving one read per bank.
     pub(super) fn collect_and_dispatch(&mut self, now: u64) {
+        for _ in 0..self.oc_steps {
+            self.disp_left = self.out_ports;
+            self.collector_step(now);
+        }
+    }
+
+    /// One operand-collector step.
+    fn collector_step(&mut self, now: u64) {
         // Dispatch: oldest ready CU per free unit. Each sub-core dispatches its collectors to
-        // its own SP and SFU pipelines; the memory collectors of all sub-cores share the LD/ST
-        // unit.
+        // its own SP, INT and SFU pipelines; the memory collectors of all sub-cores share the
+        // LD/ST unit.
         if self.cu_busy != 0 {
             let subs = self.sub_cores;
             for j in 0..subs {
@@ -248,35 +258,75 @@ impl Sm {
         }
     }
 
+    /// A result bus for an ALU result written back at `at` (`core.pipe.result_buses`): false
+    /// when all are taken that cycle.
+    fn take_result_bus(&mut self, at: u64) -> bool {
+        if self.result_buses == 0 {
+            return true;
+        }
+        let i = at as usize & (self.wb_ring.len() - 1);
+        let e = &mut self.wb_ring[i];
+        if e.0 != at {
+            *e = (at, 0);
+        }
+        if e.1 >= self.result_buses {
+            return false;
+        }
+        e.1 += 1;
+        true
+    }
+
     /// Dispatch of the collectors `cand` (unit kind `kind` of sub-core `j`; the memory
     /// collectors of all sub-cores share the LD/ST unit): the oldest collector with all its
-    /// operands read goes to a free unit, as long as both remain.
+    /// operands read goes to a free unit of its pipeline (SP or INT for the SP-class
+    /// collectors), as long as both remain and the step's dispatch limits allow.
     fn dispatch_kind(&mut self, kind: Unit, j: usize, cand: u64, now: u64) {
+        let first_free = |free: &[u64], (a, b): (usize, usize)| {
+            free[a..b].iter().position(|&t| t <= now).map(|i| a + i)
+        };
+        // Dispatches of this call to the SP, SFU and INT pipelines (`core.pipe.dispatch`).
+        let mut sent = [0u8; 3];
         loop {
             // Collectors with all operands read; the unit is looked for only when there is one,
             // the oldest collector only when there is a unit (either missing ends the loop).
             let mut m = cand & self.cu_busy & !self.cu_pending;
+            if m == 0 || self.disp_left == 0 {
+                break;
+            }
+            // A free unit of each pipeline this kind dispatches to.
+            let (mut unit, mut int) = (None, None);
+            match kind {
+                Unit::Sp => {
+                    if sent[0] < self.dispatch_cap[0] {
+                        unit = first_free(&self.sp_free, self.unit_range[j][0]);
+                    }
+                    if self.cu_int & m != 0 && sent[2] < self.dispatch_cap[2] {
+                        int = first_free(&self.int_free, self.unit_range[j][2]);
+                    }
+                    if unit.is_none() {
+                        m &= self.cu_int;
+                    }
+                    if int.is_none() {
+                        m &= !self.cu_int;
+                    }
+                }
+                Unit::Sfu => {
+                    if sent[1] < self.dispatch_cap[1] {
+                        unit = first_free(&self.sfu_free, self.unit_range[j][1]);
+                    }
+                    if unit.is_none() {
+                        m = 0;
+                    }
+                }
+                _ => {
+                    if self.ldst.busy {
+                        m = 0;
+                    }
+                }
+            }
             if m == 0 {
                 break;
             }
-            let unit_idx = match kind {
-                Unit::Sp => {
-                    let (a, b) = self.unit_range[j][0];
-                    self.sp_free[a..b]
-                        .iter()
-                        .position(|&t| t <= now)
-                        .map(|i| a + i)
-                }
-                Unit::Sfu => {
-                    let (a, b) = self.unit_range[j][1];
-                    self.sfu_free[a..b]
-                        .iter()
-                        .position(|&t| t <= now)
-                        .map(|i| a + i)
-                }
-                _ => (!self.ldst.busy).then_some(0),
-            };
-            let Some(ui) = unit_idx else { break };
             let mut ci = m.trailing_zeros() as usize;
             m &= m - 1;
             while m != 0 {
@@ -293,6 +343,15 @@ impl Sm {
                     break;
                 }
             } else {
+                // Pipeline: 0 SP, 1 SFU, 2 INT.
+                let (pipe, ui) = if kind == Unit::Sfu {
+                    (1, unit)
+                } else if self.cu_int & (1 << ci) != 0 {
+                    (2, int)
+                } else {
+                    (0, unit)
+                };
+                let ui = ui.expect("a free unit of the collector's pipeline");
                 let inst = &self.cu_insts[ci];
                 let lat = Self::class_cycles(&self.lat, inst.class) as u64;
                 let ii = Self::class_cycles(&self.ii, inst.class) as u64;
@@ -301,12 +360,20 @@ impl Sm {
                 regs[..n as usize].copy_from_slice(inst.dsts());
                 let branch = inst.class == OpClass::Branch;
                 let warp = self.cus[ci].warp;
-                match kind {
-                    Unit::Sp => self.sp_free[ui] = now + ii,
-                    _ => self.sfu_free[ui] = now + ii,
+                let done = now + lat.max(1);
+                if !self.take_result_bus(done) {
+                    // No result bus in the cycle the result is due: the unit waits.
+                    break;
                 }
+                match pipe {
+                    0 => self.sp_free[ui] = now + ii,
+                    1 => self.sfu_free[ui] = now + ii,
+                    _ => self.int_free[ui] = now + ii,
+                }
+                sent[pipe] += 1;
+                self.cu_int &= !(1 << ci);
                 self.push_ev(
-                    now + lat.max(1),
+                    done,
                     Ev::Writeback {
                         warp,
                         regs,
@@ -316,6 +383,7 @@ impl Sm {
                 );
             }
             self.cu_busy &= !(1 << ci);
+            self.disp_left -= 1;
         }
     }
 

@@ -65,14 +65,15 @@ impl Sm {
         }
     }
 
-    /// Free collectors of each unit kind (SP, SFU, memory), per sub-core.
+    /// Free collectors of each unit kind (SP, SFU, memory), per sub-core, at most the
+    /// sub-core's issue slots of the kind this cycle (`core.pipe.issue`).
     #[inline]
     pub(super) fn free_units(&self) -> Free {
         let mut free = [[0u8; 3]; MAX_SUB];
         let idle = !self.cu_busy;
         for (f, masks) in free.iter_mut().zip(&self.cu_mask) {
             for (k, &m) in masks.iter().enumerate() {
-                f[k] = (m & idle).count_ones() as u8;
+                f[k] = ((m & idle).count_ones() as u8).min(self.issue_cap[k]);
             }
         }
         free
@@ -260,10 +261,17 @@ impl Sm {
                 age: &self.ages,
                 crit: &self.cpl.crit,
             };
-            let pick = if ready != 0 {
+            // `core.pipe.in_ports`: the collectors take no more instructions this cycle.
+            let ports_full = issued >= self.in_ports;
+            let pick = if ready != 0 && !ports_full {
                 self.scheds[s].pick(&view)
             } else {
                 None
+            };
+            let why = if ready != 0 && ports_full {
+                Why::Structural
+            } else {
+                why
             };
             match pick {
                 Some(w) if ready & (1 << w) != 0 => {
@@ -427,6 +435,14 @@ impl Sm {
         }
         if c.reads > 0 {
             self.cu_pending |= 1 << ci;
+        }
+        if unit == Unit::Sp
+            && !self.int_free.is_empty()
+            && !matches!(class, OpClass::FpAlu | OpClass::FpDiv | OpClass::Dp)
+        {
+            // Integer, logic, branch and other non-floating-point ALU work runs on the INT
+            // pipelines where there are any (GPGPU-Sim issues every SP-unit op but SP_OP there).
+            self.cu_int |= 1 << ci;
         }
         let ci_inst = &mut self.cu_insts[ci];
         if unit == Unit::Mem {

@@ -112,6 +112,16 @@ struct LdSt {
     shared_left: u32,
 }
 
+/// A sub-core's share of a per-SM width `w` of `core.pipe` (`u8::MAX` for 0, no limit; at
+/// least 1 otherwise).
+fn per_sub(w: u32, sub_cores: u32) -> u8 {
+    if w == 0 {
+        u8::MAX
+    } else {
+        (w / sub_cores.max(1)).clamp(1, 254) as u8
+    }
+}
+
 /// Most sub-cores ([`crate::config::MAX_SUB_CORES`]).
 const MAX_SUB: usize = crate::config::MAX_SUB_CORES as usize;
 
@@ -233,9 +243,9 @@ pub struct Sm {
     cu_insts: Vec<DynInst>,
     /// Collectors of each unit kind (SP, SFU, memory) per sub-core: `cu_range[j][k]`.
     cu_range: Vec<[(usize, usize); 3]>,
-    /// SP and SFU pipelines of each sub-core: `unit_range[j][k]` indexes `sp_free` (k = 0)
-    /// or `sfu_free` (k = 1).
-    unit_range: Vec<[(usize, usize); 2]>,
+    /// SP, SFU and INT pipelines of each sub-core: `unit_range[j][k]` indexes `sp_free`
+    /// (k = 0), `sfu_free` (k = 1) or `int_free` (k = 2).
+    unit_range: Vec<[(usize, usize); 3]>,
     /// `core.sub_cores`.
     sub_cores: usize,
     /// Sub-core of each warp slot (`w % sub_cores`).
@@ -246,6 +256,29 @@ pub struct Sm {
     cu_rr: usize,
     sp_free: Vec<u64>,
     sfu_free: Vec<u64>,
+    /// INT pipelines (`core.int_units`): the cycle each can take an instruction.
+    int_free: Vec<u64>,
+    /// The busy SP-class collectors whose instruction goes to an INT pipeline.
+    cu_int: u64,
+    /// `core.pipe.issue` per sub-core share (`u8::MAX`: no limit).
+    issue_cap: [u8; 3],
+    /// `core.pipe.dispatch` per sub-core share for the SP, SFU and INT pipelines.
+    dispatch_cap: [u8; 3],
+    /// `core.pipe.in_ports` (`u32::MAX`: no limit).
+    in_ports: u32,
+    /// `core.pipe.out_ports` (`u32::MAX`: no limit).
+    out_ports: u32,
+    /// Dispatches left in the current operand-collector step (`out_ports`).
+    disp_left: u32,
+    /// `core.pipe.reg_port_throughput`: operand-collector steps per cycle (at least 1).
+    oc_steps: u32,
+    /// `core.pipe.result_buses` (0: no limit).
+    result_buses: u8,
+    /// ALU results due per cycle: (cycle, count), indexed by cycle mod the length (a power of
+    /// two above the longest ALU latency, so a live entry is never overwritten).
+    wb_ring: Vec<(u64, u8)>,
+    /// `l1i.perfect`.
+    l1i_perfect: bool,
     ldst: Box<LdSt>,
     trackers: Vec<Tracker>,
     free_trackers: Vec<u32>,
@@ -401,8 +434,15 @@ impl Sm {
             unit_range: {
                 let sc = c.sub_cores as usize;
                 let (ps, pf) = (c.sp_units as usize / sc, c.sfu_units as usize / sc);
+                let pi = c.int_units as usize / sc;
                 (0..sc)
-                    .map(|j| [(j * ps, (j + 1) * ps), (j * pf, (j + 1) * pf)])
+                    .map(|j| {
+                        [
+                            (j * ps, (j + 1) * ps),
+                            (j * pf, (j + 1) * pf),
+                            (j * pi, (j + 1) * pi),
+                        ]
+                    })
                     .collect()
             },
             sub_cores: c.sub_cores as usize,
@@ -412,6 +452,46 @@ impl Sm {
             cu_rr: 0,
             sp_free: vec![0; c.sp_units as usize],
             sfu_free: vec![0; c.sfu_units as usize],
+            int_free: vec![0; c.int_units as usize],
+            cu_int: 0,
+            issue_cap: c.pipe.issue.map(|w| per_sub(w, c.sub_cores)),
+            dispatch_cap: c.pipe.dispatch.map(|w| per_sub(w, c.sub_cores)),
+            in_ports: if c.pipe.in_ports == 0 {
+                u32::MAX
+            } else {
+                c.pipe.in_ports
+            },
+            out_ports: if c.pipe.out_ports == 0 {
+                u32::MAX
+            } else {
+                c.pipe.out_ports
+            },
+            disp_left: u32::MAX,
+            oc_steps: c.pipe.reg_port_throughput.max(1),
+            result_buses: c.pipe.result_buses.min(255) as u8,
+            wb_ring: if c.pipe.result_buses == 0 {
+                Vec::new()
+            } else {
+                let l = &c.latency;
+                let longest = [
+                    l.int_alu,
+                    l.int_mul,
+                    l.int_div,
+                    l.fp_alu,
+                    l.fp_div,
+                    l.dp,
+                    l.sfu,
+                    l.conv,
+                    l.branch,
+                    l.collective,
+                    l.misc,
+                ]
+                .into_iter()
+                .max()
+                .unwrap_or(1) as usize;
+                vec![(u64::MAX, 0); (longest + 2).next_power_of_two()]
+            },
+            l1i_perfect: cfg.l1i.perfect,
             ldst: Box::new(LdSt {
                 busy: false,
                 warp: 0,
@@ -577,7 +657,7 @@ impl Sm {
         self.progressed = false;
         self.exited_warp = false;
         let nc = self.cus.len().max(1) as u64;
-        self.cu_rr = ((self.cu_rr as u64 + n) % nc) as usize;
+        self.cu_rr = ((self.cu_rr as u64 + n * self.oc_steps as u64) % nc) as usize;
         if self.skip_idle && !self.busy() {
             self.stalls.idle += self.n_sched as u64 * n;
             return;
@@ -655,7 +735,7 @@ impl Sm {
             // idle cycles are counted and the collectors' round robin advances, as the full
             // path would.
             self.stalls.idle += self.n_sched as u64;
-            self.cu_rr = (self.cu_rr + 1) % self.cus.len().max(1);
+            self.cu_rr = (self.cu_rr + self.oc_steps as usize) % self.cus.len().max(1);
             return;
         }
         self.cpl_sample(cpl::samples_in(now, now + 1));

@@ -1,0 +1,199 @@
+//! The SM pipeline widths of modern GPUs (issue 14 item 3; GPGPU-Sim `-gpgpu_num_int_units`,
+//! `-gpgpu_pipeline_widths`, `-gpgpu_reg_file_port_throughput`, the operand-collector ports and
+//! `-gpgpu_perfect_inst_const_cache`) on scripted instruction streams, one SM of `gtx480`.
+//! Rates are measured in steady state: the difference between runs of `2n` and `n`
+//! instructions per warp cancels the cold start and the drain.
+
+mod common;
+
+use common::*;
+use warpforge_core::{KernelRunner, MemSpace, OpClass};
+use warpforge_timing::{GpuConfig, KernelStats, TimingRunner};
+
+fn base() -> GpuConfig {
+    let mut c = GpuConfig::preset("gtx480").unwrap();
+    c.core.num_sms = 1;
+    c
+}
+
+fn run(cfg: &GpuConfig, src: Mock) -> KernelStats {
+    let mut r = TimingRunner::new(cfg.clone(), 1);
+    let mut s = src;
+    r.run_kernel(&mut s).unwrap();
+    assert_eq!(s.finished.len() as u64, s.info.num_ctas());
+    r.kernels()[0].clone()
+}
+
+/// `ctas` CTAs of 8 warps; instruction `i` of every warp is `class(i)`, independent of the
+/// others (destinations rotate over 8 registers, sources are never written).
+fn stream(ctas: u32, n: u32, class: fn(u32) -> OpClass) -> Mock {
+    Mock::new(
+        ctas,
+        256,
+        Box::new(move |_, _, i| match i {
+            i if i < n => Some(alu(
+                0x200 + 8 * (i as u64 % 32),
+                class(i),
+                (i % 8) as u16 + 10,
+                &[1, 2],
+            )),
+            i if i == n => Some(exit(0x300)),
+            _ => None,
+        }),
+    )
+}
+
+/// Steady-state warp instructions per cycle of `stream(ctas, ., class)` on `cfg`.
+fn ipc(cfg: &GpuConfig, ctas: u32, class: fn(u32) -> OpClass) -> f64 {
+    let a = run(cfg, stream(ctas, 300, class));
+    let b = run(cfg, stream(ctas, 600, class));
+    (b.warp_insts - a.warp_insts) as f64 / (b.cycles - a.cycles) as f64
+}
+
+fn fp(_: u32) -> OpClass {
+    OpClass::FpAlu
+}
+fn int(_: u32) -> OpClass {
+    OpClass::IntAlu
+}
+fn mixed(i: u32) -> OpClass {
+    if i % 2 == 0 {
+        OpClass::IntAlu
+    } else {
+        OpClass::FpAlu
+    }
+}
+
+/// `core.int_units`: integer instructions leave the SP pipeline for the INT one, so a kernel
+/// half integer, half fp32 runs twice as fast on one SP + one INT pipeline as on one SP
+/// pipeline; a kernel of only one kind runs exactly as before (one pipeline either way).
+#[test]
+fn int_units_take_integer_work_off_the_sp_pipeline() {
+    let mut one = base();
+    one.core.sp_units = 1;
+    one.core.initiation.int_alu = 2;
+    one.core.initiation.fp_alu = 2;
+    let mut split = one.clone();
+    split.core.int_units = 1;
+    let (before, after) = (ipc(&one, 2, mixed), ipc(&split, 2, mixed));
+    eprintln!("mixed int/fp: warp IPC {before:.3} on SP only, {after:.3} with an INT pipeline");
+    assert!(before <= 0.52, "one SP pipeline, initiation 2: {before}");
+    assert!(after >= 1.7 * before, "{before} -> {after}");
+    for class in [fp as fn(u32) -> OpClass, int] {
+        let (a, b) = (
+            run(&one, stream(2, 200, class)),
+            run(&split, stream(2, 200, class)),
+        );
+        assert_eq!(a.cycles, b.cycles, "one kind of work: one pipeline either way");
+    }
+}
+
+/// `core.pipe.result_buses` (EX_WB): with one result bus two SP pipelines write back one
+/// result per cycle; with two (as many as can complete per cycle) nothing changes.
+#[test]
+fn result_buses_bound_alu_writebacks_per_cycle() {
+    let free = base();
+    let mut one = free.clone();
+    one.core.pipe.result_buses = 1;
+    let mut two = free.clone();
+    two.core.pipe.result_buses = 2;
+    let (f, o) = (ipc(&free, 2, fp), ipc(&one, 2, fp));
+    eprintln!("fp32: warp IPC {f:.3} unlimited, {o:.3} with one result bus");
+    assert!(f >= 1.8, "{f}");
+    assert!(o <= 1.01, "{o}");
+    let (a, b) = (run(&free, stream(2, 200, fp)), run(&two, stream(2, 200, fp)));
+    assert_eq!(a.cycles, b.cycles);
+}
+
+/// Issue slots (`core.pipe.issue`, ID_OC), collector input ports (`in_ports`) and dispatch
+/// slots (`dispatch`, OC_EX) of 1 per cycle each hold two schedulers with two SP pipelines
+/// to one instruction per cycle; the default (0) leaves them at two.
+#[test]
+fn issue_and_dispatch_widths_bound_instructions_per_cycle() {
+    let free = base();
+    let f = ipc(&free, 2, fp);
+    assert!(f >= 1.8, "{f}");
+    let mut issue = free.clone();
+    issue.core.pipe.issue = [1, 0, 0];
+    let mut ports = free.clone();
+    ports.core.pipe.in_ports = 1;
+    let mut dispatch = free.clone();
+    dispatch.core.pipe.dispatch = [1, 0, 0];
+    for (what, c) in [("issue", issue), ("in_ports", ports), ("dispatch", dispatch)] {
+        let r = ipc(&c, 2, fp);
+        eprintln!("fp32 with {what} = 1: warp IPC {r:.3} (unlimited {f:.3})");
+        assert!(r <= 1.01 && r >= 0.9, "{what}: {r}");
+    }
+}
+
+/// `core.pipe.reg_port_throughput`: one warp whose instructions read three operands from one
+/// register bank issues one per three cycles with one read per bank and cycle, twice as many
+/// with two collector steps per cycle.
+#[test]
+fn register_port_throughput_multiplies_bank_reads() {
+    let src = |n: u32| {
+        Mock::new(
+            1,
+            32,
+            Box::new(move |_, _, i| match i {
+                i if i < n => Some(alu(
+                    0x200 + 8 * (i as u64 % 32),
+                    OpClass::FpAlu,
+                    (i % 8) as u16 + 40,
+                    &[16, 16, 16],
+                )),
+                i if i == n => Some(exit(0x300)),
+                _ => None,
+            }),
+        )
+    };
+    let rate = |c: &GpuConfig| {
+        let (a, b) = (run(c, src(300)), run(c, src(600)));
+        (b.cycles - a.cycles) as f64 / 300.0
+    };
+    let one = base();
+    let mut two = one.clone();
+    two.core.pipe.reg_port_throughput = 2;
+    let (r1, r2) = (rate(&one), rate(&two));
+    eprintln!("three reads of one bank: {r1:.2} cycles per instruction, {r2:.2} with 2 ports");
+    assert!((2.9..=3.1).contains(&r1), "{r1}");
+    assert!((1.4..=1.6).contains(&r2), "{r2}");
+}
+
+/// `perfect` L1I and constant cache (GPGPU-Sim `-gpgpu_perfect_inst_const_cache 1`): every
+/// fetch and every constant read hits, nothing goes to the L2, and the kernel is faster.
+#[test]
+fn perfect_instruction_and_constant_caches_always_hit() {
+    let src = || {
+        Mock::new(
+            4,
+            64,
+            Box::new(move |_, _, i| match i {
+                i if i < 64 => Some(mem(
+                    0x400 + 8 * i as u64,
+                    MemSpace::Const,
+                    false,
+                    (i % 8) as u16 + 10,
+                    1,
+                    move |_| 0x1_0000 + 256 * i as u64,
+                )),
+                64 => Some(exit(0x800)),
+                _ => None,
+            }),
+        )
+    };
+    let real = base();
+    let mut perfect = real.clone();
+    perfect.l1i.perfect = true;
+    perfect.const_cache.perfect = true;
+    let (a, b) = (run(&real, src()), run(&perfect, src()));
+    assert!(a.raw.l1i.misses > 0 && a.raw.const_cache.misses > 0);
+    assert_eq!(b.raw.l1i.misses, 0);
+    assert_eq!(b.raw.const_cache.misses, 0);
+    assert_eq!(b.raw.l1i.hits, b.raw.l1i.accesses);
+    assert_eq!(b.raw.const_cache.hits, b.raw.const_cache.accesses);
+    assert_eq!(a.warp_insts, b.warp_insts);
+    assert!(b.cycles < a.cycles, "{} vs {}", b.cycles, a.cycles);
+    // The L2 saw no request from either cache.
+    assert!(b.l2.accesses < a.l2.accesses);
+}
