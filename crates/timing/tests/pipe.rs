@@ -127,8 +127,8 @@ fn issue_and_dispatch_widths_bound_instructions_per_cycle() {
 }
 
 /// `core.pipe.reg_port_throughput`: one warp whose instructions read three operands from one
-/// register bank issues one per three cycles with one read per bank and cycle, twice as many
-/// with two collector steps per cycle.
+/// register bank issues about one per three cycles with one read per bank and cycle, twice as
+/// many with two collector steps per cycle.
 #[test]
 fn register_port_throughput_multiplies_bank_reads() {
     let src = |n: u32| {
@@ -156,8 +156,11 @@ fn register_port_throughput_multiplies_bank_reads() {
     two.core.pipe.reg_port_throughput = 2;
     let (r1, r2) = (rate(&one), rate(&two));
     eprintln!("three reads of one bank: {r1:.2} cycles per instruction, {r2:.2} with 2 ports");
-    assert!((2.9..=3.1).contains(&r1), "{r1}");
-    assert!((1.4..=1.6).contains(&r2), "{r2}");
+    // Three reads of one bank take at least 3 cycles (1.5 with two steps); the collector's
+    // turnaround adds a little to the first.
+    assert!((3.0..=3.3).contains(&r1), "{r1}");
+    assert!((1.5..=1.65).contains(&r2), "{r2}");
+    assert!(r2 <= 0.55 * r1, "{r1} -> {r2}");
 }
 
 /// `perfect` L1I and constant cache (GPGPU-Sim `-gpgpu_perfect_inst_const_cache 1`): every

@@ -330,8 +330,8 @@ mod tests {
         let mut c = cfg();
         c.ejection_buffer = 2;
         c.output_buffer = 5;
-        let admitted = |to_sm: bool| {
-            let mut n = Network::new(&c, 2, 1, to_sm);
+        let admitted = |c: &IcntConfig, to_sm: bool| {
+            let mut n = Network::new(c, 2, 1, to_sm);
             let mut q = Q(vec![
                 VecDeque::from(vec![req(ReqKind::Read, 0, 0); 4]),
                 VecDeque::from(vec![req(ReqKind::Read, 0, 0); 4]),
@@ -341,10 +341,10 @@ mod tests {
             }
             8 - q.0[0].len() - q.0[1].len()
         };
-        assert_eq!(admitted(false), 5, "requests: output_buffer");
-        assert_eq!(admitted(true), 2, "replies: ejection_buffer");
+        assert_eq!(admitted(&c, false), 5, "requests: output_buffer");
+        assert_eq!(admitted(&c, true), 2, "replies: ejection_buffer");
         c.output_buffer = 0;
-        assert_eq!(admitted(false), 2, "0: ejection_buffer for both");
+        assert_eq!(admitted(&c, false), 2, "0: ejection_buffer for both");
     }
 
     /// Taking arrived packets out with `pop_held` before a cycle back-pressures that cycle
