@@ -188,6 +188,9 @@ pub struct Gpu {
     next: [u64; 4],
     cyc: [u64; 4],
     skipped: u64,
+    /// Core cycles spent draining the memory side between launches under
+    /// `l2.flush_between_launches` ([`Gpu::drain_memory`]), charged to no launch.
+    uncharged: u64,
 }
 
 fn period_fs(mhz: f64) -> u64 {
@@ -245,6 +248,7 @@ impl Gpu {
             next: [0; 4],
             cyc: [0; 4],
             skipped: 0,
+            uncharged: 0,
             cfg,
         }
     }
@@ -300,7 +304,7 @@ impl Gpu {
     /// Raw counters of every component, summed.
     pub fn totals(&self) -> Totals {
         let mut t = Totals {
-            cycles: self.cyc[CORE],
+            cycles: self.cyc[CORE] - self.uncharged,
             ..Default::default()
         };
         for s in &self.sms {
@@ -556,7 +560,47 @@ impl Gpu {
         // However the launch ended, sleeping SMs are charged their idle cycles before anyone
         // reads the statistics.
         self.settle_sleepers();
+        if r.is_ok() && self.cfg.l2.flush_between_launches {
+            self.drain_memory();
+        }
         r
+    }
+
+    /// Under `l2.flush_between_launches` the profiler's flush completes before the next kernel
+    /// starts: the memory side finishes what the launch left in flight (write-backs queued for
+    /// DRAM, requests and replies in the networks) in core cycles that are charged to no launch
+    /// (their DRAM traffic counts for the launch that caused it). Bounded, in case a reply
+    /// waits for an SM that does not run meanwhile.
+    fn drain_memory(&mut self) {
+        let start = self.cyc[CORE];
+        while self.memory_busy() && self.cyc[CORE] - start < 1_000_000 {
+            let t = *self.next.iter().min().expect("four domains");
+            if self.next[DRAM] == t {
+                self.dram_tick();
+                self.cyc[DRAM] += 1;
+                self.next[DRAM] += self.period[DRAM];
+            }
+            if self.next[L2] == t {
+                self.l2_tick();
+                self.cyc[L2] += 1;
+                self.next[L2] += self.period[L2];
+            }
+            if self.next[ICNT] == t {
+                self.icnt_tick();
+                self.cyc[ICNT] += 1;
+                self.next[ICNT] += self.period[ICNT];
+            }
+            if self.next[CORE] == t {
+                self.cyc[CORE] += 1;
+                self.next[CORE] += self.period[CORE];
+            }
+        }
+        let now = self.cyc[CORE];
+        self.uncharged += now - start;
+        // Sleeping SMs are not charged idle cycles for the drain either.
+        for since in self.asleep.iter_mut().flatten() {
+            *since = (*since).max(now);
+        }
     }
 
     fn run_launch(

@@ -57,7 +57,7 @@ fn int(_: u32) -> OpClass {
     OpClass::IntAlu
 }
 fn mixed(i: u32) -> OpClass {
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         OpClass::IntAlu
     } else {
         OpClass::FpAlu
@@ -84,7 +84,10 @@ fn int_units_take_integer_work_off_the_sp_pipeline() {
             run(&one, stream(2, 200, class)),
             run(&split, stream(2, 200, class)),
         );
-        assert_eq!(a.cycles, b.cycles, "one kind of work: one pipeline either way");
+        assert_eq!(
+            a.cycles, b.cycles,
+            "one kind of work: one pipeline either way"
+        );
     }
 }
 
@@ -101,7 +104,10 @@ fn result_buses_bound_alu_writebacks_per_cycle() {
     eprintln!("fp32: warp IPC {f:.3} unlimited, {o:.3} with one result bus");
     assert!(f >= 1.8, "{f}");
     assert!(o <= 1.01, "{o}");
-    let (a, b) = (run(&free, stream(2, 200, fp)), run(&two, stream(2, 200, fp)));
+    let (a, b) = (
+        run(&free, stream(2, 200, fp)),
+        run(&two, stream(2, 200, fp)),
+    );
     assert_eq!(a.cycles, b.cycles);
 }
 
@@ -119,10 +125,14 @@ fn issue_and_dispatch_widths_bound_instructions_per_cycle() {
     ports.core.pipe.in_ports = 1;
     let mut dispatch = free.clone();
     dispatch.core.pipe.dispatch = [1, 0, 0];
-    for (what, c) in [("issue", issue), ("in_ports", ports), ("dispatch", dispatch)] {
+    for (what, c) in [
+        ("issue", issue),
+        ("in_ports", ports),
+        ("dispatch", dispatch),
+    ] {
         let r = ipc(&c, 2, fp);
         eprintln!("fp32 with {what} = 1: warp IPC {r:.3} (unlimited {f:.3})");
-        assert!(r <= 1.01 && r >= 0.9, "{what}: {r}");
+        assert!((0.9..=1.01).contains(&r), "{what}: {r}");
     }
 }
 

@@ -1192,9 +1192,14 @@ mod tests {
         let one = report("-gpgpu_pipeline_widths 2,0,0,1,1,2,0,0,1,1,2\n");
         assert_eq!(one.config.core.pipe.issue, [1, 1, 1]);
         let bad = Options::parse_str("-gpgpu_pipeline_widths 1,2,3\n", Path::new("t.config"));
-        let e = to_timing_config(&bad.unwrap(), None, GpuConfig::preset("gtx480").unwrap(), "t")
-            .unwrap_err()
-            .to_string();
+        let e = to_timing_config(
+            &bad.unwrap(),
+            None,
+            GpuConfig::preset("gtx480").unwrap(),
+            "t",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("t.config:1") && e.contains("at least 11"), "{e}");
     }
 
