@@ -202,6 +202,9 @@ const AS_MODELLED: &[(&str, ValueTest, &str)] = &[
 /// Options that change no timing in this model, with the reason (listed as simulator-only).
 /// `gpgpu_mem_address_mask` only chooses the default address mapping, which GPGPU-Sim replaces
 /// by `-gpgpu_mem_addr_mapping` when that is given (handled in [`to_timing_config`]).
+/// `gpgpu_tex_cache:l1` is deliberately not here: the PTX subset executes texture instructions
+/// (`tex`, `tld4`, `txq`, `suld` are `OpClass::Tex` in warpforge-simt, and traces carry `TEX`),
+/// which would use that cache; they go through the L1D instead, so it stays "not modelled".
 pub const NO_TIMING_EFFECT: &[(&str, &str)] = &[
     (
         "gpgpu_tensor_core_avail",
