@@ -660,11 +660,12 @@ impl DramConfig {
     /// The bank group of bank `bank` (`bank_groups`, `bank_group_high_bits`).
     #[inline]
     pub fn bank_group(&self, bank: usize) -> usize {
+        // `bank_groups` is a power of two (validated): the low bits without a division.
         let groups = self.bank_groups.max(1) as usize;
         if self.bank_group_high_bits {
             bank / (self.banks as usize / groups).max(1)
         } else {
-            bank % groups
+            bank & (groups - 1)
         }
     }
 
