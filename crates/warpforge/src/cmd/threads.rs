@@ -17,8 +17,11 @@ use warpforge_timing::GpuConfig;
 /// why).
 pub const AUTO_CAP: usize = 1;
 /// The most threads `auto` picks for the window engine (`sim.window` > 1, which synchronises
-/// once per window instead of once per cycle): docs/PERFORMANCE.md, "window engine".
-pub const AUTO_CAP_WINDOW: usize = 2;
+/// once per window instead of once per cycle): docs/PERFORMANCE.md, "window engine". One: on
+/// the idle 2-core machine (2026-11-26 11:00 UTC, load 1.4), size small on 120 SMs, two threads
+/// against one at `sim.window=4` gave 1.25x on `bfs` (1.49 s against 1.86 s) but 0.87x on `kmn`
+/// (7.96 s against 6.91 s); the one-cycle engine on one thread took 1.27 s and 6.70 s.
+pub const AUTO_CAP_WINDOW: usize = 1;
 /// `auto` gives each thread at least this many simulated SMs.
 pub const SMS_PER_THREAD: u32 = 4;
 
