@@ -534,6 +534,24 @@ impl Gpu {
         self.skipped += n;
     }
 
+    /// The deadlock and livelock bounds at core cycle `now`: nothing moved since `last_progress`
+    /// for more than `sim.deadlock_cycles`, or no warp exited and no CTA started since
+    /// `last_exit` for more than `sim.watchdog_cycles` (both engines check the same way).
+    fn check_stuck(&self, now: u64, last_progress: u64, last_exit: u64) -> Result<(), RunError> {
+        if now - last_progress > self.cfg.sim.deadlock_cycles {
+            return Err(RunError::Stuck(
+                self.diagnosis("deadlock", now - last_progress),
+            ));
+        }
+        if now - last_exit > self.cfg.sim.watchdog_cycles {
+            return Err(RunError::Stuck(format!(
+                "{}  (raise or lift the bound with --stall-limit or --set sim.watchdog_cycles=N)",
+                self.diagnosis("livelock (no warp exited, no CTA started)", now - last_exit)
+            )));
+        }
+        Ok(())
+    }
+
     fn diagnosis(&self, what: &str, since: u64) -> String {
         let mut s = format!(
             "{what}: no progress for {since} core cycles at cycle {}; live warps:\n",
@@ -851,17 +869,7 @@ impl Gpu {
                 last_exit = self.cyc[CORE] - 1;
             }
             let now = self.cyc[CORE];
-            if now - last_progress > self.cfg.sim.deadlock_cycles {
-                return Err(RunError::Stuck(
-                    self.diagnosis("deadlock", now - last_progress),
-                ));
-            }
-            if now - last_exit > self.cfg.sim.watchdog_cycles {
-                return Err(RunError::Stuck(format!(
-                    "{}  (raise or lift the bound with --stall-limit or --set sim.watchdog_cycles=N)",
-                    self.diagnosis("livelock (no warp exited, no CTA started)", now - last_exit)
-                )));
-            }
+            self.check_stuck(now, last_progress, last_exit)?;
             if now.is_multiple_of(4096) {
                 if stop.load(Ordering::Relaxed) {
                     return Err(RunError::Interrupted);

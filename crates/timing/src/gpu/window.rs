@@ -325,17 +325,7 @@ impl Gpu {
             if now <= dispatch_at {
                 last_exit = last_exit.max(now - 1);
             }
-            if now - last_progress > self.cfg.sim.deadlock_cycles {
-                return Err(RunError::Stuck(
-                    self.diagnosis("deadlock", now - last_progress),
-                ));
-            }
-            if now - last_exit > self.cfg.sim.watchdog_cycles {
-                return Err(RunError::Stuck(format!(
-                    "{}  (raise or lift the bound with --stall-limit or --set sim.watchdog_cycles=N)",
-                    self.diagnosis("livelock (no warp exited, no CTA started)", now - last_exit)
-                )));
-            }
+            self.check_stuck(now, last_progress, last_exit)?;
             // The 4096-cycle checks, on the window that crosses a multiple of 4096.
             if now / 4096 != (now - span) / 4096 {
                 if stop.load(Ordering::Relaxed) {
