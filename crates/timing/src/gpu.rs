@@ -341,6 +341,22 @@ impl Gpu {
         self.mem.dram_tick(self.cyc[DRAM]);
     }
 
+    /// The DRAM and L2 ticks due at time `t`, in that order (every loop over the memory side
+    /// runs them first, then the interconnect's).
+    #[inline]
+    fn dram_l2_ticks_at(&mut self, t: u64) {
+        if self.next[DRAM] == t {
+            self.dram_tick();
+            self.cyc[DRAM] += 1;
+            self.next[DRAM] += self.period[DRAM];
+        }
+        if self.next[L2] == t {
+            self.l2_tick();
+            self.cyc[L2] += 1;
+            self.next[L2] += self.period[L2];
+        }
+    }
+
     fn l2_tick(&mut self) {
         self.mem.l2_tick(self.cyc[L2], self.cyc[DRAM]);
     }
@@ -593,16 +609,7 @@ impl Gpu {
         let start = self.cyc[CORE];
         while self.memory_busy() && self.cyc[CORE] - start < 1_000_000 {
             let t = *self.next.iter().min().expect("four domains");
-            if self.next[DRAM] == t {
-                self.dram_tick();
-                self.cyc[DRAM] += 1;
-                self.next[DRAM] += self.period[DRAM];
-            }
-            if self.next[L2] == t {
-                self.l2_tick();
-                self.cyc[L2] += 1;
-                self.next[L2] += self.period[L2];
-            }
+            self.dram_l2_ticks_at(t);
             if self.next[ICNT] == t {
                 self.icnt_tick();
                 self.cyc[ICNT] += 1;
@@ -699,16 +706,7 @@ impl Gpu {
                 self.icnt_req();
                 self.icnt_eject(true);
             } else {
-                if self.next[DRAM] == t {
-                    self.dram_tick();
-                    self.cyc[DRAM] += 1;
-                    self.next[DRAM] += self.period[DRAM];
-                }
-                if self.next[L2] == t {
-                    self.l2_tick();
-                    self.cyc[L2] += 1;
-                    self.next[L2] += self.period[L2];
-                }
+                self.dram_l2_ticks_at(t);
                 if self.next[ICNT] == t {
                     self.icnt_tick();
                     self.cyc[ICNT] += 1;

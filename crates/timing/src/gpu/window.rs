@@ -353,16 +353,7 @@ impl Gpu {
     /// The memory-side ticks at time `t`; the request network takes only requests born before
     /// core cycle `before`, and replies are ejected only if `eject` (step 4 of a window: not).
     fn ticks_at_before(&mut self, t: u64, before: u64, eject: bool) {
-        if self.next[DRAM] == t {
-            self.dram_tick();
-            self.cyc[DRAM] += 1;
-            self.next[DRAM] += self.period[DRAM];
-        }
-        if self.next[L2] == t {
-            self.l2_tick();
-            self.cyc[L2] += 1;
-            self.next[L2] += self.period[L2];
-        }
+        self.dram_l2_ticks_at(t);
         if self.next[ICNT] == t {
             self.icnt_req_before(before);
             self.mem.icnt_mid(self.cyc[ICNT], self.cyc[L2]);
