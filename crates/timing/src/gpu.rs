@@ -568,6 +568,32 @@ impl Gpu {
         Ok(())
     }
 
+    /// The periodic check of both engines' launch loops: an interrupt request ends the run,
+    /// otherwise `progress` hears how far kernel `kernel` is (`cycles` core cycles into it, the
+    /// warp instructions since `start_insts`, `ctas` = (finished, in the grid)).
+    fn poll(
+        &self,
+        kernel: &str,
+        cycles: u64,
+        start_insts: u64,
+        (ctas_done, ctas_total): (u64, u64),
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<(), RunError> {
+        if stop.load(Ordering::Relaxed) {
+            return Err(RunError::Interrupted);
+        }
+        let insts = self.sms.iter().map(|s| s.stats.warp_insts).sum::<u64>();
+        progress(&Progress {
+            kernel: kernel.to_string(),
+            cycles,
+            warp_insts: insts - start_insts,
+            ctas_done,
+            ctas_total,
+        });
+        Ok(())
+    }
+
     fn diagnosis(&self, what: &str, since: u64) -> String {
         let mut s = format!(
             "{what}: no progress for {since} core cycles at cycle {}; live warps:\n",
@@ -869,17 +895,14 @@ impl Gpu {
             let now = self.cyc[CORE];
             self.check_stuck(now, last_progress, last_exit)?;
             if now.is_multiple_of(4096) {
-                if stop.load(Ordering::Relaxed) {
-                    return Err(RunError::Interrupted);
-                }
-                let insts = self.sms.iter().map(|s| s.stats.warp_insts).sum::<u64>();
-                progress(&Progress {
-                    kernel: k.name.clone(),
-                    cycles: now - start_cycle,
-                    warp_insts: insts - start_insts,
-                    ctas_done: done,
-                    ctas_total: total,
-                });
+                self.poll(
+                    &k.name,
+                    now - start_cycle,
+                    start_insts,
+                    (done, total),
+                    stop,
+                    progress,
+                )?;
             }
         }
         Ok(())

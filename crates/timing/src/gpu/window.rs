@@ -25,7 +25,7 @@
 use super::{Gpu, RunError, CORE, DRAM, ICNT, L2};
 use crate::core::sm::Sm;
 use crate::gpu::Progress;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use warpforge_core::{DynInst, KernelInfo, SourceError, WarpSource, WarpStep, WindowFronts};
 
 /// One SM's view of a split front end, for [`Sm::fetch`].
@@ -328,17 +328,14 @@ impl Gpu {
             self.check_stuck(now, last_progress, last_exit)?;
             // The 4096-cycle checks, on the window that crosses a multiple of 4096.
             if now / 4096 != (now - span) / 4096 {
-                if stop.load(Ordering::Relaxed) {
-                    return Err(RunError::Interrupted);
-                }
-                let insts = self.sms.iter().map(|s| s.stats.warp_insts).sum::<u64>();
-                progress(&Progress {
-                    kernel: k.name.clone(),
-                    cycles: now - start_cycle,
-                    warp_insts: insts - start_insts,
-                    ctas_done: done,
-                    ctas_total: total,
-                });
+                self.poll(
+                    &k.name,
+                    now - start_cycle,
+                    start_insts,
+                    (done, total),
+                    stop,
+                    progress,
+                )?;
             }
         }
         Ok(())
