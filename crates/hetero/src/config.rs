@@ -188,6 +188,14 @@ pub struct PolicyConfig {
     /// algorithm (each classifies the cores and recomputes their top stall PCs). \[INTERP\]
     /// §10.4 item 7: not given.
     pub crit_period: u64,
+    /// GPGPU criticality (spec 004 §3 level 1): `InputStall` counts a cycle only when the
+    /// schedulers' closest reason for dispatching nothing is a pending operand (a warp held by a
+    /// structural hazard, e.g. a full LD/ST unit, then hides the operand waits of the others).
+    /// `false` (the default): every cycle that dispatches nothing while some warp waits on a
+    /// pending source operand counts, the document's "fails to dispatch any warp due to pending
+    /// source operands".
+    #[serde(default)]
+    pub crit_closest_reason: bool,
     /// IM: non-critical GPGPU **stores** that miss the LLC are written around it (straight to
     /// DRAM) instead of allocating. \[INTERP\] spec 004 §3 bypasses non-critical accesses by "no
     /// allocation on fill"; a store miss in our write-back LLC allocates without a fill, so the

@@ -96,6 +96,7 @@ pub struct CritProbe {
     clock: u64,
     period: u64,
     shared: Arc<GpuShared>,
+    closest_reason: bool,
     local: (u64, u64, u64, u64),
     /// Counters (shared with the experiment through the handle returned by [`CritProbe::new`]).
     pub stats: Arc<std::sync::Mutex<CritStats>>,
@@ -116,10 +117,19 @@ impl CritProbe {
             clock: 0,
             period: period.max(1),
             shared,
+            closest_reason: false,
             local: (0, 0, 0, 0),
             stats: Arc::default(),
             pending: CritStats::default(),
         }
+    }
+
+    /// `InputStall` counts only cycles whose schedulers' closest reason was a pending operand
+    /// ([`crate::config::PolicyConfig::crit_closest_reason`]); by default any operand wait of a
+    /// cycle that dispatched nothing counts.
+    pub fn with_closest_reason(mut self, on: bool) -> Self {
+        self.closest_reason = on;
+        self
     }
 
     fn bump(c: &mut u8, up: bool) {
@@ -200,7 +210,12 @@ impl Drop for CritProbe {
 
 impl SmProbe for CritProbe {
     fn cycle(&mut self, c: &SmCycle) {
-        Self::bump(&mut self.input, c.operand_stall);
+        let input = if self.closest_reason {
+            c.operand_stall
+        } else {
+            c.operand_wait_any
+        };
+        Self::bump(&mut self.input, input);
         Self::bump(&mut self.output, c.committed == 0);
         self.clock += 1;
         self.pending.cycles += 1;
@@ -291,6 +306,7 @@ mod tests {
         for _ in 0..n {
             p.cycle(&SmCycle {
                 operand_stall: stall,
+                operand_wait_any: stall,
                 committed: (!stall) as u32,
                 ..Default::default()
             });
@@ -310,12 +326,40 @@ mod tests {
         for _ in 0..100 {
             q.cycle(&SmCycle {
                 operand_stall: true,
+                operand_wait_any: true,
                 committed: 1,
                 ..Default::default()
             });
         }
         assert!(!q.counters_above_midpoint());
         assert!(!q.bottlenecked());
+    }
+
+    #[test]
+    fn input_stall_counts_operand_waits_hidden_behind_a_structural_hazard() {
+        // Nothing dispatched and nothing committed; some warps wait on pending loads while the
+        // schedulers' closest reason is a full LD/ST unit (`operand_stall` false).
+        let hidden = SmCycle {
+            operand_stall: false,
+            operand_wait_any: true,
+            ..Default::default()
+        };
+        let mut p = CritProbe::new(100, Arc::default());
+        for _ in 0..100 {
+            p.cycle(&hidden);
+        }
+        assert!(p.bottlenecked(), "document rule: the operand waits count");
+        let mut q = CritProbe::new(100, Arc::default()).with_closest_reason(true);
+        for _ in 0..100 {
+            q.cycle(&hidden);
+        }
+        assert!(!q.bottlenecked(), "closest-reason rule: the cycle is structural");
+        // A cycle that dispatched nothing with no operand wait at all counts under neither.
+        let mut r = CritProbe::new(100, Arc::default());
+        for _ in 0..100 {
+            r.cycle(&SmCycle::default());
+        }
+        assert!(!r.counters_above_midpoint());
     }
 
     #[test]

@@ -557,24 +557,38 @@ impl MemSystem {
     /// A critical GPU read merged, above the LLC (in the GPU's own miss buffers), into a
     /// pending GPU read of block `line` (64 B units) that was issued non-critical: that read
     /// becomes critical (document 004 §3), whether it still travels to the LLC or waits on an
-    /// LLC miss (the miss and its queued DRAM read are raised). Its LLC allocation decision is
-    /// kept. Returns the GPU reads raised.
+    /// LLC miss (the miss and its queued DRAM read are raised). Its LLC allocation decision
+    /// is re-taken as for a critical read: a raised read already waiting on the LLC miss makes
+    /// its fill allocate unless the policy bypasses critical reads too (§3 bypasses only the
+    /// non-critical accesses that miss). Returns the GPU reads raised.
     pub fn upgrade_critical(&mut self, line: u64) -> usize {
-        let mut raised = 0;
-        for f in self.inflight.values_mut() {
+        let mut raised = Vec::new();
+        for (&tok, f) in self.inflight.iter_mut() {
             let r = &mut f.req;
             if r.source.is_gpu() && !r.write && !r.critical && r.addr / 64 == line {
                 r.critical = true;
-                raised += 1;
+                raised.push(tok);
                 self.stats.entry(r.source).or_default().critical += 1;
             }
         }
-        if raised > 0 {
-            if let Some(&m) = self.mshr_of_line.get(&line) {
-                self.raise(m);
+        if raised.is_empty() {
+            return 0;
+        }
+        if let Some(&m) = self.mshr_of_line.get(&line) {
+            self.raise(m);
+            let gpu = self.gpu;
+            let ctx = Ctx {
+                now: self.now,
+                dram_now: self.dram_now,
+                gpu: &gpu,
+            };
+            let ms = self.mshrs.get_mut(&m).expect("mshr");
+            for t in raised.iter().filter(|t| ms.waiters.contains(t)) {
+                let r = &self.inflight[t].req;
+                ms.allocate |= !(r.bypass || self.policy.llc_bypass(&ctx, r));
             }
         }
-        raised
+        raised.len()
     }
 
     fn fill(&mut self, m: u64) {
@@ -720,6 +734,32 @@ mod tests {
         let mut m = sys("gpu_favoring");
         m.issue(Request::read(1, 0x60000, Source::Cpu(0)));
         assert_eq!(m.upgrade_critical(0x60000 / 64), 0);
+    }
+
+    #[test]
+    fn a_non_critical_miss_raised_to_critical_allocates_under_im() {
+        // Under IM a non-critical GPGPU read miss bypasses the LLC (§3); when a critical read of
+        // the same block joins it above the LLC while the miss is pending, the miss is critical
+        // and its fill allocates. Without the upgrade, the block stays out of the LLC.
+        let pending = |m: &MemSystem| m.mshrs.values().any(|s| !s.allocate);
+        for (upgrade, hit) in [(true, true), (false, false)] {
+            let mut m = sys("im");
+            m.issue(Request::read(1, 0x50000, Source::Gpgpu));
+            let mut t = m.now();
+            while !pending(&m) {
+                t += 1;
+                m.advance_to(t);
+                assert!(t < 10_000, "the read never missed");
+            }
+            if upgrade {
+                assert_eq!(m.upgrade_critical(0x50000 / 64), 1);
+                assert!(m.mshrs.values().all(|s| s.allocate && s.critical));
+            }
+            run_until_done(&mut m, 1);
+            m.issue(Request::read(2, 0x50000, Source::Gpgpu));
+            let c = run_until_done(&mut m, 1);
+            assert_eq!(c[0].llc_hit, hit, "upgraded: {upgrade}");
+        }
     }
 
     #[test]

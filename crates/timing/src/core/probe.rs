@@ -10,6 +10,11 @@ pub struct SmCycle {
     /// No warp was dispatched although some warp waited only on a pending source operand
     /// (a scheduler's closest reason was a data hazard or a pending load).
     pub operand_stall: bool,
+    /// No warp was dispatched although some live warp waited on a pending source operand (a
+    /// data hazard or a pending load), whatever the schedulers' closest reasons: unlike
+    /// [`SmCycle::operand_stall`], a cycle in which another warp was also held by a structural
+    /// hazard (a full LD/ST unit or MSHRs) counts.
+    pub operand_wait_any: bool,
     /// Instructions that wrote back (committed) this cycle.
     pub committed: u32,
     /// Warp instructions dispatched this cycle.

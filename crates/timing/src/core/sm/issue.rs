@@ -317,6 +317,11 @@ impl Sm {
         self.probe_cycle.issued = issued;
         self.probe_cycle.operand_stall = issued == 0 && operand_wait;
         if self.probe.is_some() {
+            // `whys` holds every live warp's reason when a probe is installed.
+            self.probe_cycle.operand_wait_any = issued == 0
+                && whys
+                    .iter()
+                    .any(|w| matches!(w, Some(Why::DataHazard | Why::MemData)));
             self.probe_stalls(&whys);
         }
     }

@@ -127,7 +127,8 @@ pub fn corun(
     {
         let h = handles.clone();
         runner.gpu_mut().set_sm_probes(&mut |_| {
-            let p = CritProbe::new(hcfg.policy.crit_period, shared.clone());
+            let p = CritProbe::new(hcfg.policy.crit_period, shared.clone())
+                .with_closest_reason(hcfg.policy.crit_closest_reason);
             h.lock().expect("lock").push(p.stats.clone());
             Box::new(p)
         });
