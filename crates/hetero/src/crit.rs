@@ -353,7 +353,10 @@ mod tests {
         for _ in 0..100 {
             q.cycle(&hidden);
         }
-        assert!(!q.bottlenecked(), "closest-reason rule: the cycle is structural");
+        assert!(
+            !q.bottlenecked(),
+            "closest-reason rule: the cycle is structural"
+        );
         // A cycle that dispatched nothing with no operand wait at all counts under neither.
         let mut r = CritProbe::new(100, Arc::default());
         for _ in 0..100 {
