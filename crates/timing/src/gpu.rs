@@ -178,6 +178,14 @@ pub struct Gpu {
     /// Per SM: the launch whose start (`Sm::start_kernel`) it has seen; a sleeper catches up
     /// when it wakes.
     started: Vec<u64>,
+    /// Per awake SM: `Some((since, until))` while it dozes (`sim.skip_idle`, one-cycle engine):
+    /// at core cycle `since` [`Sm::quiet_until`] said that it cannot change state before core
+    /// cycle `until` unless a reply arrives or a CTA is placed, so it is not stepped; the cycles
+    /// from `since` are charged in bulk ([`Sm::skip_cycles`]) when it resumes, exactly as
+    /// stepping would have counted them.
+    dozing: Vec<Option<(u64, u64)>>,
+    /// Scratch: the awake SMs stepped in the current core cycle (not dozing), ascending.
+    stepping: Vec<u32>,
     /// Launches begun, and the code base of the current one.
     launch: u64,
     code_base: u64,
@@ -236,6 +244,8 @@ impl Gpu {
             },
             asleep: vec![cfg.sim.skip_idle.then_some(0); n_sm],
             started: vec![0; n_sm],
+            dozing: vec![None; n_sm],
+            stepping: Vec::with_capacity(n_sm),
             launch: 0,
             code_base: 0,
             l1d_launch: None,
@@ -429,6 +439,54 @@ impl Gpu {
         self.awake.insert(at, s as u32);
     }
 
+    /// Ends SM `s`'s doze (if any) before its work in core cycle `now`: the cycles it dozed
+    /// through are charged as stepping would have counted them.
+    fn undoze(&mut self, s: usize, now: u64) {
+        if let Some((since, _)) = self.dozing[s].take() {
+            if now > since {
+                self.sms[s].skip_cycles(since, now - since);
+            }
+        }
+    }
+
+    /// Fills `stepping` with the awake SMs to step in core cycle `now`: a dozing SM resumes
+    /// when its quiet span ends or a reply has arrived; an SM that [`Sm::quiet_until`] finds
+    /// quiet at `now` starts dozing (cycle `now` included). Dozing needs `sim.skip_idle`, no
+    /// memory port and no criticality probe (a probe sees every cycle).
+    fn plan_steps(&mut self, now: u64) {
+        self.stepping.clear();
+        let doze_ok = self.cfg.sim.skip_idle && self.mem.port.is_none();
+        for i in 0..self.awake.len() {
+            let s = self.awake[i] as usize;
+            if let Some((_, until)) = self.dozing[s] {
+                if now < until && self.sms[s].in_q.is_empty() {
+                    continue;
+                }
+                self.undoze(s, now);
+            } else if doze_ok && !self.sms[s].has_probe() && self.sms[s].busy() {
+                if let Some(until) = self.sms[s].quiet_until(now) {
+                    if until > now {
+                        let sm = &mut self.sms[s];
+                        // What a quiet cycle leaves for phase 3.
+                        sm.progressed = false;
+                        sm.exited_warp = false;
+                        self.dozing[s] = Some((now, until));
+                        continue;
+                    }
+                }
+            }
+            self.stepping.push(s as u32);
+        }
+    }
+
+    /// Charges every dozing SM its cycles up to the current core cycle and wakes it.
+    fn settle_dozers(&mut self) {
+        let now = self.cyc[CORE];
+        for s in 0..self.sms.len() {
+            self.undoze(s, now);
+        }
+    }
+
     /// Charges every sleeping SM its idle cycles up to the current core cycle (before the
     /// statistics are read); they stay asleep.
     fn settle_sleepers(&mut self) {
@@ -484,7 +542,13 @@ impl Gpu {
         }
         let mut until = cap;
         for &s in &self.awake {
-            until = until.min(self.sms[s as usize].quiet_until(now)?);
+            let sm = &self.sms[s as usize];
+            // A dozing SM's state is as when it began to doze: its answer is the same.
+            let u = match self.dozing[s as usize] {
+                Some((_, u)) if sm.in_q.is_empty() => u,
+                _ => sm.quiet_until(now)?,
+            };
+            until = until.min(u);
         }
         if until <= now {
             return None;
@@ -529,7 +593,10 @@ impl Gpu {
     /// as stepping would.
     fn skip_span(&mut self, now: u64, n: u64, t_stop: u64) {
         for &s in &self.awake {
-            self.sms[s as usize].skip_cycles(now, n);
+            // Dozing SMs are charged these cycles when they resume.
+            if self.dozing[s as usize].is_none() {
+                self.sms[s as usize].skip_cycles(now, n);
+            }
         }
         for d in [DRAM, L2, ICNT] {
             let k = if t_stop > self.next[d] {
@@ -617,8 +684,9 @@ impl Gpu {
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<(), RunError> {
         let r = self.run_launch(src, stop, progress);
-        // However the launch ended, sleeping SMs are charged their idle cycles before anyone
-        // reads the statistics.
+        // However the launch ended, dozing and sleeping SMs are charged their idle cycles
+        // before anyone reads the statistics.
+        self.settle_dozers();
         self.settle_sleepers();
         if r.is_ok() && self.cfg.l2.flush_between_launches {
             self.drain_memory();
@@ -799,6 +867,12 @@ impl Gpu {
                             }
                             self.wake(s, now);
                         }
+                        if self.dozing[s].is_some() {
+                            if !self.sms[s].can_take_cta(&k) {
+                                continue;
+                            }
+                            self.undoze(s, now);
+                        }
                         let placed = match self.sms[s].dispatch_cta(now, next_cta as u32, &k, src) {
                             Ok(p) => p,
                             Err(e) => {
@@ -828,14 +902,15 @@ impl Gpu {
                     }
                 }
                 // Phase 2: fetch in SM order on this thread, pipelines in parallel: each SM's
-                // pipeline may start as soon as its own fetch is done.
+                // pipeline may start as soon as its own fetch is done. Dozing SMs are left out.
+                self.plan_steps(now);
                 match &mut self.team {
                     Some(team) => {
                         let (mem, cyc, next, period) =
                             (&mut self.mem, &mut self.cyc, &mut self.next, &self.period);
                         team.cycle(
                             &mut self.sms,
-                            &self.awake,
+                            &self.stepping,
                             now,
                             |sm| sm.fetch(now, src),
                             || {
@@ -846,7 +921,7 @@ impl Gpu {
                         )?
                     }
                     None => {
-                        for &s in &self.awake {
+                        for &s in &self.stepping {
                             let sm = &mut self.sms[s as usize];
                             sm.fetch(now, src)?;
                             sm.cycle(now);

@@ -162,16 +162,32 @@ impl Channel {
         r.activated = false;
         self.wake = 0;
         self.ver += 1;
-        self.bank_ver[r.bank as usize] += 1;
+        let b = r.bank as usize;
+        let (w, old) = (r.write as u64, self.bank_ver[b] * 2);
+        self.bank_ver[b] += 1;
         if r.bank < 64 {
             self.pend_mask[r.write as usize] |= 1 << r.bank;
         }
         if r.write {
-            self.wpending[r.bank as usize] += 1;
+            self.wpending[b] += 1;
             self.wqueue.push(r);
         } else {
-            self.pending[r.bank as usize] += 1;
+            self.pending[b] += 1;
             self.queue.push(r);
+        }
+        if self.bank_local {
+            // Keep the bank's answer where it can be carried over: the other queue's is
+            // unchanged, this queue's the policy may derive from the old one.
+            let (key, p) = self.picks[b];
+            let v = self.bank_ver[b] * 2;
+            if key == old + (1 - w) {
+                self.picks[b].0 = v + (1 - w);
+            } else if key == old + w {
+                let q = if r.write { &self.wqueue } else { &self.queue };
+                if let Some(p) = self.sched.pick_after_push(q, r.bank, self.banks[b].open, p) {
+                    self.picks[b] = (v + w, p);
+                }
+            }
         }
     }
 

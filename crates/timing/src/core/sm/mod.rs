@@ -721,6 +721,11 @@ impl Sm {
         self.in_q.len() < self.in_cap
     }
 
+    /// Whether a criticality observer is installed (it must see every cycle).
+    pub fn has_probe(&self) -> bool {
+        self.probe.is_some()
+    }
+
     /// Installs a criticality observer ([`crate::core::probe`]).
     pub fn set_probe(&mut self, p: Box<dyn crate::core::probe::SmProbe>) {
         self.probe = Some(p);

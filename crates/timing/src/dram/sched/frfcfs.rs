@@ -26,4 +26,20 @@ impl DramScheduler for FrFcfs {
     fn bank_local(&self) -> bool {
         true
     }
+    /// The new request (last in `q`) is the answer only when the bank had none, or when it hits
+    /// the open row and the old answer did not (a kept row hit is older than it).
+    fn pick_after_push(
+        &self,
+        q: &[DramReq],
+        _bank: u32,
+        open: Option<u32>,
+        old: Option<usize>,
+    ) -> Option<Option<usize>> {
+        let new = q.len().checked_sub(1)?;
+        Some(Some(match old {
+            None => new,
+            Some(i) if Some(q[i].row) != open && Some(q[new].row) == open => new,
+            Some(i) => i,
+        }))
+    }
 }
