@@ -22,7 +22,10 @@
 //! exactly as stepping would, and the skipped core cycles are charged in bulk to the stall
 //! reasons, occupancy and DRAM cycle counts they would have been counted under, so statistics
 //! are identical with the switch on or off. A queued DRAM request (bank timing is not looked
-//! ahead) or any request waiting for a port keeps the cycles stepped.
+//! ahead) or any request waiting for a port keeps the cycles stepped. The same test per SM
+//! lets a single SM doze while the others work (`Gpu::plan_steps`): an SM that cannot change
+//! state before a known cycle unless a reply or a CTA arrives is not stepped until then, and
+//! is charged the skipped cycles in bulk when it resumes.
 
 use crate::config::GpuConfig;
 use crate::core::sm::Sm;

@@ -222,7 +222,13 @@ impl Cpl {
         }
         let behind = self.n_inst[w] - lead;
         let cycles = (now - self.born[w] + 1) as i64;
-        let value = behind * cycles / self.issued[w] as i64 + self.n_stall[w] as i64;
+        // The leading warp (`behind == 0`, the usual case) needs no division.
+        let ahead = if behind == 0 {
+            0
+        } else {
+            behind * cycles / self.issued[w] as i64
+        };
+        let value = ahead + self.n_stall[w] as i64;
         self.crit[w] = match self.stall {
             Stall::AtIssue => value,
             // From the next cycle on, every cycle without an issue is one more stall cycle.
