@@ -328,6 +328,15 @@ pub(crate) fn validate_cache(p: &str, c: &CacheConfig) -> Result<(), ConfigError
             ))
         }
     }
+    if !matches!(c.partition_fallback.as_str(), "none" | "other") {
+        return Err(ConfigError::new(
+            key("partition_fallback"),
+            format!(
+                "unknown partition fallback `{}` (known: none, other)",
+                c.partition_fallback
+            ),
+        ));
+    }
     if !matches!(c.signature.as_str(), "pc_addr" | "pc_line") {
         return Err(ConfigError::new(
             key("signature"),

@@ -356,6 +356,15 @@ pub struct CacheConfig {
     /// instruction). Other policies ignore it.
     #[serde(default = "default_signature")]
     pub signature: String,
+    /// What a partitioning replacement policy (`cacp`, spec 000 §4.5) does when every way of
+    /// the partition it chose for a missing line is reserved by a fill in flight (no victim):
+    /// `none` (the default) refuses the allocation, a reservation failure that stalls the
+    /// access until a way of that partition fills, as GPGPU-Sim does for any set whose ways
+    /// are all reserved; `other` lets the line take a victim of the other partition. Lee 2017
+    /// fixes the split (§4.2.3) but is silent on this case; `other` is an \[INTERP\] choice.
+    /// Other policies ignore it.
+    #[serde(default = "default_partition_fallback")]
+    pub partition_fallback: String,
     /// `write_through` (update on hit, no allocate), `write_evict` (invalidate on hit, no
     /// allocate) or `write_back` (keep written data, write back dirty lines on eviction).
     pub write_policy: String,
@@ -469,6 +478,10 @@ fn default_cpl_stall() -> String {
 
 fn default_signature() -> String {
     "pc_addr".into()
+}
+
+fn default_partition_fallback() -> String {
+    "none".into()
 }
 
 fn default_write_allocate() -> String {

@@ -229,7 +229,8 @@ impl Cache {
         (0..self.ways).any(|w| allowed & (1 << w) != 0 && self.flags[base + w] & F_RESERVED == 0)
     }
 
-    /// The ways of `set` the policy lets `acc` use (every way when it names none).
+    /// The ways of `set` the policy lets `acc` use (every way when it names none), widened by
+    /// its fallback ways when every one of them is reserved.
     fn allowed(&self, set: usize, acc: &MissInfo) -> u64 {
         let all = if self.ways >= 64 {
             u64::MAX
@@ -238,7 +239,14 @@ impl Cache {
         };
         let m = self.repl.ways_for(set, acc) & all;
         if m == 0 {
-            all
+            return all;
+        }
+        let base = set * self.ways;
+        let blocked = (0..self.ways)
+            .all(|w| m & (1 << w) == 0 || self.flags[base + w] & F_RESERVED != 0);
+        if blocked {
+            // No victim in the policy's ways: the ways it allows as a fallback (if any).
+            m | (self.repl.fallback_ways(set, acc) & all)
         } else {
             m
         }

@@ -11,7 +11,11 @@
 //! reused decrements SHiP (a dead line).
 //!
 //! Decisions: lines dropped without a victim choice (write-evict, kernel-boundary flush) train
-//! nothing; a degenerate split (one partition empty) lets a line use every way.
+//! nothing; a degenerate split (one partition empty) lets a line use every way. When every way
+//! of the chosen partition is reserved by a fill in flight, the document is silent (it fixes
+//! the split, §4.2.3, Algorithm 7 has no fallback): `l1d.partition_fallback = none` (default)
+//! fails the allocation (the access retries, a reservation failure, as in GPGPU-Sim), `other`
+//! (\[INTERP\]) takes a victim of the other partition, trained at eviction as any victim.
 
 use super::ccbp::Ccbp;
 use super::ship::{rrip_victim, ShipTable, Signature, RRPV_MAX};
@@ -30,6 +34,9 @@ pub struct Cacp {
     ccbp: Ccbp,
     ship: ShipTable,
     signature: Signature,
+    /// `l1d.partition_fallback = other`: a line whose partition is all reserved may take a
+    /// victim of the other partition.
+    fallback: bool,
 }
 
 impl Cacp {
@@ -59,6 +66,7 @@ impl Cacp {
             ccbp: Ccbp::new(),
             ship: ShipTable::new(),
             signature: Signature::new(c),
+            fallback: c.partition_fallback == "other",
         }
     }
 }
@@ -74,6 +82,13 @@ impl Replacement for Cacp {
             self.critical_mask | self.other_mask
         } else {
             m
+        }
+    }
+    fn fallback_ways(&self, set: usize, acc: &MissInfo) -> u64 {
+        if self.fallback {
+            (self.critical_mask | self.other_mask) & !self.ways_for(set, acc)
+        } else {
+            0
         }
     }
     fn victim(&mut self, set: usize, candidates: u64, _: &MissInfo) -> usize {
@@ -281,6 +296,43 @@ mod tests {
             assert_eq!(cache.lookup(l, 0xff), Lookup::Hit(w), "critical line {l}");
         }
         assert!(matches!(cache.lookup(627, 0xff), Lookup::Hit(w) if w >= 8));
+    }
+
+    /// `l1d.partition_fallback`: with the non-critical ways all reserved by fills in flight, a
+    /// non-critical line fails to allocate under `none` (a reservation failure, though critical
+    /// ways are free of reservations) and takes a critical way under `other`; while a way of
+    /// its own partition is unreserved it stays there under both.
+    #[test]
+    fn full_partition_fails_or_falls_back_to_the_other() {
+        use crate::mem::cache::Cache;
+        for (fb, expect_fallback) in [("none", false), ("other", true)] {
+            let mut c = test_config(1, 4);
+            c.replacement = "cacp".into();
+            c.critical_ways = 2;
+            c.partition_fallback = fb.into();
+            let mut cache = Cache::new(&c);
+            // Ways 2, 3 (non-critical) are reserved by misses in flight; 0, 1 are empty.
+            let (w2, _) = cache.allocate_for(&acc(2, false), true).unwrap();
+            let (w3, _) = cache.allocate_for(&acc(3, false), true).unwrap();
+            assert_eq!((w2, w3), (2, 3), "{fb}: untrained lines go to the non-critical ways");
+            let n = acc(5, false);
+            assert_eq!(cache.can_allocate_for(&n), expect_fallback, "{fb}");
+            match cache.allocate_for(&n, true) {
+                None => assert!(!expect_fallback, "{fb}: reservation failure"),
+                Some((w, _)) => {
+                    assert!(expect_fallback, "{fb}");
+                    assert!(cache.in_critical_partition(w), "{fb}: way {w}");
+                }
+            }
+            // One non-critical way fills: its line is the victim, under either rule.
+            cache.fill(2, 0xff);
+            let (w, ev) = cache.allocate_for(&acc(9, false), true).unwrap();
+            assert_eq!((w, ev.map(|e| e.line)), (2, Some(2)), "{fb}");
+        }
+        let mut g = crate::GpuConfig::preset("gtx480-cawa").unwrap();
+        g.l1d.partition_fallback = "elsewhere".into();
+        let e = g.validate().unwrap_err().to_string();
+        assert!(e.contains("partition_fallback") && e.contains("none, other"), "{e}");
     }
 
     #[test]

@@ -23,6 +23,12 @@ pub trait Replacement {
     fn ways_for(&self, _set: usize, _acc: &MissInfo) -> u64 {
         u64::MAX
     }
+    /// The ways of `set` that a line allocated for `acc` may take as well when every way of
+    /// [`Replacement::ways_for`] is reserved by a fill in flight (default none: the allocation
+    /// fails). A partitioning policy may name the other partition (`l1d.partition_fallback`).
+    fn fallback_ways(&self, _set: usize, _acc: &MissInfo) -> u64 {
+        0
+    }
     /// Chooses the victim among `candidates` (bit `w` = way `w` may be evicted; never empty) to
     /// make room for `acc`; the chosen line is evicted.
     fn victim(&mut self, set: usize, candidates: u64, acc: &MissInfo) -> usize;
@@ -54,6 +60,10 @@ macro_rules! policies {
             #[inline]
             fn ways_for(&self, set: usize, a: &MissInfo) -> u64 {
                 match self { $( Policy::$variant(p) => p.ways_for(set, a), )* }
+            }
+            #[inline]
+            fn fallback_ways(&self, set: usize, a: &MissInfo) -> u64 {
+                match self { $( Policy::$variant(p) => p.fallback_ways(set, a), )* }
             }
             #[inline]
             fn victim(&mut self, set: usize, c: u64, a: &MissInfo) -> usize {
