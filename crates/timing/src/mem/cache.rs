@@ -242,8 +242,8 @@ impl Cache {
             return all;
         }
         let base = set * self.ways;
-        let blocked = (0..self.ways)
-            .all(|w| m & (1 << w) == 0 || self.flags[base + w] & F_RESERVED != 0);
+        let blocked =
+            (0..self.ways).all(|w| m & (1 << w) == 0 || self.flags[base + w] & F_RESERVED != 0);
         if blocked {
             // No victim in the policy's ways: the ways it allows as a fallback (if any).
             m | (self.repl.fallback_ways(set, acc) & all)

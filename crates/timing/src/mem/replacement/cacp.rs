@@ -13,9 +13,10 @@
 //! Decisions: lines dropped without a victim choice (write-evict, kernel-boundary flush) train
 //! nothing; a degenerate split (one partition empty) lets a line use every way. When every way
 //! of the chosen partition is reserved by a fill in flight, the document is silent (it fixes
-//! the split, §4.2.3, Algorithm 7 has no fallback): `l1d.partition_fallback = none` (default)
-//! fails the allocation (the access retries, a reservation failure, as in GPGPU-Sim), `other`
-//! (\[INTERP\]) takes a victim of the other partition, trained at eviction as any victim.
+//! the split, §4.2.3, Algorithm 7 has no fallback): `l1d.partition_fallback = other` (the
+//! default, \[INTERP\]) takes a victim of the other partition, trained at eviction as any
+//! victim; `none` fails the allocation (the access retries: a reservation failure, as in
+//! GPGPU-Sim for a set whose ways are all reserved).
 
 use super::ccbp::Ccbp;
 use super::ship::{rrip_victim, ShipTable, Signature, RRPV_MAX};
@@ -314,7 +315,11 @@ mod tests {
             // Ways 2, 3 (non-critical) are reserved by misses in flight; 0, 1 are empty.
             let (w2, _) = cache.allocate_for(&acc(2, false), true).unwrap();
             let (w3, _) = cache.allocate_for(&acc(3, false), true).unwrap();
-            assert_eq!((w2, w3), (2, 3), "{fb}: untrained lines go to the non-critical ways");
+            assert_eq!(
+                (w2, w3),
+                (2, 3),
+                "{fb}: untrained lines go to the non-critical ways"
+            );
             let n = acc(5, false);
             assert_eq!(cache.can_allocate_for(&n), expect_fallback, "{fb}");
             match cache.allocate_for(&n, true) {
@@ -332,7 +337,10 @@ mod tests {
         let mut g = crate::GpuConfig::preset("gtx480-cawa").unwrap();
         g.l1d.partition_fallback = "elsewhere".into();
         let e = g.validate().unwrap_err().to_string();
-        assert!(e.contains("partition_fallback") && e.contains("none, other"), "{e}");
+        assert!(
+            e.contains("partition_fallback") && e.contains("none, other"),
+            "{e}"
+        );
     }
 
     #[test]
