@@ -46,6 +46,10 @@ pub enum Ideal {
     NonCritical,
     /// Accesses of the streams whose bit is set (index = `Stream as usize`).
     Streams([bool; 8]),
+    /// Accesses of the streams whose bit is set and whose critical bit equals the flag (one
+    /// stream's critical or non-critical part: which part of a stream lies on the frame's
+    /// critical path, issue 16 item 1).
+    StreamsWith([bool; 8], bool),
 }
 
 impl Ideal {
@@ -55,6 +59,7 @@ impl Ideal {
             Ideal::Critical => a.critical,
             Ideal::NonCritical => !a.critical,
             Ideal::Streams(m) => m[a.stream as usize],
+            Ideal::StreamsWith(m, c) => m[a.stream as usize] && a.critical == c,
         }
     }
 }
