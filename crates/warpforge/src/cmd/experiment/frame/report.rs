@@ -31,6 +31,12 @@ fn critical_fraction(r: &MixResult) -> f64 {
     r.dram.total_critical() as f64 / r.dram.total().max(1) as f64
 }
 
+/// The mean FPS the frame-rate estimator predicted over the measured frames of `r` (its signed
+/// error is the mean of predicted / measured FPS − 1).
+fn predicted_fps(r: &MixResult) -> Option<f64> {
+    r.estimate_error.map(|e| r.fps * (1.0 + e))
+}
+
 /// The critical share of all GPU accesses to the LLC (hits included).
 fn critical_fraction_llc(r: &MixResult) -> f64 {
     r.counts.total_critical() as f64 / r.counts.total().max(1) as f64
@@ -165,6 +171,7 @@ impl Report {
                     "dram_read_mix": dram_mix,
                     "gate_share": round(b.gate_share),
                     "estimator_error": opt(b.estimate_error),
+                    "predicted_fps": opt(predicted_fps(b)),
                     "estimator_error_plain": opt(b.estimate_error_plain),
                     "complete": b.complete,
                 }),
@@ -217,8 +224,24 @@ impl Report {
                         c.push(cr);
                         e.push((fr * cr).sqrt());
                     }
-                    let gate = find(kind, t.name).map(|r| round(r.gate_share));
+                    let run = find(kind, t.name);
+                    let gate = run.map(|r| round(r.gate_share));
                     let base_gate = find(base, t.name).map(|r| round(r.gate_share));
+                    // What the estimator told the policy (spec §2.6/§5.4: the GPU gets priority
+                    // only while its predicted FPS is below target): the measured FPS of the
+                    // HL run and the mean FPS the estimator predicted during it.
+                    let (fps, predicted) = match run {
+                        Some(r) => (opt(Some(r.fps)), opt(predicted_fps(r))),
+                        None => (Value::Null, Value::Null),
+                    };
+                    let counters: Map<String, Value> = run
+                        .map(|r| {
+                            r.policy_counters
+                                .iter()
+                                .map(|(k, v)| (k.to_string(), json!(round(*v))))
+                                .collect()
+                        })
+                        .unwrap_or_default();
                     per_title.insert(
                         t.name.into(),
                         json!({
@@ -226,6 +249,10 @@ impl Report {
                             "cpu_weighted_speedup": opt(cr),
                             "gate_share": gate,
                             "base_gate_share": base_gate,
+                            "fps": fps,
+                            "predicted_fps": predicted,
+                            "critical_fraction": opt(run.map(critical_fraction)),
+                            "policy_counters": counters,
                         }),
                     );
                 }
