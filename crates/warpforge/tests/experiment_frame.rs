@@ -70,6 +70,23 @@ fn frame_experiment_light_titles() {
     // under IM too) in `above_target`; the gate share is a share of cycles.
     let im = &r["policies"]["im"];
     assert!(im["per_title"]["L4D"]["fps_gain"].is_number());
+    // What the estimator told IM on the evaluated title: the measured and the mean predicted
+    // FPS (its signed error is predicted / measured − 1), the critical share, IM's counters.
+    let l = &im["per_title"]["L4D"];
+    let (fps, pred) = (
+        l["fps"].as_f64().unwrap(),
+        l["predicted_fps"].as_f64().unwrap(),
+    );
+    assert!(fps > 1.0 && pred > 0.0, "{l}");
+    assert!((0.0..=1.0).contains(&l["critical_fraction"].as_f64().unwrap()));
+    assert!(l["policy_counters"].is_object(), "{l}");
+    let b = &r["titles"]["L4D"];
+    let err = b["estimator_error"].as_f64().unwrap();
+    let p = b["predicted_fps"].as_f64().unwrap();
+    assert!(
+        (p / b["fps"].as_f64().unwrap() - 1.0 - err).abs() < 1e-3,
+        "{b}"
+    );
     let above = &im["above_target"]["per_title"]["UT2004"];
     assert!(above["fps_gain"].is_number(), "{im}");
     for g in [&above["gate_share"], &r["titles"]["L4D"]["gate_share"]] {
