@@ -12,6 +12,12 @@
 //! workers spin briefly, then park until the main thread unparks them at the next phase. Each
 //! SM's step reads and writes only that SM, so the result does not depend on which thread
 //! stepped which SM.
+//!
+//! The window engine's phases ([`Team::run`]) are claimed differently: each participant owns a
+//! contiguous home range of the phase's jobs with a cursor on its own cache line, runs it in
+//! order, then helps with the others' leftovers, and reports its count once. No cache line is
+//! written by two threads per job, and an SM keeps running on the same thread (its state stays
+//! in that core's caches) unless a thread falls behind.
 
 use crate::core::sm::Sm;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
@@ -36,8 +42,7 @@ struct Shared {
     /// count.
     sms: AtomicPtr<Sm>,
     order: AtomicPtr<u32>,
-    /// The job of a [`Team::run`] phase (a `Job` on the caller's stack); null in
-    /// [`Team::cycle`] phases.
+    /// The job of a [`Team::run`] phase (a `Job` on the caller's stack).
     job: AtomicPtr<()>,
     len: AtomicUsize,
     /// How many SMs of `order` (a prefix) have been fetched and may be claimed; `<= len`.
@@ -49,6 +54,24 @@ struct Shared {
     /// A worker panicked while stepping an SM (the main thread re-raises it).
     poisoned: AtomicBool,
     quit: AtomicBool,
+    /// [`Team::run`] phases: one cursor per participant (the calling thread is participant 0),
+    /// each on its own cache line: epoch (high 32 bits) and the next index to claim (low 32)
+    /// of the participant's home range (`home`).
+    cursors: Box<[Pad<AtomicU64>]>,
+    /// Jobs completed in the current `run` phase (each participant adds its count once, when
+    /// it finds nothing left to claim).
+    done: Pad<AtomicUsize>,
+}
+
+/// A value alone on its cache lines (two, for the adjacent-line prefetcher).
+#[repr(align(128))]
+struct Pad<T>(T);
+
+/// Participant `p`'s home range of a [`Team::run`] phase of `n` jobs on `t` participants:
+/// contiguous and the same in every phase of the same `n`, so that a job index (an SM) keeps
+/// running on the same thread and its state stays in that core's caches.
+fn home(p: usize, t: usize, n: usize) -> (usize, usize) {
+    (p * n / t, (p + 1) * n / t)
 }
 
 impl Shared {
@@ -76,12 +99,6 @@ impl Shared {
             // `Team::cycle`), and no other participant claimed index i: this is the only
             // reference to SM `order[i]` until `completed` is incremented.
             let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe {
-                let job = self.job.load(Ordering::Acquire);
-                if !job.is_null() {
-                    // A `run` phase: its job outlives the phase (see `Team::run`).
-                    (*(job as *const Job)).0(i);
-                    return;
-                }
                 let base = self.sms.load(Ordering::Acquire);
                 let sm = *self.order.load(Ordering::Acquire).add(i) as usize;
                 (*base.add(sm)).cycle(self.now.load(Ordering::Acquire));
@@ -98,6 +115,64 @@ impl Shared {
     fn open(&self) -> bool {
         let i = (self.claim.load(Ordering::SeqCst) & 0xFFFF_FFFF) as usize;
         i < self.len.load(Ordering::SeqCst)
+            || (0..self.cursors.len()).any(|q| self.run_claimable(q))
+    }
+
+    /// Whether participant `q`'s cursor of the current `run` phase has an index left.
+    fn run_claimable(&self, q: usize) -> bool {
+        let c = self.cursors[q].0.load(Ordering::SeqCst);
+        let n = self.len.load(Ordering::SeqCst);
+        (c & 0xFFFF_FFFF) < home(q, self.cursors.len(), n).1 as u64
+    }
+
+    /// Claims one index of participant `q`'s home range of the current `run` phase.
+    fn run_claim(&self, q: usize) -> Option<usize> {
+        let cur = &self.cursors[q].0;
+        loop {
+            let c = cur.load(Ordering::Acquire);
+            // `len` is read after the cursor: a cursor of this epoch was opened after the
+            // phase's length was published, and the claim below fails if the epoch moved on.
+            let n = self.len.load(Ordering::Acquire);
+            let i = (c & 0xFFFF_FFFF) as usize;
+            if i >= home(q, self.cursors.len(), n).1 {
+                return None;
+            }
+            if cur
+                .compare_exchange_weak(c, c + 1, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                return Some(i);
+            }
+        }
+    }
+
+    /// Participant `p` of a `run` phase: claims and runs its home range's jobs in order, then
+    /// takes what is left of the others' (a late or slower participant's); returns whether it
+    /// ran any.
+    fn work_run(&self, p: usize) -> bool {
+        let t = self.cursors.len();
+        let mut ran = 0usize;
+        for k in 0..t {
+            let q = (p + k) % t;
+            while let Some(i) = self.run_claim(q) {
+                // SAFETY: the claim succeeded on (epoch, i) with `i` in `q`'s home range, so
+                // the phase is open (`run` returns only after every index completed) and its
+                // job is the one published before the cursor was opened; no other participant
+                // claimed `i`.
+                let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe {
+                    let job = self.job.load(Ordering::Acquire);
+                    (*(job as *const Job)).0(i);
+                }));
+                if step.is_err() {
+                    self.poisoned.store(true, Ordering::Release);
+                }
+                ran += 1;
+            }
+        }
+        if ran > 0 {
+            self.done.0.fetch_add(ran, Ordering::AcqRel);
+        }
+        ran > 0
     }
 }
 
@@ -128,14 +203,18 @@ impl Team {
             parked: AtomicUsize::new(0),
             poisoned: AtomicBool::new(false),
             quit: AtomicBool::new(false),
+            cursors: (0..threads.max(1))
+                .map(|_| Pad(AtomicU64::new(0xFFFF_FFFF)))
+                .collect(),
+            done: Pad(AtomicUsize::new(0)),
         });
         let workers: Vec<JoinHandle<()>> = (1..threads.max(1))
-            .map(|_| {
+            .map(|p| {
                 let s = Arc::clone(&shared);
                 std::thread::spawn(move || {
                     let mut idle = 0u32;
                     while !s.quit.load(Ordering::Acquire) {
-                        if s.work() {
+                        if s.work() | s.work_run(p) {
                             idle = 0;
                         } else if idle < SPINS {
                             std::hint::spin_loop();
@@ -212,7 +291,6 @@ impl Team {
         s.claim
             .store((self.epoch << 32) | 0xFFFF_FFFF, Ordering::SeqCst);
         s.sms.store(base, Ordering::Release);
-        s.job.store(std::ptr::null_mut(), Ordering::Release);
         s.order.store(order.as_ptr().cast_mut(), Ordering::Release);
         s.len.store(order.len(), Ordering::Release);
         s.ready.store(0, Ordering::Release);
@@ -255,29 +333,42 @@ impl Team {
 }
 
 impl Team {
-    /// Runs `job(i)` for every `i` in `0..n` on all participants, each index exactly once, in
-    /// no particular order or thread; returns when all are done (the window engine's SM phase:
-    /// `job(i)` steps one SM through a whole window). A panic in a job is re-raised here.
+    /// Runs `job(i)` for every `i` in `0..n` on all participants, each index exactly once;
+    /// returns when all are done (the window engine's SM phase: `job(i)` steps one SM through a
+    /// whole window). A panic in a job is re-raised here.
+    ///
+    /// Participant `p` (the calling thread is 0) first runs the contiguous home range
+    /// `p * n / T .. (p + 1) * n / T` in order, claiming from a cursor of its own (no shared
+    /// counter per job), then helps with what is left of the other ranges; it reports its count
+    /// once. With a stable `n` an index runs on the same thread window after window, unless that
+    /// thread was late, so its state stays in one core's caches. Which thread ran which index
+    /// must not matter to the caller (each job touches only its own data).
     pub fn run(&mut self, n: usize, job: &(dyn Fn(usize) + Sync)) {
         let s = &self.shared;
+        let t = s.cursors.len();
         self.epoch = (self.epoch + 1) & 0xFFFF_FFFF;
         // SAFETY (lifetime erasure): the job is only called for claims of this phase, and this
-        // function returns only after every claimed index has completed; claims of a closed
-        // phase fail (the epoch moves on before the next phase publishes anything).
+        // function returns only after every index has completed; claims of a finished phase
+        // fail (every cursor is at the end of its range, then closed below).
         let job: &'static (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(job) };
         let holder = Job(job);
+        // The `cycle` claim word stays closed during a `run` phase.
         s.claim
             .store((self.epoch << 32) | 0xFFFF_FFFF, Ordering::SeqCst);
         s.job
             .store(&holder as *const Job as *mut (), Ordering::Release);
         s.len.store(n, Ordering::Release);
-        s.ready.store(n, Ordering::Release);
-        s.completed.store(0, Ordering::Release);
-        s.claim.store(self.epoch << 32, Ordering::SeqCst);
+        s.done.0.store(0, Ordering::Release);
+        for (p, c) in s.cursors.iter().enumerate() {
+            c.0.store(
+                (self.epoch << 32) | home(p, t, n).0 as u64,
+                Ordering::SeqCst,
+            );
+        }
         self.wake();
-        s.work();
+        s.work_run(0);
         let mut k = 0u32;
-        while s.completed.load(Ordering::Acquire) != n {
+        while s.done.0.load(Ordering::Acquire) != n {
             if k < SPINS {
                 std::hint::spin_loop();
                 k += 1;
@@ -286,8 +377,9 @@ impl Team {
             }
         }
         // Close the phase before `holder` goes out of scope.
-        s.claim
-            .store((self.epoch << 32) | 0xFFFF_FFFF, Ordering::SeqCst);
+        for c in s.cursors.iter() {
+            c.0.store((self.epoch << 32) | 0xFFFF_FFFF, Ordering::SeqCst);
+        }
         assert!(
             !s.poisoned.load(Ordering::Acquire),
             "an SM-stepping thread panicked (message above)"
@@ -371,6 +463,22 @@ mod tests {
             let mut s = sms(3);
             let r: Result<(), ()> = team.cycle(&mut s, &[0, 1, 2], 0, |_| Ok(()), || {});
             assert!(r.is_ok() && stepped(&s).iter().all(|&b| b));
+        }
+    }
+
+    #[test]
+    fn home_ranges_partition_the_jobs_in_order() {
+        for t in 1..=5 {
+            for n in [0usize, 1, 3, 32, 120] {
+                let mut next = 0;
+                for p in 0..t {
+                    let (a, b) = home(p, t, n);
+                    assert_eq!(a, next, "{t} participants, {n} jobs: ranges are contiguous");
+                    assert!(b >= a && b - a <= n.div_ceil(t));
+                    next = b;
+                }
+                assert_eq!(next, n);
+            }
         }
     }
 
