@@ -729,6 +729,14 @@ pub struct SimConfig {
     /// Needs `clocks.icnt_mhz == clocks.core_mhz`.
     #[serde(default = "one")]
     pub window: u32,
+    /// With `window` > 1: run the memory side of window `k` while the SMs run window `k + 1`
+    /// (`gpu/window.rs`), on the main thread while the team steps the SMs. The SMs' queued
+    /// requests are handed to the network at window starts and replies reach the SMs one
+    /// window later (about `window` more cycles per reply); request-queue credits return one
+    /// window later too. A model change (statistics differ from `false`, not between thread
+    /// counts). Off by default.
+    #[serde(default)]
+    pub window_overlap: bool,
 }
 
 fn one() -> u32 {

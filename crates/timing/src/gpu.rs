@@ -204,6 +204,29 @@ pub struct Gpu {
     uncharged: u64,
 }
 
+/// The DRAM and L2 ticks due at time `t` (femtoseconds), in that order, on the memory side's
+/// clocks (`cyc`, `next`, `period`: per clock domain); a free function so that the window
+/// engine can run the memory side while other threads hold the SMs.
+#[inline]
+fn dram_l2_ticks(
+    mem: &mut Mem,
+    cyc: &mut [u64; 4],
+    next: &mut [u64; 4],
+    period: &[u64; 4],
+    t: u64,
+) {
+    if next[DRAM] == t {
+        mem.dram_tick(cyc[DRAM]);
+        cyc[DRAM] += 1;
+        next[DRAM] += period[DRAM];
+    }
+    if next[L2] == t {
+        mem.l2_tick(cyc[L2], cyc[DRAM]);
+        cyc[L2] += 1;
+        next[L2] += period[L2];
+    }
+}
+
 fn period_fs(mhz: f64) -> u64 {
     (1e9 / mhz).round() as u64
 }
@@ -350,28 +373,17 @@ impl Gpu {
         t
     }
 
-    fn dram_tick(&mut self) {
-        self.mem.dram_tick(self.cyc[DRAM]);
-    }
-
     /// The DRAM and L2 ticks due at time `t`, in that order (every loop over the memory side
     /// runs them first, then the interconnect's).
     #[inline]
     fn dram_l2_ticks_at(&mut self, t: u64) {
-        if self.next[DRAM] == t {
-            self.dram_tick();
-            self.cyc[DRAM] += 1;
-            self.next[DRAM] += self.period[DRAM];
-        }
-        if self.next[L2] == t {
-            self.l2_tick();
-            self.cyc[L2] += 1;
-            self.next[L2] += self.period[L2];
-        }
-    }
-
-    fn l2_tick(&mut self) {
-        self.mem.l2_tick(self.cyc[L2], self.cyc[DRAM]);
+        dram_l2_ticks(
+            &mut self.mem,
+            &mut self.cyc,
+            &mut self.next,
+            &self.period,
+            t,
+        );
     }
 
     fn icnt_tick(&mut self) {
@@ -992,16 +1004,7 @@ impl Gpu {
 /// then the middle of the interconnect tick, in the sequential loop's order; advances those
 /// domains' clocks.
 fn finish_ticks(mem: &mut Mem, cyc: &mut [u64; 4], next: &mut [u64; 4], period: &[u64; 4], t: u64) {
-    if next[DRAM] == t {
-        mem.dram_tick(cyc[DRAM]);
-        cyc[DRAM] += 1;
-        next[DRAM] += period[DRAM];
-    }
-    if next[L2] == t {
-        mem.l2_tick(cyc[L2], cyc[DRAM]);
-        cyc[L2] += 1;
-        next[L2] += period[L2];
-    }
+    dram_l2_ticks(mem, cyc, next, period, t);
     mem.icnt_mid(cyc[ICNT], cyc[L2]);
     cyc[ICNT] += 1;
     next[ICNT] += period[ICNT];

@@ -343,7 +343,11 @@ impl Team {
     /// once. With a stable `n` an index runs on the same thread window after window, unless that
     /// thread was late, so its state stays in one core's caches. Which thread ran which index
     /// must not matter to the caller (each job touches only its own data).
-    pub fn run(&mut self, n: usize, job: &(dyn Fn(usize) + Sync)) {
+    ///
+    /// `after` runs on the calling thread once the phase is open, before it joins the other
+    /// participants (its home range is taken over by whoever is free); it must not touch what
+    /// the jobs touch (the window engine runs the memory side there).
+    pub fn run(&mut self, n: usize, job: &(dyn Fn(usize) + Sync), after: impl FnOnce()) {
         let s = &self.shared;
         let t = s.cursors.len();
         self.epoch = (self.epoch + 1) & 0xFFFF_FFFF;
@@ -366,6 +370,8 @@ impl Team {
             );
         }
         self.wake();
+        // A panic in `after` is re-raised once the phase is over (the job must not outlive it).
+        let after = std::panic::catch_unwind(std::panic::AssertUnwindSafe(after));
         s.work_run(0);
         let mut k = 0u32;
         while s.done.0.load(Ordering::Acquire) != n {
@@ -379,6 +385,9 @@ impl Team {
         // Close the phase before `holder` goes out of scope.
         for c in s.cursors.iter() {
             c.0.store((self.epoch << 32) | 0xFFFF_FFFF, Ordering::SeqCst);
+        }
+        if let Err(p) = after {
+            std::panic::resume_unwind(p);
         }
         assert!(
             !s.poisoned.load(Ordering::Acquire),
@@ -454,15 +463,42 @@ mod tests {
             let mut team = Team::new(threads);
             for n in [0usize, 1, 5, 40] {
                 let hits: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
-                team.run(n, &|i| {
-                    hits[i].fetch_add(1, Ordering::Relaxed);
-                });
+                team.run(
+                    n,
+                    &|i| {
+                        hits[i].fetch_add(1, Ordering::Relaxed);
+                    },
+                    || {},
+                );
                 assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
             }
             // A `cycle` phase after a `run` phase steps SMs again.
             let mut s = sms(3);
             let r: Result<(), ()> = team.cycle(&mut s, &[0, 1, 2], 0, |_| Ok(()), || {});
             assert!(r.is_ok() && stepped(&s).iter().all(|&b| b));
+        }
+    }
+
+    #[test]
+    fn run_runs_after_once_on_the_calling_thread() {
+        use std::sync::atomic::AtomicU32;
+        for threads in [1, 2, 3] {
+            let mut team = Team::new(threads);
+            let hits: Vec<AtomicU32> = (0..17).map(|_| AtomicU32::new(0)).collect();
+            let me = std::thread::current().id();
+            let mut after = 0;
+            team.run(
+                17,
+                &|i| {
+                    hits[i].fetch_add(1, Ordering::Relaxed);
+                },
+                || {
+                    assert_eq!(std::thread::current().id(), me);
+                    after += 1;
+                },
+            );
+            assert_eq!(after, 1);
+            assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
         }
     }
 

@@ -188,3 +188,49 @@ fn window_cycles_stay_close_to_the_one_cycle_engine() {
         );
     }
 }
+
+/// `sim.window_overlap`: the memory side of a window runs during the next window's SM phase
+/// (on the main thread, while the team steps the SMs), the requests handed over at window
+/// starts and replies delivered one window later. A model change against the plain window (it
+/// must change the cycles, by little: replies wait about one window more), and the statistics
+/// are identical for 1, 2 and 3 threads, with atomics (`bc`, `wc`), tight back-pressure
+/// buffers (request queues full while their requests wait in the hand-over) and every SM
+/// stepped.
+#[test]
+fn overlapped_window_statistics_are_identical_on_one_two_and_three_threads() {
+    let ov = [("sim.window", "4"), ("sim.window_overlap", "true")];
+    for (name, sms) in [("kmn", 15), ("bfs", 120), ("bc", 30), ("wc", 15), ("mm", 7)] {
+        let one = run_with(name, sms, 1, true, &ov);
+        let plain = run_with(name, sms, 1, true, &ov[..1]);
+        let (a, b) = (
+            one["total"]["cycles"].as_f64().unwrap(),
+            plain["total"]["cycles"].as_f64().unwrap(),
+        );
+        assert!(a != b, "{name}: the overlap should change the timing");
+        assert!(
+            (0.9..=1.15).contains(&(a / b)),
+            "{name}: overlapped window 4 gives {a} cycles, the plain window {b}"
+        );
+        for threads in [2, 3] {
+            assert!(
+                one == run_with(name, sms, threads, true, &ov),
+                "{name} on {sms} SMs, overlapped window: 1 and {threads} threads differ"
+            );
+        }
+    }
+    let tight = [
+        ("sim.window", "3"),
+        ("sim.window_overlap", "true"),
+        ("icnt.ejection_buffer", "2"),
+        ("icnt.input_buffer", "1"),
+    ];
+    for (name, sms, skip) in [("kmn", 80, true), ("bfs", 30, false)] {
+        let one = run_with(name, sms, 1, skip, &tight);
+        for threads in [2, 3] {
+            assert!(
+                one == run_with(name, sms, threads, skip, &tight),
+                "{name} on {sms} SMs, overlapped window 3, tight buffers: 1 and {threads} differ"
+            );
+        }
+    }
+}

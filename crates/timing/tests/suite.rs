@@ -1,6 +1,7 @@
 //! Every workload of the suite runs in timing mode at `tiny` size with its output check passing,
 //! and its statistics are identical whether the SMs are stepped on one thread or two, with the
-//! one-cycle engine and with a 4-cycle synchronisation window (`sim.window`).
+//! one-cycle engine and with a 4-cycle synchronisation window (`sim.window`), plain and with the
+//! memory side overlapped (`sim.window_overlap`).
 
 use warpforge_simt::Device;
 use warpforge_timing::{GpuConfig, KernelStats, TimingRunner};
@@ -15,10 +16,20 @@ fn run_window(
     threads: usize,
     window: u32,
 ) -> Vec<KernelStats> {
+    run_window_overlap(w, threads, window, false)
+}
+
+fn run_window_overlap(
+    w: &dyn warpforge_workloads::Workload,
+    threads: usize,
+    window: u32,
+    overlap: bool,
+) -> Vec<KernelStats> {
     let name = w.info().name;
     let mut dev = Device::new();
     let mut cfg = GpuConfig::preset("gtx480").unwrap();
     cfg.set("sim.window", &window.to_string()).unwrap();
+    cfg.set("sim.window_overlap", &overlap.to_string()).unwrap();
     dev.set_runner(Box::new(TimingRunner::new(cfg, threads)));
     let check = w
         .run(&mut dev, Size::Tiny)
@@ -52,13 +63,23 @@ fn every_workload_passes_and_is_identical_on_one_and_two_threads() {
             "{}: window 4, statistics differ between 1 and 2 threads",
             w.info().name
         );
+        // The overlapped window (`sim.window_overlap`): the same checks.
+        let o = run_window_overlap(w, 1, 4, true);
+        assert_eq!(
+            o,
+            run_window_overlap(w, 2, 4, true),
+            "{}: overlapped window 4, statistics differ between 1 and 2 threads",
+            w.info().name
+        );
         let cyc = |v: &[KernelStats]| v.iter().map(|k| k.cycles).sum::<u64>();
         eprintln!(
-            "window4 {} cycles {} -> {} ({:.4}x)",
+            "window4 {} cycles {} -> {} ({:.4}x) overlapped {} ({:.4}x)",
             w.info().name,
             cyc(&a),
             cyc(&c),
-            cyc(&c) as f64 / cyc(&a) as f64
+            cyc(&c) as f64 / cyc(&a) as f64,
+            cyc(&o),
+            cyc(&o) as f64 / cyc(&a) as f64
         );
         n += 1;
     }

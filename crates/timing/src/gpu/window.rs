@@ -17,14 +17,26 @@
 //!    usual order; the request network takes a request only at an interconnect tick after the
 //!    core cycle that queued it (its `born` cycle), as the one-cycle engine would.
 //!
+//! With `sim.window_overlap`, step 4 of window `k` runs during step 2 of window `k + 1`, on the
+//! calling thread while the team steps the SMs (then it helps with them): at each window start
+//! the requests the SMs queued are handed to the memory side (`Outboxes`; an SM's queue room
+//! stays reduced by those the network has not taken yet), and step 1 ejects the replies that
+//! arrived by the end of window `k - 1`'s memory side, so replies reach the SMs one window later
+//! than without overlap. When every awake SM is quiet (idle skipping) and at the launch's end,
+//! the memory side catches up first and the network's untaken requests return to the SMs'
+//! queues.
+//!
 //! No step reads another SM's state during step 2, so the statistics are identical for every
 //! thread count; they differ from `W = 1` (the default, `Gpu::run_launch`'s per-cycle loop) by
 //! the window semantics above. A source that cannot split its front end (a trace, an observer
 //! attached) is fetched on the calling thread, SM by SM, each SM's `W` cycles in a row.
 
-use super::{Gpu, RunError, CORE, DRAM, ICNT, L2};
+use super::{dram_l2_ticks, Gpu, Mem, RunError, CORE, DRAM, ICNT, L2};
 use crate::core::sm::Sm;
 use crate::gpu::Progress;
+use crate::mem::icnt::Sources;
+use crate::mem::req::MemReq;
+use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
 use warpforge_core::{DynInst, KernelInfo, SourceError, WarpSource, WarpStep, WindowFronts};
 
@@ -106,6 +118,114 @@ fn step_sm(sm: &mut Sm, c0: u64, w: u64, mut front: Front<'_>) -> Outcome {
     o
 }
 
+/// `sim.window_overlap`: the requests the SMs queued, handed to the memory side at window
+/// starts (per SM, in queue order), and the SMs whose outbox is not empty (ascending).
+#[derive(Default)]
+struct Outboxes {
+    boxes: Vec<VecDeque<MemReq>>,
+    list: Vec<u32>,
+}
+
+impl Sources for Outboxes {
+    fn head(&self, s: usize) -> Option<&MemReq> {
+        self.boxes[s].front()
+    }
+    fn pop(&mut self, s: usize) -> MemReq {
+        self.boxes[s].pop_front().expect("head")
+    }
+    fn active(&self) -> Option<&[u32]> {
+        Some(&self.list)
+    }
+}
+
+/// The request network's sources at one tick of an overlapped memory span: the outboxes'
+/// requests born before core cycle `.1`.
+struct BornBefore<'a>(&'a mut Outboxes, u64);
+
+impl Sources for BornBefore<'_> {
+    fn head(&self, s: usize) -> Option<&MemReq> {
+        self.0.head(s).filter(|r| r.born < self.1)
+    }
+    fn pop(&mut self, s: usize) -> MemReq {
+        self.0.pop(s)
+    }
+    fn active(&self) -> Option<&[u32]> {
+        self.0.active()
+    }
+}
+
+impl Outboxes {
+    /// Takes the requests the awake SMs queued (behind those not yet taken) and sets each awake
+    /// SM's queue room to what the network has not taken (`cap` less its outbox).
+    fn take_from(&mut self, sms: &mut [Sm], awake: &[u32], cap: usize) {
+        if self.boxes.len() < sms.len() {
+            self.boxes.resize_with(sms.len(), VecDeque::new);
+        }
+        let mut added = false;
+        for &s in awake {
+            let (sm, b) = (&mut sms[s as usize], &mut self.boxes[s as usize]);
+            if !sm.out_q.is_empty() {
+                added |= b.is_empty();
+                b.extend(sm.out_q.drain(..));
+            }
+            sm.set_out_cap(cap.saturating_sub(b.len()));
+        }
+        let boxes = &self.boxes;
+        self.list.retain(|&s| !boxes[s as usize].is_empty());
+        if added {
+            self.list
+                .extend(awake.iter().filter(|&&s| !boxes[s as usize].is_empty()));
+            self.list.sort_unstable();
+            self.list.dedup();
+        }
+    }
+
+    /// Hands the requests the network has not taken back to their SMs' queues (in front of
+    /// anything queued since) and gives every SM its full queue room.
+    fn give_back(&mut self, sms: &mut [Sm], awake: &[u32], cap: usize) {
+        if self.boxes.len() < sms.len() {
+            self.boxes.resize_with(sms.len(), VecDeque::new);
+        }
+        for &s in self.list.iter().chain(awake) {
+            let (sm, b) = (&mut sms[s as usize], &mut self.boxes[s as usize]);
+            while let Some(r) = b.pop_back() {
+                sm.out_q.push_front(r);
+            }
+            sm.set_out_cap(cap);
+        }
+        self.list.clear();
+    }
+}
+
+/// The memory side's ticks with times in `[.., t_end)`, taking requests from `boxes`: the
+/// window starting at core cycle `c0`, time `t0`, as step 4 runs it (core period `pc`).
+#[allow(clippy::too_many_arguments)]
+fn mem_span(
+    mem: &mut Mem,
+    cyc: &mut [u64; 4],
+    next: &mut [u64; 4],
+    period: &[u64; 4],
+    boxes: &mut Outboxes,
+    (t0, c0): (u64, u64),
+    t_end: u64,
+    pc: u64,
+) {
+    loop {
+        let t = next[DRAM].min(next[L2]).min(next[ICNT]);
+        if t >= t_end {
+            break;
+        }
+        dram_l2_ticks(mem, cyc, next, period, t);
+        if next[ICNT] == t {
+            let before = c0 + (t - t0).div_ceil(pc);
+            mem.req_net.cycle(cyc[ICNT], &mut BornBefore(boxes, before));
+            mem.icnt_mid(cyc[ICNT], cyc[L2]);
+            cyc[ICNT] += 1;
+            next[ICNT] += period[ICNT];
+        }
+    }
+}
+
 /// Raw access to the SMs and outcomes from the team's threads, one index per job.
 struct Slots {
     sms: *mut Sm,
@@ -139,28 +259,44 @@ impl Gpu {
         let mut next_ok = 0u64;
         let pc = self.period[CORE];
         let mut outcomes: Vec<Outcome> = Vec::new();
+        // `sim.window_overlap`: the window (time, core cycle) whose memory side has not run
+        // yet, the requests handed to it, the interconnect tick of the last reply ejection,
+        // and each SM's full request-queue room.
+        let overlap = self.cfg.sim.window_overlap;
+        let mut pending: Option<(u64, u64)> = None;
+        let mut boxes = Outboxes::default();
+        let mut ejected = u64::MAX;
+        let cap = self.cfg.icnt.input_buffer as usize;
         loop {
             let c0 = self.cyc[CORE];
             let t0 = self.next[CORE];
-            // Idle skipping may stop the other clocks between core ticks: their ticks before
-            // `t0` run now, as the one-cycle engine runs them (with ejection).
-            loop {
-                let t = self.next[DRAM].min(self.next[L2]).min(self.next[ICNT]);
-                if t >= t0 {
-                    break;
-                }
-                self.ticks_at_before(t, c0, true);
+            let all_quiet = |g: &Self| {
+                g.cfg.sim.skip_idle
+                    && g.mem.port.is_none()
+                    && g.awake
+                        .iter()
+                        .all(|&s| g.sms[s as usize].quiet_until(c0).is_some())
+            };
+            if pending.is_some() && all_quiet(self) {
+                // Idle skipping needs the memory side at `t0`: catch up first.
+                self.catch_up(&mut pending, &mut boxes, w, cap);
             }
-            // Every memory-side tick before `t0` has run, none at `t0`.
+            if pending.is_none() {
+                // Idle skipping may stop the other clocks between core ticks: their ticks
+                // before `t0` run now, as the one-cycle engine runs them (with ejection).
+                loop {
+                    let t = self.next[DRAM].min(self.next[L2]).min(self.next[ICNT]);
+                    if t >= t0 {
+                        break;
+                    }
+                    self.ticks_at_before(t, c0, true);
+                }
+            }
+            // Every memory-side tick before `t0` (before the pending window's start) has run,
+            // none at `t0` (there).
             let mut ticked = false;
             let mut skip = None;
-            if self.cfg.sim.skip_idle
-                && self.mem.port.is_none()
-                && self
-                    .awake
-                    .iter()
-                    .all(|&s| self.sms[s as usize].quiet_until(c0).is_some())
-            {
+            if pending.is_none() && all_quiet(self) {
                 // Idle skipping must see the memory side at `t0`: run its ticks there first.
                 self.ticks_at(t0, true);
                 ticked = true;
@@ -181,10 +317,13 @@ impl Gpu {
             if let Some((n, t_stop)) = skip {
                 self.skip_span(c0, n, t_stop);
             } else {
-                if !ticked && self.next[ICNT] == t0 {
-                    // Replies that have arrived by `c0`; the rest of this interconnect tick runs
+                // The memory side's time: `t0`, or the pending window's start (overlap).
+                let tm = pending.map_or(t0, |(t, _)| t);
+                if !ticked && self.next[ICNT] == tm && ejected != tm {
+                    // Replies that have arrived by `tm`; the rest of this interconnect tick runs
                     // in step 4 (its back-pressure still counts them, `Network::pop_held`).
                     self.icnt_eject(true);
+                    ejected = tm;
                 }
                 // Step 1: dispatch for the window's cycles, all placed at `c0`.
                 for i in 0..w {
@@ -217,7 +356,21 @@ impl Gpu {
                         }
                     }
                 }
-                // Step 2: every awake SM through the window.
+                // Step 2: every awake SM through the window (overlap: and the memory side
+                // through the pending window, on the calling thread).
+                if overlap {
+                    boxes.take_from(&mut self.sms, &self.awake, cap);
+                }
+                let side = pending.take();
+                let span_end = side.map(|(t, _)| t + w * pc);
+                let (mem, cyc, next, period) =
+                    (&mut self.mem, &mut self.cyc, &mut self.next, &self.period);
+                let boxes_ref = &mut boxes;
+                let mut mem_side = move || {
+                    if let (Some(side), Some(end)) = (side, span_end) {
+                        mem_span(mem, cyc, next, period, boxes_ref, side, end, pc);
+                    }
+                };
                 outcomes.clear();
                 outcomes.resize_with(self.awake.len(), Outcome::default);
                 let n_sm32 = n_sm as u32;
@@ -247,10 +400,14 @@ impl Gpu {
                         );
                     };
                     match &mut self.team {
-                        Some(team) => team.run(order.len(), &job),
-                        None => (0..order.len()).for_each(job),
+                        Some(team) => team.run(order.len(), &job, mem_side),
+                        None => {
+                            mem_side();
+                            (0..order.len()).for_each(job);
+                        }
                     }
                 } else {
+                    mem_side();
                     for (i, &s) in self.awake.iter().enumerate() {
                         let sm = &mut self.sms[s as usize];
                         outcomes[i] = step_sm(sm, c0, w, Front::Whole(&mut *src));
@@ -301,25 +458,37 @@ impl Gpu {
                         busy
                     });
                 }
-                // Step 4: the memory side through the window's time span.
-                let t_end = t0 + w * pc;
-                loop {
-                    let t = self.next[DRAM].min(self.next[L2]).min(self.next[ICNT]);
-                    if t >= t_end {
-                        break;
+                // Step 4: the memory side through the window's time span (overlap: during
+                // the next window's step 2).
+                if overlap {
+                    pending = Some((t0, c0));
+                } else {
+                    let t_end = t0 + w * pc;
+                    loop {
+                        let t = self.next[DRAM].min(self.next[L2]).min(self.next[ICNT]);
+                        if t >= t_end {
+                            break;
+                        }
+                        // Core cycles whose requests the network may take at `t`: those before
+                        // it.
+                        let before = c0 + (t - t0).div_ceil(pc);
+                        self.ticks_at_before(t, before, false);
                     }
-                    // Core cycles whose requests the network may take at `t`: those before it.
-                    let before = c0 + (t - t0).div_ceil(pc);
-                    self.ticks_at_before(t, before, false);
                 }
                 self.cyc[CORE] += w;
                 self.next[CORE] += w * pc;
             }
             if done == total {
+                if overlap {
+                    self.catch_up(&mut pending, &mut boxes, w, cap);
+                    for sm in &mut self.sms {
+                        sm.set_out_cap(cap);
+                    }
+                }
                 break;
             }
             let now = self.cyc[CORE];
-            if self.memory_busy() || now <= dispatch_at {
+            if self.memory_busy() || !boxes.list.is_empty() || now <= dispatch_at {
                 last_progress = last_progress.max(now - 1);
             }
             if now <= dispatch_at {
@@ -339,6 +508,34 @@ impl Gpu {
             }
         }
         Ok(())
+    }
+
+    /// `sim.window_overlap`: runs the pending window's memory side now (with the requests the
+    /// SMs have queued since), then hands the requests the network has not taken back to the
+    /// SMs' queues, so that the memory side is at the core's time as without overlap.
+    fn catch_up(
+        &mut self,
+        pending: &mut Option<(u64, u64)>,
+        boxes: &mut Outboxes,
+        w: u64,
+        cap: usize,
+    ) {
+        let Some(side) = pending.take() else {
+            return;
+        };
+        boxes.take_from(&mut self.sms, &self.awake, cap);
+        let pc = self.period[CORE];
+        mem_span(
+            &mut self.mem,
+            &mut self.cyc,
+            &mut self.next,
+            &self.period,
+            boxes,
+            side,
+            side.0 + w * pc,
+            pc,
+        );
+        boxes.give_back(&mut self.sms, &self.awake, cap);
     }
 
     /// Every memory-side tick at time `t` (a core tick time, before the core's cycle there), in

@@ -716,6 +716,12 @@ impl Sm {
         self.touched_issue.set(self.touched_issue.get() | mask);
     }
 
+    /// Sets the request queue's room (`icnt.input_buffer` less the requests the window engine
+    /// has taken from this SM but the network has not, `sim.window_overlap`).
+    pub fn set_out_cap(&mut self, cap: usize) {
+        self.out_cap = cap;
+    }
+
     /// Room for one more reply from the network.
     pub fn can_accept_reply(&self) -> bool {
         self.in_q.len() < self.in_cap
