@@ -158,12 +158,20 @@ pub fn rounds_until_clear(
     }
 }
 
-/// Picks one of three values by size.
+/// Picks one of three values by size ([`Size::Fill`] takes the small one).
 pub fn by_size<T>(size: Size, tiny: T, small: T, paper: T) -> T {
     match size {
         Size::Tiny => tiny,
-        Size::Small => small,
+        Size::Small | Size::Fill => small,
         Size::Paper => paper,
+    }
+}
+
+/// [`by_size`] for a workload with its own [`Size::Fill`] input (DARSIE's operating point).
+pub fn by_size_fill<T>(size: Size, tiny: T, small: T, fill: T, paper: T) -> T {
+    match size {
+        Size::Fill => fill,
+        _ => by_size(size, tiny, small, paper),
     }
 }
 

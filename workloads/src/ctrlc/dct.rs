@@ -7,7 +7,7 @@
 //! inverse DCT of the coefficients. Checked against an f64 DCT (coefficients within rtol 1e-4 /
 //! atol 2e-3) and the reconstruction against the original image (atol 2e-3).
 
-use crate::common::{by_size, compare_f32, load, rng, shape};
+use crate::common::{by_size_fill, compare_f32, load, rng, shape};
 use crate::{check_or_return, Check, Size, Workload, WorkloadError, WorkloadInfo};
 use rand::Rng;
 use warpforge_core::Dim3;
@@ -20,7 +20,8 @@ pub struct Dct;
 
 /// (width, height) of the image in pixels at `size`.
 fn dims(size: Size) -> (usize, usize) {
-    by_size(size, (32, 16), (256, 128), (512, 512))
+    // Fill: the small image x 1.875 (60 x 30 CTAs).
+    by_size_fill(size, (32, 16), (256, 128), (480, 240), (512, 512))
 }
 
 /// Orthonormal DCT-II basis, `c[u][k]`.

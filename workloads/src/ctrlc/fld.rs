@@ -5,7 +5,7 @@
 //! Launches: one `fld_step` per intermediate vertex k (a 2-D grid of 16x16 CTAs). Checked
 //! exactly against a CPU Floyd-Warshall.
 
-use crate::common::{by_size, compare_exact, load, rng, shape};
+use crate::common::{by_size_fill, compare_exact, load, rng, shape};
 use crate::{check_or_return, Check, Size, Workload, WorkloadError, WorkloadInfo};
 use rand::Rng;
 use warpforge_core::Dim3;
@@ -20,7 +20,14 @@ pub struct Fld;
 
 /// (vertices, directed edges) at `size`.
 fn dims(size: Size) -> (usize, usize) {
-    by_size(size, (16, 64), (96, 2304), (256, 16 * 1024))
+    // Fill: 96 x 3.625 vertices (22 x 22 CTAs per launch), the small average degree of 24.
+    by_size_fill(
+        size,
+        (16, 64),
+        (96, 2304),
+        (348, 348 * 24),
+        (256, 16 * 1024),
+    )
 }
 
 fn input(size: Size) -> (usize, Vec<i32>) {

@@ -7,7 +7,7 @@
 //! stencil within rtol 1e-6 / atol 1e-3 (temperatures are about 300-350 K; only fma contraction
 //! may differ).
 
-use crate::common::{by_size, compare_f32, load, rng, shape};
+use crate::common::{by_size_fill, compare_f32, load, rng, shape};
 use crate::{check_or_return, Check, Size, Workload, WorkloadError, WorkloadInfo};
 use rand::Rng;
 use warpforge_core::Dim3;
@@ -24,7 +24,8 @@ pub struct Hot;
 
 /// (grid side, time steps) at `size`.
 fn dims(size: Size) -> (usize, usize) {
-    by_size(size, (32, 4), (128, 4), (512, 2))
+    // Fill: the small grid x 1.625 (18 x 18 CTAs), the same time steps.
+    by_size_fill(size, (32, 4), (128, 4), (208, 4), (512, 2))
 }
 
 /// (step/Cap, 1/Rx, 1/Ry, 1/Rz) for a `side` x `side` grid, from Rodinia's chip constants.

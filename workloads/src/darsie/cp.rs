@@ -6,7 +6,7 @@
 //! adds each lattice point's potential to the output (zero-initialised). Checked against an f64
 //! reference with rtol 1e-3 (the kernel uses `rsqrt.approx`) and atol 1e-3 * natoms.
 
-use crate::common::{by_size, compare_f32, load, rng, shape};
+use crate::common::{by_size_fill, compare_f32, load, rng, shape};
 use crate::{check_or_return, Check, Size, Workload, WorkloadError, WorkloadInfo};
 use rand::Rng;
 use warpforge_core::Dim3;
@@ -23,7 +23,14 @@ pub struct Cp;
 
 /// (lattice width, lattice height, atoms) at `size`.
 fn dims(size: Size) -> (usize, usize, usize) {
-    by_size(size, (32, 16, 16), (128, 64, 128), (512, 512, 400))
+    // Fill: the small lattice x 3.75 (30 x 30 CTAs), the same atoms.
+    by_size_fill(
+        size,
+        (32, 16, 16),
+        (128, 64, 128),
+        (480, 240, 128),
+        (512, 512, 400),
+    )
 }
 
 impl Workload for Cp {

@@ -5,7 +5,7 @@
 //! `mmt_mul` on an (n/32) x (n/32) grid. Checked against an f64 reference (rtol 1e-4,
 //! atol 1e-4 * n).
 
-use crate::common::{by_size, compare_f32, load, rng, shape};
+use crate::common::{by_size_fill, compare_f32, load, rng, shape};
 use crate::{check_or_return, Check, Size, Workload, WorkloadError, WorkloadInfo};
 use rand::Rng;
 use warpforge_core::Dim3;
@@ -19,7 +19,8 @@ const BLOCK: usize = 32;
 pub struct Mmt;
 
 fn dim(size: Size) -> usize {
-    by_size(size, 64, 256, 1024)
+    // Fill: the small matrices x 1.375 (11 x 11 CTAs).
+    by_size_fill(size, 64, 256, 352, 1024)
 }
 
 impl Workload for Mmt {

@@ -24,3 +24,15 @@ pub const TABLE_7_1_2D: [&str; 7] = ["bp", "dct", "fld", "hot", "cp", "ctex", "m
 
 /// The 1D-TB workloads of Table 7.1 in the suite: PT (`pf`), FW (`fwt`), SR1 (`sr1`).
 pub const TABLE_7_1_1D: [&str; 3] = ["pf", "fwt", "sr1"];
+
+/// The operating point of `experiment darsie` ([`crate::Size::Fill`]). Document 003 (§7.6,
+/// Table 7.1) names its applications' suites but not their inputs; their standard inputs fill
+/// the GPU many times over, while most of our `small` inputs leave Table 7.2's 28 SMs partly
+/// empty. The rule, which looks only at grid shapes and never at speed-ups:
+pub const FILL_RULE: &str = "each 2D workload of Table 7.1 runs the smallest input that is its \
+small input with every linear dimension scaled by one factor s (a multiple of 1/8, CTA shape \
+unchanged) such that every launch has at least 2 full waves on Table 7.2's GPU (CTAs >= 2 x 28 \
+SMs x the CTAs an SM holds by warps, registers, shared memory and the 32-CTA limit); a workload \
+that already has 2 waves at small keeps it (bp). Fill inputs: dct 480x240 (s 1.875), hot 208x208 \
+(1.625), cp 480x240 lattice (3.75, the same 128 atoms), ctex 352x352 (1.375), mmt 352 (1.375), \
+fld 348 vertices (3.625, the same average degree); the 1D workloads run their small input";

@@ -30,6 +30,9 @@ use warpforge_models::activity::{simulated_power, SimActivity};
 use warpforge_models::options::RegFileRow;
 use warpforge_models::params;
 use warpforge_models::power::{Unit, UnitCounts};
+use warpforge_simt::record::{LaunchHook, LaunchRecord};
+use warpforge_simt::Device;
+use warpforge_timing::mem::carveout::ctas_per_sm;
 use warpforge_timing::GpuConfig;
 use warpforge_workloads::darsie::{TABLE_7_1_1D, TABLE_7_1_2D};
 use warpforge_workloads::Size;
@@ -75,8 +78,9 @@ const VARIANTS: [(&str, &str, &str); 4] = [
 /// Arguments of `experiment darsie`.
 #[derive(clap::Args)]
 pub struct DarsieArgs {
-    /// Input size: tiny, small or paper.
-    #[arg(long, default_value = "small")]
+    /// Input size: tiny, small, fill or paper. `fill` (the default) is the operating point of
+    /// [`warpforge_workloads::darsie::FILL_RULE`]: the 2D inputs fill the 28-SM GPU twice.
+    #[arg(long, default_value = "fill")]
     size: Size,
     /// Write the report (JSON) to this file (atomically).
     #[arg(long)]
@@ -102,6 +106,9 @@ pub struct DarsieArgs {
     /// Do not read or write the simulation cache.
     #[arg(long)]
     no_cache: bool,
+    /// Skip the §5.6 DARSIE variants (and the LeaderWB diagnostic bound): 4 policies only.
+    #[arg(long)]
+    no_variants: bool,
 }
 
 /// Claim 30's storage arithmetic (document 003 §7.7.4) for `entries_per_tb` skip-table entries,
@@ -272,6 +279,95 @@ fn bound(o: &batch::Outcome, cfg: &GpuConfig) -> Value {
     })
 }
 
+/// The launches of a functional run, seen by a [`LaunchHook`]: per launch (kernel, CTAs, CTAs
+/// an SM of `cfg` holds by warps, registers, shared memory and the CTA limit — the timing
+/// model's own [`ctas_per_sm`]).
+struct Occupancy {
+    cfg: GpuConfig,
+    launches: Vec<(String, u64, u32)>,
+}
+
+impl LaunchHook for Occupancy {
+    fn before_launch(&mut self, dev: &Device, l: &LaunchRecord<'_>) {
+        let per_sm = dev
+            .kernel_info(l.module, l.kernel, l.cfg)
+            .map_or(1, |k| ctas_per_sm(&self.cfg, &k));
+        self.launches
+            .push((l.kernel.to_string(), l.cfg.grid.size(), per_sm));
+    }
+    fn after_launch(&mut self, _: &Device) {}
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+/// Waves of a launch of `ctas` CTAs on `sms` SMs that hold `per_sm` each: the CTA slots of the
+/// GPU it fills (< 1: some SMs idle throughout; the operating-point rule wants >= 2).
+pub fn waves(ctas: u64, sms: u32, per_sm: u32) -> f64 {
+    ctas as f64 / (sms.max(1) as f64 * per_sm.max(1) as f64)
+}
+
+/// Core cycles of one launch in which at least half of the `sms` SMs held a warp, from its
+/// `warp_times` records (`sim.warp_times`: SM, dispatch and retirement cycle of every warp).
+/// An SM is busy from the dispatch to the retirement of any of its warps.
+pub fn half_busy_cycles(warps: &[(usize, u64, u64)], sms: usize) -> u64 {
+    let mut per_sm: Vec<Vec<(u64, u64)>> = vec![Vec::new(); sms.max(1)];
+    for &(sm, start, end) in warps {
+        if let Some(v) = per_sm.get_mut(sm) {
+            v.push((start, end + 1));
+        }
+    }
+    // +1 / -1 events of each SM's busy intervals (merged, so an SM counts once).
+    let mut events: Vec<(u64, i64)> = Vec::new();
+    for v in &mut per_sm {
+        v.sort_unstable();
+        let mut cur: Option<(u64, u64)> = None;
+        for &(a, b) in v.iter() {
+            match &mut cur {
+                Some((_, e)) if a <= *e => *e = (*e).max(b),
+                _ => {
+                    if let Some((s, e)) = cur {
+                        events.push((s, 1));
+                        events.push((e, -1));
+                    }
+                    cur = Some((a, b));
+                }
+            }
+        }
+        if let Some((s, e)) = cur {
+            events.push((s, 1));
+            events.push((e, -1));
+        }
+    }
+    events.sort_unstable();
+    let (mut busy, mut last, mut total) = (0i64, 0u64, 0u64);
+    for (t, d) in events {
+        if 2 * busy >= sms as i64 {
+            total += t - last;
+        }
+        busy += d;
+        last = t;
+    }
+    total
+}
+
+/// The share of a baseline run's cycles (every launch's, launch latency included) in which
+/// fewer than half of the SMs held a warp; `None` without `warp_times`.
+fn low_sm_fraction(o: &batch::Outcome, sms: usize) -> Option<f64> {
+    let ks = o.stats["kernels"].as_array()?;
+    let (mut cycles, mut filled) = (0u64, 0u64);
+    for k in ks {
+        let wt = k["warp_times"].as_array()?;
+        let warps: Vec<(usize, u64, u64)> = wt
+            .iter()
+            .map(|w| (u(w, &["sm"]) as usize, u(w, &["start"]), u(w, &["end"])))
+            .collect();
+        cycles += u(k, &["cycles"]);
+        filled += half_busy_cycles(&warps, sms);
+    }
+    Some(1.0 - ratio(filled.min(cycles), cycles))
+}
+
 /// Runs the experiment.
 pub fn run(a: DarsieArgs) -> Result<()> {
     let known: Vec<&str> = TABLE_7_1_2D.iter().chain(&TABLE_7_1_1D).copied().collect();
@@ -297,9 +393,15 @@ pub fn run(a: DarsieArgs) -> Result<()> {
     let base = crate::cmd::config::resolve(Some(&a.config), &[], &sets)?;
     let dev = params::load(&a.power_params)
         .with_context(|| format!("loading --power-params `{}`", a.power_params))?;
-    let configs = policy_configs(&base)?;
+    let mut configs = policy_configs(&base)?;
+    // The baseline records every warp's dispatch and retirement (statistics only) for the
+    // busy-SM profile of the operating point.
+    configs[0]
+        .set("sim.warp_times", "true")
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut variant_configs = Vec::new();
-    for (label, key, value) in VARIANTS {
+    let variants_run: &[(&str, &str, &str)] = if a.no_variants { &[] } else { &VARIANTS };
+    for &(label, key, value) in variants_run {
         let mut c = configs[1].clone();
         c.set(key, value).map_err(|e| anyhow::anyhow!("{e}"))?;
         c.name = format!("{}+{label}", base.name);
@@ -333,7 +435,7 @@ pub fn run(a: DarsieArgs) -> Result<()> {
         "experiment darsie: {} workloads x {} policies (+ {} DARSIE variants on the 2D ones) at size {}",
         workloads.len(),
         POLICIES.len(),
-        VARIANTS.len(),
+        variants_run.len(),
         a.size.name()
     );
     let out = batch::run(&points, &opts)?;
@@ -342,6 +444,7 @@ pub fn run(a: DarsieArgs) -> Result<()> {
     let mut limit_rows = Vec::new();
     let mut units = BTreeMap::new();
     let mut shared_loads = BTreeMap::new();
+    let mut occupancy: BTreeMap<&str, Vec<(String, u64, u32)>> = BTreeMap::new();
     for w in &workloads {
         let wl = crate::cmd::list::find_workload(w)?;
         let (rows, _) = crate::cmd::redundancy::study(wl, a.size)?;
@@ -351,13 +454,24 @@ pub fn run(a: DarsieArgs) -> Result<()> {
                 .map_or(0, |r: &crate::cmd::redundancy::Row| r.shared_loads),
         );
         limit_rows.extend(rows);
-        let (l, _, _) = crate::cmd::observed::run_observed(
+        let hook = Occupancy {
+            cfg: base.clone(),
+            launches: Vec::new(),
+        };
+        let (l, _, _, hook) = crate::cmd::observed::run_hooked(
             wl,
             a.size,
             warpforge_models::activity::UnitCounter::new(RegFileRow::default()),
+            Some(Box::new(hook)),
             |c| c.take_launches(),
         )?;
         units.insert(*w, l);
+        let mut hook = hook.context("launch hook lost")?;
+        let occ = hook
+            .as_any_mut()
+            .downcast_mut::<Occupancy>()
+            .context("launch hook of another type")?;
+        occupancy.insert(*w, std::mem::take(&mut occ.launches));
     }
 
     let mut speedup: BTreeMap<&str, BTreeMap<&str, f64>> = BTreeMap::new();
@@ -451,12 +565,44 @@ pub fn run(a: DarsieArgs) -> Result<()> {
             );
         }
     }
+    // The operating point: per workload its launches' waves on this GPU, and the share of the
+    // baseline's cycles in which fewer than half of the SMs had work.
+    let sms = base.core.num_sms;
+    let mut operating_point = serde_json::Map::new();
+    for (wi, w) in workloads.iter().enumerate() {
+        let launches = &occupancy[w];
+        let wv: Vec<f64> = launches
+            .iter()
+            .map(|(_, c, p)| waves(*c, sms, *p))
+            .collect();
+        let kernels: BTreeMap<&str, Value> = launches
+            .iter()
+            .map(|(k, c, p)| {
+                (
+                    k.as_str(),
+                    json!({"ctas": c, "resident_ctas_per_sm": p, "waves": waves(*c, sms, *p)}),
+                )
+            })
+            .collect();
+        operating_point.insert(
+            w.to_string(),
+            json!({
+                "input": crate::cmd::list::find_workload(w)?.input(a.size),
+                "launches": launches.len(),
+                "kernels": kernels,
+                "min_waves": wv.iter().copied().fold(f64::INFINITY, f64::min),
+                "fills_twice": wv.iter().all(|x| *x >= 2.0),
+                "low_sm_cycle_fraction": low_sm_fraction(&out[wi * POLICIES.len()], sms as usize),
+                "baseline_cycles": out[wi * POLICIES.len()].cycles(),
+            }),
+        );
+    }
     let mut variants: BTreeMap<&str, BTreeMap<&str, f64>> = BTreeMap::new();
     for (wi, w) in two_d.iter().enumerate() {
         let base_i = workloads.iter().position(|x| x == w).expect("listed") * POLICIES.len();
         let base_c = out[base_i].cycles() as f64;
-        for (vi, (label, _, _)) in VARIANTS.iter().enumerate() {
-            let o = &out[first_variant + wi * VARIANTS.len() + vi];
+        for (vi, (label, _, _)) in variants_run.iter().enumerate() {
+            let o = &out[first_variant + wi * variants_run.len() + vi];
             variants
                 .entry(label)
                 .or_default()
@@ -530,6 +676,8 @@ pub fn run(a: DarsieArgs) -> Result<()> {
         "experiment": "darsie",
         "document": "003 Ch. 7 (claims 23-31)",
         "size": a.size.name(),
+        "operating_point_rule": warpforge_workloads::darsie::FILL_RULE,
+        "operating_point": operating_point,
         "config": base.name,
         "power_params": a.power_params,
         "workloads_2d": workloads.iter().filter(|w| is_2d(w)).collect::<Vec<_>>(),
@@ -673,5 +821,58 @@ mod tests {
         assert!((total as f64 / 1024.0 - 5.31).abs() < 0.01);
         // About 2.1 % of Pascal's 256 KB register file per SM.
         assert!((total as f64 / (65536.0 * 4.0) - 0.021).abs() < 0.001);
+    }
+
+    #[test]
+    fn half_busy_counts_cycles_with_half_the_sms_holding_a_warp() {
+        // 4 SMs. SM 0: warps over 0..=9 and 5..=19 (merged: 0..20); SM 1: 10..=29; SM 2:
+        // 15..=16; SM 3 idle. Two or more busy: 10..20 (SMs 0, 1; 2 too in 15..17).
+        let w = [(0, 0, 9), (0, 5, 19), (1, 10, 29), (2, 15, 16)];
+        assert_eq!(half_busy_cycles(&w, 4), 10);
+        // With 2 SMs one busy SM is half: 0..30 (SM 2 is outside the GPU and ignored).
+        assert_eq!(half_busy_cycles(&w, 2), 30);
+        // Overlapping warps of one SM count that SM once: never 2 of 3 busy.
+        assert_eq!(half_busy_cycles(&[(0, 0, 9), (0, 0, 9)], 3), 0);
+        assert_eq!(half_busy_cycles(&[], 28), 0);
+    }
+
+    #[test]
+    fn waves_are_ctas_over_the_gpus_cta_slots() {
+        // mmt at fill: 11 x 11 CTAs of 32 warps, 2 per SM on 28 SMs.
+        assert!((waves(121, 28, 2) - 121.0 / 56.0).abs() < 1e-12);
+        assert!(waves(121, 28, 2) >= 2.0 && waves(100, 28, 2) < 2.0);
+    }
+
+    /// The fill inputs of [`warpforge_workloads::darsie::FILL_RULE`] give every launch of the
+    /// 2D workloads at least two waves on Table 7.2's GPU and pass their CPU checks.
+    #[test]
+    #[ignore = "functional runs of the fill inputs: about a minute in release"]
+    fn fill_inputs_fill_table_7_2_twice() {
+        let mut sets: Vec<String> = BASE_SETS.iter().map(|s| s.to_string()).collect();
+        sets.push("core.elim.policy=none".into());
+        let base = crate::cmd::config::resolve(Some("qv100"), &[], &sets).unwrap();
+        for w in TABLE_7_1_2D {
+            let wl = crate::cmd::list::find_workload(w).unwrap();
+            let hook = Occupancy {
+                cfg: base.clone(),
+                launches: Vec::new(),
+            };
+            let (_, check, _, hook) = crate::cmd::observed::run_hooked(
+                wl,
+                Size::Fill,
+                warpforge_models::activity::UnitCounter::new(RegFileRow::default()),
+                Some(Box::new(hook)),
+                |_| (),
+            )
+            .unwrap();
+            assert_eq!(check, warpforge_workloads::Check::Passed, "{w}");
+            let mut hook = hook.unwrap();
+            let occ = hook.as_any_mut().downcast_mut::<Occupancy>().unwrap();
+            assert!(!occ.launches.is_empty());
+            for (k, c, p) in &occ.launches {
+                let x = waves(*c, base.core.num_sms, *p);
+                assert!(x >= 2.0, "{w} {k}: {c} CTAs, {p} per SM: {x:.2} waves");
+            }
+        }
     }
 }
