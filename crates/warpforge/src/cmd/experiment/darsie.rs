@@ -78,8 +78,8 @@ const VARIANTS: [(&str, &str, &str); 4] = [
 /// Arguments of `experiment darsie`.
 #[derive(clap::Args)]
 pub struct DarsieArgs {
-    /// Input size: tiny, small, fill or paper. `fill` (the default) is the operating point of
-    /// [`warpforge_workloads::darsie::FILL_RULE`]: the 2D inputs fill the 28-SM GPU twice.
+    /// Input size: tiny, small, fill or paper. `fill` (the default) is DARSIE's operating point:
+    /// each 2D input scaled until every launch fills the 28-SM GPU at least twice.
     #[arg(long, default_value = "fill")]
     size: Size,
     /// Write the report (JSON) to this file (atomically).
