@@ -74,6 +74,14 @@ struct Slots {
     wake: u64,
 }
 
+/// What [`Channel::try_issue`] reads of a request.
+struct Head {
+    bank: u32,
+    row: u32,
+    write: bool,
+    ack: bool,
+}
+
 /// One channel's controller, banks and data bus.
 pub struct Channel {
     cfg: DramConfig,
@@ -109,6 +117,8 @@ pub struct Channel {
     /// constraints (`u64::MAX`: no bank had a request to try). Cycles before it are only
     /// counted. Reset by anything that changes the inputs: a new request, a return taken.
     wake: u64,
+    /// `cfg.burst_cycles()`, kept (a division).
+    burst_cycles: u64,
     /// Counters.
     pub stats: DramStats,
 }
@@ -138,6 +148,7 @@ impl Channel {
             bank_ver: vec![0; cfg.banks as usize],
             pend_mask: [0; 2],
             wake: 0,
+            burst_cycles: cfg.burst_cycles() as u64,
             stats: DramStats::default(),
         }
         .with_bank_local()
@@ -320,6 +331,11 @@ impl Channel {
         if (column && !slots.col) || (!column && !slots.row) {
             return true;
         }
+        let queued = if write {
+            self.wqueue.len()
+        } else {
+            self.queue.len()
+        };
         let issued = self.try_issue(idx, write, now);
         if let Err(at) = issued {
             slots.wake = slots.wake.min(at);
@@ -327,6 +343,17 @@ impl Channel {
         if issued.is_ok() {
             self.ver += 1;
             self.bank_ver[b as usize] += 1;
+            let left = if write {
+                self.wqueue.len()
+            } else {
+                self.queue.len()
+            };
+            if self.bank_local && left == queued {
+                // The request stays queued: the policy may know its answer after the command.
+                if let Some(p) = self.sched.pick_after_command(idx) {
+                    self.picks[b as usize] = (self.bank_ver[b as usize] * 2 + write as u64, p);
+                }
+            }
             slots
                 .next_rr
                 .get_or_insert(if b + 1 == nb { 0 } else { b + 1 });
@@ -351,21 +378,26 @@ impl Channel {
     /// nothing changes the channel's state.
     fn try_issue(&mut self, idx: usize, write: bool, now: u64) -> Result<(), u64> {
         let t = &self.cfg.timing;
-        let r = if write {
-            self.wqueue[idx]
-        } else {
-            self.queue[idx]
+        // The few fields used, not a copy of the request.
+        let r = {
+            let q = if write { &self.wqueue } else { &self.queue };
+            let q = &q[idx];
+            Head {
+                bank: q.bank,
+                row: q.row,
+                write: q.write,
+                ack: q.ack.is_some(),
+            }
         };
         let bi = r.bank as usize;
         let g = self.cfg.bank_group(bi);
         let bank = self.banks[bi];
-        let bc = self.cfg.burst_cycles() as u64;
+        let bc = self.burst_cycles;
         match bank.open {
             Some(row) if row == r.row => {
                 let col_at = bank.next_col.max(self.group_next_col[g]);
                 let (lat, next, full) = if r.write {
-                    let full =
-                        r.ack.is_some() && self.returns.len() >= self.cfg.return_queue as usize;
+                    let full = r.ack && self.returns.len() >= self.cfg.return_queue as usize;
                     (t.t_wl as u64, self.next_wr, full)
                 } else {
                     let full = self.returns.len() >= self.cfg.return_queue as usize;

@@ -42,4 +42,10 @@ impl DramScheduler for FrFcfs {
             Some(i) => i,
         }))
     }
+    /// The pick stays: after an activate its row is open (it was the bank's oldest request,
+    /// there being no row hit), after a precharge no row is (it was the oldest), and a column
+    /// access changes no row.
+    fn pick_after_command(&self, old: usize) -> Option<Option<usize>> {
+        Some(Some(old))
+    }
 }

@@ -36,6 +36,12 @@ pub trait DramScheduler {
     ) -> Option<Option<usize>> {
         None
     }
+    /// For a bank-local policy: the answer for the bank after a command (activate, precharge,
+    /// or a column access that left the request queued) was issued for `old`, the request it
+    /// picked; `None`: unknown (the controller asks again). Default: `None`.
+    fn pick_after_command(&self, _old: usize) -> Option<Option<usize>> {
+        None
+    }
 }
 
 macro_rules! policies {
@@ -67,6 +73,10 @@ macro_rules! policies {
                 old: Option<usize>,
             ) -> Option<Option<usize>> {
                 match self { $( Policy::$variant(p) => p.pick_after_push(q, bank, row, old), )* }
+            }
+            #[inline]
+            fn pick_after_command(&self, old: usize) -> Option<Option<usize>> {
+                match self { $( Policy::$variant(p) => p.pick_after_command(old), )* }
             }
         }
     };
@@ -141,6 +151,31 @@ mod tests {
             }
         }
         assert_eq!(derived, 3000 * 5, "FR-FCFS always derives its answer");
+    }
+
+    /// FR-FCFS's answer after a command for its pick is the same request: an activate opens
+    /// the pick's row (the bank's oldest request, so its oldest row hit), a precharge closes a
+    /// row no request hit (the pick was the oldest), a column access keeps the row.
+    #[test]
+    fn frfcfs_keeps_its_pick_after_a_command() {
+        let mut p = Policy::new("frfcfs").unwrap();
+        let q = q();
+        for bank in 0..2 {
+            for open in [None, Some(1), Some(5), Some(7), Some(9)] {
+                let Some(i) = p.pick(&q, bank, open) else {
+                    continue;
+                };
+                let after = if Some(q[i].row) == open {
+                    open // column access
+                } else if open.is_some() {
+                    None // precharge
+                } else {
+                    Some(q[i].row) // activate
+                };
+                assert_eq!(p.pick(&q, bank, after), Some(i));
+                assert_eq!(p.pick_after_command(i), Some(Some(i)));
+            }
+        }
     }
 
     #[test]
