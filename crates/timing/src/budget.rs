@@ -89,7 +89,11 @@ pub fn sm_bytes(cfg: &GpuConfig) -> u64 {
         + c.load_trackers as u64 * (24 + 4)
         + (c.sp_units + c.sfu_units + c.int_units) as u64 * 8
         + (cfg.icnt.input_buffer + cfg.icnt.ejection_buffer) as u64 * req
-        + (cfg.l1d.miss_queue + cfg.const_cache.miss_queue + cfg.l1i.miss_queue) as u64 * req
+        + (cfg.l1d.miss_queue
+            + cfg.const_cache.miss_queue
+            + cfg.l1i.miss_queue
+            + cfg.tex.miss_queue) as u64
+            * req
         + c.schedulers as u64 * (64 + c.max_warps as u64 * 16)
         + 64 * 8
         + 4096
@@ -124,6 +128,7 @@ pub fn estimate(cfg: &GpuConfig) -> Estimate {
         "constant cache",
         cache_bytes(&cfg.const_cache),
     );
+    per_sm("tex.sets", "texture cache", cache_bytes(&cfg.tex.cache()));
     let l2 = &cfg.l2;
     let slice = size_of::<L2Slice>() as u64
         + cache_bytes(&l2.cache)

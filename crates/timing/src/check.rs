@@ -149,6 +149,8 @@ impl GpuConfig {
         ] {
             pos(k, v as u64)?;
         }
+        // The texture cache's keys are a subset of a cache's (`tex.sets`, `tex.ways`, ...).
+        validate_cache("tex", &self.tex.cache())?;
         for (p, cc) in [
             ("l1i", &self.l1i),
             ("l1d", &self.l1d),

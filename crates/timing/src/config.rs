@@ -497,6 +497,87 @@ impl CacheConfig {
     }
 }
 
+/// The per-SM read-only texture cache (GPGPU-Sim's `L1T`, `-gpgpu_tex_cache:l1`, a string
+/// `<sets>:<line>:<assoc>,<rep>:R:m:N:<index>,T:<fragment fifo>:<request fifo>,<rob>:<result
+/// fifo>`). With `enabled`, the loads of texture instructions (`OpClass::Tex`: `tex`, `tld4`,
+/// `txq`, `suld`; trace `TEX`/`TLD`/...) go to this cache instead of the L1D: one coalesced
+/// transaction per core cycle, hits return after `latency` core cycles, a miss fetches the
+/// whole line from the L2 through the same request path as L1D misses (its reply fills this
+/// cache). The cache is read-only, linearly indexed, LRU, allocates at the miss (GPGPU-Sim's
+/// `m`), and is invalidated at every kernel boundary like the constant cache. Without
+/// `enabled` (the default) texture loads use the L1D, as before this component existed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TexConfig {
+    /// Route texture loads through this cache (`false`: through the L1D).
+    pub enabled: bool,
+    /// Sets.
+    pub sets: u32,
+    /// Ways per set (at most 64; the importer folds wider caches into more sets).
+    pub ways: u32,
+    /// Line size, bytes (power of two): the fill unit of a miss.
+    pub line_bytes: u32,
+    /// Hit latency, core cycles (GPGPU-Sim has no option for it; see docs/VALIDATION.md).
+    pub latency: u32,
+    /// Outstanding line misses (GPGPU-Sim's reorder buffer, `<rob>`: one entry per miss in
+    /// flight).
+    pub mshr_entries: u32,
+    /// Accesses waiting on one missing line (GPGPU-Sim bounds all waiting accesses by the
+    /// fragment FIFO, `<fragment fifo>`; we bound them per line by the same number).
+    pub mshr_merge: u32,
+    /// Misses waiting for the interconnect (GPGPU-Sim's request FIFO, `<request fifo>`).
+    pub miss_queue: u32,
+}
+
+impl Default for TexConfig {
+    /// GPGPU-Sim's Fermi texture cache (`4:128:24,L:R:m:N:L,T:128:4,128:2`, 12 KiB), off.
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            sets: 4,
+            ways: 24,
+            line_bytes: 128,
+            latency: 35,
+            mshr_entries: 128,
+            mshr_merge: 128,
+            miss_queue: 4,
+        }
+    }
+}
+
+impl TexConfig {
+    /// The cache the SM builds: read-only (`write_through`, never written), LRU, linear index,
+    /// 32-byte coalescing sectors (whole lines fetched on a miss).
+    pub fn cache(&self) -> CacheConfig {
+        CacheConfig {
+            sets: self.sets,
+            ways: self.ways,
+            line_bytes: self.line_bytes,
+            sector_bytes: self.line_bytes.clamp(1, 32),
+            index: "linear".into(),
+            replacement: "lru".into(),
+            insertion: "always".into(),
+            critical_ways: 0,
+            signature: default_signature(),
+            write_policy: "write_through".into(),
+            write_allocate: default_write_allocate(),
+            mshr_entries: self.mshr_entries,
+            mshr_merge: self.mshr_merge,
+            miss_queue: self.miss_queue,
+            latency: self.latency,
+            banks: 1,
+            sector_fetch: false,
+            bank_bytes: default_bank_bytes(),
+            bank_arbiter: default_bank_arbiter(),
+            store_allocate: false,
+            write_ratio: 0,
+            allocate_on_fill: false,
+            perfect: false,
+            miss_latency: 0,
+        }
+    }
+}
+
 /// Shared memory (banked scratchpad).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -796,6 +877,9 @@ pub struct GpuConfig {
     pub l1d: CacheConfig,
     /// Constant cache (per SM).
     pub const_cache: CacheConfig,
+    /// Texture cache (per SM); absent: off, texture loads use the L1D.
+    #[serde(default)]
+    pub tex: TexConfig,
     /// Shared memory (per SM).
     pub shared: SharedConfig,
     /// Interconnect.

@@ -354,6 +354,7 @@ impl Gpu {
             }
             t.l1i.add(&s.l1i_stats);
             t.const_cache.add(s.const_stats());
+            t.tex_cache.add(s.tex_stats());
         }
         for s in &self.mem.slices {
             t.l2.add(&s.stats);

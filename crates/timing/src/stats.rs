@@ -497,6 +497,8 @@ pub struct Totals {
     pub l1i: CacheStats,
     /// Constant caches.
     pub const_cache: CacheStats,
+    /// Texture caches (zero unless `tex.enabled`).
+    pub tex_cache: CacheStats,
     /// L2 slices.
     pub l2: CacheStats,
     /// Interconnect.
@@ -518,6 +520,7 @@ impl Totals {
             l1d_pcs: self.l1d_pcs.sub(&o.l1d_pcs),
             l1i: self.l1i.sub(&o.l1i),
             const_cache: self.const_cache.sub(&o.const_cache),
+            tex_cache: self.tex_cache.sub(&o.tex_cache),
             l2: self.l2.sub(&o.l2),
             icnt: self.icnt.sub(&o.icnt),
             dram: self.dram.sub(&o.dram),
@@ -534,6 +537,7 @@ impl Totals {
         self.l1d_pcs.add(&o.l1d_pcs);
         self.l1i.add(&o.l1i);
         self.const_cache.add(&o.const_cache);
+        self.tex_cache.add(&o.tex_cache);
         self.l2.add(&o.l2);
         self.icnt.add(&o.icnt);
         self.dram.add(&o.dram);

@@ -24,6 +24,8 @@ pub enum ReqSrc {
     L1d,
     /// The constant cache.
     Const,
+    /// The texture cache (`tex.enabled`).
+    Tex,
     /// The instruction cache (a 1-line read per miss; `id` is unused).
     L1i,
 }

@@ -42,6 +42,7 @@ impl Sm {
         match r.src {
             ReqSrc::L1d => self.l1d.fill(r, |w| woken.push(w)),
             ReqSrc::Const => self.cc.fill(r, |w| woken.push(w)),
+            ReqSrc::Tex => self.tc.fill(r, |w| woken.push(w)),
             ReqSrc::L1i => unreachable!("L1I replies are handled by `ifill`"),
         }
         for &w in &woken {
@@ -110,6 +111,7 @@ impl Sm {
             let unit = match l.src {
                 ReqSrc::L1d => &mut self.l1d,
                 ReqSrc::Const => &mut self.cc,
+                ReqSrc::Tex => &mut self.tc,
                 ReqSrc::L1i => unreachable!("the LD/ST unit never accesses the L1I"),
             };
             let waiter = if l.kind == AccessKind::Store {
@@ -153,9 +155,12 @@ impl Sm {
                     if self.ldst.kind == AccessKind::Store {
                         // The store's acknowledgement is now outstanding.
                         self.warps[self.ldst.warp as usize].inflight += 1;
-                    } else if self.ldst.src == ReqSrc::L1d && waiter != u32::MAX {
-                        // A load (or returning atomic) missed in the L1D: its destination
-                        // registers now wait on the memory hierarchy (exact `Data$`).
+                    } else if matches!(self.ldst.src, ReqSrc::L1d | ReqSrc::Tex)
+                        && waiter != u32::MAX
+                    {
+                        // A load (or returning atomic) missed in the L1D (or a texture fetch in
+                        // the texture cache): its destination registers now wait on the
+                        // memory hierarchy (exact `Data$`).
                         let tr = &mut self.trackers[waiter as usize];
                         if !tr.missed {
                             tr.missed = true;
@@ -473,6 +478,17 @@ impl Sm {
                     };
                 }
                 ntx = n;
+            }
+            MemSpace::Tex if self.tex_on && kind == AccessKind::Load => {
+                // Texture fetches: the texture cache's lines, 32-byte coalescing sectors.
+                src = ReqSrc::Tex;
+                ntx = coalesce(
+                    mem,
+                    active,
+                    self.tex_line,
+                    self.tex_line.min(32),
+                    &mut self.ldst.txns,
+                );
             }
             _ => {
                 ntx = coalesce(

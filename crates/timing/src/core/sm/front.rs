@@ -8,13 +8,14 @@ use super::*;
 const MAX_SKIPS_PER_FETCH: u32 = 4;
 
 impl Sm {
-    /// Kernel boundary: flush the L1D and constant cache (GPGPU-Sim `-gpgpu_flush_l1_cache 1`)
-    /// and the L1I; the kernel's instructions live at `code_base` ([`code::code_base`]).
+    /// Kernel boundary: flush the L1D, constant and texture caches (GPGPU-Sim
+    /// `-gpgpu_flush_l1_cache 1`) and the L1I; the kernel's instructions live at `code_base` ([`code::code_base`]).
     pub fn start_kernel(&mut self, code_base: u64, launch: u32) {
         self.code_base = code_base;
         self.launch = launch;
         self.l1d.flush();
         self.cc.flush();
+        self.tc.flush();
         self.l1i.invalidate_all();
     }
 

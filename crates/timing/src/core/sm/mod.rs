@@ -184,6 +184,10 @@ pub struct Sm {
     /// `l1d.bank_arbiter`.
     l1d_arbiter: crate::mem::l1bank::Arbiter,
     const_line: u64,
+    /// `tex.enabled`: texture loads go to `tc` (otherwise to the L1D).
+    tex_on: bool,
+    /// `tex.line_bytes`.
+    tex_line: u64,
     out_cap: usize,
     in_cap: usize,
     // state
@@ -230,6 +234,8 @@ pub struct Sm {
     code_base: u64,
     l1d: L1,
     cc: L1,
+    /// The texture cache (used only with `tex_on`).
+    tc: L1,
     map: AddrMap,
     cus: Vec<Cu>,
     /// Busy collectors (bit `i` = `cus[i]`).
@@ -372,6 +378,8 @@ impl Sm {
             l1d_arbiter: crate::mem::l1bank::Arbiter::new(&cfg.l1d.bank_arbiter)
                 .expect("validated bank arbiter"),
             const_line: cfg.const_cache.line_bytes as u64,
+            tex_on: cfg.tex.enabled,
+            tex_line: cfg.tex.line_bytes as u64,
             out_cap: cfg.icnt.input_buffer as usize,
             in_cap: cfg.icnt.ejection_buffer as usize,
             // Allocated by the first CTA dispatch (`dispatch_cta`).
@@ -412,6 +420,7 @@ impl Sm {
                 u
             },
             cc: L1::new(&cfg.const_cache, ReqSrc::Const),
+            tc: L1::new(&cfg.tex.cache(), ReqSrc::Tex),
             map,
             cus: vec![cu; a + b + m],
             cu_busy: 0,
@@ -565,6 +574,10 @@ impl Sm {
     pub fn const_stats(&self) -> &CacheStats {
         &self.cc.stats
     }
+    /// Texture-cache counters (zero unless `tex.enabled`).
+    pub fn tex_stats(&self) -> &CacheStats {
+        &self.tc.stats
+    }
 
     /// Whether the SM holds any CTA.
     pub fn has_work(&self) -> bool {
@@ -577,6 +590,7 @@ impl Sm {
             || !self.events.is_empty()
             || self.l1d.busy()
             || self.cc.busy()
+            || self.tc.busy()
             || !self.out_q.is_empty()
             || !self.in_q.is_empty()
             || self.imshr.used() > 0
@@ -611,6 +625,7 @@ impl Sm {
             || !self.imiss_q.is_empty()
             || !self.l1d.miss_queue.is_empty()
             || !self.cc.miss_queue.is_empty()
+            || !self.tc.miss_queue.is_empty()
             || self.ldst.busy
             || self.cu_busy != 0
         {
@@ -805,14 +820,17 @@ impl Sm {
             self.imiss_step();
         }
         self.ldst_step(now);
-        // Miss queues to the network (one request per cycle: L1I, then L1D, then constants).
+        // Miss queues to the network (one request per cycle: L1I, then L1D, then constants,
+        // then textures).
         if self.out_q.len() < self.out_cap {
             let next = if let Some(r) = self.imiss_q.pop_front() {
                 Some(r)
             } else if let Some(r) = self.l1d.miss_queue.pop_front() {
                 Some(r)
+            } else if let Some(r) = self.cc.miss_queue.pop_front() {
+                Some(r)
             } else {
-                self.cc.miss_queue.pop_front()
+                self.tc.miss_queue.pop_front()
             };
             if let Some(r) = next {
                 self.out_q.push_back(MemReq { born: now, ..r });
