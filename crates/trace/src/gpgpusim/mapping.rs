@@ -65,6 +65,7 @@ pub const MAPPED: &[&str] = &[
     "gpgpu_cache:il1",
     "gpgpu_cache:dl1",
     "gpgpu_const_cache:l1",
+    "gpgpu_tex_cache:l1",
     "gpgpu_cache:dl2",
     "gpgpu_gmem_skip_L1D",
     "gpgpu_l1_latency",
@@ -202,9 +203,9 @@ const AS_MODELLED: &[(&str, ValueTest, &str)] = &[
 /// Options that change no timing in this model, with the reason (listed as simulator-only).
 /// `gpgpu_mem_address_mask` only chooses the default address mapping, which GPGPU-Sim replaces
 /// by `-gpgpu_mem_addr_mapping` when that is given (handled in [`to_timing_config`]).
-/// `gpgpu_tex_cache:l1` is deliberately not here: the PTX subset executes texture instructions
-/// (`tex`, `tld4`, `txq`, `suld` are `OpClass::Tex` in warpforge-simt, and traces carry `TEX`),
-/// which would use that cache; they go through the L1D instead, so it stays "not modelled".
+/// `gpgpu_tex_cache:l1` is mapped onto the texture cache (`tex.*`, see `map_tex`): the PTX
+/// subset executes texture instructions (`tex`, `tld4`, `txq`, `suld` are `OpClass::Tex` in
+/// warpforge-simt, and traces carry `TEX`), so it has a timing effect.
 pub const NO_TIMING_EFFECT: &[(&str, &str)] = &[
     (
         "gpgpu_tensor_core_avail",
@@ -424,6 +425,105 @@ fn map_cache(
     dst.mshr_merge = c.mshr_max_merge.max(1);
     dst.miss_queue = c.miss_queue.max(1);
     Ok(true)
+}
+
+/// `-gpgpu_tex_cache:l1` onto `cfg.tex` (see [`warpforge_timing::config::TexConfig`]). GPGPU-Sim's
+/// texture cache string is `<sets>:<line>:<assoc>,<rep>:R:m:N:<index>,T:<fragment
+/// fifo>:<request fifo>,<rob>:<result fifo>` (the MSHR and queue groups of the other caches
+/// are reused with these meanings for the `T`/`F` FIFO types): outstanding misses are bounded
+/// by the reorder buffer (`tex.mshr_entries`), accesses waiting on data by the fragment FIFO
+/// (`tex.mshr_merge`, per line here), misses waiting for the interconnect by the request FIFO
+/// (`tex.miss_queue`). GPGPU-Sim has no hit-latency option for it: in Accel-Sim trace mode
+/// (`trace_opcode_latency_initiation_*` given) a `specialized_unit_N` named `TEX` charges every
+/// texture instruction its `trace_opcode_latency_initiation_spec_op_N` latency, which becomes
+/// `tex.latency`; otherwise the L1D's hit latency does. Returns the names of the TEX unit's
+/// two options when they were used (they are then represented, not reported).
+fn map_tex(
+    o: &Options,
+    user: &Options,
+    trace_mode: bool,
+    cfg: &mut warpforge_timing::GpuConfig,
+    notes: &mut Vec<String>,
+) -> Result<Vec<String>, TraceError> {
+    const NAME: &str = "gpgpu_tex_cache:l1";
+    let Some(e) = o.get(NAME) else {
+        return Ok(vec![]);
+    };
+    let Some(c) = GsCache::parse(&e.value).map_err(|m| e.error(m))? else {
+        cfg.tex.enabled = false;
+        return Ok(vec![]);
+    };
+    let t = &mut cfg.tex;
+    t.enabled = true;
+    (t.sets, t.ways, t.line_bytes) = (c.sets, c.assoc, c.line_bytes);
+    if c.assoc > 64 {
+        t.ways = 64;
+        t.sets = ((u64::from(c.sets) * u64::from(c.assoc)) / 64) as u32;
+        notes.push(format!(
+            "-{NAME}: {} ways folded to 64 ways x {} sets (same capacity)",
+            c.assoc, t.sets
+        ));
+    }
+    if c.sectored {
+        notes.push(format!(
+            "-{NAME}: sectored (S) modelled as whole-line fills"
+        ));
+    }
+    if c.replacement != 'L' {
+        notes.push(format!("-{NAME}: FIFO replacement modelled as LRU"));
+    }
+    if c.set_index != 'L' {
+        notes.push(format!(
+            "-{NAME}: set index `{}` modelled as linear",
+            c.set_index
+        ));
+    }
+    if matches!(c.mshr_type, 'T' | 'F') {
+        // Fragment FIFO, request FIFO, reorder buffer (the fields' second meanings).
+        (t.mshr_merge, t.miss_queue, t.mshr_entries) = (
+            c.mshr_entries.max(1),
+            c.mshr_max_merge.max(1),
+            c.miss_queue.max(1),
+        );
+    } else {
+        (t.mshr_entries, t.mshr_merge, t.miss_queue) = (
+            c.mshr_entries.max(1),
+            c.mshr_max_merge.max(1),
+            c.miss_queue.max(1),
+        );
+    }
+    if c.result_fifo.is_some_and(|r| r > 0) {
+        notes.push(format!(
+            "-{NAME}: in-order return through the {}-entry result FIFO not modelled (a hit \
+             does not wait behind an older miss)",
+            c.result_fifo.unwrap_or(0)
+        ));
+    }
+    t.latency = cfg.l1d.latency;
+    let mut used = vec![];
+    if trace_mode {
+        for n in 1..=8 {
+            let (unit, spec) = (
+                format!("specialized_unit_{n}"),
+                format!("trace_opcode_latency_initiation_spec_op_{n}"),
+            );
+            let (Some(u), Some(l)) = (user.get(&unit), user.get(&spec)) else {
+                continue;
+            };
+            let fields: Vec<&str> = u.value.split(',').map(str::trim).collect();
+            if fields.first() == Some(&"1") && fields.last() == Some(&"TEX") {
+                let (lat, _) = pair(l)?;
+                cfg.tex.latency = lat.max(1);
+                notes.push(format!(
+                    "-{NAME}: hit latency {lat} from -{spec} (Accel-Sim trace mode charges \
+                     every TEX instruction that latency in -{unit})"
+                ));
+                used = vec![unit, spec];
+                break;
+            }
+        }
+    }
+    Ok(used)
 }
 
 /// `-gpgpu_pipeline_widths`, `-gpgpu_reg_file_port_throughput` and the operand-collector
@@ -831,6 +931,7 @@ pub fn to_timing_config(
     if let Some(v) = o.u32("gpgpu_smem_latency")? {
         cfg.shared.latency = v.max(1);
     }
+    let tex_unit = map_tex(&o, user, trace_mode, &mut cfg, &mut notes)?;
     if let Some(v) = o.u32("gpgpu_shmem_num_banks")? {
         cfg.shared.banks = v.clamp(1, 64);
     }
@@ -1041,7 +1142,7 @@ pub fn to_timing_config(
     let mut ignored = Vec::new();
     for e in user.effective() {
         let n = e.name.as_str();
-        if MAPPED.contains(&n) {
+        if MAPPED.contains(&n) || tex_unit.iter().any(|u| u == n) {
             continue;
         }
         let infra = INFRA.iter().any(|p| {
@@ -1232,6 +1333,50 @@ mod tests {
         assert_eq!(c.icnt.output_buffer, 0, "intersim has no such buffer");
         assert!(!c.dram.bank_group_high_bits);
         assert_eq!(r.unmodelled, vec!["-gpgpu_coalesce_arch".to_string()]);
+    }
+
+    /// `-gpgpu_tex_cache:l1` turns the texture cache on with the string's geometry (wide caches
+    /// folded to 64 ways) and FIFO sizes (T: fragment, request; then reorder buffer); its hit
+    /// latency is the L1D's, or in Accel-Sim trace mode the TEX unit's; `none` turns it off.
+    #[test]
+    fn texture_cache_string_is_carried_over() {
+        let r = report(
+            "-gpgpu_tex_cache:l1 N:4:128:24,L:R:m:N:L,T:128:4,128:2
+-gpgpu_l1_latency 28
+",
+        );
+        assert!(r.unmodelled.is_empty(), "{:?}", r.unmodelled);
+        let t = &r.config.tex;
+        assert!(t.enabled);
+        assert_eq!((t.sets, t.ways, t.line_bytes), (4, 24, 128));
+        assert_eq!((t.mshr_merge, t.miss_queue, t.mshr_entries), (128, 4, 128));
+        assert_eq!(t.latency, 28);
+        let r = report(
+            "-gpgpu_tex_cache:l1 N:4:128:256,L:R:m:N:L,T:512:8,128:2
+\
+             -trace_opcode_latency_initiation_int 4,2
+-specialized_unit_2 1,4,200,4,4,TEX
+\
+             -trace_opcode_latency_initiation_spec_op_2 200,4
+",
+        );
+        let t = &r.config.tex;
+        assert_eq!((t.sets, t.ways, t.latency), (16, 64, 200));
+        assert_eq!((t.mshr_merge, t.miss_queue, t.mshr_entries), (512, 8, 128));
+        assert!(
+            !r.ignored.iter().any(|o| o.contains("_2")),
+            "{:?}",
+            r.ignored
+        );
+        assert!(
+            !report(
+                "-gpgpu_tex_cache:l1 none
+"
+            )
+            .config
+            .tex
+            .enabled
+        );
     }
 
     fn l2_write_allocate(dl2: &str) -> (String, Vec<String>) {
