@@ -145,7 +145,7 @@ pub fn estimate(cfg: &GpuConfig) -> Estimate {
     let channel = size_of::<Channel>() as u64
         + d.banks as u64 * 64
         + d.bank_groups as u64 * 8
-        + 2 * d.queue_size as u64 * size_of::<DramReq>() as u64
+        + (d.queue_size as u64 + d.write_watermarks().0 as u64) * size_of::<DramReq>() as u64
         + d.return_queue as u64 * req;
     terms.push(Term {
         key: "dram.channels",

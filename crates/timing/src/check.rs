@@ -227,6 +227,19 @@ impl GpuConfig {
         let d = &self.dram;
         pos("dram.channels", d.channels as u64)?;
         pos("dram.queue_size", d.queue_size as u64)?;
+        let (wq, high, low) = d.write_watermarks();
+        if high == 0 || high > wq {
+            return Err(ConfigError::new(
+                "dram.write_high",
+                format!("must be between 1 and the write queue's {wq} entries"),
+            ));
+        }
+        if low == 0 || low > high {
+            return Err(ConfigError::new(
+                "dram.write_low",
+                format!("must be between 1 and dram.write_high ({high})"),
+            ));
+        }
         pos("dram.return_queue", d.return_queue as u64)?;
         pos("dram.bus_bytes", d.bus_bytes as u64)?;
         pos("dram.burst_length", d.burst_length as u64)?;

@@ -164,6 +164,18 @@ pub struct CoreConfig {
     /// 1 (the default): one pool shared by all schedulers (the Fermi-class core).
     #[serde(default = "default_sub_cores")]
     pub sub_cores: u32,
+    /// Instructions a scheduler may issue from its picked warp in one cycle (GPGPU-Sim
+    /// `-gpgpu_max_insn_issue_per_warp`; 2 on Kepler to Pascal): after the first, the warp's
+    /// next buffered instructions issue in order while each is ready (decoded, no register
+    /// hazard, a free collector of its unit) and, with `dual_issue_diff_units`, needs another
+    /// unit than the one before. 1 (the default): one instruction per scheduler per cycle.
+    #[serde(default = "default_issue_per_warp")]
+    pub max_issue_per_warp: u32,
+    /// With `max_issue_per_warp` above 1, two instructions issued together must go to
+    /// different units (SP/INT, SFU, memory; GPGPU-Sim `-gpgpu_dual_issue_diff_exec_units`,
+    /// default 1). `true` (the default).
+    #[serde(default = "default_true")]
+    pub dual_issue_diff_units: bool,
     /// Warp scheduling policy, a name of [`crate::core::sched::SCHEDULERS`].
     pub scheduler: String,
     /// Active-pool size per scheduler of the `two_level` policy, warps.
@@ -470,6 +482,14 @@ fn default_sub_cores() -> u32 {
     1
 }
 
+fn default_issue_per_warp() -> u32 {
+    1
+}
+
+fn default_true() -> bool {
+    true
+}
+
 fn default_cpl_critical() -> String {
     "slowest".into()
 }
@@ -733,6 +753,27 @@ pub struct DramConfig {
     /// `false` (the default; policy 1): the low bits, `bank mod bank_groups`.
     #[serde(default)]
     pub bank_group_high_bits: bool,
+    /// The DRAM bank of a request is the address's bank bits XOR the low bits of its row
+    /// (GPGPU-Sim `-dram_bnk_indexing_policy 1`, `bitwise_hash_function`), spreading the rows
+    /// of one bank-bit pattern over all banks. The L2 slice still comes from the unhashed bank
+    /// bits, as in GPGPU-Sim. `false` (the default; policy 0): the bank bits as they are.
+    #[serde(default)]
+    pub bank_xor_row: bool,
+    /// Entries of each controller's write queue (GPGPU-Sim `-dram_write_queue_size`, first
+    /// field, with `-dram_seperate_write_queue_enable 1`); 0 (the default): `queue_size`.
+    /// Reads and writes queue separately; the controller serves reads until the queued writes
+    /// reach `write_high`, then only writes until they fall below `write_low` (and writes
+    /// whenever no read is queued).
+    #[serde(default)]
+    pub write_queue: u32,
+    /// Queued writes that start a write drain (`-dram_write_queue_size` second field); 0 (the
+    /// default): three quarters of the write queue, rounded up.
+    #[serde(default)]
+    pub write_high: u32,
+    /// A drain stops when fewer writes than this are queued (third field); 0 (the default):
+    /// a quarter of the write queue, rounded down, plus one.
+    #[serde(default)]
+    pub write_low: u32,
     /// Bit above which the channel is `(addr >> channel_bit) mod channels`.
     pub channel_bit: u32,
     /// Separate row and column command buses (HBM; GPGPU-Sim `-dram_dual_bus_interface 1`): an
@@ -763,6 +804,25 @@ impl DramConfig {
         } else {
             bank & (groups - 1)
         }
+    }
+
+    /// Write-queue entries, drain start and drain stop (`write_queue`, `write_high`,
+    /// `write_low` with their defaults applied).
+    pub fn write_watermarks(&self) -> (usize, usize, usize) {
+        let cap = if self.write_queue == 0 {
+            self.queue_size
+        } else {
+            self.write_queue
+        } as usize;
+        let high = match self.write_high {
+            0 => (3 * cap).div_ceil(4),
+            h => h as usize,
+        };
+        let low = match self.write_low {
+            0 => cap / 4 + 1,
+            l => l as usize,
+        };
+        (cap, high, low)
     }
 
     /// Bytes moved by one column access (`bus_bytes * burst_length`).

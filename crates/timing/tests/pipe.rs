@@ -210,3 +210,41 @@ fn perfect_instruction_and_constant_caches_always_hit() {
     // The L2 saw no request from either cache.
     assert!(b.l2.accesses < a.l2.accesses);
 }
+
+fn fp_sfu(i: u32) -> OpClass {
+    if i.is_multiple_of(2) {
+        OpClass::FpAlu
+    } else {
+        OpClass::Sfu
+    }
+}
+
+/// `core.max_issue_per_warp` (GPGPU-Sim `-gpgpu_max_insn_issue_per_warp 2`, Kepler to Pascal)
+/// with one scheduler: alternating fp32 and SFU instructions issue two per cycle from the
+/// picked warp instead of one; an fp32-only stream stays at one per cycle while the two of a
+/// pair must use different units (`core.dual_issue_diff_units`, GPGPU-Sim's default) and
+/// reaches two without that rule.
+#[test]
+fn dual_issue_takes_a_second_ready_instruction_of_another_unit() {
+    let mut one = base();
+    one.core.schedulers = 1;
+    one.core.initiation.sfu = 1;
+    let mut dual = one.clone();
+    dual.core.max_issue_per_warp = 2;
+    // Two fp32 instructions of one warp read the same two register banks: two collector
+    // steps per cycle let both pairs' operands through.
+    let mut diff = dual.clone();
+    diff.core.pipe.reg_port_throughput = 2;
+    let mut same = diff.clone();
+    same.core.dual_issue_diff_units = false;
+    let (single, paired) = (ipc(&one, 1, fp_sfu), ipc(&dual, 1, fp_sfu));
+    let (fp_diff, fp_same) = (ipc(&diff, 1, fp), ipc(&same, 1, fp));
+    eprintln!(
+        "one scheduler: fp/sfu {single:.3} single, {paired:.3} dual; fp only {fp_diff:.3} \
+         (different units), {fp_same:.3} (any units)"
+    );
+    assert!(single <= 1.01, "{single}");
+    assert!(paired >= 1.6, "{paired}");
+    assert!(fp_diff <= 1.01, "{fp_diff}");
+    assert!(fp_same >= 1.6, "{fp_same}");
+}

@@ -33,6 +33,8 @@ pub struct AddrMap {
     slice_bits: u32,
     mix: [u64; 64],
     mixing: bool,
+    /// `dram.bank_xor_row`: the DRAM bank is the bank bits XOR the row's low bits.
+    bank_xor: bool,
 }
 
 fn gather(v: u64, bits: &[u8]) -> u64 {
@@ -94,6 +96,7 @@ impl AddrMap {
             bank,
             col,
             slice_bits: slices_per_channel.trailing_zeros(),
+            bank_xor: d.bank_xor_row,
         })
     }
 
@@ -123,6 +126,17 @@ impl AddrMap {
             bank: gather(local, &self.bank) as u32,
             row: gather(local, &self.row) as u32,
             col: gather(local, &self.col) as u32,
+        }
+    }
+
+    /// The DRAM bank of decoded address `d` (`dram.bank_xor_row`: XOR the row's low bits;
+    /// the bank count is a power of two).
+    #[inline]
+    pub fn dram_bank(&self, d: &Decoded) -> u32 {
+        if self.bank_xor {
+            d.bank ^ (d.row & ((1u32 << self.bank.len()) - 1))
+        } else {
+            d.bank
         }
     }
 
@@ -195,6 +209,36 @@ mod tests {
         }
         assert_eq!(banks.len(), 16);
         assert_eq!(slices.len(), 12);
+    }
+
+    /// `dram.bank_xor_row` (GPGPU-Sim `-dram_bnk_indexing_policy 1`): the DRAM bank is the bank
+    /// bits XOR the row's low bits, so addresses of one bank-bit pattern in 16 consecutive
+    /// rows land in 16 different banks; the L2 slice stays that of the unhashed bits.
+    #[test]
+    fn bank_xor_spreads_one_bank_pattern_over_all_banks() {
+        let mut g = crate::GpuConfig::preset("gtx480").unwrap();
+        let plain = AddrMap::new(&g.dram, 2).unwrap();
+        g.dram.bank_xor_row = true;
+        let xor = AddrMap::new(&g.dram, 2).unwrap();
+        // Addresses that differ only in the row bits (same channel, bank bits and column).
+        let mut plain_banks = std::collections::BTreeSet::new();
+        let mut xor_banks = std::collections::BTreeSet::new();
+        let base = plain.decode(0x1234_0000);
+        for a in (0..1u64 << 34).step_by(1 << 12).map(|k| 0x1234_0000 + k) {
+            let d = plain.decode(a);
+            if d.channel != base.channel || d.bank != base.bank || d.col != base.col {
+                continue;
+            }
+            assert_eq!(xor.slice(a), plain.slice(a));
+            assert_eq!(xor.dram_bank(&d), d.bank ^ (d.row & 15));
+            plain_banks.insert(plain.dram_bank(&d));
+            xor_banks.insert(xor.dram_bank(&d));
+            if xor_banks.len() == 16 {
+                break;
+            }
+        }
+        assert_eq!(plain_banks.len(), 1);
+        assert_eq!(xor_banks.len(), 16);
     }
 
     #[test]

@@ -161,8 +161,11 @@ impl Channel {
 
     /// Whether the read (or write) queue has room.
     pub fn can_accept(&self, write: bool) -> bool {
-        let q = if write { &self.wqueue } else { &self.queue };
-        q.len() < self.cfg.queue_size as usize
+        if write {
+            self.wqueue.len() < self.cfg.write_watermarks().0
+        } else {
+            self.queue.len() < self.cfg.queue_size as usize
+        }
     }
 
     /// Queues a request (caller checked `can_accept`).
@@ -246,10 +249,10 @@ impl Channel {
         if self.queue.is_empty() && self.wqueue.is_empty() {
             return;
         }
-        let cap = self.cfg.queue_size as usize;
-        if self.wqueue.len() * 4 >= cap * 3 {
+        let (_, high, low) = self.cfg.write_watermarks();
+        if self.wqueue.len() >= high {
             self.draining = true;
-        } else if self.wqueue.len() * 4 <= cap {
+        } else if self.wqueue.len() < low {
             self.draining = false;
         }
         let write = self.queue.is_empty() || (self.draining && !self.wqueue.is_empty());
@@ -710,6 +713,49 @@ mod tests {
         let (low, high) = (gap(false), gap(true));
         assert!(high >= 12, "same group: tCCDL, got {high}");
         assert!(low < 12, "different groups: tCCD (and the bus), got {low}");
+    }
+
+    /// Write drains (GPGPU-Sim's separate write queue, `-dram_write_queue_size
+    /// <entries>:<high>:<low>`): with reads always queued, three queued writes wait while the
+    /// high watermark is 4, are all written when it is 3 and the low one 1, and only one is
+    /// written when the low watermark is 3 (the drain stops below it).
+    #[test]
+    fn write_watermarks_decide_when_writes_are_served() {
+        let writes = |high: u32, low: u32| {
+            let mut cfg = crate::GpuConfig::preset("gtx480").unwrap().dram;
+            (cfg.write_queue, cfg.write_high, cfg.write_low) = (8, high, low);
+            let mut c = Channel::new(&cfg);
+            for i in 0..3 {
+                c.push(DramReq {
+                    addr: 1 << 20 | i,
+                    bytes: 32,
+                    write: true,
+                    bank: 1,
+                    row: 3,
+                    ..Default::default()
+                });
+            }
+            for now in 0..3000u64 {
+                if c.can_accept(false) {
+                    c.push(DramReq {
+                        addr: now,
+                        bytes: 32,
+                        bank: 0,
+                        row: 0,
+                        ..Default::default()
+                    });
+                }
+                c.cycle(now);
+                while c.peek_return(now).is_some() {
+                    c.pop_return();
+                }
+            }
+            assert!(c.stats.reads > 100);
+            c.stats.writes
+        };
+        assert_eq!(writes(4, 1), 0);
+        assert_eq!(writes(3, 1), 3);
+        assert_eq!(writes(3, 3), 1);
     }
 
     #[test]

@@ -223,7 +223,7 @@ impl L2Slice {
             addr,
             bytes,
             write,
-            bank: d.bank,
+            bank: self.map.dram_bank(&d),
             row: d.row,
             slice: self.id,
             ..Default::default()

@@ -66,6 +66,11 @@ pub const MAPPED: &[&str] = &[
     "gpgpu_cache:dl1",
     "gpgpu_const_cache:l1",
     "gpgpu_tex_cache:l1",
+    "gpgpu_max_insn_issue_per_warp",
+    "gpgpu_dual_issue_diff_exec_units",
+    "dram_bnk_indexing_policy",
+    "dram_seperate_write_queue_enable",
+    "dram_write_queue_size",
     "gpgpu_cache:dl2",
     "gpgpu_gmem_skip_L1D",
     "gpgpu_l1_latency",
@@ -177,11 +182,6 @@ type ValueTest = fn(&str) -> bool;
 /// set otherwise they are listed as not modelled.
 const AS_MODELLED: &[(&str, ValueTest, &str)] = &[
     (
-        "gpgpu_max_insn_issue_per_warp",
-        |v| v == "1",
-        "a scheduler issues at most one instruction per cycle (no dual issue)",
-    ),
-    (
         "gpgpu_shmem_limited_broadcast",
         |v| v == "0",
         "lanes reading one shared-memory word are served by one broadcast (mem/shared.rs)",
@@ -221,6 +221,31 @@ pub const NO_TIMING_EFFECT: &[(&str, &str)] = &[
         "gpgpu_shmem_per_block",
         "GPGPU-Sim only reports it to the application (sharedMemPerBlock); its occupancy uses \
          -gpgpu_shmem_size (mapped), and our host code queries nothing",
+    ),
+    (
+        "gpgpu_cache:dl1PrefL1",
+        "GPGPU-Sim uses it only for a kernel launched with cudaFuncCachePreferL1 \
+         (change_cache_config); every launch here has no cache preference, which takes \
+         -gpgpu_cache:dl1 (mapped)",
+    ),
+    (
+        "gpgpu_cache:dl1PrefShared",
+        "as gpgpu_cache:dl1PrefL1, for cudaFuncCachePreferShared",
+    ),
+    (
+        "gpgpu_shmem_size_PrefL1",
+        "as gpgpu_cache:dl1PrefL1: the shared memory of a cudaFuncCachePreferL1 kernel; \
+         launches without a preference take -gpgpu_shmem_sizeDefault (mapped)",
+    ),
+    (
+        "gpgpu_shmem_size_PrefShared",
+        "as gpgpu_shmem_size_PrefL1, for cudaFuncCachePreferShared",
+    ),
+    (
+        "gpgpu_ignore_resources_limitation",
+        "GPGPU-Sim reads it only when one CTA does not fit an SM (it then runs one CTA per SM \
+         instead of aborting); warpforge refuses such a launch with an error naming the \
+         resource, so no kernel that runs is timed differently",
     ),
     (
         "gpgpu_num_tensor_core_units",
@@ -651,6 +676,13 @@ pub fn to_timing_config(
         }
         c.max_warps = w.clamp(1, 64);
     }
+    // Dual issue: instructions per warp per scheduler cycle, different units or not.
+    if let Some(v) = o.u32("gpgpu_max_insn_issue_per_warp")? {
+        c.max_issue_per_warp = v.max(1);
+    }
+    if let Some(v) = o.bool("gpgpu_dual_issue_diff_exec_units")? {
+        c.dual_issue_diff_units = v;
+    }
     if let Some(v) = o.u32("gpgpu_shader_cta")? {
         c.max_ctas = v;
     }
@@ -904,6 +936,40 @@ pub fn to_timing_config(
         cfg.shared.carveouts = kib.iter().map(|k| k << 10).collect();
     }
     cfg.dram.dual_bus = o.bool("dram_dual_bus_interface")? == Some(true);
+    // DRAM bank indexing: 0 the bank bits, 1 XOR with the row's low bits.
+    cfg.dram.bank_xor_row = match o.u32("dram_bnk_indexing_policy")? {
+        None | Some(0) => false,
+        Some(1) => true,
+        Some(p) => {
+            notes.push(format!(
+                "-dram_bnk_indexing_policy {p} (IPOLY/custom) modelled as 1 (XOR with the row)"
+            ));
+            true
+        }
+    };
+    // A separate write queue with drain watermarks (`<entries>:<high>:<low>`). Without it
+    // GPGPU-Sim queues reads and writes together; the model always keeps them apart, with a
+    // write queue of `dram.queue_size` entries drained from 3/4 full down to 1/4.
+    if o.bool("dram_seperate_write_queue_enable")? == Some(true) {
+        if let Some(e) = o.get("dram_write_queue_size") {
+            let l = o.list("dram_write_queue_size", ':')?.unwrap_or_default();
+            let (n, high, low) = (
+                at(e, &l, 0, "entries")?,
+                at(e, &l, 1, "high watermark")?,
+                at(e, &l, 2, "low watermark")?,
+            );
+            if n == 0 || high == 0 || high > n || low == 0 || low > high {
+                return Err(
+                    e.error("expected <entries>:<high>:<low> with 0 < low <= high <= entries")
+                );
+            }
+            (
+                cfg.dram.write_queue,
+                cfg.dram.write_high,
+                cfg.dram.write_low,
+            ) = (n, high, low);
+        }
+    }
     if let Some(v) = o.u32("gpgpu_kernel_launch_latency")? {
         cfg.core.launch_latency = v;
     }
@@ -1246,14 +1312,14 @@ mod tests {
         assert!(r.config.l2.flush_between_launches);
         let r = report(
             "-gpgpu_max_insn_issue_per_warp 2\n-gpgpu_shmem_warp_parts 2\n\
-             -gpgpu_shmem_limited_broadcast 1\n-gpgpu_mem_address_mask 1\n",
+             -gpgpu_shmem_limited_broadcast 1\n-gpgpu_mem_address_mask 1\n\
+             -gpgpu_dual_issue_diff_exec_units 0\n",
         );
         assert_eq!(r.config.shared.warp_parts, 2);
-        for n in [
-            "-gpgpu_max_insn_issue_per_warp",
-            "-gpgpu_shmem_limited_broadcast",
-            "-gpgpu_mem_address_mask",
-        ] {
+        // Dual issue is mapped (core.max_issue_per_warp).
+        assert_eq!(r.config.core.max_issue_per_warp, 2);
+        assert!(!r.config.core.dual_issue_diff_units);
+        for n in ["-gpgpu_shmem_limited_broadcast", "-gpgpu_mem_address_mask"] {
             assert!(
                 r.unmodelled.iter().any(|u| u == n),
                 "{n}: {:?}",
@@ -1377,6 +1443,32 @@ mod tests {
             .tex
             .enabled
         );
+    }
+
+    /// `-dram_bnk_indexing_policy 1` XORs the row into the bank; a separate write queue takes
+    /// its size and watermarks from `-dram_write_queue_size` (only when enabled).
+    #[test]
+    fn dram_bank_hash_and_write_queue_are_carried_over() {
+        let r = report(
+            "-dram_bnk_indexing_policy 1\n-dram_seperate_write_queue_enable 1\n\
+             -dram_write_queue_size 128:108:32\n",
+        );
+        assert!(r.unmodelled.is_empty(), "{:?}", r.unmodelled);
+        let d = &r.config.dram;
+        assert!(d.bank_xor_row);
+        assert_eq!(d.write_watermarks(), (128, 108, 32));
+        let r = report("-dram_bnk_indexing_policy 0\n-dram_write_queue_size 128:108:32\n");
+        assert!(r.unmodelled.is_empty(), "{:?}", r.unmodelled);
+        let d = &r.config.dram;
+        assert!(!d.bank_xor_row);
+        assert_eq!(
+            d.write_queue, 0,
+            "the write queue's size needs the separate queue enabled"
+        );
+        let bad = "-dram_seperate_write_queue_enable 1\n-dram_write_queue_size 16:20:4\n";
+        let o = Options::parse_str(bad, std::path::Path::new("t.config")).unwrap();
+        let e = to_timing_config(&o, None, GpuConfig::preset("gtx480").unwrap(), "t");
+        assert!(e.unwrap_err().to_string().contains("dram_write_queue_size"));
     }
 
     fn l2_write_allocate(dl2: &str) -> (String, Vec<String>) {

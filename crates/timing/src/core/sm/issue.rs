@@ -295,8 +295,12 @@ impl Sm {
                     let idx = self.warps[w].ibuf[self.warps[w].head as usize].static_idx;
                     let tb = self.tb_of(w);
                     self.cpl.on_issue(w, idx, now, tb);
+                    let unit = self.unit_of(self.warps[w].ibuf[self.warps[w].head as usize].class);
                     self.issue_warp(w, &mut free, now);
                     issued += 1;
+                    if self.issue_per_warp > 1 {
+                        issued += self.issue_more(s, w, unit, issued, &mut free, now);
+                    }
                     if k == 0 {
                         self.issue_first = if first + 1 == self.n_sched {
                             0
@@ -324,6 +328,41 @@ impl Sm {
                     .any(|w| matches!(w, Some(Why::DataHazard | Why::MemData)));
             self.probe_stalls(&whys);
         }
+    }
+
+    /// `core.max_issue_per_warp`: after warp `w` of scheduler `s` issued an instruction to
+    /// `unit`, its next buffered instructions issue in order while each is ready and (with
+    /// `core.dual_issue_diff_units`) goes to another unit than the one before, up to the
+    /// per-warp limit and the collectors' input ports (`issued` so far this cycle). Returns the
+    /// instructions issued.
+    fn issue_more(
+        &mut self,
+        s: usize,
+        w: usize,
+        mut unit: Unit,
+        issued: u32,
+        free: &mut Free,
+        now: u64,
+    ) -> u32 {
+        let mut more = 0;
+        while more + 1 < self.issue_per_warp && issued + more < self.in_ports {
+            if !self.warps[w].live || self.warp_why(w, now, free).is_some() {
+                break;
+            }
+            let next = self.unit_of(self.warps[w].ibuf[self.warps[w].head as usize].class);
+            if self.issue_diff_units && next == unit {
+                break;
+            }
+            // (Latency attribution already charged this cycle of `w` as execution.)
+            self.scheds[s].on_issue(w);
+            let idx = self.warps[w].ibuf[self.warps[w].head as usize].static_idx;
+            let tb = self.tb_of(w);
+            self.cpl.on_issue(w, idx, now, tb);
+            self.issue_warp(w, free, now);
+            unit = next;
+            more += 1;
+        }
+        more
     }
 
     /// Reports to the probe every warp whose next instruction waits on an L1D-missing load.

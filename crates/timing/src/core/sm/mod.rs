@@ -272,6 +272,10 @@ pub struct Sm {
     dispatch_cap: [u8; 3],
     /// `core.pipe.in_ports` (`u32::MAX`: no limit).
     in_ports: u32,
+    /// `core.max_issue_per_warp`.
+    issue_per_warp: u32,
+    /// `core.dual_issue_diff_units`.
+    issue_diff_units: bool,
     /// `core.pipe.out_ports` (`u32::MAX`: no limit).
     out_ports: u32,
     /// Dispatches left in the current operand-collector step (`out_ports`).
@@ -465,6 +469,8 @@ impl Sm {
             cu_int: 0,
             issue_cap: c.pipe.issue.map(|w| per_sub(w, c.sub_cores)),
             dispatch_cap: c.pipe.dispatch.map(|w| per_sub(w, c.sub_cores)),
+            issue_per_warp: c.max_issue_per_warp,
+            issue_diff_units: c.dual_issue_diff_units,
             in_ports: if c.pipe.in_ports == 0 {
                 u32::MAX
             } else {
