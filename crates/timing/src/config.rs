@@ -578,6 +578,7 @@ impl TexConfig {
             replacement: "lru".into(),
             insertion: "always".into(),
             critical_ways: 0,
+            partition_fallback: default_partition_fallback(),
             signature: default_signature(),
             write_policy: "write_through".into(),
             write_allocate: default_write_allocate(),
