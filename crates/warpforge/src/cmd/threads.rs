@@ -17,11 +17,13 @@ use warpforge_timing::GpuConfig;
 /// why).
 pub const AUTO_CAP: usize = 1;
 /// The most threads `auto` picks for the window engine (`sim.window` > 1, which synchronises
-/// once per window instead of once per cycle): docs/PERFORMANCE.md, "window engine". One: on
-/// the idle 2-core machine (2026-11-26 11:00 UTC, load 1.4), size small on 120 SMs, two threads
-/// against one at `sim.window=4` gave 1.25x on `bfs` (1.49 s against 1.86 s) but 0.87x on `kmn`
-/// (7.96 s against 6.91 s); the one-cycle engine on one thread took 1.27 s and 6.70 s.
-pub const AUTO_CAP_WINDOW: usize = 1;
+/// once per window instead of once per cycle): docs/PERFORMANCE.md, "window engine". Two: on
+/// the idle 2-core machine (2026-11-26 13:43-13:48 UTC, load 1.3-1.5, main at `d991264`, medians
+/// of 3-5 interleaved rounds, `sim.window=4`), two threads against one took `bfs` 1.03 s against
+/// 1.48 s and `kmn` 5.17 s against 7.87 s on 120 SMs (with `sim.window_overlap`: 0.93 against
+/// 1.36 s, 4.35 against 8.11 s), and 0.80 against 1.28 s, 3.63 against 4.73 s on 15 SMs. Not
+/// higher: more than two threads has not been measured since the eighth session's changes.
+pub const AUTO_CAP_WINDOW: usize = 2;
 /// `auto` gives each thread at least this many simulated SMs.
 pub const SMS_PER_THREAD: u32 = 4;
 
