@@ -42,6 +42,24 @@ fn run_with(
     t.stats_json()
 }
 
+/// Runs `name` on 2 and 3 threads with the keys `set` and asserts that its statistics equal
+/// `one`, the same run on one thread (`what` names the variant in the failure message).
+fn same_on_two_and_three_threads(
+    one: &serde_json::Value,
+    name: &str,
+    sms: u32,
+    skip_idle: bool,
+    set: &[(&str, &str)],
+    what: &str,
+) {
+    for threads in [2, 3] {
+        assert!(
+            *one == run_with(name, sms, threads, skip_idle, set),
+            "{name} on {sms} SMs, {what}: statistics differ between 1 and {threads} threads"
+        );
+    }
+}
+
 #[test]
 fn statistics_are_identical_on_one_two_and_three_threads() {
     for (name, sms) in [
@@ -57,12 +75,7 @@ fn statistics_are_identical_on_one_two_and_three_threads() {
             one["total"]["cycles"].as_u64().unwrap() > 0,
             "{name}: nothing simulated"
         );
-        for threads in [2, 3] {
-            assert!(
-                one == run(name, sms, threads, true),
-                "{name} on {sms} SMs: statistics differ between 1 and {threads} threads"
-            );
-        }
+        same_on_two_and_three_threads(&one, name, sms, true, &[], "default engine");
     }
 }
 
@@ -70,12 +83,7 @@ fn statistics_are_identical_on_one_two_and_three_threads() {
 fn statistics_are_identical_across_threads_with_every_sm_stepped() {
     for (name, sms) in [("bfs", 30), ("kmn", 60)] {
         let one = run(name, sms, 1, false);
-        for threads in [2, 3] {
-            assert!(
-                one == run(name, sms, threads, false),
-                "{name} on {sms} SMs, sim.skip_idle off: 1 and {threads} threads differ"
-            );
-        }
+        same_on_two_and_three_threads(&one, name, sms, false, &[], "sim.skip_idle off");
     }
 }
 
@@ -101,12 +109,7 @@ fn back_pressure_and_short_latency_keep_threads_identical() {
             one["total"]["cycles"], base["total"]["cycles"],
             "{name}: the tight buffers should change the timing (else they test nothing)"
         );
-        for threads in [2, 3] {
-            assert!(
-                one == run_with(name, sms, threads, skip, &tight),
-                "{name} on {sms} SMs, tight buffers: 1 and {threads} threads differ"
-            );
-        }
+        same_on_two_and_three_threads(&one, name, sms, skip, &tight, "tight buffers");
     }
 }
 
@@ -117,12 +120,7 @@ fn unequal_clocks_keep_threads_identical() {
     let clocks = [("clocks.icnt_mhz", "900.0"), ("clocks.l2_mhz", "650.0")];
     for (name, sms) in [("bfs", 15), ("kmn", 80)] {
         let one = run_with(name, sms, 1, true, &clocks);
-        for threads in [2, 3] {
-            assert!(
-                one == run_with(name, sms, threads, true, &clocks),
-                "{name} on {sms} SMs, icnt at 900 MHz: 1 and {threads} threads differ"
-            );
-        }
+        same_on_two_and_three_threads(&one, name, sms, true, &clocks, "icnt at 900 MHz");
     }
 }
 
@@ -148,12 +146,7 @@ fn window_statistics_are_identical_on_one_two_and_three_threads() {
             one["total"]["cycles"], base["total"]["cycles"],
             "{name}: a 4-cycle window should change the timing"
         );
-        for threads in [2, 3] {
-            assert!(
-                one == run_with(name, sms, threads, true, &win),
-                "{name} on {sms} SMs, sim.window 4: 1 and {threads} threads differ"
-            );
-        }
+        same_on_two_and_three_threads(&one, name, sms, true, &win, "sim.window 4");
     }
     let tight = [
         ("sim.window", "3"),
@@ -162,12 +155,7 @@ fn window_statistics_are_identical_on_one_two_and_three_threads() {
     ];
     for (name, sms, skip) in [("kmn", 80, true), ("bfs", 30, false)] {
         let one = run_with(name, sms, 1, skip, &tight);
-        for threads in [2, 3] {
-            assert!(
-                one == run_with(name, sms, threads, skip, &tight),
-                "{name} on {sms} SMs, window 3 with tight buffers: 1 and {threads} threads differ"
-            );
-        }
+        same_on_two_and_three_threads(&one, name, sms, skip, &tight, "window 3 with tight buffers");
     }
 }
 
@@ -211,12 +199,7 @@ fn overlapped_window_statistics_are_identical_on_one_two_and_three_threads() {
             (0.9..=1.15).contains(&(a / b)),
             "{name}: overlapped window 4 gives {a} cycles, the plain window {b}"
         );
-        for threads in [2, 3] {
-            assert!(
-                one == run_with(name, sms, threads, true, &ov),
-                "{name} on {sms} SMs, overlapped window: 1 and {threads} threads differ"
-            );
-        }
+        same_on_two_and_three_threads(&one, name, sms, true, &ov, "overlapped window");
     }
     let tight = [
         ("sim.window", "3"),
@@ -226,11 +209,13 @@ fn overlapped_window_statistics_are_identical_on_one_two_and_three_threads() {
     ];
     for (name, sms, skip) in [("kmn", 80, true), ("bfs", 30, false)] {
         let one = run_with(name, sms, 1, skip, &tight);
-        for threads in [2, 3] {
-            assert!(
-                one == run_with(name, sms, threads, skip, &tight),
-                "{name} on {sms} SMs, overlapped window 3, tight buffers: 1 and {threads} differ"
-            );
-        }
+        same_on_two_and_three_threads(
+            &one,
+            name,
+            sms,
+            skip,
+            &tight,
+            "overlapped window 3, tight buffers",
+        );
     }
 }
