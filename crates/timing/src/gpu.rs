@@ -633,6 +633,54 @@ impl Gpu {
         self.skipped += n;
     }
 
+    /// The first core cycle an idle skip from `now` may not pass (both engines): the deadlock
+    /// bound (unless the memory side is busy), the watchdog bound, the next 4096-cycle poll and
+    /// the launch's dispatch cycle, whichever comes first.
+    fn skip_cap(&self, now: u64, last_progress: u64, last_exit: u64, dispatch_at: u64) -> u64 {
+        let cap_dl = if self.memory_busy() {
+            u64::MAX
+        } else {
+            last_progress + self.cfg.sim.deadlock_cycles + 1
+        };
+        let mut cap = cap_dl
+            .min(last_exit + self.cfg.sim.watchdog_cycles + 1)
+            .min((now / 4096 + 1) * 4096);
+        if now < dispatch_at {
+            cap = cap.min(dispatch_at);
+        }
+        cap
+    }
+
+    /// Hands the finished CTAs of the awake SMs back to `src`, in SM order (both engines, at
+    /// the end of a cycle or a window); returns how many.
+    fn release_finished(&mut self, src: &mut dyn WarpSource) -> u64 {
+        let mut n = 0;
+        for &i in &self.awake {
+            let s = &mut self.sms[i as usize];
+            for &c in &s.finished {
+                src.finish_cta(c);
+                n += 1;
+            }
+            s.finished.clear();
+        }
+        n
+    }
+
+    /// With `sim.skip_idle`: awake SMs left with nothing to do go to sleep from core cycle
+    /// `from` on (both engines).
+    fn sleep_idle(&mut self, from: u64) {
+        if self.cfg.sim.skip_idle {
+            let (sms, asleep) = (&self.sms, &mut self.asleep);
+            self.awake.retain(|&i| {
+                let busy = sms[i as usize].busy();
+                if !busy {
+                    asleep[i as usize] = Some(from);
+                }
+                busy
+            });
+        }
+    }
+
     /// The deadlock and livelock bounds at core cycle `now`: nothing moved since `last_progress`
     /// for more than `sim.deadlock_cycles`, or no warp exited and no CTA started since
     /// `last_exit` for more than `sim.watchdog_cycles` (both engines check the same way).
@@ -849,17 +897,7 @@ impl Gpu {
                 pending = false;
             }
             let skip = if !pending && self.cfg.sim.skip_idle && self.mem.port.is_none() {
-                let cap_dl = if self.memory_busy() {
-                    u64::MAX
-                } else {
-                    last_progress + self.cfg.sim.deadlock_cycles + 1
-                };
-                let mut cap = cap_dl
-                    .min(last_exit + self.cfg.sim.watchdog_cycles + 1)
-                    .min((now / 4096 + 1) * 4096);
-                if now < dispatch_at {
-                    cap = cap.min(dispatch_at);
-                }
+                let cap = self.skip_cap(now, last_progress, last_exit, dispatch_at);
                 self.idle_span(now, t, &k, next_cta < total && now >= dispatch_at, cap)
             } else {
                 None
@@ -946,30 +984,17 @@ impl Gpu {
                 }
                 // Phase 3: release finished CTAs, in SM order.
                 for &i in &self.awake {
-                    let s = &mut self.sms[i as usize];
+                    let s = &self.sms[i as usize];
                     if s.progressed {
                         last_progress = now;
                     }
                     if s.exited_warp {
                         last_exit = now;
                     }
-                    for &c in &s.finished {
-                        src.finish_cta(c);
-                        done += 1;
-                    }
-                    s.finished.clear();
                 }
+                done += self.release_finished(src);
                 // SMs left with nothing to do sleep from the next cycle on.
-                if self.cfg.sim.skip_idle {
-                    let (sms, asleep) = (&self.sms, &mut self.asleep);
-                    self.awake.retain(|&i| {
-                        let busy = sms[i as usize].busy();
-                        if !busy {
-                            asleep[i as usize] = Some(now + 1);
-                        }
-                        busy
-                    });
-                }
+                self.sleep_idle(now + 1);
                 self.cyc[CORE] += 1;
                 self.next[CORE] += self.period[CORE];
             }

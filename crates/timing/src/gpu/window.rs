@@ -300,17 +300,7 @@ impl Gpu {
                 // Idle skipping must see the memory side at `t0`: run its ticks there first.
                 self.ticks_at(t0, true);
                 ticked = true;
-                let cap_dl = if self.memory_busy() {
-                    u64::MAX
-                } else {
-                    last_progress + self.cfg.sim.deadlock_cycles + 1
-                };
-                let mut cap = cap_dl
-                    .min(last_exit + self.cfg.sim.watchdog_cycles + 1)
-                    .min((c0 / 4096 + 1) * 4096);
-                if c0 < dispatch_at {
-                    cap = cap.min(dispatch_at);
-                }
+                let cap = self.skip_cap(c0, last_progress, last_exit, dispatch_at);
                 skip = self.idle_span(c0, t0, k, next_cta < total && c0 >= dispatch_at, cap);
             }
             let span = skip.map_or(w, |(n, _)| n);
@@ -434,30 +424,16 @@ impl Gpu {
                     src.window_fronts(n_sm32).expect("split").commit()?;
                 }
                 let end = c0 + w - 1;
-                for (i, &s) in self.awake.iter().enumerate() {
-                    let sm = &mut self.sms[s as usize];
-                    if outcomes[i].progressed {
+                for o in &outcomes {
+                    if o.progressed {
                         last_progress = end;
                     }
-                    if outcomes[i].exited {
+                    if o.exited {
                         last_exit = end;
                     }
-                    for &c in &sm.finished {
-                        src.finish_cta(c);
-                        done += 1;
-                    }
-                    sm.finished.clear();
                 }
-                if self.cfg.sim.skip_idle {
-                    let (sms, asleep) = (&self.sms, &mut self.asleep);
-                    self.awake.retain(|&i| {
-                        let busy = sms[i as usize].busy();
-                        if !busy {
-                            asleep[i as usize] = Some(c0 + w);
-                        }
-                        busy
-                    });
-                }
+                done += self.release_finished(src);
+                self.sleep_idle(c0 + w);
                 // Step 4: the memory side through the window's time span (overlap: during
                 // the next window's step 2).
                 if overlap {
