@@ -388,6 +388,15 @@ mod tests {
         }
     }
 
+    /// The policy's view at memory-side cycle `now` (DRAM cycle 0) with the GPU report `gpu`.
+    fn at(now: u64, gpu: &GpuStatus) -> Ctx<'_> {
+        Ctx {
+            now,
+            dram_now: 0,
+            gpu,
+        }
+    }
+
     fn entry(tok: u64, source: Source) -> DramEntry {
         DramEntry {
             tok,
@@ -406,11 +415,7 @@ mod tests {
         let g = GpuStatus::default();
         let c = cfg();
         let mut p = Im::make(&c, true, false, false);
-        let ctx = Ctx {
-            now: 0,
-            dram_now: 0,
-            gpu: &g,
-        };
+        let ctx = at(0, &g);
         // Interval 1: 4 CPU reads served, 3 of them overtaken by a younger CG.
         let cg = cand(100, true, Source::Gpgpu, true, 50);
         for t in 0..4u64 {
@@ -420,11 +425,7 @@ mod tests {
             }
             p.on_served(&ctx, &entry(t, Source::Cpu(0)));
         }
-        let end = Ctx {
-            now: c.interval,
-            dram_now: 0,
-            gpu: &g,
-        };
+        let end = at(c.interval, &g);
         p.tick(&end);
         assert_eq!(p.p, 0.5, "0.75 capped at 0.5");
         assert_eq!(p.counters()[0].1, 1.0);
@@ -449,11 +450,7 @@ mod tests {
     fn im_sched_overtake_counts_and_swaps_only_reads_the_class_overtook() {
         let g = GpuStatus::default();
         let mut c = cfg();
-        let ctx = Ctx {
-            now: 0,
-            dram_now: 0,
-            gpu: &g,
-        };
+        let ctx = at(0, &g);
         for overtake in [false, true] {
             c.im_sched_overtake = overtake;
             let mut p = Im::make(&c, true, false, false);
@@ -467,11 +464,7 @@ mod tests {
             for t in 1..=4 {
                 p.on_served(&ctx, &entry(t, Source::Cpu(0)));
             }
-            p.tick(&Ctx {
-                now: c.interval,
-                dram_now: 0,
-                gpu: &g,
-            });
+            p.tick(&at(c.interval, &g));
             let want = if overtake { 0.25 } else { 0.5 };
             assert_eq!(p.p, want, "overtake {overtake}: deprioritised fraction");
             // Swap: with only the row-missing CPU read beside the CG hit, the overtake rule
@@ -502,11 +495,7 @@ mod tests {
         let now = std::cell::Cell::new(0);
         let interval = |p: &mut Im, hits: u64, misses: u64| {
             let now0 = now.get();
-            let ctx = Ctx {
-                now: now0,
-                dram_now: 0,
-                gpu: &g,
-            };
+            let ctx = at(now0, &g);
             for _ in 0..hits {
                 p.on_llc(&ctx, Source::Cpu(2), true);
             }
@@ -514,11 +503,7 @@ mod tests {
                 p.on_llc(&ctx, Source::Cpu(2), false);
             }
             now.set(now0 + c.interval);
-            p.tick(&Ctx {
-                now: now.get(),
-                dram_now: 0,
-                gpu: &g,
-            });
+            p.tick(&at(now.get(), &g));
         };
         interval(&mut p, 95, 5); // L
         assert_eq!(p.emergency, 0);
@@ -527,11 +512,7 @@ mod tests {
         let e = cand(1, false, Source::Cpu(2), false, 9);
         let cg = cand(2, false, Source::Gpgpu, true, 5);
         let cpu = cand(3, false, Source::Cpu(0), false, 1);
-        let ctx = Ctx {
-            now: now.get(),
-            dram_now: 0,
-            gpu: &g,
-        };
+        let ctx = at(now.get(), &g);
         assert_eq!(
             p.pick(&ctx, &[cpu, e, cg]),
             Some(2),
@@ -555,11 +536,7 @@ mod tests {
         // next probe one period after that window.
         for (w, ipc) in [1.0, 1.5, 2.0, 2.0, 1.0, 1.0, 1.0].iter().enumerate() {
             g.insts += (ipc * 100.0) as u64;
-            let ctx = Ctx {
-                now: (w as u64 + 1) * 100,
-                dram_now: 0,
-                gpu: &g,
-            };
+            let ctx = at((w as u64 + 1) * 100, &g);
             p.tick(&ctx);
             modes.push(p.all_gpu);
         }
@@ -567,11 +544,7 @@ mod tests {
         let ng = cand(1, false, Source::Gpgpu, false, 9);
         let cpu = cand(2, false, Source::Cpu(0), false, 1);
         let g2 = GpuStatus::default();
-        let ctx = Ctx {
-            now: 0,
-            dram_now: 0,
-            gpu: &g2,
-        };
+        let ctx = at(0, &g2);
         p.all_gpu = true;
         assert_eq!(p.pick(&ctx, &[ng, cpu]), Some(0));
         assert!(!p.llc_bypass(&ctx, &Request::read(0, 0, Source::Gpgpu)));
@@ -589,11 +562,7 @@ mod tests {
         let g = GpuStatus::default();
         let c = cfg();
         let mut p = Im::make(&c, true, false, false);
-        let ctx = Ctx {
-            now: 0,
-            dram_now: 0,
-            gpu: &g,
-        };
+        let ctx = at(0, &g);
         // Waiting for a full read queue: two older CPU reads, a younger CG, a younger CPU read.
         let w = [
             cand(1, false, Source::Cpu(0), false, 10),
@@ -618,11 +587,7 @@ mod tests {
         assert_eq!(p.admit(&ctx, 0, &w2), 1);
         p.on_served(&ctx, &entry(6, Source::Cpu(0)));
         assert_eq!((p.deprio_cpu, p.served_cpu), (2, 5));
-        p.tick(&Ctx {
-            now: c.interval,
-            dram_now: 0,
-            gpu: &g,
-        });
+        p.tick(&at(c.interval, &g));
         assert!((p.p - 0.4).abs() < 1e-12, "f = 2/5 below the cap: {}", p.p);
     }
 
@@ -638,11 +603,7 @@ mod tests {
         let mut on = vec![];
         for t in (1000..=run).step_by(1000) {
             g.insts = t; // constant IPC
-            p.tick(&Ctx {
-                now: t,
-                dram_now: 0,
-                gpu: &g,
-            });
+            p.tick(&at(t, &g));
             on.push(p.all_gpu);
         }
         assert_eq!(p.probes, 1, "one probe");
@@ -669,11 +630,7 @@ mod tests {
     #[test]
     fn non_critical_stores_allocate_unless_store_bypass_is_set() {
         let g = GpuStatus::default();
-        let ctx = Ctx {
-            now: 0,
-            dram_now: 0,
-            gpu: &g,
-        };
+        let ctx = at(0, &g);
         let mut st = Request::read(0, 0, Source::Gpgpu);
         st.write = true;
         let mut crit = Request::read(0, 0, Source::Gpgpu);
