@@ -43,7 +43,7 @@ macro_rules! passes {
     };
 }
 
-passes!(lbm, bs, red);
+passes!(lbm, cfd, bs, red);
 
 #[test]
 fn table_3_applications_are_registered() {

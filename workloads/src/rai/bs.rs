@@ -22,7 +22,7 @@ pub struct Bs;
 
 /// (options, blocks of 128 threads) at `size`. Paper: the SDK's 4M options on Table 3's grid.
 fn dims(size: Size) -> (usize, u32) {
-    by_size(size, (1000, 2), (61_440, 120), (4_000_000, 480))
+    by_size(size, (1000, 2), (245_760, 480), (4_000_000, 480))
 }
 
 /// N(d) by the Abramowitz-Stegun polynomial, in f64.

@@ -8,6 +8,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod bs;
+pub mod cfd;
 pub mod lbm;
 pub mod red;
 
@@ -15,13 +16,14 @@ use crate::Workload;
 
 /// The workloads of this set, in Table 3 order.
 pub fn workloads() -> Vec<&'static dyn Workload> {
-    vec![&lbm::Lbm, &bs::Bs, &red::Red]
+    vec![&lbm::Lbm, &cfd::Cfd, &bs::Bs, &red::Red]
 }
 
 /// Table 3's applications that the suite provides, as (document name, workload), in the table's
 /// order.
-pub const TABLE_3: [(&str, &str); 5] = [
+pub const TABLE_3: [(&str, &str); 6] = [
     ("LBM", "lbm"),
+    ("CFD", "cfd"),
     ("BFS", "bfs"),
     ("FASTWALSH", "fwt"),
     ("BLACKSCHOLES", "bs"),

@@ -21,7 +21,7 @@ pub struct Red;
 
 /// (elements, blocks of 256 threads) at `size`. Paper: the SDK's 2^24 elements on Table 3's grid.
 fn dims(size: Size) -> (usize, u32) {
-    by_size(size, (10_000, 4), (1 << 19, 64), (1 << 24, 64))
+    by_size(size, (10_000, 4), (1 << 21, 64), (1 << 24, 64))
 }
 
 /// Per-block sums of the kernel's assignment: element `i` belongs to block
