@@ -113,7 +113,8 @@ pub mod rai;
 pub mod redundancy;
 
 /// Every registered workload, in `warpforge list` order: the CAWA / latency-characterisation set,
-/// the Ctrl-C set, the DARSIE 2D extras (Table 7.1), document 004's Table 3 extras, then the timing micro-benchmarks.
+/// the Ctrl-C set, the DARSIE 2D extras (Table 7.1), document 004's Table 3 extras, then the
+/// timing micro-benchmarks.
 pub fn registry() -> Vec<&'static dyn Workload> {
     let mut v = cawa::workloads();
     v.extend(ctrlc::workloads());

@@ -64,7 +64,11 @@ fn every_declared_kernel_is_in_the_ptx() {
         ))
         .unwrap();
         for k in info.kernels {
-            assert!(ptx.contains(&format!(".entry {k}(")), "{k} not in {}", info.name);
+            assert!(
+                ptx.contains(&format!(".entry {k}(")),
+                "{k} not in {}",
+                info.name
+            );
         }
     }
 }

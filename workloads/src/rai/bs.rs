@@ -63,7 +63,8 @@ impl Workload for Bs {
             suite: "NVIDIA SDK",
             sets: "RAI",
             kernels: &["bs_price"],
-            behaviour: "streaming grid-stride loop, 3 loads + 2 stores per option, no reuse, SFU exp/log",
+            behaviour:
+                "streaming grid-stride loop, 3 loads + 2 stores per option, no reuse, SFU exp/log",
         }
     }
 

@@ -244,7 +244,13 @@ impl Workload for Cfd {
             let sf: Vec<f32> = dev.read(d_sf, nel)?;
             check_or_return!(
                 format!("cfd iteration {it}"),
-                compare_f32("step factors", &sf, &step_factors(&old, &mesh.areas), 1e-3, 1e-4)
+                compare_f32(
+                    "step factors",
+                    &sf,
+                    &step_factors(&old, &mesh.areas),
+                    1e-3,
+                    1e-4
+                )
             );
             for stage in 0..RK {
                 let vars: Vec<f32> = dev.read(d_vars, NVAR * nel)?;

@@ -22,7 +22,9 @@ const Q: usize = 19;
 const EX: [i32; Q] = [0, 0, 0, 1, -1, 0, 0, 1, -1, 1, -1, 0, 0, 0, 0, 1, 1, -1, -1];
 const EY: [i32; Q] = [0, 1, -1, 0, 0, 0, 0, 1, 1, -1, -1, 1, 1, -1, -1, 0, 0, 0, 0];
 const EZ: [i32; Q] = [0, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1];
-const OPP: [usize; Q] = [0, 2, 1, 4, 3, 6, 5, 10, 9, 8, 7, 14, 13, 12, 11, 18, 17, 16, 15];
+const OPP: [usize; Q] = [
+    0, 2, 1, 4, 3, 6, 5, 10, 9, 8, 7, 14, 13, 12, 11, 18, 17, 16, 15,
+];
 const FLUID: i32 = 0;
 const OBSTACLE: i32 = 1;
 const ACCEL: i32 = 2;
@@ -52,7 +54,11 @@ fn flags(nx: usize, ny: usize, nz: usize) -> Vec<i32> {
     for z in 0..nz {
         for y in 0..ny {
             for x in 0..nx {
-                let (dx, dy, dz) = (x as f32 + 0.5 - cx, y as f32 + 0.5 - cy, z as f32 + 0.5 - cz);
+                let (dx, dy, dz) = (
+                    x as f32 + 0.5 - cx,
+                    y as f32 + 0.5 - cy,
+                    z as f32 + 0.5 - cz,
+                );
                 let shell = x == 0 || x == nx - 1 || y == 0 || y == ny - 1 || z == 0;
                 v[x + nx * (y + ny * z)] = if shell || dx * dx + dy * dy + dz * dz < rad * rad {
                     OBSTACLE
