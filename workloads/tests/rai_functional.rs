@@ -3,6 +3,7 @@
 //! (`small` sizes: `cargo test --release -p warpforge-workloads --test rai_functional -- --ignored`.)
 
 use warpforge_simt::Device;
+use warpforge_workloads::profile::{Characterizer, Profile};
 use warpforge_workloads::{find, rai, Check, Size};
 
 fn passes(name: &str, size: Size) {
@@ -71,4 +72,63 @@ fn every_declared_kernel_is_in_the_ptx() {
             );
         }
     }
+}
+
+fn profile(name: &str) -> Profile {
+    let mut dev = Device::new();
+    dev.set_observer(Some(Box::new(Characterizer::new())));
+    let w = find(name).unwrap();
+    assert_eq!(w.run(&mut dev, Size::Tiny).unwrap(), Check::Passed);
+    let obs = dev.observer_mut().unwrap();
+    obs.as_any_mut()
+        .downcast_ref::<Characterizer>()
+        .unwrap()
+        .profile()
+}
+
+/// The behaviour each stand-in is written for (workloads/NAME/README.md): the SDK kernels and
+/// LBM stream coalesced rows, CFD's neighbour gathers through the index array are scattered,
+/// REDUCTION's tree has a barrier per level, and each run touches its whole data set.
+#[test]
+fn behaviour_matches_the_readmes() {
+    let bs = profile("bs");
+    assert!(bs.lines_per_request <= 1.05, "bs {}", bs.lines_per_request);
+    assert_eq!(bs.mix.ld_shared + bs.mix.st_shared, 0);
+    assert!(bs.mix.sfu > 0);
+    // 1000 options x (3 inputs + 2 outputs) x 4 B
+    assert!(bs.footprint_bytes >= 20_000, "bs {}", bs.footprint_bytes);
+
+    let red = profile("red");
+    assert_eq!(red.launches, 2);
+    assert!(
+        red.lines_per_request <= 1.05,
+        "red {}",
+        red.lines_per_request
+    );
+    // a 256-thread tree: the barrier after the stores plus one per level (8)
+    assert!(red.barriers_per_cta >= 8.0, "red {}", red.barriers_per_cta);
+    assert!(red.footprint_bytes >= 40_000, "red {}", red.footprint_bytes);
+
+    let lbm = profile("lbm");
+    assert!(
+        lbm.lines_per_request <= 1.1,
+        "lbm {}",
+        lbm.lines_per_request
+    );
+    assert_eq!(lbm.mix.ld_shared + lbm.mix.st_shared, 0);
+    // both 16x8x8 lattices of 19 distributions, plus the flags
+    assert!(
+        lbm.footprint_bytes >= 2 * 19 * 4 * 16 * 8 * 8,
+        "lbm {}",
+        lbm.footprint_bytes
+    );
+    // one 16-thread warp per (y, z) line, 8 x 8 lines: 19 distributions + the flag each
+    assert_eq!(lbm.mix.ld_global, 20 * 8 * 8 * lbm.launches);
+
+    let cfd = profile("cfd");
+    assert!(cfd.lines_per_request > 1.5, "cfd {}", cfd.lines_per_request);
+    assert!(
+        cfd.avg_active_lanes < 32.0,
+        "cfd: wall / far-field faces diverge"
+    );
 }
