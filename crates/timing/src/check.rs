@@ -281,6 +281,13 @@ impl GpuConfig {
                 format!("must be 1 to 64 core cycles, got {}", self.sim.window),
             ));
         }
+        if self.sim.window_overlap && self.sim.window == 1 {
+            return Err(ConfigError::new(
+                "sim.window_overlap",
+                "overlaps the memory side with the next window's SMs, so it needs sim.window > 1 \
+                 (sim.window is 1: set sim.window to 2..64, or sim.window_overlap to false)",
+            ));
+        }
         if self.sim.window > 1 && self.clocks.icnt_mhz != self.clocks.core_mhz {
             return Err(ConfigError::new(
                 "sim.window",

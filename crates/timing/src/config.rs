@@ -1198,8 +1198,18 @@ impl GpuConfig {
 
     /// Overrides one field: `key` is a dotted path (`l1d.sets`), `value` is parsed as the field's
     /// current type (integer, float, boolean, string, or a comma-separated integer list). The
-    /// result is re-validated.
+    /// result is re-validated (to change keys that must agree, use
+    /// [`GpuConfig::apply_overrides`], which validates once after the last key).
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
+        let mut cfg = self.clone();
+        cfg.assign(key, value)?;
+        cfg.validate()?;
+        *self = cfg;
+        Ok(())
+    }
+
+    /// [`GpuConfig::set`] without the validation.
+    fn assign(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
         let mut root = toml::Value::try_from(&*self).expect("config serialises");
         let mut cur = &mut root;
         let parts: Vec<&str> = key.split('.').collect();
@@ -1261,23 +1271,26 @@ impl GpuConfig {
                 }
             };
         *cur = new;
-        let cfg: GpuConfig = root
+        *self = root
             .try_into()
             .map_err(|e: toml::de::Error| ConfigError::new(key, e.message().to_string()))?;
-        cfg.validate()?;
-        *self = cfg;
         Ok(())
     }
 
-    /// Applies `key=value` overrides in order.
+    /// Applies `key=value` overrides in order, then validates the result once, so that keys
+    /// which must agree (`sim.window` and `sim.window_overlap`) can be given in any order. On
+    /// error `self` is unchanged.
     pub fn apply_overrides<S: AsRef<str>>(&mut self, sets: &[S]) -> Result<(), ConfigError> {
+        let mut cfg = self.clone();
         for s in sets {
             let s = s.as_ref();
             let Some((k, v)) = s.split_once('=') else {
                 return Err(ConfigError::new(s, "expected key=value"));
             };
-            self.set(k.trim(), v.trim())?;
+            cfg.assign(k.trim(), v.trim())?;
         }
+        cfg.validate()?;
+        *self = cfg;
         Ok(())
     }
 }
@@ -1349,6 +1362,34 @@ mod tests {
         let e = g.apply_overrides(&["l1d.sets"]).unwrap_err();
         assert!(e.reason.contains("key=value"));
         assert!(g.set("l1d.sets", "0").is_err());
+        // `sim.window_overlap` needs `sim.window` > 1, whatever order the two keys come in.
+        let base = GpuConfig::preset("gtx480").unwrap();
+        let e = base
+            .clone()
+            .apply_overrides(&["sim.window_overlap=true"])
+            .unwrap_err();
+        assert_eq!(e.key, "sim.window_overlap");
+        assert!(e.reason.contains("sim.window > 1"), "{e}");
+        let mut unchanged = base.clone();
+        assert!(unchanged.set("sim.window_overlap", "true").is_err());
+        assert_eq!(unchanged, base, "a refused key leaves the configuration as it was");
+        let mut a = base.clone();
+        a.apply_overrides(&["sim.window_overlap=true", "sim.window=4"])
+            .unwrap();
+        let mut b = base.clone();
+        b.apply_overrides(&["sim.window=4", "sim.window_overlap=true"])
+            .unwrap();
+        assert_eq!(a, b);
+        assert!(a.sim.window_overlap && a.sim.window == 4);
+        for order in [
+            ["sim.window_overlap=true", "sim.window=1"],
+            ["sim.window=1", "sim.window_overlap=true"],
+        ] {
+            let mut c = base.clone();
+            let e = c.apply_overrides(&order).unwrap_err();
+            assert_eq!(e.key, "sim.window_overlap", "{order:?}");
+            assert_eq!(c, base, "{order:?}: nothing applied");
+        }
         // The SM keeps its operand collectors in a 64-bit mask.
         let mut g = GpuConfig::preset("gtx480").unwrap();
         g.set("core.collectors_sfu", "56").unwrap();

@@ -67,6 +67,48 @@ fn failed_timing_run_writes_no_json() {
     }
 }
 
+/// `sim.window_overlap` without a window (`sim.window` = 1) is refused with exit status 2, naming
+/// both keys; with a window, the order of the two `--set` flags does not matter.
+#[test]
+fn window_overlap_needs_a_window_in_either_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("o.json");
+    for sets in [
+        ["sim.window_overlap=true", "sim.window=1"],
+        ["sim.window=1", "sim.window_overlap=true"],
+    ] {
+        wf().args(["run", "bt", "--size", "tiny", "--mode", "timing"])
+            .args(["--set", sets[0], "--set", sets[1], "--json"])
+            .arg(&json)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("sim.window_overlap"))
+            .stderr(predicate::str::contains("sim.window > 1"));
+        assert!(!json.exists(), "{sets:?}: a refused run left {json:?}");
+    }
+    let mut cycles = Vec::new();
+    for sets in [
+        ["sim.window_overlap=true", "sim.window=4"],
+        ["sim.window=4", "sim.window_overlap=true"],
+    ] {
+        wf().args(["run", "bt", "--size", "tiny", "--mode", "timing"])
+            .args(["--set", sets[0], "--set", sets[1], "--json"])
+            .arg(&json)
+            .assert()
+            .success();
+        cycles.push(read_json(&json)["total"]["cycles"].clone());
+    }
+    assert!(cycles[0].as_u64().is_some_and(|c| c > 0), "{cycles:?}");
+    assert_eq!(cycles[0], cycles[1]);
+    // The overlap took effect (replies one window later): not the plain window's cycles.
+    wf().args(["run", "bt", "--size", "tiny", "--mode", "timing"])
+        .args(["--set", "sim.window=4", "--json"])
+        .arg(&json)
+        .assert()
+        .success();
+    assert_ne!(read_json(&json)["total"]["cycles"], cycles[0]);
+}
+
 #[test]
 fn timing_json_has_totals_at_top_level() {
     let dir = tempfile::tempdir().unwrap();
