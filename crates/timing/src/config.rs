@@ -1372,7 +1372,10 @@ mod tests {
         assert!(e.reason.contains("sim.window > 1"), "{e}");
         let mut unchanged = base.clone();
         assert!(unchanged.set("sim.window_overlap", "true").is_err());
-        assert_eq!(unchanged, base, "a refused key leaves the configuration as it was");
+        assert_eq!(
+            unchanged, base,
+            "a refused key leaves the configuration as it was"
+        );
         let mut a = base.clone();
         a.apply_overrides(&["sim.window_overlap=true", "sim.window=4"])
             .unwrap();
