@@ -35,7 +35,7 @@ pub struct Lbm;
 /// (nx, ny, nz, time steps) at `size`. Paper: Parboil's "short" lattice, Table 3's grid; the step
 /// count is ours (the document gives the thread configuration only).
 fn dims(size: Size) -> (usize, usize, usize, usize) {
-    by_size(size, (16, 8, 8, 2), (32, 32, 16, 2), (120, 120, 150, 10))
+    by_size(size, (16, 8, 8, 2), (64, 64, 16, 1), (120, 120, 150, 10))
 }
 
 fn weight(e: usize) -> f32 {
