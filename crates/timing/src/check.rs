@@ -288,6 +288,13 @@ impl GpuConfig {
                  (sim.window is 1: set sim.window to 2..64, or sim.window_overlap to false)",
             ));
         }
+        if self.sim.window_partitions && self.sim.window == 1 {
+            return Err(ConfigError::new(
+                "sim.window_partitions",
+                "splits a window's memory side by partition, so it needs sim.window > 1 \
+                 (sim.window is 1: set sim.window to 2..64, or sim.window_partitions to false)",
+            ));
+        }
         if self.sim.window > 1 && self.clocks.icnt_mhz != self.clocks.core_mhz {
             return Err(ConfigError::new(
                 "sim.window",

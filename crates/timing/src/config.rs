@@ -879,6 +879,14 @@ pub struct SimConfig {
     /// counts). Off by default.
     #[serde(default)]
     pub window_overlap: bool,
+    /// With `window` > 1: split the memory side by memory partition (a DRAM channel and its L2
+    /// slices), each partition stepping a window's span as one job of the team
+    /// (`gpu/parts.rs`). The networks couple the partitions every cycle, so this is a model
+    /// change: the request network sees each slice's buffer room as of the window's start, and
+    /// a slice its reply queue's room (window-granular credits at the partition boundary).
+    /// Statistics differ from `false`, not between thread counts. Off by default.
+    #[serde(default)]
+    pub window_partitions: bool,
 }
 
 fn one() -> u32 {

@@ -61,6 +61,7 @@ pub struct Progress {
     pub ctas_total: u64,
 }
 
+mod parts;
 mod window;
 
 /// The SMs as sources of the request network; only awake SMs can have a packet, and only

@@ -219,3 +219,58 @@ fn overlapped_window_statistics_are_identical_on_one_two_and_three_threads() {
         );
     }
 }
+
+/// `sim.window_partitions`: the memory side of a window split by memory partition, each
+/// partition one job of the team (beside the SMs' with the overlap, in a phase of its own
+/// without). A model change against the unsplit window (window-granular credits at the
+/// partition boundary: it must change the cycles, by little), and the statistics are identical
+/// for 1, 2 and 3 threads, overlapped or not, with atomics, tight buffers at the partition
+/// boundary (slice buffers and reply queues full often) and every SM stepped.
+#[test]
+fn window_split_by_partition_is_identical_on_one_two_and_three_threads() {
+    for overlap in ["true", "false"] {
+        let split = [
+            ("sim.window", "4"),
+            ("sim.window_overlap", overlap),
+            ("sim.window_partitions", "true"),
+        ];
+        for (name, sms) in [("kmn", 15), ("bfs", 120), ("bc", 30)] {
+            let one = run_with(name, sms, 1, true, &split);
+            let whole = run_with(name, sms, 1, true, &split[..2]);
+            let (a, b) = (
+                one["total"]["cycles"].as_f64().unwrap(),
+                whole["total"]["cycles"].as_f64().unwrap(),
+            );
+            assert!(
+                (0.9..=1.15).contains(&(a / b)),
+                "{name}: split by partition {a} cycles, unsplit {b}"
+            );
+            let what = format!("window 4 split by partition, overlap {overlap}");
+            same_on_two_and_three_threads(&one, name, sms, true, &split, &what);
+        }
+    }
+    let tight = [
+        ("sim.window", "3"),
+        ("sim.window_overlap", "true"),
+        ("sim.window_partitions", "true"),
+        ("icnt.ejection_buffer", "2"),
+        ("icnt.output_buffer", "1"),
+        ("l2.output_queue", "2"),
+        ("icnt.input_buffer", "1"),
+    ];
+    for (name, sms, skip) in [("kmn", 80, true), ("bfs", 30, false)] {
+        let one = run_with(name, sms, 1, skip, &tight);
+        let unsplit: Vec<_> = tight
+            .iter()
+            .copied()
+            .filter(|(k, _)| *k != "sim.window_partitions")
+            .collect();
+        assert_ne!(
+            one["total"]["cycles"],
+            run_with(name, sms, 1, skip, &unsplit)["total"]["cycles"],
+            "{name}: tight buffers at the partition boundary must feel the split"
+        );
+        let what = "window 3 split by partition, tight buffers";
+        same_on_two_and_three_threads(&one, name, sms, skip, &tight, what);
+    }
+}

@@ -1,7 +1,8 @@
 //! Every workload of the suite runs in timing mode at `tiny` size with its output check passing,
 //! and its statistics are identical whether the SMs are stepped on one thread or two, with the
 //! one-cycle engine and with a 4-cycle synchronisation window (`sim.window`), plain and with the
-//! memory side overlapped (`sim.window_overlap`).
+//! memory side overlapped (`sim.window_overlap`), and overlapped with the memory side split by
+//! partition (`sim.window_partitions`).
 
 use warpforge_simt::Device;
 use warpforge_timing::{GpuConfig, KernelStats, TimingRunner};
@@ -25,11 +26,23 @@ fn run_window_overlap(
     window: u32,
     overlap: bool,
 ) -> Vec<KernelStats> {
+    run_split(w, threads, window, overlap, false)
+}
+
+fn run_split(
+    w: &dyn warpforge_workloads::Workload,
+    threads: usize,
+    window: u32,
+    overlap: bool,
+    partitions: bool,
+) -> Vec<KernelStats> {
     let name = w.info().name;
     let mut dev = Device::new();
     let mut cfg = GpuConfig::preset("gtx480").unwrap();
     cfg.set("sim.window", &window.to_string()).unwrap();
     cfg.set("sim.window_overlap", &overlap.to_string()).unwrap();
+    cfg.set("sim.window_partitions", &partitions.to_string())
+        .unwrap();
     dev.set_runner(Box::new(TimingRunner::new(cfg, threads)));
     let check = w
         .run(&mut dev, Size::Tiny)
@@ -71,15 +84,28 @@ fn every_workload_passes_and_is_identical_on_one_and_two_threads() {
             "{}: overlapped window 4, statistics differ between 1 and 2 threads",
             w.info().name
         );
+        // Overlapped and split by memory partition (`sim.window_partitions`): the same.
+        let p = run_split(w, 1, 4, true, true);
+        assert_eq!(
+            p,
+            run_split(w, 2, 4, true, true),
+            "{}: overlapped window 4 split by partition, statistics differ between 1 and 2 \
+             threads",
+            w.info().name
+        );
         let cyc = |v: &[KernelStats]| v.iter().map(|k| k.cycles).sum::<u64>();
         eprintln!(
-            "window4 {} cycles {} -> {} ({:.4}x) overlapped {} ({:.4}x)",
+            "window4 {} cycles {} -> {} ({:.4}x) overlapped {} ({:.4}x) partitions {} ({:.4}x, \
+             {:.4}x of overlapped)",
             w.info().name,
             cyc(&a),
             cyc(&c),
             cyc(&c) as f64 / cyc(&a) as f64,
             cyc(&o),
-            cyc(&o) as f64 / cyc(&a) as f64
+            cyc(&o) as f64 / cyc(&a) as f64,
+            cyc(&p),
+            cyc(&p) as f64 / cyc(&a) as f64,
+            cyc(&p) as f64 / cyc(&o) as f64
         );
         n += 1;
     }

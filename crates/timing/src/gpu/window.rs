@@ -26,12 +26,18 @@
 //! the memory side catches up first and the network's untaken requests return to the SMs'
 //! queues.
 //!
+//! With `sim.window_partitions`, the memory side of a span runs split by memory partition
+//! (`parts.rs`): the request network's ticks first, then one job per partition (on the team's
+//! threads, with the SMs' jobs when overlapped, in a phase of their own otherwise), then the
+//! reply network's ticks.
+//!
 //! No step reads another SM's state during step 2, so the statistics are identical for every
 //! thread count; they differ from `W = 1` (the default, `Gpu::run_launch`'s per-cycle loop) by
 //! the window semantics above. A source that cannot split its front end (a trace, an observer
 //! attached) is fetched on the calling thread, SM by SM, each SM's `W` cycles in a row.
 
-use super::{dram_l2_ticks, Gpu, Mem, RunError, CORE, DRAM, ICNT, L2};
+use super::parts::{PartJob, Parts};
+use super::{dram_l2_ticks, Gpu, Mem, RunError, SmPorts, CORE, DRAM, ICNT, L2};
 use crate::core::sm::Sm;
 use crate::gpu::Progress;
 use crate::mem::icnt::Sources;
@@ -226,13 +232,40 @@ fn mem_span(
     }
 }
 
-/// Raw access to the SMs and outcomes from the team's threads, one index per job.
-struct Slots {
+/// The split memory side of the span starting at (time, core cycle) `(t0, c0)` and ending
+/// before `t_end`, all on the calling thread, taking requests from `boxes`.
+#[allow(clippy::too_many_arguments)]
+fn split_span(
+    parts: &mut Parts,
+    mem: &mut Mem,
+    cyc: &mut [u64; 4],
+    next: &mut [u64; 4],
+    period: &[u64; 4],
+    boxes: &mut Outboxes,
+    (t0, c0): (u64, u64),
+    t_end: u64,
+    pc: u64,
+) {
+    parts.inject(mem, cyc, next, period, t_end, |net, icnt, t| {
+        net.cycle(icnt, &mut BornBefore(boxes, c0 + (t - t0).div_ceil(pc)));
+    });
+    for mut j in parts.jobs(mem, period) {
+        j.run();
+    }
+    parts.finish(mem, cyc, next);
+}
+
+/// Raw access to the SMs, outcomes and partition jobs from the team's threads, one index per
+/// job: the first `n_sm` indices step SMs, the rest run partitions.
+struct Slots<'j> {
     sms: *mut Sm,
     out: *mut Outcome,
+    parts: *mut PartJob<'j>,
+    n_sm: usize,
 }
-// SAFETY: every job touches only `sms[order[i]]` and `out[i]` for its own index `i`.
-unsafe impl Sync for Slots {}
+// SAFETY: every job touches only `sms[order[i]]` and `out[i]` for its own index `i < n_sm`, or
+// only `parts[i - n_sm]`, whose borrows are disjoint from each other and from the SMs.
+unsafe impl Sync for Slots<'_> {}
 
 impl Gpu {
     /// The window engine's launch loop (module docs); called by `Gpu::run_launch` after the
@@ -267,6 +300,9 @@ impl Gpu {
         let mut boxes = Outboxes::default();
         let mut ejected = u64::MAX;
         let cap = self.cfg.icnt.input_buffer as usize;
+        // `sim.window_partitions` (not with a memory port: it sees the whole memory side).
+        let split_mem = self.cfg.sim.window_partitions && self.mem.port.is_none();
+        let mut parts = Parts::default();
         loop {
             let c0 = self.cyc[CORE];
             let t0 = self.next[CORE];
@@ -279,7 +315,7 @@ impl Gpu {
             };
             if pending.is_some() && all_quiet(self) {
                 // Idle skipping needs the memory side at `t0`: catch up first.
-                self.catch_up(&mut pending, &mut boxes, w, cap);
+                self.catch_up(&mut pending, &mut boxes, &mut parts, split_mem, w, cap);
             }
             if pending.is_none() {
                 // Idle skipping may stop the other clocks between core ticks: their ticks
@@ -353,11 +389,32 @@ impl Gpu {
                 }
                 let side = pending.take();
                 let span_end = side.map(|(t, _)| t + w * pc);
+                // Split (`sim.window_partitions`): the request network's ticks now, the
+                // partitions as jobs beside the SMs', the reply network's ticks after them.
+                let split_side = side.filter(|_| split_mem);
+                if let Some((ts, cs)) = split_side {
+                    let end = ts + w * pc;
+                    let (mem, b) = (&mut self.mem, &mut boxes);
+                    parts.inject(
+                        mem,
+                        &self.cyc,
+                        &self.next,
+                        &self.period,
+                        end,
+                        |net, i, t| {
+                            net.cycle(i, &mut BornBefore(b, cs + (t - ts).div_ceil(pc)));
+                        },
+                    );
+                }
                 let (mem, cyc, next, period) =
                     (&mut self.mem, &mut self.cyc, &mut self.next, &self.period);
+                let (mut part_jobs, mem) = match split_side {
+                    Some(_) => (parts.jobs(mem, period), None),
+                    None => (Vec::new(), Some(mem)),
+                };
                 let boxes_ref = &mut boxes;
-                let mut mem_side = move || {
-                    if let (Some(side), Some(end)) = (side, span_end) {
+                let mem_side = move || {
+                    if let (Some(mem), Some(side), Some(end)) = (mem, side, span_end) {
                         mem_span(mem, cyc, next, period, boxes_ref, side, end, pc);
                     }
                 };
@@ -367,13 +424,21 @@ impl Gpu {
                 let split = src.window_fronts(n_sm32).is_some();
                 if split {
                     let fronts: &dyn WindowFronts = src.window_fronts(n_sm32).expect("split");
+                    let order = &self.awake;
+                    let n_jobs = order.len() + part_jobs.len();
                     let slots = Slots {
                         sms: self.sms.as_mut_ptr(),
                         out: outcomes.as_mut_ptr(),
+                        parts: part_jobs.as_mut_ptr(),
+                        n_sm: order.len(),
                     };
-                    let order = &self.awake;
                     let job = |i: usize| {
                         let slots = &slots;
+                        if i >= slots.n_sm {
+                            // SAFETY: each job index runs once (`Team::run`).
+                            unsafe { (*slots.parts.add(i - slots.n_sm)).run() };
+                            return;
+                        }
                         let s = order[i] as usize;
                         // SAFETY: `order` holds distinct SM indices and each job index runs
                         // once (`Team::run`), so these are the only references to them.
@@ -390,14 +455,17 @@ impl Gpu {
                         );
                     };
                     match &mut self.team {
-                        Some(team) => team.run(order.len(), &job, mem_side),
+                        Some(team) => team.run(n_jobs, &job, mem_side),
                         None => {
                             mem_side();
-                            (0..order.len()).for_each(job);
+                            (0..n_jobs).for_each(job);
                         }
                     }
                 } else {
                     mem_side();
+                    for j in &mut part_jobs {
+                        j.run();
+                    }
                     for (i, &s) in self.awake.iter().enumerate() {
                         let sm = &mut self.sms[s as usize];
                         outcomes[i] = step_sm(sm, c0, w, Front::Whole(&mut *src));
@@ -405,6 +473,10 @@ impl Gpu {
                             break;
                         }
                     }
+                }
+                drop(part_jobs);
+                if split_side.is_some() {
+                    parts.finish(&mut self.mem, &mut self.cyc, &mut self.next);
                 }
                 // The first failure in (cycle, SM) order, whichever thread met it.
                 let mut first: Option<(u64, usize)> = None;
@@ -438,6 +510,8 @@ impl Gpu {
                 // the next window's step 2).
                 if overlap {
                     pending = Some((t0, c0));
+                } else if split_mem {
+                    self.split_step4(&mut parts, (t0, c0), t0 + w * pc);
                 } else {
                     let t_end = t0 + w * pc;
                     loop {
@@ -456,7 +530,7 @@ impl Gpu {
             }
             if done == total {
                 if overlap {
-                    self.catch_up(&mut pending, &mut boxes, w, cap);
+                    self.catch_up(&mut pending, &mut boxes, &mut parts, split_mem, w, cap);
                     for sm in &mut self.sms {
                         sm.set_out_cap(cap);
                     }
@@ -489,10 +563,13 @@ impl Gpu {
     /// `sim.window_overlap`: runs the pending window's memory side now (with the requests the
     /// SMs have queued since), then hands the requests the network has not taken back to the
     /// SMs' queues, so that the memory side is at the core's time as without overlap.
+    /// `split`: the memory side split by partition (`sim.window_partitions`).
     fn catch_up(
         &mut self,
         pending: &mut Option<(u64, u64)>,
         boxes: &mut Outboxes,
+        parts: &mut Parts,
+        split: bool,
         w: u64,
         cap: usize,
     ) {
@@ -501,17 +578,51 @@ impl Gpu {
         };
         boxes.take_from(&mut self.sms, &self.awake, cap);
         let pc = self.period[CORE];
-        mem_span(
-            &mut self.mem,
-            &mut self.cyc,
-            &mut self.next,
-            &self.period,
-            boxes,
-            side,
-            side.0 + w * pc,
-            pc,
-        );
+        let (mem, cyc, next, period) = (&mut self.mem, &mut self.cyc, &mut self.next, &self.period);
+        let end = side.0 + w * pc;
+        if split {
+            split_span(parts, mem, cyc, next, period, boxes, side, end, pc);
+        } else {
+            mem_span(mem, cyc, next, period, boxes, side, end, pc);
+        }
         boxes.give_back(&mut self.sms, &self.awake, cap);
+    }
+
+    /// Step 4 without overlap, split by partition (`sim.window_partitions`): the span starting
+    /// at (time, core cycle) `(t0, c0)` and ending before `t_end`, its partitions on the team.
+    fn split_step4(&mut self, parts: &mut Parts, (t0, c0): (u64, u64), t_end: u64) {
+        let pc = self.period[CORE];
+        let (sms, awake) = (&mut self.sms, &self.awake);
+        parts.inject(
+            &mut self.mem,
+            &self.cyc,
+            &self.next,
+            &self.period,
+            t_end,
+            |net, i, t| {
+                net.cycle(i, &mut SmPorts(sms, awake, c0 + (t - t0).div_ceil(pc)));
+            },
+        );
+        let mut jobs = parts.jobs(&mut self.mem, &self.period);
+        match &mut self.team {
+            Some(team) if jobs.len() > 1 => {
+                let slots = Slots {
+                    sms: std::ptr::null_mut(),
+                    out: std::ptr::null_mut(),
+                    parts: jobs.as_mut_ptr(),
+                    n_sm: 0,
+                };
+                let job = |i: usize| {
+                    let slots = &slots;
+                    // SAFETY: each job index runs once (`Team::run`).
+                    unsafe { (*slots.parts.add(i)).run() };
+                };
+                team.run(jobs.len(), &job, || {});
+            }
+            _ => jobs.iter_mut().for_each(PartJob::run),
+        }
+        drop(jobs);
+        parts.finish(&mut self.mem, &mut self.cyc, &mut self.next);
     }
 
     /// Every memory-side tick at time `t` (a core tick time, before the core's cycle there), in

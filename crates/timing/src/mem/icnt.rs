@@ -200,6 +200,23 @@ impl Network {
         self.dests = dests;
     }
 
+    /// Moves every destination's queue of (arrival cycle, packet) out of the network, so that
+    /// the window engine's memory partitions (`sim.window_partitions`) can each take their own
+    /// slices' arrivals on any thread; [`Network::restore_queues`] puts them back. Nothing may
+    /// use the network in between.
+    pub fn take_queues(&mut self) -> Vec<VecDeque<(u64, MemReq)>> {
+        std::mem::take(&mut self.dst_q)
+    }
+
+    /// Puts back the queues [`Network::take_queues`] moved out (packets may have been removed
+    /// from their fronts).
+    pub fn restore_queues(&mut self, q: Vec<VecDeque<(u64, MemReq)>>) {
+        self.dst_q = q;
+        self.occupied.clear();
+        let occupied = (0..self.dst_q.len()).filter(|&d| !self.dst_q[d].is_empty());
+        self.occupied.extend(occupied.map(|d| d as u32));
+    }
+
     /// The packet that has arrived at destination `d` by `now`, if any (not removed).
     pub fn peek(&self, d: usize, now: u64) -> Option<&MemReq> {
         match self.dst_q[d].front() {

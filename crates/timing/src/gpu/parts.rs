@@ -1,0 +1,244 @@
+//! The window engine's memory side split by memory partition (`sim.window_partitions`): a
+//! partition (one DRAM channel and its `l2.slices_per_channel` L2 slices) runs a window's span on
+//! its own, on any thread of the team, so that the memory side is no longer one sequential job.
+//!
+//! Partitions interact only through the two networks, and both couple them every interconnect
+//! cycle: the request network admits a packet to a slice only while that slice's buffer has room
+//! (`icnt.output_buffer`, freed when the slice takes a request), and the reply network arbitrates
+//! among the slices heading for the same SM (its port and ejection buffer) while a slice stalls
+//! when its reply queue (`l2.output_queue`) is full. No exact split exists at window granularity,
+//! so the split is a model change with window-granular credits at the partition boundary, as the
+//! SMs already have at theirs. A window span `[t0, t_end)` runs in three phases, the same for
+//! every thread count:
+//! 1. sequential ([`Parts::inject`]): the request network runs every interconnect tick of the span
+//!    in order (the SMs' requests under the usual `born` rule), seeing each slice's buffer room
+//!    as of the span's start less what it admitted during the span;
+//! 2. parallel, one job per partition ([`PartJob::run`]): DRAM and L2 ticks in the usual order, and
+//!    at each interconnect tick the slices take the requests that have arrived (as the one-piece
+//!    memory side does); a slice's replies stay in its reply queue, stamped with the time they
+//!    entered it, so the slice sees that queue's room as of the span's start less its own replies;
+//! 3. sequential ([`Parts::finish`]): the reply network runs every interconnect tick of the span in
+//!    order, taking a slice's reply only at a tick at or after its stamp (as the one-piece memory
+//!    side could have).
+//!
+//! A job touches only its partition's channel, slices and request buffers, so results do not
+//! depend on which thread ran it.
+
+use super::{Mem, DRAM, ICNT, L2};
+use crate::dram::Channel;
+use crate::mem::icnt::{Network, Sources};
+use crate::mem::l2::L2Slice;
+use crate::mem::req::MemReq;
+use std::collections::VecDeque;
+
+/// The clock state of the memory side: per domain, the cycle count and the next tick's time.
+type Clocks = ([u64; 4], [u64; 4]);
+
+/// The split memory side's state between the phases of a span.
+#[derive(Default)]
+pub(super) struct Parts {
+    /// Per slice: the times (femtoseconds) at which the replies it queued during this span's
+    /// phase 2 entered its reply queue (the last `len` entries of `out_q`; older entries are
+    /// ready).
+    stamps: Vec<VecDeque<u64>>,
+    /// Per slice: the request network's buffer towards it, moved out for phase 2.
+    queues: Vec<VecDeque<(u64, MemReq)>>,
+    /// The span's interconnect ticks: (time, interconnect cycle).
+    ticks: Vec<(u64, u64)>,
+    /// The clocks at the span's start and end.
+    start: Clocks,
+    end: Clocks,
+    t_end: u64,
+}
+
+/// Phase 2 of one partition: its channel, slices, request buffers and reply stamps.
+pub(super) struct PartJob<'a> {
+    channel: &'a mut Channel,
+    slices: &'a mut [L2Slice],
+    queues: &'a mut [VecDeque<(u64, MemReq)>],
+    stamps: &'a mut [VecDeque<u64>],
+    /// Global index of `slices[0]`.
+    base: usize,
+    start: Clocks,
+    period: [u64; 4],
+    t_end: u64,
+}
+
+impl Parts {
+    /// Phase 1 of the span ending before time `t_end` (clocks `cyc`, `next`, `period`):
+    /// `take(net, cycle, time)` runs the request network's interconnect cycle at each tick.
+    /// Then moves the request buffers out for phase 2.
+    #[inline(never)]
+    pub(super) fn inject(
+        &mut self,
+        mem: &mut Mem,
+        cyc: &[u64; 4],
+        next: &[u64; 4],
+        period: &[u64; 4],
+        t_end: u64,
+        mut take: impl FnMut(&mut Network, u64, u64),
+    ) {
+        self.start = (*cyc, *next);
+        self.t_end = t_end;
+        self.ticks.clear();
+        let (mut c, mut n) = (*cyc, *next);
+        loop {
+            let t = n[DRAM].min(n[L2]).min(n[ICNT]);
+            if t >= t_end {
+                break;
+            }
+            for d in [DRAM, L2, ICNT] {
+                if n[d] == t {
+                    if d == ICNT {
+                        self.ticks.push((t, c[ICNT]));
+                        take(&mut mem.req_net, c[ICNT], t);
+                    }
+                    c[d] += 1;
+                    n[d] += period[d];
+                }
+            }
+        }
+        self.end = (c, n);
+        self.queues = mem.req_net.take_queues();
+        let n_slices = mem.slices.len();
+        if self.stamps.len() < n_slices {
+            self.stamps.resize_with(n_slices, VecDeque::new);
+        }
+    }
+
+    /// Phase 2's jobs, one per partition (after [`Parts::inject`]).
+    pub(super) fn jobs<'a>(&'a mut self, mem: &'a mut Mem, period: &[u64; 4]) -> Vec<PartJob<'a>> {
+        let spc = mem.spc;
+        mem.channels
+            .iter_mut()
+            .zip(mem.slices.chunks_mut(spc))
+            .zip(self.queues.chunks_mut(spc))
+            .zip(self.stamps.chunks_mut(spc))
+            .enumerate()
+            .map(|(p, (((channel, slices), queues), stamps))| PartJob {
+                channel,
+                slices,
+                queues,
+                stamps,
+                base: p * spc,
+                start: self.start,
+                period: *period,
+                t_end: self.t_end,
+            })
+            .collect()
+    }
+
+    /// Phase 3 (after every job): the request buffers go back to the network, the reply network
+    /// runs the span's ticks, and the clocks move to the span's end.
+    #[inline(never)]
+    pub(super) fn finish(&mut self, mem: &mut Mem, cyc: &mut [u64; 4], next: &mut [u64; 4]) {
+        mem.req_net.restore_queues(std::mem::take(&mut self.queues));
+        for &(t, icnt) in &self.ticks {
+            mem.reply_net.cycle(
+                icnt,
+                &mut Stamped {
+                    slices: &mut mem.slices,
+                    stamps: &mut self.stamps,
+                    t,
+                },
+            );
+            mem.reply_net.release_held();
+        }
+        // Replies left in the queues are ready at the next span.
+        for s in &mut self.stamps {
+            s.clear();
+        }
+        for d in [ICNT, L2, DRAM] {
+            cyc[d] = self.end.0[d];
+            next[d] = self.end.1[d];
+        }
+    }
+}
+
+/// The reply network's sources in phase 3: each slice's reply queue, whose head is taken only at
+/// a tick at or after the time it entered the queue.
+struct Stamped<'a> {
+    slices: &'a mut [L2Slice],
+    stamps: &'a mut [VecDeque<u64>],
+    t: u64,
+}
+
+impl Sources for Stamped<'_> {
+    fn head(&self, s: usize) -> Option<&MemReq> {
+        let q = &self.slices[s].out_q;
+        let st = &self.stamps[s];
+        // The first `len - stamps` entries are older than the span (ready).
+        if q.len() > st.len() || st.front().is_some_and(|&at| at <= self.t) {
+            q.front()
+        } else {
+            None
+        }
+    }
+    fn pop(&mut self, s: usize) -> MemReq {
+        let q = &mut self.slices[s].out_q;
+        if q.len() == self.stamps[s].len() {
+            self.stamps[s].pop_front();
+        }
+        q.pop_front().expect("head")
+    }
+}
+
+impl PartJob<'_> {
+    /// Phase 2: the partition's DRAM and L2 ticks of the span, and at each interconnect tick its
+    /// slices take the requests that have arrived (the order of `Mem::l2_tick` and
+    /// `Mem::icnt_mid`, restricted to this partition).
+    #[inline(never)]
+    pub(super) fn run(&mut self) {
+        let (mut c, mut n) = self.start;
+        let p = self.period;
+        loop {
+            let t = n[DRAM].min(n[L2]).min(n[ICNT]);
+            if t >= self.t_end {
+                break;
+            }
+            if n[DRAM] == t {
+                self.channel.cycle(c[DRAM]);
+                c[DRAM] += 1;
+                n[DRAM] += p[DRAM];
+            }
+            if n[L2] == t {
+                self.l2_tick(c[L2], c[DRAM], t);
+                c[L2] += 1;
+                n[L2] += p[L2];
+            }
+            if n[ICNT] == t {
+                for (s, q) in self.slices.iter_mut().zip(self.queues.iter_mut()) {
+                    while q.front().is_some_and(|&(at, _)| at <= c[ICNT]) && s.can_accept() {
+                        let (_, r) = q.pop_front().expect("arrived");
+                        s.accept(c[L2], r);
+                    }
+                }
+                c[ICNT] += 1;
+                n[ICNT] += p[ICNT];
+            }
+        }
+    }
+
+    /// One L2 cycle `now` of this partition at time `t` (`dnow`: the DRAM cycle count).
+    fn l2_tick(&mut self, now: u64, dnow: u64, t: u64) {
+        while let Some(r) = self.channel.peek_return(dnow) {
+            self.slices[r.slice as usize - self.base].dram_return(now, r);
+            self.channel.pop_return();
+        }
+        for (s, st) in self.slices.iter_mut().zip(self.stamps.iter_mut()) {
+            let before = s.out_q.len();
+            s.cycle(now);
+            for _ in before..s.out_q.len() {
+                st.push_back(t);
+            }
+            // Critical-miss upgrades matter only to an installed memory port (never split).
+            s.crit_upgrades.clear();
+            if let Some(d) = s.to_dram.front() {
+                if self.channel.can_accept(d.write) {
+                    self.channel.push(*d);
+                    s.to_dram.pop_front();
+                }
+            }
+        }
+    }
+}
