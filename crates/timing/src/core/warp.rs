@@ -109,6 +109,14 @@ pub struct Warp {
     pub miss_pcs: Vec<(u16, u64)>,
     /// PC of the last fetched instruction (diagnostics).
     pub last_pc: u64,
+    /// L1I line of this warp's last fetch that hit (`u64::MAX`: none), its way, and the SM's
+    /// L1I change count when it hit: while the count is unchanged the line is still in that
+    /// way, so the next fetch from the line needs no tag lookup (one probe per line).
+    pub iline: u64,
+    /// Way of [`Warp::iline`].
+    pub iway: u32,
+    /// The SM's L1I change count when [`Warp::iline`] hit.
+    pub igen: u64,
     /// L1I line (code address / line size) whose fill the newest I-buffer entry waits for.
     pub imiss: Option<u64>,
     /// The line of the newest I-buffer entry has arrived; the fetch unit must re-access the L1I
@@ -149,6 +157,9 @@ impl Default for Warp {
             missed: Scoreboard::default(),
             miss_pcs: Vec::new(),
             last_pc: 0,
+            iline: u64::MAX,
+            iway: 0,
+            igen: 0,
             imiss: None,
             refetch: false,
             born: 0,

@@ -360,9 +360,8 @@ impl Sm {
                 let inst = &self.cu_insts[ci];
                 let lat = Self::class_cycles(&self.lat, inst.class) as u64;
                 let ii = Self::class_cycles(&self.ii, inst.class) as u64;
-                let mut regs = [0u16; MAX_DST];
-                let n = inst.n_dst;
-                regs[..n as usize].copy_from_slice(inst.dsts());
+                // The whole array (entries past `n` are never read): no length-dependent copy.
+                let (regs, n) = (inst.dst, inst.n_dst);
                 let branch = inst.class == OpClass::Branch;
                 let warp = self.cus[ci].warp;
                 let done = now + lat.max(1);

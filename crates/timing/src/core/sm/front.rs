@@ -17,6 +17,7 @@ impl Sm {
         self.cc.flush();
         self.tc.flush();
         self.l1i.invalidate_all();
+        self.l1i_gen += 1;
     }
 
     /// Unified L1/shared array: the L1D of this launch has geometry `c`
@@ -339,12 +340,28 @@ impl Sm {
         let line = self.l1i.line_of(code::code_addr(self.code_base, pc));
         self.l1i_stats.accesses += 1;
         let mut missed = false;
-        match self.l1i.lookup(line, 1) {
-            // `l1i.perfect`: every fetch hits, nothing is filled.
+        // The line this warp last hit, with no fill, eviction or flush since: a hit in the
+        // same way (the tag lookup reads only what those change; the replacement policy is
+        // still told of every hit).
+        let kept = wp.iline == line && wp.igen == self.l1i_gen;
+        let way = wp.iway as usize;
+        let found = if self.l1i_perfect {
+            // `l1i.perfect`: every fetch hits, nothing is filled (no lookup needed).
+            Lookup::Miss
+        } else if kept {
+            Lookup::Hit(way)
+        } else {
+            self.l1i.lookup(line, 1)
+        };
+        match found {
             _ if self.l1i_perfect => self.l1i_stats.hits += 1,
             Lookup::Hit(way) => {
                 self.l1i.touch(line, way);
                 self.l1i_stats.hits += 1;
+                let wp = &mut self.warps[w];
+                wp.iline = line;
+                wp.iway = way as u32;
+                wp.igen = self.l1i_gen;
             }
             _ if self.l1i_miss > 0 => {
                 // Fixed-penalty mode (`l1i.miss_latency > 0`): fill at once, pay the penalty.
@@ -405,6 +422,7 @@ impl Sm {
 
     /// Installs L1I line `line` (allocate, evicting as the policy says, and mark valid).
     pub(super) fn l1i_fill(&mut self, line: u64) {
+        self.l1i_gen += 1;
         if let Some((_, ev)) = self.l1i.allocate(line, false) {
             if ev.is_some() {
                 self.l1i_stats.evictions += 1;

@@ -289,6 +289,9 @@ pub struct Sm {
     wb_ring: Vec<(u64, u8)>,
     /// `l1i.perfect`.
     l1i_perfect: bool,
+    /// Changes of the L1I's contents (a fill, an eviction, a flush): a warp's remembered hit
+    /// ([`Warp::iline`]) holds while this count is the one it was taken at.
+    l1i_gen: u64,
     ldst: Box<LdSt>,
     trackers: Vec<Tracker>,
     free_trackers: Vec<u32>,
@@ -507,6 +510,7 @@ impl Sm {
                 vec![(u64::MAX, 0); (longest + 2).next_power_of_two()]
             },
             l1i_perfect: cfg.l1i.perfect,
+            l1i_gen: 0,
             ldst: Box::new(LdSt {
                 busy: false,
                 warp: 0,
