@@ -387,6 +387,8 @@ impl Sm {
                 );
             }
             self.cu_busy &= !(1 << ci);
+            let (gj, gk) = self.cu_group[ci];
+            self.cu_idle[gj as usize][gk as usize] += 1;
             self.disp_left -= 1;
         }
     }

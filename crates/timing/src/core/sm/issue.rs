@@ -70,10 +70,9 @@ impl Sm {
     #[inline]
     pub(super) fn free_units(&self) -> Free {
         let mut free = [[0u8; 3]; MAX_SUB];
-        let idle = !self.cu_busy;
-        for (f, masks) in free.iter_mut().zip(&self.cu_mask) {
-            for (k, &m) in masks.iter().enumerate() {
-                f[k] = ((m & idle).count_ones() as u8).min(self.issue_cap[k]);
+        for (f, idle) in free.iter_mut().zip(&self.cu_idle) {
+            for k in 0..3 {
+                f[k] = idle[k].min(self.issue_cap[k]);
             }
         }
         free
@@ -253,7 +252,9 @@ impl Sm {
                 first + k
             };
             let (mask, ready, long_wait, why) = self.classify_into(s, now, &free, &mut whys);
-            self.probe_cycle.ready_warps += ready.count_ones();
+            if self.probe.is_some() {
+                self.probe_cycle.ready_warps += ready.count_ones();
+            }
             let view = SchedView {
                 valid: mask,
                 ready,
@@ -442,6 +443,7 @@ impl Sm {
         assert!(idle != 0, "free collector");
         let ci = idle.trailing_zeros() as usize;
         self.cu_busy |= 1 << ci;
+        self.cu_idle[sub][k] -= 1;
         let wp = &mut self.warps[w];
         let (cs, wic) = (wp.cta_slot as usize, wp.warp_in_cta);
         let inst = &wp.ibuf[h];

@@ -244,6 +244,11 @@ pub struct Sm {
     cu_pending: u64,
     /// The collectors of `cu_range[j][k]` as a mask.
     cu_mask: Vec<[u64; 3]>,
+    /// Idle collectors of `cu_range[j][k]` (the count of `cu_mask[j][k] & !cu_busy`, kept as
+    /// collectors are taken and freed instead of counted every cycle).
+    cu_idle: Vec<[u8; 3]>,
+    /// Each collector's (sub-core, unit kind): the `cu_idle` entry it counts in.
+    cu_group: Vec<(u8, u8)>,
     /// The instruction held by each collector (apart from `cus`, which the dispatch and
     /// operand-read loops scan every cycle: a `DynInst` is 320 bytes).
     cu_insts: Vec<DynInst>,
@@ -433,6 +438,8 @@ impl Sm {
             cu_busy: 0,
             cu_pending: 0,
             cu_mask: Vec::new(),
+            cu_idle: Vec::new(),
+            cu_group: Vec::new(),
             cu_insts: vec![DynInst::default(); a + b + m],
             cu_range: {
                 let sc = c.sub_cores as usize;
@@ -560,6 +567,19 @@ impl Sm {
             .iter()
             .map(|r| [bits(r[0]), bits(r[1]), bits(r[2])])
             .collect();
+        self.cu_idle = self
+            .cu_range
+            .iter()
+            .map(|r| r.map(|(lo, hi)| (hi - lo) as u8))
+            .collect();
+        self.cu_group = vec![(0, 0); self.cus.len()];
+        for (j, r) in self.cu_range.iter().enumerate() {
+            for (k, &(lo, hi)) in r.iter().enumerate() {
+                for g in &mut self.cu_group[lo..hi] {
+                    *g = (j as u8, k as u8);
+                }
+            }
+        }
         self
     }
 
