@@ -121,6 +121,21 @@ pub struct DramConfig {
     pub t_refi: u32,
     /// Refresh cycle time.
     pub t_rfc: u32,
+    /// GPU bus share divisor: a GPU (GPGPU or 3D) burst occupies the channel's data bus and CAS
+    /// slot for `burst / gpu_bus_div` cycles on average (the remainder carried to the next GPU
+    /// burst), and a GPU activation counts towards tRRD/tFAW once per `gpu_bus_div`; the
+    /// request's own latency (tRCD, tCL, burst) and the bank timings are unchanged. 1 (the
+    /// default) is the unscaled channel. \[INTERP\] Set by the 3D experiment to its scaled
+    /// frame's traffic factor (`res_div² / mem_div`, crate `warpforge-gfx`, `scene::rt_scale`):
+    /// a reduced frame moves the full-size bytes over `mem_div` in 1/`res_div²` of the time, so
+    /// each simulated GPU burst stands for 1/`gpu_bus_div` of a full-size one
+    /// (docs/EXPERIMENTS.md, document 004 3D, "Scaling").
+    #[serde(default = "one")]
+    pub gpu_bus_div: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// The memory policy and its parameters (spec 004 §5). Intervals in CPU cycles.
@@ -353,6 +368,7 @@ impl HeteroConfig {
         pos("dram.read_queue", self.dram.read_queue as u64)?;
         pos("dram.write_queue", self.dram.write_queue as u64)?;
         pos("dram.burst", self.dram.burst as u64)?;
+        pos("dram.gpu_bus_div", self.dram.gpu_bus_div as u64)?;
         if !self.dram.channels.is_power_of_two() || !self.dram.banks.is_power_of_two() {
             return Err(ConfigError::new(
                 "dram.channels",

@@ -113,6 +113,12 @@ pub struct Channel {
     next_rd: u64,
     next_wr: u64,
     bus_free: u64,
+    /// Activations counted towards tRRD/tFAW (`acts` is indexed by it).
+    faw_n: u64,
+    /// GPU bus time owed, in 1/`gpu_bus_div` cycles, and GPU activations not yet counted
+    /// ([`DramConfig::gpu_bus_div`]).
+    gpu_bus_acc: u64,
+    gpu_act_acc: u64,
     next_ref: u64,
     cands: Vec<Cand>,
     hit_pending: Vec<bool>,
@@ -135,6 +141,9 @@ impl Channel {
             next_rd: 0,
             next_wr: 0,
             bus_free: 0,
+            faw_n: 0,
+            gpu_bus_acc: 0,
+            gpu_act_acc: 0,
             next_ref: if c.t_refi == 0 {
                 u64::MAX
             } else {
@@ -293,23 +302,60 @@ impl Channel {
         let oldest = *self.acts.iter().min().expect("4");
         now >= b.next_act
             && now >= self.next_act_any
-            && (self.stats.activates < 4 || now >= oldest + self.c.t_faw as u64)
+            && (self.faw_n < 4 || now >= oldest + self.c.t_faw as u64)
+    }
+
+    /// Data-bus cycles the burst of a request from `source` occupies: `burst`, or for a GPU
+    /// request `burst / gpu_bus_div` on average (the remainder carried).
+    fn bus_cycles(&mut self, source: Source) -> u64 {
+        let (bl, div) = (self.c.burst as u64, self.c.gpu_bus_div.max(1) as u64);
+        if div == 1 || !source.is_gpu() {
+            return bl;
+        }
+        self.gpu_bus_acc += bl;
+        let occ = self.gpu_bus_acc / div;
+        self.gpu_bus_acc %= div;
+        occ
+    }
+
+    /// Whether an activation for `source` counts towards tRRD/tFAW: always for the CPU, once per
+    /// `gpu_bus_div` for the GPU.
+    fn act_counts(&mut self, source: Source) -> bool {
+        let div = self.c.gpu_bus_div.max(1) as u64;
+        if div == 1 || !source.is_gpu() {
+            return true;
+        }
+        self.gpu_act_acc += 1;
+        if self.gpu_act_acc >= div {
+            self.gpu_act_acc -= div;
+            true
+        } else {
+            false
+        }
     }
 
     fn issue(&mut self, now: u64, pos: usize, write: bool) -> Option<ReadDone> {
-        let c = &self.c;
         let e = if write {
             self.writes[pos]
         } else {
             self.reads[pos]
         };
+        let occ = match self.banks[e.bank as usize].open {
+            Some(r) if r == e.row => self.bus_cycles(e.source),
+            _ => 0,
+        };
+        let counts = match self.banks[e.bank as usize].open {
+            None => self.act_counts(e.source),
+            _ => true,
+        };
+        let c = &self.c;
         let bi = e.bank as usize;
         match self.banks[bi].open {
             Some(r) if r == e.row => {
                 let bl = c.burst as u64;
                 let b = &mut self.banks[bi];
-                self.next_cas = now + bl;
-                self.stats.busy_cycles += bl;
+                self.next_cas = now + occ;
+                self.stats.busy_cycles += occ;
                 if e.activated {
                     // counted as a miss
                 } else {
@@ -317,16 +363,17 @@ impl Channel {
                 }
                 if write {
                     let end = now + c.t_cwl as u64 + bl;
-                    self.bus_free = end;
-                    self.next_rd = self.next_rd.max(end + c.t_wtr as u64);
+                    let busy = now + c.t_cwl as u64 + occ;
+                    self.bus_free = busy;
+                    self.next_rd = self.next_rd.max(busy + c.t_wtr as u64);
                     b.next_pre = b.next_pre.max(end + c.t_wr as u64);
                     self.writes.remove(pos);
                     self.stats.writes += 1;
                     None
                 } else {
                     let end = now + c.t_cl as u64 + bl;
-                    self.bus_free = end;
-                    let turn = (c.t_cl as u64 + bl + 2).saturating_sub(c.t_cwl as u64);
+                    self.bus_free = now + c.t_cl as u64 + occ;
+                    let turn = (c.t_cl as u64 + occ + 2).saturating_sub(c.t_cwl as u64);
                     self.next_wr = self.next_wr.max(now + turn);
                     b.next_pre = b.next_pre.max(now + c.t_rtp as u64);
                     self.reads.remove(pos);
@@ -351,9 +398,11 @@ impl Channel {
                 b.next_col = now + c.t_rcd as u64;
                 b.next_pre = now + c.t_ras as u64;
                 b.next_act = now + c.t_rc as u64;
-                self.next_act_any = now + c.t_rrd as u64;
-                let k = (self.stats.activates % 4) as usize;
-                self.acts[k] = now;
+                if counts {
+                    self.next_act_any = now + c.t_rrd as u64;
+                    self.acts[(self.faw_n % 4) as usize] = now;
+                    self.faw_n += 1;
+                }
                 self.stats.activates += 1;
                 if write {
                     self.writes[pos].activated = true;
@@ -415,6 +464,36 @@ mod tests {
         assert_eq!(d[1], (2, 82));
         assert_eq!(ch.stats.activates, 2);
         assert_eq!(ch.stats.precharges, 1);
+    }
+
+    /// `dram.gpu_bus_div`: a GPU burst holds the data bus for `burst / div` cycles on average
+    /// (the scaled 3D frame's traffic), a CPU burst for `burst`; each read's own latency stays
+    /// tRCD + tCL + burst, and div 1 is the unscaled channel.
+    #[test]
+    fn gpu_bursts_share_the_bus_by_the_divisor_and_keep_their_latency() {
+        let last = |div: &str, source: Source| {
+            let mut c = HeteroConfig::preset("hetero").unwrap();
+            c.set("dram.gpu_bus_div", div).unwrap();
+            let mut p = policy::create(&c.policy).unwrap();
+            let mut ch = Channel::new(&c.dram);
+            for t in 0..16 {
+                ch.reads.push(entry(t + 1, 0, 5, source, 0));
+            }
+            let d = run(&mut ch, p.as_mut(), 0, 400);
+            assert_eq!(d.len(), 16);
+            assert_eq!(d[0].1, 32, "first read: ACT 0, RD 14, data 14+14+4");
+            (d[15].1, ch.stats.busy_cycles)
+        };
+        // 16 row hits back to back: one burst (4 cycles) apart.
+        assert_eq!(last("1", Source::Gpgpu), (32 + 15 * 4, 64));
+        assert_eq!(last("4", Source::Cpu(0)), (32 + 15 * 4, 64));
+        // A quarter of the bus each: one cycle apart, every read still tCL + burst long.
+        assert_eq!(last("4", Source::Gpgpu), (32 + 15, 16));
+        assert_eq!(last("4", Source::Gfx(3)), (32 + 15, 16));
+        // 16: one burst-cycle per 4 GPU bursts (at most one command a cycle).
+        let (end, busy) = last("16", Source::Gfx(3));
+        assert_eq!(busy, 4);
+        assert_eq!(end, 32 + 15);
     }
 
     #[test]
