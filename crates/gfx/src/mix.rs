@@ -127,11 +127,13 @@ pub struct MixResult {
 }
 
 /// The machine configuration: the `hetero` preset with the LLC and the CPU private caches
-/// divided by `mem_div`, the policy and the extra settings.
+/// divided by `mem_div`, each GPU DRAM burst holding 1/`gpu_bus_div` of the bus
+/// ([`gpu_bus_div`]), the policy and the extra settings.
 pub fn config(
     llc_kb: u64,
     policy: &str,
     mem_div: u32,
+    gpu_bus_div: u32,
     sets: &[String],
 ) -> Result<HeteroConfig, String> {
     let e = |e: warpforge_hetero::config::ConfigError| e.to_string();
@@ -143,12 +145,29 @@ pub fn config(
         .map_err(e)?;
     cfg.set("cpu.l2_kb", &(cfg.cpu.l2_kb / d).max(4).to_string())
         .map_err(e)?;
+    cfg.set("dram.gpu_bus_div", &gpu_bus_div.max(1).to_string())
+        .map_err(e)?;
     cfg.set("policy.name", policy).map_err(e)?;
     // IM-SCHED counts and reverses only the CG-over-CPU decisions that FR-FCFS would have taken
     // the other way (docs/EXPERIMENTS.md, claim 8: "de-prioritised by a younger CG request").
     cfg.set("policy.im_sched_overtake", "true").map_err(e)?;
     cfg.apply_overrides(sets).map_err(e)?;
     Ok(cfg)
+}
+
+/// The DRAM bus share of a scaled frame's GPU burst, as a divisor (`dram.gpu_bus_div`): a
+/// frame reduced by `res_div` per axis does 1/`res_div²` of the full frame's work, so it lasts
+/// 1/`res_div²` of the cycles, but it moves 1/`mem_div` of its DRAM bytes (its textures and,
+/// through [`crate::scene::rt_scale`], its render targets are 1/`mem_div` of their size against
+/// an LLC divided by `mem_div`, so they miss as often per byte as at full size). Per simulated
+/// cycle its DRAM traffic is `res_div² / mem_div` times the full-size frame's (16 at `tiny`,
+/// 4 at `small`), against a channel of the full-size bandwidth that the CPU cores, unscaled in
+/// time, use at their full-size rate. Each GPU burst therefore holds 1/`res_div² / mem_div` of
+/// the data bus (and of the tRRD/tFAW activation budget), so that the GPU's and the CPU's shares
+/// of the bus per cycle are the full-size ones; the per-request latency is not scaled. The LLC
+/// and the ring model latency only, so they carry no bandwidth to scale. \[INTERP\]
+pub fn gpu_bus_div(res_div: u32, mem_div: u32) -> u32 {
+    crate::scene::rt_scale(res_div, mem_div) as u32
 }
 
 /// The CPU streams of `apps`, their warm regions divided by `mem_div`.
@@ -168,7 +187,8 @@ fn streams(apps: &[&str], mem_div: u32, seed: u64) -> Result<Vec<Box<dyn OpStrea
 
 /// Runs `run`.
 pub fn run(run: &MixRun) -> Result<MixResult, String> {
-    let cfg = config(run.llc_kb, &run.policy, run.opts.mem_div, &run.sets)?;
+    let (r, m) = (run.opts.res_div, run.opts.mem_div);
+    let cfg = config(run.llc_kb, &run.policy, m, gpu_bus_div(r, m), &run.sets)?;
     let mut mem = SharedMem::new(MemSystem::new(&cfg), 4);
     mem.ideal = run.ideal;
     if !run.cpu.is_empty() {
@@ -243,7 +263,7 @@ pub fn alone_ipc(
     cycles: u64,
     seed: u64,
 ) -> Result<f64, String> {
-    let cfg = config(llc_kb, "frfcfs", mem_div, &[])?;
+    let cfg = config(llc_kb, "frfcfs", mem_div, 1, &[])?;
     let mut mem = MemSystem::new(&cfg);
     let mut cpu = CpuCluster::new(&cfg.cpu, streams(&[app], mem_div, seed)?);
     cpu.warm(CPU_WARM_OPS, &mut mem);
@@ -251,4 +271,51 @@ pub fn alone_ipc(
         cpu.cycle(t, &mut mem, &mut |_| {});
     }
     Ok(cpu.ipcs()[0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{rt_scale, Layout, QUAD_PX};
+
+    /// The consistent-scaling rule for bandwidth: a scaled frame's render-target bytes (per
+    /// frame, at the full-size footprint-to-LLC ratio) times each GPU burst's bus share, over
+    /// the frame's cycles (its pixels: the work per pixel is the full-size one), is the
+    /// full-size frame's bus time per cycle at every size; the machine configuration of a run
+    /// carries that share, and a CPU-alone run keeps the unscaled bus.
+    #[test]
+    fn scaled_gpu_bursts_keep_the_full_size_bus_time_per_cycle() {
+        let bus_per_pixel = |res_div: u32, mem_div: u32| {
+            let (w, h) = (1280 / res_div as usize, 1024 / res_div as usize);
+            let l = Layout {
+                qw: w / QUAD_PX,
+                qh: h / QUAD_PX,
+                rops: 16,
+                rt_scale: rt_scale(res_div, mem_div),
+            };
+            let bytes = l.surface_blocks() as f64 * 64.0;
+            bytes / gpu_bus_div(res_div, mem_div) as f64 / (w * h) as f64
+        };
+        let full = bus_per_pixel(1, 1);
+        assert_eq!(full, 4.0, "4 B a pixel at full size");
+        for (r, m) in [(16, 16), (8, 16), (4, 16), (2, 4)] {
+            let b = bus_per_pixel(r, m);
+            assert!(
+                (b / full - 1.0).abs() < 0.02,
+                "res/{r}, mem/{m}: {b:.3} B of bus time a pixel, full size {full}"
+            );
+        }
+        assert_eq!(gpu_bus_div(16, 16), 16, "tiny");
+        assert_eq!(gpu_bus_div(8, 16), 4, "small");
+        let run = MixRun {
+            opts: RunOpts::sized("tiny").unwrap(),
+            ..baseline(&crate::title::TITLES[0], RunOpts::sized("tiny").unwrap())
+        };
+        let (r, m) = (run.opts.res_div, run.opts.mem_div);
+        let cfg = config(run.llc_kb, &run.policy, m, gpu_bus_div(r, m), &run.sets).unwrap();
+        assert_eq!(cfg.dram.gpu_bus_div, 16);
+        assert_eq!(cfg.llc.size_kb, 1024, "LLC / mem_div");
+        let alone = config(16384, "frfcfs", 16, 1, &[]).unwrap();
+        assert_eq!(alone.dram.gpu_bus_div, 1);
+    }
 }
