@@ -3,7 +3,7 @@
 //! unit was marked bottlenecked (FE ZS SH CW BT), the critical share of the GPU's DRAM reads per
 //! stream and the estimator error.
 //!
-//! `cargo run --release -p warpforge-gfx --example mixprobe -- TITLE[,TITLE...] [ideal|FRAMES]`
+//! `[SETS=key=value,...] cargo run --release -p warpforge-gfx --example mixprobe -- TITLE[,TITLE...] [ideal|FRAMES]`
 //! (`ideal`: also the runs with the critical / non-critical accesses ideal in the LLC; a number:
 //! measure that many frames and print each frame's cycles and estimator error.)
 use warpforge_gfx::mem::Ideal;
@@ -20,7 +20,11 @@ fn main() {
         let t = title::by_name(name).expect("title");
         let mut opts = RunOpts::sized("tiny").expect("tiny");
         opts.frames = frames;
-        let base = mix::baseline(t, opts);
+        let mut base = mix::baseline(t, opts);
+        // Extra machine settings, e.g. `SETS=dram.gpu_bus_div=1` (the unscaled bus).
+        if let Ok(v) = std::env::var("SETS") {
+            base.sets = v.split(',').map(String::from).collect();
+        }
         let t0 = std::time::Instant::now();
         let r = mix::run(&base).expect("run");
         let d = &r.dram;
@@ -39,8 +43,10 @@ fn main() {
             .map(|x| format!("{x:.2}"))
             .collect();
         println!(
-            "{name} fps {:.2} bn [{}] crit {crit:.2} err {:?} {} ({:.0} s)",
+            "{name} fps {:.2} dram util {:.2} row hits {:.2} bn [{}] crit {crit:.2} err {:?} {} ({:.0} s)",
             r.fps,
+            r.dram_util,
+            r.dram_row_hits,
             b.join(" "),
             r.estimate_error,
             s.join(" "),

@@ -124,6 +124,11 @@ pub struct MixResult {
     /// The memory-scheduling policy's own counters at the end of the run (e.g. IM-SCHED's mean
     /// probability, IM-LLC's emergency fraction).
     pub policy_counters: Vec<(&'static str, f64)>,
+    /// DRAM data-bus utilisation over the measured frames (busy bus cycles over channel
+    /// cycles, GPU bursts counted at their scaled share, [`gpu_bus_div`]).
+    pub dram_util: f64,
+    /// DRAM row-buffer hit rate over the measured frames (row hits over column accesses).
+    pub dram_row_hits: f64,
 }
 
 /// The machine configuration: the `hetero` preset with the LLC and the CPU private caches
@@ -220,6 +225,7 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
     };
     let before = snap(&mem);
     let dram_before = mem.dram;
+    let stats_before = mem.mem.dram_stats();
     gpu.run_frames(n, max * opts.frames as u64, &mut mem, &mut generator);
     let after = snap(&mem);
     let cpu_ipc = before
@@ -235,8 +241,15 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
         critical: std::array::from_fn(|s| d.critical[s] - dram_before.critical[s]),
     };
     let policy_counters = mem.mem.policy().counters();
+    let st = mem.mem.dram_stats();
+    let busy = st.busy_cycles - stats_before.busy_cycles;
+    let chan_cycles = st.cycles - stats_before.cycles;
+    let accesses = (st.reads + st.writes) - (stats_before.reads + stats_before.writes);
+    let hits = st.row_hits - stats_before.row_hits;
     Ok(MixResult {
         policy_counters,
+        dram_util: busy as f64 / chan_cycles.max(1) as f64,
+        dram_row_hits: hits as f64 / accesses.max(1) as f64,
         fps: r.fps,
         counts: r.counts,
         dram,
