@@ -36,6 +36,9 @@ fn frame_experiment_light_titles() {
         assert!(fps > 1.0 && fps < 1e4, "{t} fps {fps}");
         let cf = r["titles"][t]["critical_fraction"].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&cf));
+        // The scaled GPU bursts leave the bus neither idle nor over-full (dram.gpu_bus_div).
+        let util = r["titles"][t]["dram_util"].as_f64().unwrap();
+        assert!(util > 0.0 && util < 1.0, "{t} DRAM bus utilisation {util}");
         let mix: f64 = ["C", "T", "Z", "B", "O"]
             .iter()
             .map(|c| r["titles"][t]["access_mix"][c].as_f64().unwrap())

@@ -159,6 +159,8 @@ impl Report {
                     "critical_fraction": round(critical_fraction(b)),
                     "critical_fraction_llc": round(critical_fraction_llc(b)),
                     "dram_reads": b.dram.total(),
+                    "dram_util": round(b.dram_util),
+                    "dram_row_hits": round(b.dram_row_hits),
                     "critical_fraction_by_stream": crit,
                     "bottleneck_share": {
                         "fe": round(b.bottleneck_share[0]),
