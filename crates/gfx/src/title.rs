@@ -10,10 +10,11 @@
 //! main pass's depth complexity `layers` is fitted, per title, so that the FR-FCFS baseline with
 //! the title's HL CPU mix at `--size tiny` (`mix::baseline`, exactly the run `experiment frame`
 //! makes) gives Table 2's FPS within a few percent (`examples/calibrate.rs`); every other field
-//! keeps the title's flavour. `layers` is thereby a work multiplier of the 1/256-pixel frame more
-//! than a realistic depth complexity (1.5 to 38 since the consistent render-target scaling of
-//! [`crate::scene::rt_scale`]). The policies, the memory side and the criticality machinery are
-//! not calibrated.
+//! keeps the title's flavour. Recalibrated after the GPU's DRAM bus share was scaled with the
+//! frame (`mix::gpu_bus_div`): the below-40 titles are back at 23-76 layers (from 7.5-28 when the
+//! scaled frame was bus-bound); DOOM3 and Quake4 stay low, their fixed costs (shadow pass,
+//! vertices) being a large part of a frame. The policies, the memory side and the criticality
+//! machinery are not calibrated.
 
 use serde::Serialize;
 
@@ -160,7 +161,7 @@ pub const TITLES: [Title; 14] = [
         1024,
         5.9,
         p(
-            300, 36.05, 0.45, 0.10, 48, 6, 0.9, 96.0, 0.15, 8.0, 25.7, 0.5, 2,
+            300, 107.4, 0.45, 0.10, 48, 6, 0.9, 96.0, 0.15, 8.0, 25.7, 0.5, 2,
         ),
     ),
     t(
@@ -170,7 +171,7 @@ pub const TITLES: [Title; 14] = [
         1024,
         14.0,
         p(
-            250, 37.66, 0.40, 0.10, 40, 5, 0.8, 64.0, 0.20, 5.0, 13.5, 0.5, 2,
+            250, 112.2, 0.40, 0.10, 40, 5, 0.8, 64.0, 0.20, 5.0, 13.5, 0.5, 2,
         ),
     ),
     t(
@@ -180,7 +181,7 @@ pub const TITLES: [Title; 14] = [
         1024,
         16.7,
         p(
-            200, 32.13, 0.35, 0.05, 32, 4, 0.7, 48.0, 0.60, 3.0, 6.5, 1.0, 3,
+            200, 95.7, 0.35, 0.05, 32, 4, 0.7, 48.0, 0.60, 3.0, 6.5, 1.0, 3,
         ),
     ),
     t(
@@ -190,7 +191,7 @@ pub const TITLES: [Title; 14] = [
         1024,
         21.8,
         p(
-            200, 22.69, 0.35, 0.05, 32, 4, 0.7, 48.0, 0.55, 3.0, 5.7, 1.0, 3,
+            200, 76.35, 0.35, 0.05, 32, 4, 0.7, 48.0, 0.55, 3.0, 5.7, 1.0, 3,
         ),
     ),
     t(
@@ -200,7 +201,7 @@ pub const TITLES: [Title; 14] = [
         1200,
         19.5,
         p(
-            225, 28.37, 0.60, 0.05, 24, 2, 0.5, 32.0, 0.70, 2.0, 14.2, 0.0, 0,
+            225, 71.99, 0.60, 0.05, 24, 2, 0.5, 32.0, 0.70, 2.0, 14.2, 0.0, 0,
         ),
     ),
     t(
@@ -210,7 +211,7 @@ pub const TITLES: [Title; 14] = [
         1200,
         6.7,
         p(
-            371, 13.86, 0.40, 0.20, 64, 6, 0.9, 128.0, 0.25, 10.0, 9.9, 0.5, 2,
+            371, 41.3, 0.40, 0.20, 64, 6, 0.9, 128.0, 0.25, 10.0, 9.9, 0.5, 2,
         ),
     ),
     t(
@@ -220,7 +221,7 @@ pub const TITLES: [Title; 14] = [
         1200,
         80.7,
         p(
-            145, 1.47, 0.50, 0.00, 16, 2, 0.5, 24.0, 0.30, 2.0, 4.8, 0.0, 0,
+            145, 2.19, 0.50, 0.00, 16, 2, 0.5, 24.0, 0.30, 2.0, 4.8, 0.0, 0,
         ),
     ),
     t(
@@ -230,7 +231,7 @@ pub const TITLES: [Title; 14] = [
         1200,
         77.4,
         p(
-            150, 12.5, 0.40, 0.05, 16, 2, 0.6, 24.0, 0.15, 2.0, 0.0, 0.0, 0,
+            150, 16.78, 0.40, 0.05, 16, 2, 0.6, 24.0, 0.15, 2.0, 0.0, 0.0, 0,
         ),
     ),
     t(
@@ -240,7 +241,7 @@ pub const TITLES: [Title; 14] = [
         1024,
         33.6,
         p(
-            200, 7.54, 0.40, 0.05, 20, 4, 0.6, 32.0, 0.65, 2.0, 2.6, 1.0, 1,
+            200, 22.94, 0.40, 0.05, 20, 4, 0.6, 32.0, 0.65, 2.0, 2.6, 1.0, 1,
         ),
     ),
     t(
@@ -250,7 +251,7 @@ pub const TITLES: [Title; 14] = [
         1024,
         66.6,
         p(
-            125, 4.07, 0.45, 0.00, 16, 4, 0.9, 32.0, 0.10, 2.0, 4.7, 0.0, 0,
+            125, 8.68, 0.45, 0.00, 16, 4, 0.9, 32.0, 0.10, 2.0, 4.7, 0.0, 0,
         ),
     ),
     t(
@@ -260,7 +261,7 @@ pub const TITLES: [Title; 14] = [
         1200,
         80.5,
         p(
-            140, 1.48, 0.55, 0.05, 18, 2, 0.6, 24.0, 0.25, 2.5, 4.4, 0.0, 0,
+            140, 2.01, 0.55, 0.05, 18, 2, 0.6, 24.0, 0.25, 2.5, 4.4, 0.0, 0,
         ),
     ),
     t(
@@ -270,7 +271,7 @@ pub const TITLES: [Title; 14] = [
         1024,
         103.9,
         p(
-            125, 4.04, 0.45, 0.00, 12, 2, 0.5, 16.0, 0.20, 2.0, 3.5, 0.0, 0,
+            125, 6.61, 0.45, 0.00, 12, 2, 0.5, 16.0, 0.20, 2.0, 3.5, 0.0, 0,
         ),
     ),
     t(
@@ -280,7 +281,7 @@ pub const TITLES: [Title; 14] = [
         1200,
         132.5,
         p(
-            100, 7.29, 0.35, 0.00, 8, 2, 0.5, 16.0, 0.10, 3.0, 0.0, 0.0, 0,
+            100, 10.18, 0.35, 0.00, 8, 2, 0.5, 16.0, 0.10, 3.0, 0.0, 0.0, 0,
         ),
     ),
     t(
@@ -290,7 +291,7 @@ pub const TITLES: [Title; 14] = [
         1024,
         26.6,
         p(
-            225, 14.65, 0.40, 0.10, 32, 4, 0.7, 48.0, 0.30, 4.0, 9.0, 0.5, 2,
+            225, 49.95, 0.40, 0.10, 32, 4, 0.7, 48.0, 0.30, 4.0, 9.0, 0.5, 2,
         ),
     ),
 ];
