@@ -314,6 +314,9 @@ impl Gpu {
     }
 
     /// Installs a criticality observer on every SM: `make(sm index)` ([`crate::core::probe`]).
+    /// A probe sees every core cycle in which its SM has work (a CTA, or anything in flight),
+    /// with `sim.skip_idle` on or off: no whole-GPU idle span is skipped while probes are
+    /// installed.
     pub fn set_sm_probes(
         &mut self,
         make: &mut dyn FnMut(usize) -> Box<dyn crate::core::probe::SmProbe>,
@@ -546,6 +549,14 @@ impl Gpu {
         ctas_left: bool,
         cap: u64,
     ) -> Option<(u64, u64)> {
+        // A criticality probe sees every cycle in which its SM has work.
+        if self
+            .awake
+            .first()
+            .is_some_and(|&s| self.sms[s as usize].has_probe())
+        {
+            return None;
+        }
         // A sleeping SM is empty, and a CTA of the launch fits an empty SM (checked at launch).
         let sleepers = self.awake.len() < self.sms.len();
         if ctas_left

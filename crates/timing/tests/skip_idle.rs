@@ -2,7 +2,9 @@
 //! byte-identical JSON statistics (cycles, stall reasons, occupancy, cache, network and DRAM
 //! counters) with it on and off, and a latency-bound kernel really has cycles to skip.
 
+use std::sync::{Arc, Mutex};
 use warpforge_simt::Device;
+use warpforge_timing::core::probe::{SmCycle, SmProbe};
 use warpforge_timing::{GpuConfig, TimingRunner};
 use warpforge_workloads::{registry, Check, Size};
 
@@ -106,5 +108,88 @@ fn diff(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<
         }
         _ if a != b => out.push(format!("{path}: {a} vs {b}")),
         _ => {}
+    }
+}
+
+/// What a criticality probe ([`SmProbe`]) saw on one SM: cycles, and the sums of the cycle
+/// record's counts (live, ready, issued, committed warps; operand-stall cycles) and the misses.
+#[derive(Default, Clone, Copy, PartialEq, Eq, Debug)]
+struct Seen {
+    cycles: u64,
+    live: u64,
+    ready: u64,
+    issued: u64,
+    committed: u64,
+    operand_stalls: u64,
+    misses: u64,
+}
+
+struct Counter(Arc<Mutex<Vec<Seen>>>, usize);
+
+impl SmProbe for Counter {
+    fn cycle(&mut self, c: &SmCycle) {
+        let s = &mut self.0.lock().unwrap()[self.1];
+        s.cycles += 1;
+        s.live += u64::from(c.live_warps);
+        s.ready += u64::from(c.ready_warps);
+        s.issued += u64::from(c.issued);
+        s.committed += u64::from(c.committed);
+        s.operand_stalls += u64::from(c.operand_stall);
+    }
+    fn stall_on_miss(&mut self, _pc: u64) {}
+    fn mark_miss(&mut self, _pc: u64, _store: bool) -> bool {
+        self.0.lock().unwrap()[self.1].misses += 1;
+        false
+    }
+}
+
+/// Runs `name` (tiny, 15 SMs, `set` keys) with a counting probe on every SM.
+fn probed(name: &str, skip: bool, set: &[(&str, &str)]) -> (Vec<Seen>, u64, u64) {
+    let w = registry()
+        .into_iter()
+        .find(|w| w.info().name == name)
+        .unwrap();
+    let mut cfg = GpuConfig::preset("gtx480").unwrap();
+    cfg.set("sim.skip_idle", &skip.to_string()).unwrap();
+    for (k, v) in set {
+        cfg.set(k, v).unwrap();
+    }
+    let n = cfg.core.num_sms as usize;
+    let seen = Arc::new(Mutex::new(vec![Seen::default(); n]));
+    let mut runner = TimingRunner::new(cfg, 1);
+    runner
+        .gpu_mut()
+        .set_sm_probes(&mut |i| Box::new(Counter(seen.clone(), i)));
+    let mut dev = Device::new();
+    dev.set_runner(Box::new(runner));
+    assert_eq!(w.run(&mut dev, Size::Tiny).unwrap(), Check::Passed);
+    let mut r = dev.take_runner().unwrap();
+    let t = r.as_any_mut().downcast_mut::<TimingRunner>().unwrap();
+    let cycles = t.stats_json()["total"]["cycles"].as_u64().unwrap();
+    let out = seen.lock().unwrap().clone();
+    (out, cycles, t.skipped_core_cycles())
+}
+
+/// An installed criticality probe sees the same cycles (every cycle in which its SM has work)
+/// whether or not idle cycles are skipped: neither the whole-GPU idle skip nor sleeping SMs
+/// may change what it counts.
+/// `micro_lat_dram` is latency-bound (the skip has many cycles to take without a probe) and
+/// leaves most SMs without a CTA; `kmn` has both too; the window engine as well.
+#[test]
+fn a_probe_sees_the_same_cycles_with_and_without_idle_skipping() {
+    for (name, set) in [
+        ("micro_lat_dram", &[][..]),
+        ("kmn", &[][..]),
+        ("micro_lat_dram", &[("sim.window", "4")][..]),
+    ] {
+        let (on, cycles_on, _) = probed(name, true, set);
+        let (off, cycles_off, none) = probed(name, false, set);
+        assert_eq!(none, 0);
+        assert_eq!(cycles_on, cycles_off, "{name} {set:?}: timing changed");
+        assert!(
+            on.iter().any(|s| s.issued > 0 && s.misses > 0),
+            "{name}: {on:?}"
+        );
+        assert_eq!(on, off, "{name} {set:?}: the probe saw different cycles");
     }
 }

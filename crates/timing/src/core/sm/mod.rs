@@ -794,6 +794,8 @@ impl Sm {
             self.cu_rr = (self.cu_rr + self.oc_steps as usize) % self.cus.len().max(1);
             return;
         }
+        // A probe sees the cycles in which the SM has work, as with `sim.skip_idle` (above).
+        let unprobed = self.probe.is_some() && !self.busy();
         self.cpl_sample(cpl::samples_in(now, now + 1));
         // Writeback events.
         let mut due = std::mem::take(&mut self.due);
@@ -869,7 +871,7 @@ impl Sm {
         self.collect_and_dispatch(now);
         self.issue(now);
         self.retire(now);
-        if let Some(p) = &mut self.probe {
+        if let Some(p) = self.probe.as_mut().filter(|_| !unprobed) {
             self.probe_cycle.live_warps = self.warps.iter().filter(|w| w.live).count() as u32;
             p.cycle(&self.probe_cycle);
         }
