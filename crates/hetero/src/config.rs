@@ -216,8 +216,18 @@ pub struct PolicyConfig {
     /// allocation on fill"; a store miss in our write-back LLC allocates without a fill, so the
     /// preset keeps stores allocating (`false`) and bypasses read fills only.
     pub gpgpu_store_bypass: bool,
+    /// IM (and `im_bypass`): non-critical GPGPU **read** misses bypass the LLC (no allocation on
+    /// fill), spec 004 §3 ("The non-critical shader accesses that miss in the LLC bypass the
+    /// LLC"). `true` (the preset, the document); `false` keeps every other part of IM and lets
+    /// the fills allocate, to measure the bypass's share of IM's result.
+    #[serde(default = "yes")]
+    pub gpgpu_read_bypass: bool,
     /// Seed of the policies' random draws.
     pub seed: u64,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// The whole machine's memory side and CPU cores.

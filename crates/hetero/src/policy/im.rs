@@ -13,7 +13,11 @@
 //!   beats the previous window's by more than `probe_tolerance`. The preset scales the window
 //!   to 10K GPU cycles (the document's 100K is longer than most of our runs) \[INTERP\].
 //! * **LLC bypass** of non-critical GPGPU reads (§3), outside all-GPU windows; non-critical
-//!   stores are written around the LLC only with `policy.gpgpu_store_bypass` (\[INTERP\]).
+//!   stores are written around the LLC only with `policy.gpgpu_store_bypass` (\[INTERP\]);
+//!   `policy.gpgpu_read_bypass = false` turns the read bypass off (ablation).
+//!
+//! Ablations (registered policies): `im_sched`, `im_llc` (each alone, no bypass, no probe) and
+//! `im_bypass` (the §3 bypass alone), all on the GPU-favoring order.
 //!
 //! \[INTERP\] choices (§10.4 items 12-16): counting and intervals as above, the Bernoulli draw once
 //! per decision whose top candidate is CG; IM-SCHED stays on for non-emergency CPU reads while
@@ -78,8 +82,12 @@ struct Im {
 
 impl Im {
     fn make(c: &PolicyConfig, sched: bool, llc: bool, probe: bool) -> Self {
+        Self::with_bypass(c, sched, llc, probe, sched && llc && probe)
+    }
+
+    fn with_bypass(c: &PolicyConfig, sched: bool, llc: bool, probe: bool, bypass: bool) -> Self {
         Self {
-            bypass: sched && llc && probe,
+            bypass,
             sched,
             llc,
             probe,
@@ -285,7 +293,11 @@ impl MemPolicy for Im {
     fn llc_bypass(&mut self, _: &Ctx, r: &Request) -> bool {
         self.bypass
             && self.c.criticality
-            && (!r.write || self.c.gpgpu_store_bypass)
+            && if r.write {
+                self.c.gpgpu_store_bypass
+            } else {
+                self.c.gpgpu_read_bypass
+            }
             && r.source == Source::Gpgpu
             && !r.critical
             && !self.all_gpu
@@ -364,6 +376,12 @@ pub fn new_sched_only(c: &PolicyConfig) -> Box<dyn MemPolicy> {
 /// IM-LLC alone on the GPU-favoring order (ablation of §5.4; no LLC bypass).
 pub fn new_llc_only(c: &PolicyConfig) -> Box<dyn MemPolicy> {
     Box::new(Im::make(c, false, true, false))
+}
+
+/// The §3 LLC bypass of non-critical GPGPU reads alone on the GPU-favoring order (no IM-SCHED,
+/// IM-LLC or probe): the bypass's share of IM's result.
+pub fn new_bypass_only(c: &PolicyConfig) -> Box<dyn MemPolicy> {
+    Box::new(Im::with_bypass(c, false, false, false, true))
 }
 
 #[cfg(test)]
@@ -644,5 +662,44 @@ mod tests {
         c.gpgpu_store_bypass = true;
         let mut p = Im::make(&c, true, true, true);
         assert!(p.llc_bypass(&ctx, &st), "write-around when asked");
+    }
+
+    #[test]
+    fn read_bypass_key_and_bypass_only_ablation() {
+        let g = GpuStatus::default();
+        let ctx = at(0, &g);
+        let nc = Request::read(0, 0, Source::Gpgpu);
+        let mut crit = Request::read(0, 0, Source::Gpgpu);
+        crit.critical = true;
+        let cpu = Request::read(0, 0, Source::Cpu(0));
+        let mut c = cfg();
+        assert!(c.gpgpu_read_bypass, "preset: the document's bypass");
+        // The bypass alone: non-critical GPGPU reads only, and no IM-SCHED swap or probe.
+        let mut b = Im::with_bypass(&c, false, false, false, true);
+        assert!(b.llc_bypass(&ctx, &nc));
+        assert!(!b.llc_bypass(&ctx, &crit) && !b.llc_bypass(&ctx, &cpu));
+        b.p = 0.5; // even with a probability IM-SCHED is off
+        let cands = [
+            cand(1, true, Source::Gpgpu, true, 10),
+            cand(2, true, Source::Cpu(0), false, 5),
+        ];
+        for _ in 0..32 {
+            assert_eq!(b.pick(&ctx, &cands), Some(0), "CG above CPU, never swapped");
+        }
+        // IM-SCHED and IM-LLC alone do not bypass.
+        assert!(!Im::make(&c, true, false, false).llc_bypass(&ctx, &nc));
+        assert!(!Im::make(&c, false, true, false).llc_bypass(&ctx, &nc));
+        // Full IM with the key off keeps stores and reads allocating.
+        c.gpgpu_read_bypass = false;
+        let mut p = Im::make(&c, true, true, true);
+        assert!(!p.llc_bypass(&ctx, &nc), "read bypass off");
+        c.gpgpu_store_bypass = true;
+        let mut p2 = Im::make(&c, true, true, true);
+        let mut st = Request::read(0, 0, Source::Gpgpu);
+        st.write = true;
+        assert!(
+            p2.llc_bypass(&ctx, &st) && !p2.llc_bypass(&ctx, &nc),
+            "keys independent"
+        );
     }
 }

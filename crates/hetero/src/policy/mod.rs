@@ -159,6 +159,11 @@ pub const POLICIES: &[(&str, &str, Ctor)] = &[
         im::new_llc_only,
     ),
     (
+        "im_bypass",
+        "the GPGPU non-critical LLC read bypass alone on the GPU-favoring order (spec 004 §3 ablation)",
+        im::new_bypass_only,
+    ),
+    (
         "all_gpu",
         "every GPU request above every CPU request (the probe's mode, spec 004 §5.6)",
         all_gpu::new,
