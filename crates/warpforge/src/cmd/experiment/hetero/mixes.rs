@@ -10,35 +10,82 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use warpforge_hetero::cpu::synth::{self, Class};
 
-/// Table 3's GPGPU applications and the workloads of ours that stand in for them.
-pub const GPU_APPS: [(&str, &str, &str); 6] = [
-    (
-        "LBM",
-        "sc",
-        "Parboil LBM (streaming stencil) -> streamcluster: coalesced streaming, low reuse",
-    ),
-    (
-        "CFD",
-        "sr1",
-        "Rodinia CFD (unstructured gathers) -> SRAD v1: stencil with index-array gathers",
-    ),
-    ("BFS", "bfs", "Rodinia BFS -> Rodinia BFS"),
-    (
-        "FASTWALSH",
-        "fwt",
-        "CUDA SDK fastWalshTransform -> NVIDIA SDK FWT",
-    ),
-    (
-        "BLACKSCHOLES",
-        "bo",
-        "CUDA SDK BlackScholes -> NVIDIA SDK binomial options (options pricing)",
-    ),
-    (
-        "REDUCTION",
-        "bp",
-        "CUDA SDK reduction -> Rodinia backprop (streaming + shared tree reduction)",
-    ),
+/// One of Table 3's GPGPU applications (spec 004 §8.2) and the workloads of ours that run it.
+#[derive(Debug, Clone, Copy)]
+pub struct GpuApp {
+    /// Table 3's name.
+    pub app: &'static str,
+    /// The workload run by default: our implementation of the application where it exists,
+    /// else the stand-in.
+    pub default: &'static str,
+    /// The stand-in of earlier runs (a workload of ours with a similar access pattern), run
+    /// with `--stand-ins`.
+    pub stand_in: &'static str,
+    /// What runs and why.
+    pub description: &'static str,
+}
+
+/// Table 3's applications in the document's order; a mix's CPU co-runners are seeded by the
+/// position here, so a stand-in and the real application get the same co-runners.
+pub const GPU_APPS: [GpuApp; 6] = [
+    GpuApp {
+        app: "LBM",
+        default: "sc",
+        stand_in: "sc",
+        description:
+            "Parboil LBM (streaming stencil) -> streamcluster: coalesced streaming, low reuse",
+    },
+    GpuApp {
+        app: "CFD",
+        default: "sr1",
+        stand_in: "sr1",
+        description:
+            "Rodinia CFD (unstructured gathers) -> SRAD v1: stencil with index-array gathers",
+    },
+    GpuApp {
+        app: "BFS",
+        default: "bfs",
+        stand_in: "bfs",
+        description: "Rodinia BFS -> Rodinia BFS",
+    },
+    GpuApp {
+        app: "FASTWALSH",
+        default: "fwt",
+        stand_in: "fwt",
+        description: "CUDA SDK fastWalshTransform -> NVIDIA SDK FWT",
+    },
+    GpuApp {
+        app: "BLACKSCHOLES",
+        default: "bs",
+        stand_in: "bo",
+        description:
+            "CUDA SDK BlackScholes -> bs, our BlackScholes (stand-in: bo, binomial options)",
+    },
+    GpuApp {
+        app: "REDUCTION",
+        default: "red",
+        stand_in: "bp",
+        description: "CUDA SDK reduction -> red, our reduce6-style tree reduction (stand-in: bp, \
+                      Rodinia backprop)",
+    },
 ];
+
+/// The workloads run by default (`stand_ins = false`: our implementations of Table 3 where they
+/// exist) or the six stand-ins of earlier runs.
+pub fn default_workloads(stand_ins: bool) -> Vec<String> {
+    GPU_APPS
+        .iter()
+        .map(|a| if stand_ins { a.stand_in } else { a.default }.to_string())
+        .collect()
+}
+
+/// The Table 3 application that workload `w` runs or stands in for, with its position.
+pub fn table3(w: &str) -> Option<(usize, &'static GpuApp)> {
+    GPU_APPS
+        .iter()
+        .enumerate()
+        .find(|(_, a)| a.default == w || a.stand_in == w)
+}
 
 /// The recorded traces (crates/hetero/traces/NAME.wft.xz).
 pub const TRACES: [&str; 3] = ["gzip", "sort", "cc1"];
@@ -113,14 +160,16 @@ pub fn cpu_mix(class: &str, k: usize) -> anyhow::Result<Vec<CpuApp>> {
     })
 }
 
-/// Every mix of `workloads` (our names) and `classes`.
+/// Every mix of `workloads` (our names) and `classes`. A workload of Table 3 (real or stand-in)
+/// gets the co-runners of its application's position; any other those of its position in
+/// `workloads`.
 pub fn mixes(workloads: &[String], classes: &[String]) -> anyhow::Result<Vec<Mix>> {
     let mut out = Vec::new();
-    for (k, w) in workloads.iter().enumerate() {
-        let stands = GPU_APPS
-            .iter()
-            .find(|a| a.1 == w)
-            .map_or("(not in Table 3)".to_string(), |a| a.0.to_string());
+    for (i, w) in workloads.iter().enumerate() {
+        let (k, stands) = match table3(w) {
+            Some((k, a)) => (k, a.app.to_string()),
+            None => (i, "(not in Table 3)".to_string()),
+        };
         for c in classes {
             out.push(Mix {
                 gpu: w.clone(),
@@ -153,5 +202,31 @@ mod tests {
             assert_eq!(h, cpu_mix("H", k).unwrap());
         }
         assert!(cpu_mix("X", 0).is_err());
+    }
+
+    #[test]
+    fn real_applications_and_their_stand_ins_share_the_co_runners() {
+        let exists = |w: &str| crate::cmd::run::find_workload(w).is_ok();
+        let real = default_workloads(false);
+        let old = default_workloads(true);
+        assert_eq!(old, ["sc", "sr1", "bfs", "fwt", "bo", "bp"]);
+        for (r, o) in real.iter().zip(&old) {
+            assert!(exists(r), "default workload `{r}` exists");
+            assert!(exists(o), "stand-in `{o}` exists");
+        }
+        let classes = ["H".to_string(), "L".to_string(), "HL".to_string()];
+        let a = mixes(&real, &classes).unwrap();
+        let b = mixes(&old, &classes).unwrap();
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x.stands_for, y.stands_for);
+            assert_eq!(x.cpu, y.cpu, "{} vs {}", x.gpu, y.gpu);
+        }
+        // A subset keeps each application's co-runners.
+        let one = mixes(&[real[4].clone()], &classes).unwrap();
+        assert_eq!(one[0].cpu, a[12].cpu);
+        assert_eq!(one[0].stands_for, "BLACKSCHOLES");
+        let other = mixes(&["nw".to_string()], &classes).unwrap();
+        assert_eq!(other[0].stands_for, "(not in Table 3)");
+        assert_eq!(other[0].cpu, a[0].cpu, "position 0 in the list");
     }
 }

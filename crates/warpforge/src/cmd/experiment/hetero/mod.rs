@@ -54,9 +54,14 @@ pub struct HeteroArgs {
     /// cycles, under 1 CPU-minute) for quick checks; larger sizes take longer.
     #[arg(long, default_value = "small", value_parser = crate::cmd::run::parse_size)]
     size: Size,
-    /// GPU workloads (ours; default: the six standing in for Table 3).
+    /// GPU workloads (ours; default: Table 3's six applications, our implementations where they
+    /// exist: lbm, sr1 (CFD stand-in), bfs, fwt, bs, red; see `--stand-ins`).
     #[arg(long, value_delimiter = ',')]
     workloads: Vec<String>,
+    /// Without `--workloads`: run the stand-ins of earlier runs instead (sc, sr1, bfs, fwt, bo,
+    /// bp); each gets the same CPU co-runners as the application it stands in for.
+    #[arg(long)]
+    stand_ins: bool,
     /// Policies (default: frfcfs, gpu_favoring, im, sms_09, sms_0, helm); frfcfs is always run.
     #[arg(long, value_delimiter = ',')]
     policy: Vec<String>,
@@ -109,8 +114,11 @@ fn traces_dir() -> PathBuf {
 pub fn run(a: HeteroArgs) -> Result<()> {
     let t0 = Instant::now();
     let workloads: Vec<String> = if a.workloads.is_empty() {
-        mixes::GPU_APPS.iter().map(|w| w.1.to_string()).collect()
+        mixes::default_workloads(a.stand_ins)
     } else {
+        if a.stand_ins {
+            bail!("--stand-ins selects the default workloads: give it without --workloads");
+        }
         a.workloads.clone()
     };
     for w in &workloads {
@@ -256,6 +264,18 @@ pub fn run(a: HeteroArgs) -> Result<()> {
     let mut report = report?;
     report["wall_seconds"] = json!(t0.elapsed().as_secs_f64());
     report["task_seconds"] = task_seconds(&tasks, &seconds, &mixes);
+    report["gpu_workloads"] = json!(workloads
+        .iter()
+        .map(|w| {
+            let a = mixes::table3(w);
+            json!({
+                "workload": w,
+                "table3": a.map(|a| a.1.app),
+                "stand_in": a.is_some_and(|a| a.1.stand_in == w && a.1.default != w),
+                "description": a.map(|a| a.1.description),
+            })
+        })
+        .collect::<Vec<_>>());
     write_atomically(&a.json, serde_json::to_string_pretty(&report)? + "\n")?;
     if let Some(dir) = &a.svg {
         let pts: Vec<(String, f64, f64)> = policies
