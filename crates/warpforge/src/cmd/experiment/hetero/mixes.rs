@@ -30,17 +30,17 @@ pub struct GpuApp {
 pub const GPU_APPS: [GpuApp; 6] = [
     GpuApp {
         app: "LBM",
-        default: "sc",
+        default: "lbm",
         stand_in: "sc",
-        description:
-            "Parboil LBM (streaming stencil) -> streamcluster: coalesced streaming, low reuse",
+        description: "Parboil LBM -> lbm, our D3Q19 stream-collide over a structure-of-arrays \
+                      lattice (stand-in: sc, streamcluster)",
     },
     GpuApp {
         app: "CFD",
-        default: "sr1",
+        default: "cfd",
         stand_in: "sr1",
-        description:
-            "Rodinia CFD (unstructured gathers) -> SRAD v1: stencil with index-array gathers",
+        description: "Rodinia CFD -> cfd, our euler3d with neighbour gathers through an index \
+                      array on a generated unstructured mesh (stand-in: sr1, SRAD v1)",
     },
     GpuApp {
         app: "BFS",

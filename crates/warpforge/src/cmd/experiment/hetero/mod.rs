@@ -55,7 +55,7 @@ pub struct HeteroArgs {
     #[arg(long, default_value = "small", value_parser = crate::cmd::run::parse_size)]
     size: Size,
     /// GPU workloads (ours; default: Table 3's six applications, our implementations where they
-    /// exist: lbm, sr1 (CFD stand-in), bfs, fwt, bs, red; see `--stand-ins`).
+    /// exist: lbm, cfd, bfs, fwt, bs, red; see `--stand-ins`).
     #[arg(long, value_delimiter = ',')]
     workloads: Vec<String>,
     /// Without `--workloads`: run the stand-ins of earlier runs instead (sc, sr1, bfs, fwt, bo,
