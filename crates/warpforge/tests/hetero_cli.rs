@@ -45,6 +45,13 @@ fn one_mix_writes_the_issue_keys() {
     }
     assert_eq!(v["policies"]["frfcfs"]["gpu_speedup"].as_f64(), Some(1.0));
     assert_eq!(v["mixes"].as_array().unwrap().len(), 1);
+    assert_eq!(v["mixes"][0]["stands_for"], "BFS");
+    let gw = &v["gpu_workloads"][0];
+    assert_eq!(
+        (gw["workload"].as_str(), gw["table3"].as_str()),
+        (Some("bfs"), Some("BFS"))
+    );
+    assert_eq!(gw["stand_in"], false);
     let cov = v["stall_table_coverage"]["top4_mean"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&cov));
     for m in v["policies"]["im"]["per_mix"].as_array().unwrap() {
@@ -75,6 +82,7 @@ fn bad_options_are_refused_with_status_2() {
         (vec!["--set", "policy.crit_period=0"], "policy.crit_period"),
         (vec!["--mixes", "Q"], "mix class"),
         (vec!["--workloads", "nope"], "unknown workload"),
+        (vec!["--stand-ins", "--workloads", "bfs"], "--stand-ins"),
     ] {
         let out = wf()
             .args(["experiment", "hetero", "--json"])
