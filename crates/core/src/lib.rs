@@ -14,5 +14,6 @@ pub mod source;
 pub use dim::Dim3;
 pub use inst::{hint, DynInst, MemAccess, MemSpace, OpClass, MAX_DST, MAX_SRC, WARP_SIZE};
 pub use source::{
-    InstObserver, KernelInfo, KernelRunner, SourceError, WarpSource, WarpStep, WindowFronts,
+    InstObserver, KernelInfo, KernelRunner, ParallelFor, Sequential, SourceError, WarpSource,
+    WarpStep, WindowFronts,
 };

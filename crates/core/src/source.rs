@@ -120,8 +120,32 @@ pub trait WindowFronts: Sync {
     ) -> Result<WarpStep, SourceError>;
 
     /// Ends the window: makes its stores visible and executes its deferred atomics, in
-    /// (cycle, SM, issue) order.
-    fn commit(&mut self) -> Result<(), SourceError>;
+    /// (cycle, SM, issue) order. Work on different addresses may be spread over `par`'s
+    /// threads; the result must not depend on their number.
+    fn commit(&mut self, par: &mut dyn ParallelFor) -> Result<(), SourceError>;
+}
+
+/// Runs independent jobs, possibly on several threads (the timing model's team of SM-stepping
+/// threads, lent to [`WindowFronts::commit`]).
+pub trait ParallelFor {
+    /// How many jobs may run at once (1: one after the other on the calling thread).
+    fn threads(&self) -> usize;
+    /// Runs `job(i)` for every `i` in `0..n`, each exactly once, in any order and on any of
+    /// the threads; returns when all have finished.
+    fn run(&mut self, n: usize, job: &(dyn Fn(usize) + Sync));
+}
+
+/// [`ParallelFor`] on the calling thread alone, in index order.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Sequential;
+
+impl ParallelFor for Sequential {
+    fn threads(&self) -> usize {
+        1
+    }
+    fn run(&mut self, n: usize, job: &(dyn Fn(usize) + Sync)) {
+        (0..n).for_each(job);
+    }
 }
 
 /// A timing engine that consumes a kernel launch one warp instruction at a time.

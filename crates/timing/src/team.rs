@@ -396,6 +396,16 @@ impl Team {
     }
 }
 
+/// The team lent to the window engine's commit ([`warpforge_core::WindowFronts::commit`]).
+impl warpforge_core::ParallelFor for Team {
+    fn threads(&self) -> usize {
+        self.shared.cursors.len()
+    }
+    fn run(&mut self, n: usize, job: &(dyn Fn(usize) + Sync)) {
+        Team::run(self, n, job, || {});
+    }
+}
+
 impl Drop for Team {
     fn drop(&mut self) {
         self.shared.quit.store(true, Ordering::SeqCst);

@@ -274,3 +274,143 @@ fn window_split_by_partition_is_identical_on_one_two_and_three_threads() {
         same_on_two_and_three_threads(&one, name, sms, skip, &tight, what);
     }
 }
+
+/// Two kernels whose threads race on global memory inside a window: `stores` writes one of 8
+/// shared words (every SM writes the same words) and a word of its own, then reads a word the
+/// others write; `atomics` adds to one of 4 counters and exchanges one word, keeping the old
+/// values. Threads `g` = 0..n.
+const RACE_PTX: &str = "
+.version 7.0
+.target sm_70
+.address_size 64
+
+.visible .entry stores(.param .u64 stores_param_0, .param .u64 stores_param_1)
+{
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<6>;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ctaid.x;
+	mov.u32 %r3, %ntid.x;
+	mad.lo.s32 %r4, %r2, %r3, %r1;
+	ld.param.u64 %rd1, [stores_param_0];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [stores_param_1];
+	cvta.to.global.u64 %rd2, %rd2;
+	and.b32 %r5, %r4, 7;
+	mul.wide.u32 %rd3, %r5, 4;
+	add.s64 %rd3, %rd1, %rd3;
+	st.global.u32 [%rd3], %r4;
+	mul.wide.u32 %rd4, %r4, 4;
+	add.s64 %rd4, %rd2, %rd4;
+	st.global.u32 [%rd4], %r4;
+	xor.b32 %r6, %r5, 1;
+	mul.wide.u32 %rd5, %r6, 4;
+	add.s64 %rd5, %rd1, %rd5;
+	ld.global.u32 %r7, [%rd5];
+	st.global.u32 [%rd4], %r7;
+	ret;
+}
+
+.visible .entry atomics(.param .u64 atomics_param_0, .param .u64 atomics_param_1, .param .u64 atomics_param_2)
+{
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<8>;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ctaid.x;
+	mov.u32 %r3, %ntid.x;
+	mad.lo.s32 %r4, %r2, %r3, %r1;
+	ld.param.u64 %rd1, [atomics_param_0];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [atomics_param_1];
+	cvta.to.global.u64 %rd2, %rd2;
+	ld.param.u64 %rd3, [atomics_param_2];
+	cvta.to.global.u64 %rd3, %rd3;
+	and.b32 %r5, %r4, 3;
+	mul.wide.u32 %rd4, %r5, 4;
+	add.s64 %rd4, %rd1, %rd4;
+	atom.global.add.u32 %r6, [%rd4], 1;
+	mul.wide.u32 %rd5, %r4, 4;
+	add.s64 %rd6, %rd2, %rd5;
+	st.global.u32 [%rd6], %r6;
+	add.s64 %rd7, %rd1, 16;
+	atom.global.exch.b32 %r7, [%rd7], %r4;
+	add.s64 %rd6, %rd3, %rd5;
+	st.global.u32 [%rd6], %r7;
+	ret;
+}
+";
+
+/// Runs `stores` then `atomics` (96 CTAs of 128 threads on 30 SMs, `sim.window` = 4) on
+/// `threads` threads; returns the statistics and the buffers: `last` (8 words), `seen` (n),
+/// `ctr` (5), `olds` (n), `swapped` (n).
+fn race(threads: usize) -> (serde_json::Value, Vec<Vec<u32>>) {
+    use warpforge_core::Dim3;
+    use warpforge_simt::{KernelArg, LaunchConfig};
+    let (grid, block) = (96u32, 128u32);
+    let n = (grid * block) as usize;
+    let mut cfg = GpuConfig::preset("gtx480").unwrap();
+    cfg.set("core.num_sms", "30").unwrap();
+    cfg.set("sim.window", "4").unwrap();
+    let mut dev = Device::new();
+    dev.set_runner(Box::new(TimingRunner::new(cfg, threads)));
+    let m = dev.load_ptx(RACE_PTX, "race.ptx").unwrap();
+    let bufs: Vec<_> = [8, n, 5, n, n]
+        .iter()
+        .map(|&len| dev.malloc(4 * len as u64).unwrap())
+        .collect();
+    let lc = LaunchConfig {
+        grid: Dim3::x(grid),
+        block: Dim3::x(block),
+        shared_bytes: 0,
+    };
+    let p = |i: usize| KernelArg::Ptr(bufs[i]);
+    dev.launch(m, "stores", lc, &[p(0), p(1)]).unwrap();
+    dev.launch(m, "atomics", lc, &[p(2), p(3), p(4)]).unwrap();
+    let data = [8, n, 5, n, n]
+        .iter()
+        .zip(&bufs)
+        .map(|(&len, &b)| dev.read::<u32>(b, len).unwrap())
+        .collect();
+    let mut r = dev.take_runner().unwrap();
+    let t = r.as_any_mut().downcast_mut::<TimingRunner>().unwrap();
+    (t.stats_json(), data)
+}
+
+/// The window's commit, whether spread over the team or not, leaves the same memory and
+/// statistics for 1, 2 and 3 threads when every SM races on the same words with plain stores
+/// and with atomics (to the same and to different addresses) inside one window; the results
+/// are also ones that some serial order of the threads' accesses gives.
+#[test]
+fn racing_stores_and_atomics_commit_identically_on_one_two_and_three_threads() {
+    let (stats, d) = race(1);
+    let n = d[1].len() as u32;
+    for (k, &v) in d[0].iter().enumerate() {
+        assert!(v < n && v % 8 == k as u32, "last[{k}] = {v}");
+    }
+    for (g, &v) in d[1].iter().enumerate() {
+        assert!(v == 0 || v % 8 == (g as u32 % 8) ^ 1, "seen[{g}] = {v}");
+    }
+    for k in 0..4u32 {
+        assert_eq!(d[2][k as usize], n / 4, "counter {k}");
+        let mut olds: Vec<u32> = (0..n)
+            .filter(|g| g % 4 == k)
+            .map(|g| d[3][g as usize])
+            .collect();
+        olds.sort_unstable();
+        assert!(olds.iter().copied().eq(0..n / 4), "counter {k}: old values");
+    }
+    // The exchanges form one chain: the old values and the final word are the initial 0 and
+    // every thread's id, once each.
+    let mut chain: Vec<u32> = d[4].iter().copied().chain([d[2][4]]).collect();
+    chain.sort_unstable();
+    let want: Vec<u32> = std::iter::once(0).chain(0..n).collect();
+    assert!(chain == want, "exchange chain");
+    for threads in [2, 3] {
+        let (s, e) = race(threads);
+        assert!(e == d, "memory differs between 1 and {threads} threads");
+        assert!(
+            s == stats,
+            "statistics differ between 1 and {threads} threads"
+        );
+    }
+}

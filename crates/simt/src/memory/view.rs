@@ -159,7 +159,67 @@ impl View {
     }
 }
 
+/// Write access to a plain memory's allocations that several threads may share, for applying a
+/// window's stores to disjoint bytes concurrently (the parallel commit of `source/window.rs`).
+pub(crate) struct RawImage {
+    /// Per allocation, in address order: base address, length in bytes, first byte.
+    spans: Vec<(u64, u64, *mut u8)>,
+}
+
+// SAFETY: the pointers are only written through by `RawImage::store`, whose contract keeps
+// concurrent writes disjoint and the memory alive and otherwise untouched.
+unsafe impl Send for RawImage {}
+unsafe impl Sync for RawImage {}
+
+impl RawImage {
+    /// Stores the low `size` bytes of `v` at `addr`; an address outside every allocation is
+    /// ignored (a window's stores were checked against the same allocations when issued).
+    /// `last`: the caller's allocation index found last.
+    ///
+    /// # Safety
+    /// The memory this came from ([`GlobalMem::raw_image`]) must outlive the call and must not
+    /// be accessed otherwise meanwhile; concurrent calls must write disjoint bytes.
+    pub(crate) unsafe fn store(&self, last: &mut usize, addr: u64, size: u32, v: u64) {
+        let end = addr + u64::from(size);
+        let fits = |i: usize| {
+            let (b, n, _) = self.spans[i];
+            addr >= b && end <= b + n
+        };
+        if *last >= self.spans.len() || !fits(*last) {
+            let i = self.spans.partition_point(|s| s.0 <= addr);
+            if i == 0 || !fits(i - 1) {
+                return;
+            }
+            *last = i - 1;
+        }
+        let (b, _, p) = self.spans[*last];
+        // SAFETY: in bounds (`fits`); disjointness and lifetime are the caller's contract.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                v.to_le_bytes().as_ptr(),
+                p.add((addr - b) as usize),
+                size as usize,
+            );
+        }
+    }
+}
+
 impl GlobalMem {
+    /// Shared write access to this (plain) memory's allocations ([`RawImage`]); empty for a
+    /// view.
+    pub(crate) fn raw_image(&mut self) -> RawImage {
+        RawImage {
+            spans: if self.view.is_some() {
+                Vec::new()
+            } else {
+                self.allocs
+                    .iter_mut()
+                    .map(|a| (a.base, a.data.len() as u64, a.data.as_mut_ptr()))
+                    .collect()
+            },
+        }
+    }
+
     /// A view of `base` with window semantics (`memory/view.rs`): it reads `base` and
     /// keeps its own stores apart until the owner applies its [`log`](GlobalMem::view_log).
     /// A view cannot allocate, has no mutable slices ([`GlobalMem::slice_mut`] and

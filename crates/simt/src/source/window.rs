@@ -5,11 +5,11 @@
 
 use std::cell::UnsafeCell;
 
-use warpforge_core::{DynInst, SourceError, WarpStep, WindowFronts};
+use warpforge_core::{DynInst, ParallelFor, SourceError, WarpStep, WindowFronts};
 
 use super::{ExecSource, NONE};
 use crate::exec::{step, Cta, Env, Flow};
-use crate::memory::GlobalMem;
+use crate::memory::{GlobalMem, Store};
 use crate::program::{Space, K};
 
 /// A global atomic whose warp waits for the commit.
@@ -46,6 +46,85 @@ unsafe impl Send for Win {}
 
 /// A merged commit event: (cycle, SM, issue index in the SM's events, store index or atomic).
 type Event = (u64, u32, usize, Result<usize, usize>);
+
+/// Bytes (log2) of the lines by which a window's stores are spread over the team: every line
+/// belongs to one job, so stores to one address stay in one job, in order, and the jobs write
+/// disjoint cache lines.
+const LINE_BITS: u32 = 7;
+
+/// Fewest stores in a window that the commit spreads over the team (fewer are applied on the
+/// calling thread: a team phase costs about as much as a few hundred stores).
+const PAR_MIN_STORES: usize = 256;
+
+/// The job (of `n`) that applies the stores to the line of `addr`.
+fn line_job(addr: u64, n: usize) -> usize {
+    (((addr >> LINE_BITS).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) % n as u64) as usize
+}
+
+/// Calls `f` on the stores of `logs` in (cycle, SM, issue) order: `logs` holds the SMs' logs in
+/// ascending SM order, each in issue order, so with non-decreasing cycles (an SM steps its
+/// window's cycles in order).
+fn merged(logs: &[&[Store]], at: &mut Vec<usize>, mut f: impl FnMut(&Store)) {
+    at.clear();
+    at.resize(logs.len(), 0);
+    loop {
+        let mut c = u64::MAX;
+        for (l, &k) in logs.iter().zip(at.iter()) {
+            if let Some(s) = l.get(k) {
+                c = c.min(s.cycle);
+            }
+        }
+        if c == u64::MAX {
+            return;
+        }
+        for (l, k) in logs.iter().zip(at.iter_mut()) {
+            while let Some(s) = l.get(*k).filter(|s| s.cycle == c) {
+                f(s);
+                *k += 1;
+            }
+        }
+    }
+}
+
+/// Applies the parts' logged stores to `gmem` in (cycle, SM, issue) order per address: on the
+/// calling thread for a few stores, else spread over `par`'s threads by line ([`line_job`]),
+/// each job applying its lines' stores in that order. The bytes written are the same either
+/// way, so nothing depends on the thread count.
+fn apply_stores(parts: &mut [UnsafeCell<Part>], gmem: &mut GlobalMem, par: &mut dyn ParallelFor) {
+    let logs: Vec<&[Store]> = parts
+        .iter_mut()
+        .map(|p| p.get_mut().gmem.view_log())
+        .filter(|l| !l.is_empty())
+        .collect();
+    let n: usize = logs.iter().map(|l| l.len()).sum();
+    let t = par.threads();
+    let line = 1u64 << LINE_BITS;
+    let spread = t > 1
+        && n >= PAR_MIN_STORES
+        && logs
+            .iter()
+            .flat_map(|l| l.iter())
+            .all(|s| (s.addr & (line - 1)) + u64::from(s.size) <= line);
+    if !spread {
+        merged(&logs, &mut Vec::new(), |s| {
+            // In bounds: checked against the same allocations when it was issued.
+            let _ = gmem.store(s.addr, s.size, s.value);
+        });
+        return;
+    }
+    let image = gmem.raw_image();
+    let job = |j: usize| {
+        let mut last = 0usize;
+        merged(&logs, &mut Vec::new(), |s| {
+            if line_job(s.addr, t) == j {
+                // SAFETY: each line belongs to one job, and no store crosses a line (`spread`),
+                // so the jobs write disjoint bytes; `gmem` is borrowed until they have finished.
+                unsafe { image.store(&mut last, s.addr, s.size, s.value) };
+            }
+        });
+    };
+    par.run(t, &job);
+}
 
 impl ExecSource<'_, '_> {
     /// The step environment with `gmem` as global memory.
@@ -176,7 +255,7 @@ impl WindowFronts for ExecSource<'_, '_> {
         Ok(WarpStep::Inst)
     }
 
-    fn commit(&mut self) -> Result<(), SourceError> {
+    fn commit(&mut self, par: &mut dyn ParallelFor) -> Result<(), SourceError> {
         let Some(win) = self.win.as_deref_mut() else {
             return Ok(());
         };
@@ -185,9 +264,15 @@ impl WindowFronts for ExecSource<'_, '_> {
         let busy = |p: &mut Part| {
             !(p.deferred.is_empty() && p.seen.is_empty() && p.gmem.view_log().is_empty())
         };
+        // Without atomics only the order of the stores to each address matters
+        // (`apply_stores`); with them, one merged list of events runs on this thread.
+        let atomics = win
+            .parts
+            .iter_mut()
+            .any(|p| !p.get_mut().deferred.is_empty());
         for (sm, p) in win.parts.iter_mut().enumerate() {
             let p = p.get_mut();
-            if !busy(p) {
+            if !atomics || !busy(p) {
                 continue;
             }
             let log = p.gmem.view_log();
@@ -221,6 +306,9 @@ impl WindowFronts for ExecSource<'_, '_> {
                 let (_, cta, warp, inst) = &win.parts[sm as usize].get_mut().seen[i];
                 o.on_inst(*cta, *warp, inst);
             }
+        }
+        if !atomics {
+            apply_stores(&mut win.parts, self.env.gmem, par);
         }
         let mut result = Ok(());
         for &(_, sm, _, what) in &ev {
@@ -263,5 +351,119 @@ impl WindowFronts for ExecSource<'_, '_> {
             p.seen.clear();
         }
         result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Runs each phase's jobs on `.0` scoped threads, taking indices from the top down; counts
+    /// the phases in `.1`.
+    struct Threads(usize, usize);
+
+    impl ParallelFor for Threads {
+        fn threads(&self) -> usize {
+            self.0
+        }
+        fn run(&mut self, n: usize, job: &(dyn Fn(usize) + Sync)) {
+            self.1 += 1;
+            let next = AtomicUsize::new(n);
+            std::thread::scope(|s| {
+                for _ in 0..self.0 {
+                    s.spawn(|| loop {
+                        let i = next.fetch_sub(1, Ordering::Relaxed);
+                        if i == 0 || i > n {
+                            break;
+                        }
+                        job(i - 1);
+                    });
+                }
+            });
+        }
+    }
+
+    /// `sms` parts viewing `base`, each with stores at cycles 10..14 from a fixed pseudo-random
+    /// sequence: most to a 64-byte hot spot (every SM writes the same words, with different
+    /// sizes), the rest spread over the allocation `a` of 4096 bytes; `cross`: one store
+    /// crosses a 128-byte line.
+    fn parts(base: &GlobalMem, a: u64, sms: usize, cross: bool) -> Vec<UnsafeCell<Part>> {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        (0..sms)
+            .map(|sm| {
+                // SAFETY: `base` is not written while the views exist.
+                let mut gmem = unsafe { GlobalMem::view_of(base) };
+                for c in 10..14u64 {
+                    gmem.view_set_cycle(c);
+                    for _ in 0..(rnd() % 12) {
+                        let size = 1u32 << (rnd() % 4);
+                        let span = if rnd() % 4 == 0 { 4096 } else { 64 };
+                        let off = (rnd() % span) & !(u64::from(size) - 1);
+                        gmem.store(a + off, size, rnd()).unwrap();
+                    }
+                }
+                if cross && sm == sms / 2 {
+                    gmem.store(a + 126, 4, rnd()).unwrap();
+                }
+                UnsafeCell::new(Part {
+                    gmem,
+                    deferred: Vec::new(),
+                    ready: Vec::new(),
+                    seen: Vec::new(),
+                })
+            })
+            .collect()
+    }
+
+    /// A fresh memory with one 4096-byte allocation of known bytes.
+    fn memory() -> (GlobalMem, u64) {
+        let mut m = GlobalMem::new();
+        let a = m.alloc(4096, "a").unwrap();
+        for i in 0..512 {
+            m.store(a + 8 * i, 8, i.wrapping_mul(0x0101_0101_0101_0101))
+                .unwrap();
+        }
+        (m, a)
+    }
+
+    #[test]
+    fn stores_spread_over_threads_leave_the_bytes_of_the_merged_order() {
+        let (base, a) = memory();
+        for cross in [false, true] {
+            let mut ps = parts(&base, a, 24, cross);
+            // The reference: every store in (cycle, SM, issue) order, on a copy of the bytes.
+            let mut all: Vec<(u64, usize, usize, Store)> = Vec::new();
+            for (sm, p) in ps.iter_mut().enumerate() {
+                let log = p.get_mut().gmem.view_log();
+                assert!(log.windows(2).all(|w| w[0].cycle <= w[1].cycle));
+                all.extend(log.iter().enumerate().map(|(i, s)| (s.cycle, sm, i, *s)));
+            }
+            assert!(all.len() >= PAR_MIN_STORES, "{} stores", all.len());
+            all.sort_by_key(|e| (e.0, e.1, e.2));
+            let mut want = base.allocs()[0].data.clone();
+            for (_, _, _, s) in &all {
+                let o = (s.addr - a) as usize;
+                want[o..o + s.size as usize]
+                    .copy_from_slice(&s.value.to_le_bytes()[..s.size as usize]);
+            }
+            let (mut m1, _) = memory();
+            apply_stores(&mut ps, &mut m1, &mut warpforge_core::Sequential);
+            assert!(m1.allocs()[0].data == want, "one thread, cross {cross}");
+            for t in [2, 3, 8] {
+                let (mut m, _) = memory();
+                let mut par = Threads(t, 0);
+                apply_stores(&mut ps, &mut m, &mut par);
+                assert!(m.allocs()[0].data == want, "{t} threads, cross {cross}");
+                // A store across a line keeps the window on one thread.
+                assert_eq!(par.1, usize::from(!cross), "{t} threads, cross {cross}");
+            }
+        }
     }
 }

@@ -44,7 +44,9 @@ use crate::mem::icnt::Sources;
 use crate::mem::req::MemReq;
 use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
-use warpforge_core::{DynInst, KernelInfo, SourceError, WarpSource, WarpStep, WindowFronts};
+use warpforge_core::{
+    DynInst, KernelInfo, Sequential, SourceError, WarpSource, WarpStep, WindowFronts,
+};
 
 /// One SM's view of a split front end, for [`Sm::fetch`].
 struct OnSm<'f> {
@@ -493,7 +495,11 @@ impl Gpu {
                 }
                 // Step 3: commit, release finished CTAs, sleep.
                 if split {
-                    src.window_fronts(n_sm32).expect("split").commit()?;
+                    let fronts = src.window_fronts(n_sm32).expect("split");
+                    match &mut self.team {
+                        Some(team) => fronts.commit(team)?,
+                        None => fronts.commit(&mut Sequential)?,
+                    }
                 }
                 let end = c0 + w - 1;
                 for o in &outcomes {
