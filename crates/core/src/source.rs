@@ -120,9 +120,11 @@ pub trait WindowFronts: Sync {
     ) -> Result<WarpStep, SourceError>;
 
     /// Ends the window: makes its stores visible and executes its deferred atomics, in
-    /// (cycle, SM, issue) order. Work on different addresses may be spread over `par`'s
-    /// threads; the result must not depend on their number.
-    fn commit(&mut self, par: &mut dyn ParallelFor) -> Result<(), SourceError>;
+    /// (cycle, SM, issue) order. `sms`: the SMs whose fronts were used in the window
+    /// ([`next_on`](WindowFronts::next_on)), ascending; the others have nothing to commit.
+    /// Work on different addresses may be spread over `par`'s threads; the result must not
+    /// depend on their number.
+    fn commit(&mut self, sms: &[u32], par: &mut dyn ParallelFor) -> Result<(), SourceError>;
 }
 
 /// Runs independent jobs, possibly on several threads (the timing model's team of SM-stepping

@@ -29,8 +29,11 @@ struct Part {
     ready: Vec<(u32, u32, DynInst)>,
     /// With an observer: the window's executed instructions (cycle, CTA, warp, inst), shown
     /// to it at the commit in (cycle, SM, issue) order.
-    seen: Vec<(u64, u32, u32, DynInst)>,
+    seen: Vec<Seen>,
 }
+
+/// An instruction executed in a window, for the observer: (cycle, CTA, warp, instruction).
+type Seen = (u64, u32, u32, DynInst);
 
 /// Window-mode state of a source.
 pub(super) struct Win {
@@ -38,6 +41,8 @@ pub(super) struct Win {
     /// Per slot of `ExecSource::live`: its CTA (null for a free slot); rebuilt when `dirty`.
     slots: Vec<*mut Cta>,
     pub(super) dirty: bool,
+    /// Scratch of the commit: the SMs with something to commit.
+    busy: Vec<u32>,
 }
 
 // SAFETY: the CTA pointers point into the owning source's `live`, which moves with it; the
@@ -61,41 +66,45 @@ fn line_job(addr: u64, n: usize) -> usize {
     (((addr >> LINE_BITS).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) % n as u64) as usize
 }
 
-/// Calls `f` on the stores of `logs` in (cycle, SM, issue) order: `logs` holds the SMs' logs in
-/// ascending SM order, each in issue order, so with non-decreasing cycles (an SM steps its
-/// window's cycles in order).
-fn merged(logs: &[&[Store]], at: &mut Vec<usize>, mut f: impl FnMut(&Store)) {
+/// Calls `f` on the entries of `logs` in (cycle, SM, issue) order without sorting: `logs` holds
+/// the SMs' logs in ascending SM order, each in issue order, so with non-decreasing cycles (an
+/// SM steps its window's cycles in order); `cycle` reads an entry's cycle.
+fn merged<T>(logs: &[&[T]], cycle: impl Fn(&T) -> u64, at: &mut Vec<usize>, mut f: impl FnMut(&T)) {
     at.clear();
     at.resize(logs.len(), 0);
     loop {
         let mut c = u64::MAX;
         for (l, &k) in logs.iter().zip(at.iter()) {
-            if let Some(s) = l.get(k) {
-                c = c.min(s.cycle);
+            if let Some(e) = l.get(k) {
+                c = c.min(cycle(e));
             }
         }
         if c == u64::MAX {
             return;
         }
         for (l, k) in logs.iter().zip(at.iter_mut()) {
-            while let Some(s) = l.get(*k).filter(|s| s.cycle == c) {
-                f(s);
+            while let Some(e) = l.get(*k).filter(|e| cycle(e) == c) {
+                f(e);
                 *k += 1;
             }
         }
     }
 }
 
-/// Applies the parts' logged stores to `gmem` in (cycle, SM, issue) order per address: on the
-/// calling thread for a few stores, else spread over `par`'s threads by line ([`line_job`]),
-/// each job applying its lines' stores in that order. The bytes written are the same either
-/// way, so nothing depends on the thread count.
-fn apply_stores(parts: &mut [UnsafeCell<Part>], gmem: &mut GlobalMem, par: &mut dyn ParallelFor) {
-    let logs: Vec<&[Store]> = parts
-        .iter_mut()
-        .map(|p| p.get_mut().gmem.view_log())
-        .filter(|l| !l.is_empty())
-        .collect();
+/// The parts of the SMs `sms`, read-only, in that order.
+fn parts_of<'p>(parts: &'p mut [UnsafeCell<Part>], sms: &[u32]) -> Vec<&'p Part> {
+    let parts: &'p [UnsafeCell<Part>] = parts;
+    // SAFETY: `parts` is borrowed exclusively for `'p`, and only shared references are made.
+    sms.iter()
+        .map(|&s| unsafe { &*parts[s as usize].get() })
+        .collect()
+}
+
+/// Applies the stores of `logs` (the SMs' logs in ascending SM order) to `gmem` in (cycle, SM,
+/// issue) order per address: on the calling thread for a few stores, else spread over `par`'s
+/// threads by line ([`line_job`]), each job applying its lines' stores in that order. The bytes
+/// written are the same either way, so nothing depends on the thread count.
+fn apply_stores(logs: &[&[Store]], gmem: &mut GlobalMem, par: &mut dyn ParallelFor) {
     let n: usize = logs.iter().map(|l| l.len()).sum();
     let t = par.threads();
     let line = 1u64 << LINE_BITS;
@@ -106,22 +115,32 @@ fn apply_stores(parts: &mut [UnsafeCell<Part>], gmem: &mut GlobalMem, par: &mut 
             .flat_map(|l| l.iter())
             .all(|s| (s.addr & (line - 1)) + u64::from(s.size) <= line);
     if !spread {
-        merged(&logs, &mut Vec::new(), |s| {
-            // In bounds: checked against the same allocations when it was issued.
-            let _ = gmem.store(s.addr, s.size, s.value);
-        });
+        merged(
+            logs,
+            |s| s.cycle,
+            &mut Vec::new(),
+            |s| {
+                // In bounds: checked against the same allocations when it was issued.
+                let _ = gmem.store(s.addr, s.size, s.value);
+            },
+        );
         return;
     }
     let image = gmem.raw_image();
     let job = |j: usize| {
         let mut last = 0usize;
-        merged(&logs, &mut Vec::new(), |s| {
-            if line_job(s.addr, t) == j {
-                // SAFETY: each line belongs to one job, and no store crosses a line (`spread`),
-                // so the jobs write disjoint bytes; `gmem` is borrowed until they have finished.
-                unsafe { image.store(&mut last, s.addr, s.size, s.value) };
-            }
-        });
+        merged(
+            logs,
+            |s| s.cycle,
+            &mut Vec::new(),
+            |s| {
+                if line_job(s.addr, t) == j {
+                    // SAFETY: each line belongs to one job, and no store crosses a line (`spread`),
+                    // so the jobs write disjoint bytes; `gmem` is borrowed until they have finished.
+                    unsafe { image.store(&mut last, s.addr, s.size, s.value) };
+                }
+            },
+        );
     };
     par.run(t, &job);
 }
@@ -153,6 +172,7 @@ impl ExecSource<'_, '_> {
                 parts: Vec::new(),
                 slots: Vec::new(),
                 dirty: true,
+                busy: Vec::new(),
             })
         });
         while win.parts.len() < sms as usize {
@@ -255,101 +275,102 @@ impl WindowFronts for ExecSource<'_, '_> {
         Ok(WarpStep::Inst)
     }
 
-    fn commit(&mut self, par: &mut dyn ParallelFor) -> Result<(), SourceError> {
+    fn commit(&mut self, sms: &[u32], par: &mut dyn ParallelFor) -> Result<(), SourceError> {
         let Some(win) = self.win.as_deref_mut() else {
             return Ok(());
         };
-        let mut ev: Vec<Event> = Vec::new();
-        // Parts with nothing to commit (most, on a large machine) cost one test each.
-        let busy = |p: &mut Part| {
-            !(p.deferred.is_empty() && p.seen.is_empty() && p.gmem.view_log().is_empty())
-        };
-        // Without atomics only the order of the stores to each address matters
-        // (`apply_stores`); with them, one merged list of events runs on this thread.
-        let atomics = win
-            .parts
-            .iter_mut()
-            .any(|p| !p.get_mut().deferred.is_empty());
-        for (sm, p) in win.parts.iter_mut().enumerate() {
-            let p = p.get_mut();
-            if !atomics || !busy(p) {
-                continue;
-            }
-            let log = p.gmem.view_log();
-            let (mut s, mut seq) = (0usize, 0usize);
-            for (k, d) in p.deferred.iter().enumerate() {
-                while s < d.at {
-                    ev.push((log[s].cycle, sm as u32, seq, Ok(s)));
-                    s += 1;
-                    seq += 1;
-                }
-                ev.push((d.cycle, sm as u32, seq, Err(k)));
-                seq += 1;
-            }
-            for (i, st) in log.iter().enumerate().skip(s) {
-                ev.push((st.cycle, sm as u32, seq, Ok(i)));
-                seq += 1;
-            }
-        }
-        ev.sort_unstable_by_key(|e| (e.0, e.1, e.2));
+        // The SMs with something to commit, ascending: the others cost nothing.
+        let mut busy = std::mem::take(&mut win.busy);
+        busy.clear();
+        busy.extend(sms.iter().copied().filter(|&s| {
+            win.parts.get_mut(s as usize).is_some_and(|p| {
+                let p = p.get_mut();
+                !(p.deferred.is_empty() && p.seen.is_empty() && p.gmem.view_log().is_empty())
+            })
+        }));
+        debug_assert!(busy.windows(2).all(|w| w[0] < w[1]), "SMs ascending");
+        let parts = &mut win.parts;
         if let Some(o) = self.obs.0.as_deref_mut() {
-            let mut seen: Vec<(u64, u32, usize)> = Vec::new();
-            for (sm, p) in win.parts.iter_mut().enumerate() {
-                if !busy(p.get_mut()) {
-                    continue;
-                }
-                let n = p.get_mut().seen.len();
-                seen.extend((0..n).map(|i| (p.get_mut().seen[i].0, sm as u32, i)));
-            }
-            seen.sort_unstable();
-            for (_, sm, i) in seen {
-                let (_, cta, warp, inst) = &win.parts[sm as usize].get_mut().seen[i];
-                o.on_inst(*cta, *warp, inst);
-            }
-        }
-        if !atomics {
-            apply_stores(&mut win.parts, self.env.gmem, par);
+            let seen: Vec<&[Seen]> = parts_of(parts, &busy).iter().map(|p| &*p.seen).collect();
+            merged(
+                &seen,
+                |e| e.0,
+                &mut Vec::new(),
+                |(_, cta, warp, inst)| o.on_inst(*cta, *warp, inst),
+            );
         }
         let mut result = Ok(());
-        for &(_, sm, _, what) in &ev {
-            let p = win.parts[sm as usize].get_mut();
-            match what {
-                Ok(i) => {
-                    let st = p.gmem.view_log()[i];
-                    // In bounds: checked against the same allocations when it was issued.
-                    let _ = self.env.gmem.store(st.addr, st.size, st.value);
-                }
-                Err(k) => {
-                    if result.is_err() {
-                        continue;
+        if busy
+            .iter()
+            .all(|&s| parts[s as usize].get_mut().deferred.is_empty())
+        {
+            // Only the order of the stores to each address matters.
+            let logs: Vec<&[Store]> = parts_of(parts, &busy)
+                .iter()
+                .map(|p| p.gmem.view_log())
+                .filter(|l| !l.is_empty())
+                .collect();
+            apply_stores(&logs, self.env.gmem, par);
+        } else {
+            // With atomics, one merged list of events runs on this thread.
+            let mut ev: Vec<Event> = Vec::new();
+            for &sm in &busy {
+                let p = parts[sm as usize].get_mut();
+                let log = p.gmem.view_log();
+                let (mut s, mut seq) = (0usize, 0usize);
+                for (k, d) in p.deferred.iter().enumerate() {
+                    while s < d.at {
+                        ev.push((log[s].cycle, sm, seq, Ok(s)));
+                        s += 1;
+                        seq += 1;
                     }
-                    let d = &p.deferred[k];
-                    let (cta, warp) = (d.cta, d.warp);
-                    let slot = self.index[cta as usize];
-                    let c = self.live[slot as usize].as_mut().expect("a running CTA");
-                    let mut inst = DynInst::default();
-                    match step::<true>(&mut self.env, c, warp as usize, &mut inst) {
-                        Ok(f) => {
-                            inst.warp_exits = f == Flow::Exited;
-                            if let Some(o) = self.obs.0.as_deref_mut() {
-                                o.on_inst(cta, warp, &inst);
-                            }
-                            p.ready.push((cta, warp, inst));
+                    ev.push((d.cycle, sm, seq, Err(k)));
+                    seq += 1;
+                }
+                for (i, st) in log.iter().enumerate().skip(s) {
+                    ev.push((st.cycle, sm, seq, Ok(i)));
+                    seq += 1;
+                }
+            }
+            ev.sort_unstable_by_key(|e| (e.0, e.1, e.2));
+            for &(_, sm, _, what) in &ev {
+                let p = parts[sm as usize].get_mut();
+                match what {
+                    Ok(i) => {
+                        let st = p.gmem.view_log()[i];
+                        // In bounds: checked against the same allocations when it was issued.
+                        let _ = self.env.gmem.store(st.addr, st.size, st.value);
+                    }
+                    Err(k) => {
+                        if result.is_err() {
+                            continue;
                         }
-                        Err(f) => result = Err(SourceError::new(self.env.describe(c, &f))),
+                        let d = &p.deferred[k];
+                        let (cta, warp) = (d.cta, d.warp);
+                        let slot = self.index[cta as usize];
+                        let c = self.live[slot as usize].as_mut().expect("a running CTA");
+                        let mut inst = DynInst::default();
+                        match step::<true>(&mut self.env, c, warp as usize, &mut inst) {
+                            Ok(f) => {
+                                inst.warp_exits = f == Flow::Exited;
+                                if let Some(o) = self.obs.0.as_deref_mut() {
+                                    o.on_inst(cta, warp, &inst);
+                                }
+                                p.ready.push((cta, warp, inst));
+                            }
+                            Err(f) => result = Err(SourceError::new(self.env.describe(c, &f))),
+                        }
                     }
                 }
             }
         }
-        for p in &mut win.parts {
-            let p = p.get_mut();
-            if !busy(p) {
-                continue;
-            }
+        for &s in &busy {
+            let p = parts[s as usize].get_mut();
             p.gmem.view_clear();
             p.deferred.clear();
             p.seen.clear();
         }
+        win.busy = busy;
         result
     }
 }
@@ -453,13 +474,18 @@ mod tests {
                 want[o..o + s.size as usize]
                     .copy_from_slice(&s.value.to_le_bytes()[..s.size as usize]);
             }
+            let sms: Vec<u32> = (0..ps.len() as u32).collect();
+            let logs: Vec<&[Store]> = parts_of(&mut ps, &sms)
+                .iter()
+                .map(|p| p.gmem.view_log())
+                .collect();
             let (mut m1, _) = memory();
-            apply_stores(&mut ps, &mut m1, &mut warpforge_core::Sequential);
+            apply_stores(&logs, &mut m1, &mut warpforge_core::Sequential);
             assert!(m1.allocs()[0].data == want, "one thread, cross {cross}");
             for t in [2, 3, 8] {
                 let (mut m, _) = memory();
                 let mut par = Threads(t, 0);
-                apply_stores(&mut ps, &mut m, &mut par);
+                apply_stores(&logs, &mut m, &mut par);
                 assert!(m.allocs()[0].data == want, "{t} threads, cross {cross}");
                 // A store across a line keeps the window on one thread.
                 assert_eq!(par.1, usize::from(!cross), "{t} threads, cross {cross}");

@@ -497,8 +497,8 @@ impl Gpu {
                 if split {
                     let fronts = src.window_fronts(n_sm32).expect("split");
                     match &mut self.team {
-                        Some(team) => fronts.commit(team)?,
-                        None => fronts.commit(&mut Sequential)?,
+                        Some(team) => fronts.commit(&self.awake, team)?,
+                        None => fronts.commit(&self.awake, &mut Sequential)?,
                     }
                 }
                 let end = c0 + w - 1;
