@@ -1326,6 +1326,9 @@ mod tests {
         assert_eq!((c.l1d.sets, c.l1d.ways), (8, 16));
         assert_eq!(c.l1d.capacity(), 16 * 1024);
         assert_eq!(c.core.num_sms, 15);
+        // GPGPU-Sim 3.2.0's L1D MSHRs and hit paths (the version of Chapters 3-4).
+        assert_eq!(c.l1d.mshr_entries, 32);
+        assert_eq!((c.l1d.latency, c.shared.latency), (1, 3));
         let r = GpuConfig::preset("gtx480-ctrlc").unwrap();
         assert_eq!(r.l2.slices_per_channel * r.dram.channels, 12);
         assert_eq!(r.l2.cache.ways, 8);

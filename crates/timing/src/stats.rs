@@ -299,6 +299,14 @@ counters! {
         /// Those in which the TB's oracle critical warp (its last to finish) ranked in the slower
         /// half of the TB by its CPL counter; `cpl_correct / cpl_samples` is the accuracy.
         cpl_correct,
+        /// Issue-spread windows (`sm::ISSUE_WINDOW` = 1,000 core cycles, aligned to cycle 0) in
+        /// which the SM issued at least one instruction (the last window of the run is not
+        /// counted).
+        issue_windows,
+        /// Sum over those windows of the number of distinct warp slots that issued in the
+        /// window; `issuing_warps / issue_windows / core.schedulers` is the mean number of warps
+        /// a scheduler issues from per 1,000 cycles (how greedy the scheduling is).
+        issuing_warps,
         /// Redundancy elimination (`core.elim`): warp instructions skipped at fetch.
         elim_skipped,
         /// Warp instructions eliminated at issue (UV's reuse).

@@ -248,3 +248,87 @@ fn dual_issue_takes_a_second_ready_instruction_of_another_unit() {
     assert!(fp_diff <= 1.01, "{fp_diff}");
     assert!(fp_same >= 1.6, "{fp_same}");
 }
+
+/// One warp of `n` dependent pairs: a load of one word (`space`), then an ALU op on its
+/// result (the next load waits for it). Global loads all read the same line, so only the first
+/// misses in the L1D. Returns the kernel's cycles on one SM of `preset`.
+fn load_use_chain(preset: &str, space: MemSpace, n: u32) -> u64 {
+    let mut c = GpuConfig::preset(preset).unwrap();
+    c.core.num_sms = 1;
+    let src = Mock::new(
+        1,
+        32,
+        Box::new(move |_, _, i| match i {
+            i if i < 2 * n && i % 2 == 0 => {
+                Some(mem(0x400 + 8 * i as u64, space, false, 10, 11, |_| {
+                    0x2_0000
+                }))
+            }
+            i if i < 2 * n => Some(alu(0x400 + 8 * i as u64, OpClass::IntAlu, 11, &[10])),
+            i if i == 2 * n => Some(exit(0x400 + 16 * n as u64)),
+            _ => None,
+        }),
+    );
+    run(&c, src).cycles
+}
+
+/// Core cycles per load-use pair in steady state.
+fn per_pair(preset: &str, space: MemSpace) -> u64 {
+    (load_use_chain(preset, space, 64) - load_use_chain(preset, space, 32)) / 32
+}
+
+/// `gtx480-cawa` models GPGPU-Sim 3.2.0 (Lee 2017 Table 4.1), whose LD/ST unit releases a load's
+/// registers in the cycle it has handled the load's last L1D hit (no `-gpgpu_l1_latency`: that
+/// queue is GPGPU-Sim 4's) and returns shared-memory loads through its 3-stage pipeline;
+/// `gtx480` keeps GPGPU-Sim 4's 35-cycle L1D and 26-cycle shared-memory latencies.
+#[test]
+fn cawa_preset_hits_return_from_the_ldst_unit_as_in_gpgpu_sim_3_2_0() {
+    let (cawa, v4) = (
+        per_pair("gtx480-cawa", MemSpace::Global),
+        per_pair("gtx480", MemSpace::Global),
+    );
+    assert!(v4 >= 35, "gtx480: {v4} cycles per L1D hit and use");
+    assert!(cawa < 15, "gtx480-cawa: {cawa} cycles per L1D hit and use");
+    let (cawa, v4) = (
+        per_pair("gtx480-cawa", MemSpace::Shared),
+        per_pair("gtx480", MemSpace::Shared),
+    );
+    assert!(v4 >= 26, "gtx480: {v4} cycles per shared load and use");
+    assert!(
+        cawa < 12,
+        "gtx480-cawa: {cawa} cycles per shared load and use"
+    );
+}
+
+/// One warp of `n` independent global loads, each of one distinct 128 B line (all lanes read
+/// the same word), on one SM of `gtx480-cawa`; returns the L1D's reservation failures.
+fn distinct_line_misses(n: u32) -> u64 {
+    let mut c = GpuConfig::preset("gtx480-cawa").unwrap();
+    c.core.num_sms = 1;
+    let src = Mock::new(
+        1,
+        32,
+        Box::new(move |_, _, i| match i {
+            i if i < n => Some(mem(
+                0x400 + 8 * i as u64,
+                MemSpace::Global,
+                false,
+                (10 + i % 16) as u16,
+                1,
+                move |_| 0x10_0000 + 128 * i as u64,
+            )),
+            i if i == n => Some(exit(0x400 + 8 * n as u64)),
+            _ => None,
+        }),
+    );
+    run(&c, src).raw.l1d.reservation_fails
+}
+
+/// `gtx480-cawa` has GPGPU-Sim 3.2.0's 32 L1D MSHR entries (`A:32:8,8`): 32 lines can miss at
+/// once, a 33rd to 48th distinct line in flight is refused (a reservation failure) until fills
+/// return.
+#[test]
+fn cawa_preset_l1d_holds_32_misses_in_flight() {
+    assert_eq!(distinct_line_misses(32), 0);
+    assert!(distinct_line_misses(48) > 0);
+}

@@ -63,3 +63,52 @@ fn neither_scheduler_wins_the_shared_ldst_unit_by_its_index() {
         );
     }
 }
+
+/// Mean number of warps a scheduler issues from per 1,000-cycle window
+/// (`CoreStats::issuing_warps`), for one CTA of 16 warps (8 per scheduler) of `n` independent
+/// ALU instructions each, under `sched`; also the windows counted and the kernel's cycles.
+fn issue_spread(sched: &str, n: u32) -> (f64, u64, u64) {
+    let mut c = GpuConfig::preset("gtx480").unwrap();
+    c.set("core.scheduler", sched).unwrap();
+    let mut r = TimingRunner::new(c, 1);
+    let mut src = Mock::new(
+        1,
+        16 * 32,
+        Box::new(move |_, _, i| match i {
+            i if i < n => Some(alu(
+                0x100 + 8 * i as u64,
+                OpClass::IntAlu,
+                (10 + i % 8) as u16,
+                &[1],
+            )),
+            i if i == n => Some(exit(0x100 + 8 * n as u64)),
+            _ => None,
+        }),
+    );
+    r.run_kernel(&mut src).unwrap();
+    let k = &r.kernels()[0];
+    let core = &k.raw.core;
+    let spread = core.issuing_warps as f64 / core.issue_windows as f64 / 2.0;
+    (spread, core.issue_windows, k.cycles)
+}
+
+/// GPGPU-Sim's `lrr` starts each cycle after the warp issued last, so every ready warp of a
+/// scheduler issues within any window; `gto` keeps its greedy warp while it can issue and
+/// otherwise takes the oldest ready one, so it issues from a few old warps per window
+/// (the spread statistic the baseline-scheduler comparison of spec 000 §4.7 reads).
+#[test]
+fn gto_issues_from_few_warps_per_window_and_lrr_from_all() {
+    let (lrr, lrr_windows, lrr_cycles) = issue_spread("lrr", 1500);
+    let (gto, _, _) = issue_spread("gto", 1500);
+    // Every full window of the run is counted (the last one is not).
+    assert!(
+        lrr_windows + 1 >= lrr_cycles / 1000 && lrr_windows <= lrr_cycles / 1000 + 1,
+        "{lrr_windows} windows in {lrr_cycles} cycles"
+    );
+    assert!(
+        lrr > 7.5,
+        "lrr: {lrr} warps per scheduler per window (8 ready)"
+    );
+    assert!(gto < lrr / 2.0, "gto {gto} vs lrr {lrr} warps per window");
+    assert!(gto >= 1.0, "gto {gto}");
+}

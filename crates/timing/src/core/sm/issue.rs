@@ -293,6 +293,7 @@ impl Sm {
                         self.probe(w, now, 1, None);
                     }
                     self.scheds[s].on_issue(w);
+                    self.count_issuer(w, now);
                     let idx = self.warps[w].ibuf[self.warps[w].head as usize].static_idx;
                     let tb = self.tb_of(w);
                     self.cpl.on_issue(w, idx, now, tb);
@@ -329,6 +330,22 @@ impl Sm {
                     .any(|w| matches!(w, Some(Why::DataHazard | Why::MemData)));
             self.probe_stalls(&whys);
         }
+    }
+
+    /// Warp slot `w` issued at `now`: counts it among the issue-spread window's warps
+    /// (`CoreStats::issue_windows` / `issuing_warps`), closing the previous window first.
+    #[inline]
+    fn count_issuer(&mut self, w: usize, now: u64) {
+        let win = now / ISSUE_WINDOW;
+        if win != self.issue_win {
+            if self.issue_win_mask != 0 {
+                self.stats.issue_windows += 1;
+                self.stats.issuing_warps += self.issue_win_mask.count_ones() as u64;
+            }
+            self.issue_win = win;
+            self.issue_win_mask = 0;
+        }
+        self.issue_win_mask |= 1 << w;
     }
 
     /// `core.max_issue_per_warp`: after warp `w` of scheduler `s` issued an instruction to

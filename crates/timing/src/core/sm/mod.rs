@@ -124,6 +124,8 @@ fn per_sub(w: u32, sub_cores: u32) -> u8 {
 
 /// Most sub-cores ([`crate::config::MAX_SUB_CORES`]).
 const MAX_SUB: usize = crate::config::MAX_SUB_CORES as usize;
+/// Length of an issue-spread window in core cycles (`CoreStats::issuing_warps`).
+pub const ISSUE_WINDOW: u64 = 1000;
 
 /// Free operand collectors of each unit kind (SP, SFU, memory), per sub-core.
 type Free = [[u8; 3]; MAX_SUB];
@@ -151,6 +153,10 @@ pub struct Sm {
     n_sched: usize,
     /// The scheduler that goes first at the next issue cycle (round robin, see `Sm::issue`).
     issue_first: usize,
+    /// Current issue-spread window (`now / ISSUE_WINDOW`) and the warp slots that issued in it
+    /// (`CoreStats::issuing_warps`).
+    issue_win: u64,
+    issue_win_mask: u64,
     ibuf_cap: u8,
     fetch_per_cycle: u32,
     decode: u64,
@@ -367,6 +373,8 @@ impl Sm {
             smem_total: c.shared_bytes,
             n_sched,
             issue_first: 0,
+            issue_win: 0,
+            issue_win_mask: 0,
             ibuf_cap: c.ibuffer_entries.min(MAX_IBUF as u32) as u8,
             fetch_per_cycle: c.fetch_per_cycle,
             decode: c.decode_latency as u64,

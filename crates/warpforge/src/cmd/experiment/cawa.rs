@@ -391,8 +391,33 @@ pub fn run(a: CawaArgs) -> Result<()> {
     let rr_cycles: Vec<f64> = (0..nw).map(|wi| get(0, wi).cycles() as f64).collect();
     let (mut speedup, mut mpki, mut cycles) = (Map::new(), Map::new(), Map::new());
     let (mut gs, mut ga) = (Map::new(), Map::new());
-    for (pi, (name, _)) in configs.iter().enumerate() {
+    // Scheduler diagnostics (the baseline-scheduler comparison, EXPERIMENTS rows 8-10): L1D hit
+    // rate, warps each scheduler issued from per 1,000 cycles, resident warps per SM.
+    let (mut hit, mut spread, mut resident) = (Map::new(), Map::new(), Map::new());
+    for (pi, (name, cfg)) in configs.iter().enumerate() {
         let (mut s, mut m, mut cy) = (Map::new(), Map::new(), Map::new());
+        let (mut h, mut sp_w, mut res) = (Map::new(), Map::new(), Map::new());
+        for (wi, w) in workloads.iter().enumerate() {
+            let o = get(pi, wi);
+            h.insert((*w).into(), json!(num(o, &["l1d", "hit_rate"])));
+            sp_w.insert(
+                (*w).into(),
+                opt(ratio(
+                    num(o, &["raw", "core", "issuing_warps"]),
+                    num(o, &["raw", "core", "issue_windows"]) * f64::from(cfg.core.schedulers),
+                )),
+            );
+            res.insert(
+                (*w).into(),
+                opt(ratio(
+                    num(o, &["raw", "core", "warp_cycles"]),
+                    o.cycles() as f64 * f64::from(cfg.core.num_sms),
+                )),
+            );
+        }
+        hit.insert((*name).into(), Value::Object(h));
+        spread.insert((*name).into(), Value::Object(sp_w));
+        resident.insert((*name).into(), Value::Object(res));
         let (mut sv_sens, mut sv_all) = (Vec::new(), Vec::new());
         for (wi, w) in workloads.iter().enumerate() {
             let o = get(pi, wi);
@@ -418,6 +443,9 @@ pub fn run(a: CawaArgs) -> Result<()> {
     report.insert("geomean_all".into(), Value::Object(ga.clone()));
     report.insert("l1d_mpki".into(), Value::Object(mpki.clone()));
     report.insert("cycles".into(), Value::Object(cycles));
+    report.insert("l1d_hit_rate".into(), Value::Object(hit));
+    report.insert("issuing_warps_per_scheduler".into(), Value::Object(spread));
+    report.insert("resident_warps_per_sm".into(), Value::Object(resident));
 
     // CPL accuracy and the critical-warp hit rates.
     let idx = |n: &str| configs.iter().position(|(c, _)| *c == n);
