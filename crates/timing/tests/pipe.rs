@@ -259,13 +259,13 @@ fn load_use_chain(preset: &str, space: MemSpace, n: u32) -> u64 {
         1,
         32,
         Box::new(move |_, _, i| match i {
+            // A loop body of 16 pairs (256 B of code, held by the L1I).
             i if i < 2 * n && i % 2 == 0 => {
-                Some(mem(0x400 + 8 * i as u64, space, false, 10, 11, |_| {
-                    0x2_0000
-                }))
+                let pc = 0x400 + 8 * (i % 32) as u64;
+                Some(mem(pc, space, false, 10, 11, |_| 0x2_0000))
             }
-            i if i < 2 * n => Some(alu(0x400 + 8 * i as u64, OpClass::IntAlu, 11, &[10])),
-            i if i == 2 * n => Some(exit(0x400 + 16 * n as u64)),
+            i if i < 2 * n => Some(alu(0x400 + 8 * (i % 32) as u64, OpClass::IntAlu, 11, &[10])),
+            i if i == 2 * n => Some(exit(0x600)),
             _ => None,
         }),
     );
@@ -300,24 +300,25 @@ fn cawa_preset_hits_return_from_the_ldst_unit_as_in_gpgpu_sim_3_2_0() {
     );
 }
 
-/// One warp of `n` independent global loads, each of one distinct 128 B line (all lanes read
-/// the same word), on one SM of `gtx480-cawa`; returns the L1D's reservation failures.
+/// Four warps of `n` (at most 16) independent global loads each, every load of one distinct
+/// 128 B line (all lanes read the same word), on one SM of `gtx480-cawa`: `4 n` lines can be
+/// in flight at once. Returns the L1D's reservation failures.
 fn distinct_line_misses(n: u32) -> u64 {
     let mut c = GpuConfig::preset("gtx480-cawa").unwrap();
     c.core.num_sms = 1;
     let src = Mock::new(
         1,
-        32,
-        Box::new(move |_, _, i| match i {
+        4 * 32,
+        Box::new(move |_, w, i| match i {
             i if i < n => Some(mem(
                 0x400 + 8 * i as u64,
                 MemSpace::Global,
                 false,
-                (10 + i % 16) as u16,
+                (10 + i) as u16,
                 1,
-                move |_| 0x10_0000 + 128 * i as u64,
+                move |_| 0x10_0000 + 128 * (w * n + i) as u64,
             )),
-            i if i == n => Some(exit(0x400 + 8 * n as u64)),
+            i if i == n => Some(exit(0x600)),
             _ => None,
         }),
     );
@@ -329,6 +330,7 @@ fn distinct_line_misses(n: u32) -> u64 {
 /// return.
 #[test]
 fn cawa_preset_l1d_holds_32_misses_in_flight() {
-    assert_eq!(distinct_line_misses(32), 0);
-    assert!(distinct_line_misses(48) > 0);
+    let (fit, over) = (distinct_line_misses(8), distinct_line_misses(12));
+    assert_eq!(fit, 0, "32 lines: {fit} reservation failures");
+    assert!(over > 0, "48 lines: no reservation failure");
 }

@@ -65,23 +65,27 @@ fn neither_scheduler_wins_the_shared_ldst_unit_by_its_index() {
 }
 
 /// Mean number of warps a scheduler issues from per 1,000-cycle window
-/// (`CoreStats::issuing_warps`), for one CTA of 16 warps (8 per scheduler) of `n` independent
-/// ALU instructions each, under `sched`; also the windows counted and the kernel's cycles.
+/// (`CoreStats::issuing_warps`), for one CTA of 32 warps (16 per scheduler), each a stream of
+/// `n` independent SFU instructions, under `sched`; also the windows counted and the kernel's
+/// cycles. The one SFU takes a warp every 2 cycles, far below the fetch rate, so one warp with
+/// buffered instructions can use every SFU slot its scheduler wins.
 fn issue_spread(sched: &str, n: u32) -> (f64, u64, u64) {
     let mut c = GpuConfig::preset("gtx480").unwrap();
+    c.core.num_sms = 1;
     c.set("core.scheduler", sched).unwrap();
     let mut r = TimingRunner::new(c, 1);
     let mut src = Mock::new(
         1,
-        16 * 32,
+        32 * 32,
         Box::new(move |_, _, i| match i {
+            // A loop body of 32 instructions (256 B of code, held by the L1I).
             i if i < n => Some(alu(
-                0x100 + 8 * i as u64,
-                OpClass::IntAlu,
+                0x100 + 8 * (i % 32) as u64,
+                OpClass::Sfu,
                 (10 + i % 8) as u16,
                 &[1],
             )),
-            i if i == n => Some(exit(0x100 + 8 * n as u64)),
+            i if i == n => Some(exit(0x300)),
             _ => None,
         }),
     );
@@ -94,10 +98,11 @@ fn issue_spread(sched: &str, n: u32) -> (f64, u64, u64) {
 
 /// GPGPU-Sim's `lrr` starts each cycle after the warp issued last, so every ready warp of a
 /// scheduler issues within any window; `gto` keeps its greedy warp while it can issue and
-/// otherwise takes the oldest ready one, so it issues from a few old warps per window
-/// (the spread statistic the baseline-scheduler comparison of spec 000 §4.7 reads).
+/// otherwise takes the oldest ready one, so the few oldest warps that suffice to fill the issue
+/// slots issue and the younger ones wait (the spread statistic of the baseline-scheduler
+/// comparison, EXPERIMENTS rows 8-10).
 #[test]
-fn gto_issues_from_few_warps_per_window_and_lrr_from_all() {
+fn gto_issues_from_the_oldest_few_warps_and_lrr_from_all() {
     let (lrr, lrr_windows, lrr_cycles) = issue_spread("lrr", 1500);
     let (gto, _, _) = issue_spread("gto", 1500);
     // Every full window of the run is counted (the last one is not).
@@ -105,10 +110,11 @@ fn gto_issues_from_few_warps_per_window_and_lrr_from_all() {
         lrr_windows + 1 >= lrr_cycles / 1000 && lrr_windows <= lrr_cycles / 1000 + 1,
         "{lrr_windows} windows in {lrr_cycles} cycles"
     );
+    eprintln!("issuing warps per scheduler per window: lrr {lrr}, gto {gto}; {lrr_cycles} cycles");
     assert!(
-        lrr > 7.5,
-        "lrr: {lrr} warps per scheduler per window (8 ready)"
+        lrr > 15.0,
+        "lrr: {lrr} warps per scheduler per window (16 live)"
     );
-    assert!(gto < lrr / 2.0, "gto {gto} vs lrr {lrr} warps per window");
+    assert!(gto < 0.75 * lrr, "gto {gto} vs lrr {lrr} warps per window");
     assert!(gto >= 1.0, "gto {gto}");
 }
