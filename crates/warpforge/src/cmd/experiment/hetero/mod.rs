@@ -50,7 +50,7 @@ pub struct HeteroArgs {
     svg: Option<PathBuf>,
     /// GPU workload size. `small` (default): kernels of 36K-180K GPU cycles, long enough for
     /// the §5.6 probe window (100K GPU cycles) and ~100 invocations of the §3 algorithm; the whole
-    /// experiment takes about 9 CPU-minutes (under 30 min on 2 cores). `tiny` (6K-29K GPU
+    /// experiment takes about 23 CPU-minutes (12 min wall on 2 idle cores). `tiny` (6K-29K GPU
     /// cycles, under 1 CPU-minute) for quick checks; larger sizes take longer.
     #[arg(long, default_value = "small", value_parser = crate::cmd::run::parse_size)]
     size: Size,
