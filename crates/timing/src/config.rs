@@ -86,6 +86,10 @@ pub const PRESETS: &[(&str, &str)] = &[
         include_str!("../../../configs/gtx480-cawa.toml"),
     ),
     (
+        "gtx480-caws",
+        include_str!("../../../configs/gtx480-caws.toml"),
+    ),
+    (
         "gtx480-ctrlc",
         include_str!("../../../configs/gtx480-ctrlc.toml"),
     ),
@@ -1329,6 +1333,24 @@ mod tests {
         // GPGPU-Sim 3.2.0's L1D MSHRs and hit paths (the version of Chapters 3-4).
         assert_eq!(c.l1d.mshr_entries, 32);
         assert_eq!((c.l1d.latency, c.shared.latency), (1, 3));
+        // Chapter 3 on 3.2.0: Table 3.1's L1D (32 sets x 4 ways) with `gtx480-cawa`'s 3.2.0
+        // values (it is based on it), and nothing else of `gtx480-cawa` changed.
+        let w = GpuConfig::preset("gtx480-caws").unwrap();
+        assert_eq!((w.l1d.sets, w.l1d.ways, w.l1d.line_bytes), (32, 4, 128));
+        assert_eq!(w.l1d.index, "linear");
+        assert_eq!(w.l1d.mshr_entries, c.l1d.mshr_entries);
+        assert_eq!((w.l1d.latency, w.shared.latency), (1, 3));
+        let mut back = w.clone();
+        back.name = c.name.clone();
+        back.description = c.description.clone();
+        back.set("l1d.sets", "8").unwrap();
+        back.set("l1d.ways", "16").unwrap();
+        back.set("l1d.critical_ways", &c.l1d.critical_ways.to_string())
+            .unwrap();
+        assert_eq!(
+            back, c,
+            "gtx480-caws differs from gtx480-cawa only in the L1D geometry"
+        );
         let r = GpuConfig::preset("gtx480-ctrlc").unwrap();
         assert_eq!(r.l2.slices_per_channel * r.dram.channels, 12);
         assert_eq!(r.l2.cache.ways, 8);

@@ -10,6 +10,7 @@ pub const TARGET: Target = Target {
     seed_suffixes: &[
         "configs/gtx480.toml",
         "configs/gtx480-cawa.toml",
+        "configs/gtx480-caws.toml",
         "configs/gtx480-ctrlc.toml",
     ],
     run,

@@ -4,9 +4,12 @@
 //! in an on-disk cache so that a repeated experiment (or a second experiment sharing a
 //! baseline) simulates nothing twice.
 //!
-//! Cache key: the workload, the size, the full configuration (as TOML, so any `--set` changes
-//! the key) and the identity of the running executable (path, length and modification time):
-//! a rebuilt binary never reads results of the previous one. The cache directory is
+//! Cache key: the workload, the size, the full configuration (every key, as JSON, so any
+//! `--set` changes the key), the content of the files the configuration names (the CAWS oracle
+//! `core.caws.oracle`: rewriting the file under the same name changes the key) and the identity
+//! of the running executable (path, length and modification time): a rebuilt binary never reads
+//! results of the previous one. A point whose key cannot be formed (a named file unreadable)
+//! is simulated and not cached. The cache directory is
 //! `$WARPFORGE_CACHE`, else `$XDG_CACHE_HOME/warpforge`, else `$HOME/.cache/warpforge`; each
 //! entry is one JSON file written atomically (temporary file + rename), so a killed
 //! experiment leaves only whole entries. A point whose simulation fails (bad workload, stuck
@@ -153,12 +156,28 @@ fn exe_identity() -> String {
     )
 }
 
-/// The cache file name of `p`: a 64-bit hash of everything the result depends on, plus the
-/// workload and size for people looking at the directory.
-fn cache_name(p: &Point, exe: &str) -> String {
+/// The cache file name of `p`: a 64-bit hash of everything the result depends on (module
+/// documentation), plus the workload and size for people looking at the directory; `None` when
+/// that cannot be read (the point is then simulated and not cached).
+fn cache_name(p: &Point, exe: &str) -> Option<String> {
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    (exe, &p.workload, p.size.name(), p.config.to_toml()).hash(&mut h);
-    format!("{}-{}-{:016x}.json", p.workload, p.size.name(), h.finish())
+    // Every field of the configuration (serialisation is fallible; a key of "" for every
+    // configuration would mix their results).
+    let config = serde_json::to_string(&p.config).ok()?;
+    // Files the configuration names by path: their content decides the run, not the name.
+    let oracle = &p.config.core.caws.oracle;
+    let oracle_text = if oracle.is_empty() {
+        String::new()
+    } else {
+        std::fs::read_to_string(oracle).ok()?
+    };
+    (exe, &p.workload, p.size.name(), config, oracle_text).hash(&mut h);
+    Some(format!(
+        "{}-{}-{:016x}.json",
+        p.workload,
+        p.size.name(),
+        h.finish()
+    ))
 }
 
 fn read_cached(path: &Path) -> Option<Outcome> {
@@ -244,7 +263,10 @@ pub fn run(points: &[Point], opts: &Options) -> Result<Vec<Outcome>> {
     let exe = exe_identity();
     let files: Vec<Option<PathBuf>> = points
         .iter()
-        .map(|p| opts.cache.as_ref().map(|d| d.join(cache_name(p, &exe))))
+        .map(|p| {
+            let d = opts.cache.as_ref()?;
+            Some(d.join(cache_name(p, &exe)?))
+        })
         .collect();
     let results: Vec<Mutex<Option<Result<Outcome>>>> =
         points.iter().map(|_| Mutex::new(None)).collect();
@@ -360,6 +382,119 @@ mod tests {
         let mut other = points[0].clone();
         other.config.set("l1d.sets", "64").unwrap();
         assert!(!run(&[other], &opts).unwrap()[0].cached);
+    }
+
+    /// Task of issue 12: the cache key covers every configuration value. Each leaf of the
+    /// configuration (numbers, booleans, strings, list entries) is changed in turn; every
+    /// change must give another cache file.
+    #[test]
+    fn every_configuration_key_is_part_of_the_cache_key() {
+        fn leaves(v: &Value, path: String, out: &mut Vec<String>) {
+            match v {
+                Value::Object(m) => {
+                    for (k, x) in m {
+                        leaves(x, format!("{path}/{k}"), out);
+                    }
+                }
+                Value::Array(a) => {
+                    for (i, x) in a.iter().enumerate() {
+                        leaves(x, format!("{path}/{i}"), out);
+                    }
+                }
+                _ => out.push(path),
+            }
+        }
+        let base = Point::new(
+            "bfs",
+            Size::Small,
+            GpuConfig::preset("gtx480-caws").unwrap(),
+        );
+        let exe = "exe";
+        let name = cache_name(&base, exe).unwrap();
+        let json = serde_json::to_value(&base.config).unwrap();
+        let mut paths = Vec::new();
+        leaves(&json, String::new(), &mut paths);
+        let mut changed = 0;
+        for path in &paths {
+            let mut v = json.clone();
+            let leaf = v.pointer_mut(path).unwrap();
+            *leaf = match leaf.take() {
+                Value::Bool(b) => Value::Bool(!b),
+                Value::Number(n) if n.is_u64() => Value::from(n.as_u64().unwrap() + 1),
+                Value::Number(n) if n.is_i64() => Value::from(n.as_i64().unwrap() + 1),
+                Value::Number(n) => Value::from(n.as_f64().unwrap() + 0.5),
+                Value::String(s) => Value::String(format!("{s}x")),
+                Value::Null => continue,
+                other => panic!("{path}: unexpected leaf {other}"),
+            };
+            let c: GpuConfig = serde_json::from_value(v)
+                .unwrap_or_else(|e| panic!("{path}: the changed value does not load: {e}"));
+            let p = Point::new("bfs", Size::Small, c);
+            assert_ne!(
+                cache_name(&p, exe).unwrap(),
+                name,
+                "{path} is not in the key"
+            );
+            changed += 1;
+        }
+        assert!(changed > 150, "only {changed} configuration values found");
+        // The workload, the size and the executable are in the key too.
+        let mut p = base.clone();
+        p.workload = "nw".into();
+        assert_ne!(cache_name(&p, exe).unwrap(), name);
+        let mut p = base.clone();
+        p.size = Size::Tiny;
+        assert_ne!(cache_name(&p, exe).unwrap(), name);
+        assert_ne!(cache_name(&base, "other exe").unwrap(), name);
+    }
+
+    /// The CAWS oracle is named by path in the configuration: its content is in the key, and a
+    /// point whose oracle cannot be read is not cached.
+    #[test]
+    fn the_oracle_file_content_is_part_of_the_cache_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("oracle.json");
+        std::fs::write(&f, r#"{"kernels": []}"#).unwrap();
+        let mut c = cfg("caws");
+        c.set("core.caws.oracle", &f.display().to_string()).unwrap();
+        let p = Point::new("bfs", Size::Tiny, c);
+        let a = cache_name(&p, "exe").unwrap();
+        assert_eq!(cache_name(&p, "exe").unwrap(), a);
+        std::fs::write(&f, r#"{"kernels": [{"ctas": [[100, 120]]}]}"#).unwrap();
+        assert_ne!(cache_name(&p, "exe").unwrap(), a, "same path, other oracle");
+        std::fs::remove_file(&f).unwrap();
+        assert_eq!(cache_name(&p, "exe"), None);
+    }
+
+    /// A `--set` override, through the command line's configuration path, misses the cache
+    /// entry of the plain configuration (and its result differs: a hit would have been wrong);
+    /// the same override a second time hits its own entry.
+    #[test]
+    fn a_set_override_misses_the_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = Options {
+            jobs: 2,
+            cache: Some(dir.path().to_path_buf()),
+            progress: false,
+        };
+        let resolve = |sets: &[&str]| {
+            let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+            crate::cmd::config::resolve(Some("gtx480-caws"), &[], &sets).unwrap()
+        };
+        let plain = Point::new("nw", Size::Tiny, resolve(&[]));
+        let over = Point::new("nw", Size::Tiny, resolve(&["l2.rop_latency=240"]));
+        assert_eq!(plain.config.name, over.config.name, "same preset name");
+        let a = run(std::slice::from_ref(&plain), &opts).unwrap();
+        assert!(!a[0].cached);
+        let b = run(std::slice::from_ref(&over), &opts).unwrap();
+        assert!(
+            !b[0].cached,
+            "the override read the plain configuration's entry"
+        );
+        assert_ne!(a[0].cycles(), b[0].cycles());
+        let again = run(&[plain, over], &opts).unwrap();
+        assert!(again.iter().all(|o| o.cached));
+        assert_eq!(again[1].cycles(), b[0].cycles());
     }
 
     #[test]

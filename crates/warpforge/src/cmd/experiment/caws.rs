@@ -31,7 +31,7 @@ use warpforge_workloads::Size;
 
 use super::batch::{self, Options, Outcome, Point};
 use super::chart::{write_atomic, Chart};
-use super::latency::FACTORS;
+use super::latency::{DEFAULT_CONFIG, FACTORS};
 
 /// The policies of Table 3.3 and Figure 3.5 with their configuration overrides (RR first: the
 /// baseline).
@@ -62,8 +62,10 @@ pub struct CawsArgs {
     /// Workload (the document uses BFS).
     #[arg(long, default_value = "bfs")]
     workload: String,
-    /// Timing configuration preset name or TOML file (Table 3.1: gtx480).
-    #[arg(long, default_value = "gtx480")]
+    /// Timing configuration preset name or TOML file (default: Table 3.1 on GPGPU-Sim 3.2.0,
+    /// the document's version; `gtx480` is the same card with GPGPU-Sim 4's L1D MSHRs and hit
+    /// latencies).
+    #[arg(long, default_value = DEFAULT_CONFIG)]
     config: String,
     /// Override one configuration key (repeatable), e.g. `--set core.caws.reset_critical=36`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -671,7 +673,7 @@ mod tests {
             cache: Some(dir.path().to_path_buf()),
             progress: false,
         };
-        let cfg = GpuConfig::preset("gtx480").unwrap();
+        let cfg = GpuConfig::preset(DEFAULT_CONFIG).unwrap();
         let doc = measure("bfs", Size::Tiny, &cfg, &opts).unwrap();
         for p in ["caws_blk", "caws_sm", "caws_avg"] {
             let s = doc["speedup"][p].as_f64().unwrap();

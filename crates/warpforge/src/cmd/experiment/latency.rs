@@ -7,7 +7,8 @@
 //! Averages are per warp over every warp of every kernel launch of the run (the document
 //! averages over all warps of an application). Workloads are sorted by the share of their
 //! warp time that is `scheduling` (latency hidden by the scheduler's rotation), as in the
-//! document's figure.
+//! document's figure. The default configuration is [`DEFAULT_CONFIG`] (Table 3.1 on GPGPU-Sim
+//! 3.2.0); `--config gtx480` runs the same card with GPGPU-Sim 4's L1D values.
 
 use std::path::PathBuf;
 
@@ -19,6 +20,12 @@ use warpforge_workloads::Size;
 use super::batch::{self, Options, Point};
 use super::chart::{write_atomic, Chart};
 use crate::cmd::list::abbreviation;
+
+/// The configuration of Chapter 3 (`experiment latency` and `experiment caws`): Table 3.1 on
+/// GPGPU-Sim 3.2.0, the version the document used (spec 000 §1.1): `gtx480-caws` is
+/// `gtx480-cawa`'s 3.2.0 L1D MSHRs (32) and hit paths (L1D 1 cycle, shared memory 3) with
+/// Table 3.1's 32-set, 4-way L1D.
+pub const DEFAULT_CONFIG: &str = "gtx480-caws";
 
 /// The workloads of Table 3.2 that exist here (`warpforge list`); Table 3.2's LEU (Leukocyte)
 /// has no port and is left out.
@@ -47,8 +54,10 @@ pub struct LatencyArgs {
     /// Input size: tiny, small or paper.
     #[arg(long, default_value = "small")]
     size: Size,
-    /// Timing configuration preset name or TOML file (Table 3.1: gtx480).
-    #[arg(long, default_value = "gtx480")]
+    /// Timing configuration preset name or TOML file (default: Table 3.1 on GPGPU-Sim 3.2.0,
+    /// the document's version; `gtx480` is the same card with GPGPU-Sim 4's L1D MSHRs and hit
+    /// latencies).
+    #[arg(long, default_value = DEFAULT_CONFIG)]
     config: String,
     /// Override one configuration key (repeatable); the scheduler is always `lrr`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -291,7 +300,7 @@ mod tests {
     /// at the small size by the ignored test below; docs/EXPERIMENTS.md has the comparison.)
     #[test]
     fn claim_1_at_tiny_sizes() {
-        let cfg = GpuConfig::preset("gtx480").unwrap();
+        let cfg = GpuConfig::preset(DEFAULT_CONFIG).unwrap();
         let rows = measure(Size::Tiny, &cfg, TABLE_3_2, &opts()).unwrap();
         assert_eq!(rows.len(), TABLE_3_2.len());
         for r in &rows {
@@ -335,7 +344,7 @@ mod tests {
     #[test]
     #[ignore]
     fn claim_1_at_small_sizes() {
-        let cfg = GpuConfig::preset("gtx480").unwrap();
+        let cfg = GpuConfig::preset(DEFAULT_CONFIG).unwrap();
         let rows = measure(Size::Small, &cfg, TABLE_3_2, &opts()).unwrap();
         for r in &rows {
             // Negligible: never the main stall, a few percent at most (PF's divergent CDF
@@ -367,7 +376,7 @@ mod tests {
         let json = dir.path().join("out/lat.json");
         let args = |w: &str| LatencyArgs {
             size: Size::Tiny,
-            config: "gtx480".into(),
+            config: DEFAULT_CONFIG.into(),
             set: vec![],
             workloads: vec!["nw".into(), w.into()],
             json: json.clone(),

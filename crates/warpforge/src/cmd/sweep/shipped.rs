@@ -146,7 +146,12 @@ fn darsie_spec_is_the_experiments_policies() {
 #[test]
 fn caws_spec_is_the_experiments_two_passes() {
     let s = load("caws.toml");
-    let cfg = crate::cmd::config::resolve(Some("gtx480"), &[], &[]).unwrap();
+    let cfg = crate::cmd::config::resolve(
+        Some(crate::cmd::experiment::latency::DEFAULT_CONFIG),
+        &[],
+        &[],
+    )
+    .unwrap();
     let oracle = oracle_file();
     let mut exp = vec![key("bfs", caws::baseline_config(&cfg).unwrap())];
     for (n, _) in caws::POLICIES.iter().skip(1) {
