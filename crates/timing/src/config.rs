@@ -1333,24 +1333,6 @@ mod tests {
         // GPGPU-Sim 3.2.0's L1D MSHRs and hit paths (the version of Chapters 3-4).
         assert_eq!(c.l1d.mshr_entries, 32);
         assert_eq!((c.l1d.latency, c.shared.latency), (1, 3));
-        // Chapter 3 on 3.2.0: Table 3.1's L1D (32 sets x 4 ways) with `gtx480-cawa`'s 3.2.0
-        // values (it is based on it), and nothing else of `gtx480-cawa` changed.
-        let w = GpuConfig::preset("gtx480-caws").unwrap();
-        assert_eq!((w.l1d.sets, w.l1d.ways, w.l1d.line_bytes), (32, 4, 128));
-        assert_eq!(w.l1d.index, "linear");
-        assert_eq!(w.l1d.mshr_entries, c.l1d.mshr_entries);
-        assert_eq!((w.l1d.latency, w.shared.latency), (1, 3));
-        let mut back = w.clone();
-        back.name = c.name.clone();
-        back.description = c.description.clone();
-        back.set("l1d.sets", "8").unwrap();
-        back.set("l1d.ways", "16").unwrap();
-        back.set("l1d.critical_ways", &c.l1d.critical_ways.to_string())
-            .unwrap();
-        assert_eq!(
-            back, c,
-            "gtx480-caws differs from gtx480-cawa only in the L1D geometry"
-        );
         let r = GpuConfig::preset("gtx480-ctrlc").unwrap();
         assert_eq!(r.l2.slices_per_channel * r.dram.channels, 12);
         assert_eq!(r.l2.cache.ways, 8);
@@ -1562,5 +1544,30 @@ mod tests {
             h.set(&k, &v).unwrap();
         }
         assert_eq!(g, h);
+    }
+
+    /// Chapter 3 on GPGPU-Sim 3.2.0 (`gtx480-caws`): Table 3.1's L1D (32 sets x 4 ways) with
+    /// `gtx480-cawa`'s 3.2.0 values (it is based on it), and nothing else of `gtx480-cawa`
+    /// changed.
+    #[test]
+    fn caws_preset_is_the_cawa_preset_with_table_3_1_l1d() {
+        let c = GpuConfig::preset("gtx480-cawa").unwrap();
+        let w = GpuConfig::preset("gtx480-caws").unwrap();
+        assert_eq!((w.l1d.sets, w.l1d.ways, w.l1d.line_bytes), (32, 4, 128));
+        assert_eq!(w.l1d.capacity(), 16 * 1024);
+        assert_eq!(w.l1d.index, "linear");
+        assert_eq!(w.l1d.mshr_entries, 32);
+        assert_eq!((w.l1d.latency, w.shared.latency), (1, 3));
+        let mut back = w.clone();
+        back.name = c.name.clone();
+        back.description = c.description.clone();
+        back.set("l1d.sets", "8").unwrap();
+        back.set("l1d.ways", "16").unwrap();
+        back.set("l1d.critical_ways", &c.l1d.critical_ways.to_string())
+            .unwrap();
+        assert_eq!(
+            back, c,
+            "gtx480-caws differs from gtx480-cawa only in the L1D geometry"
+        );
     }
 }

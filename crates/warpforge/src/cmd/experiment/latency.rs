@@ -298,11 +298,19 @@ mod tests {
     /// hazards (few warps to hide them); control hazards are negligible everywhere; BT and TPF
     /// spend a large share at barriers. (The statements that need realistic inputs are checked
     /// at the small size by the ignored test below; docs/EXPERIMENTS.md has the comparison.)
+    ///
+    /// Control hazards: below 5% of the warp time everywhere on `gtx480` (GPGPU-Sim 4's hit
+    /// paths) and on the default 3.2.0 preset except NW and PF, whose share there is 5.3-5.4%:
+    /// their control-hazard cycles per warp are those of `gtx480` (asserted), but 3.2.0's
+    /// 1-cycle L1D and 3-cycle shared-memory hits shorten the rest of their warps' time (NW
+    /// 12.8k -> 10.5k cycles, PF 11.2k -> 7.9k), so the same branch waits are a larger share.
+    /// They stay below 10% (the bound of the small-size test).
     #[test]
     fn claim_1_at_tiny_sizes() {
         let cfg = GpuConfig::preset(DEFAULT_CONFIG).unwrap();
         let rows = measure(Size::Tiny, &cfg, TABLE_3_2, &opts()).unwrap();
         assert_eq!(rows.len(), TABLE_3_2.len());
+        let shorter_warps = ["nw", "pf"];
         for r in &rows {
             let sum: f64 = FACTORS.iter().map(|f| r.fraction(f.0)).sum();
             assert!(
@@ -311,11 +319,30 @@ mod tests {
                 r.workload
             );
             assert!(r.warps > 0 && r.lifetime > 0.0, "{r:?}");
+            let bound = if shorter_warps.contains(&r.workload.as_str()) {
+                0.1
+            } else {
+                0.05
+            };
             assert!(
-                r.fraction("control") < 0.05,
+                r.fraction("control") < bound,
                 "{}: control {r:?}",
                 r.workload
             );
+        }
+        let v4 = GpuConfig::preset("gtx480").unwrap();
+        let old = measure(Size::Tiny, &v4, &shorter_warps, &opts()).unwrap();
+        let ci = FACTORS.iter().position(|f| f.0 == "control").unwrap();
+        for o in &old {
+            let r = row(&rows, &o.workload);
+            assert!(o.fraction("control") < 0.05, "gtx480 {}: {o:?}", o.workload);
+            let (a, b) = (o.cycles[ci], r.cycles[ci]);
+            assert!(
+                (a - b).abs() <= 0.03 * a,
+                "{}: control cycles per warp {a} on gtx480, {b} on {DEFAULT_CONFIG}",
+                o.workload
+            );
+            assert!(r.lifetime < o.lifetime, "{}: warps not shorter", o.workload);
         }
         for w in ["sc", "sc_mid"] {
             assert_eq!(row(&rows, w).dominant_stall(), "data_miss", "{w}");
