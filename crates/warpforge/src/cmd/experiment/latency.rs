@@ -367,7 +367,8 @@ mod tests {
             .all(|p| p[0].fraction("scheduling") >= p[1].fraction("scheduling")));
     }
 
-    /// Claim 1 at the small inputs (minutes on 2 cores).
+    /// Claim 1 at the small inputs (minutes on 2 cores), on the default (3.2.0) preset; NW's
+    /// part is a stated departure there (below).
     #[test]
     #[ignore]
     fn claim_1_at_small_sizes() {
@@ -388,9 +389,37 @@ mod tests {
         for w in ["sc", "sc_mid"] {
             assert_eq!(row(&rows, w).dominant_stall(), "data_miss", "{w}");
         }
-        for w in ["myc", "nw"] {
-            let r = row(&rows, w);
-            assert!(r.fraction("fetch") + r.fraction("data_hazard") > 0.5, "{w}");
+        let myc = row(&rows, "myc");
+        assert!(myc.fraction("fetch") + myc.fraction("data_hazard") > 0.5);
+        // NW: the claim (Inst. Fetch + data hazards dominate) holds on `gtx480` (0.14 + 0.38)
+        // but not on the default 3.2.0 preset (0.13 + 0.27 = 0.40; Data$ 0.33, MSHR 0.06):
+        // 3.2.0's 3-cycle shared-memory path (GPGPU-Sim 4: 26) shortens the dependent waits
+        // of NW's shared-memory wavefront, which are data hazards (5.1k -> 3.4k cycles per
+        // warp; `--set shared.latency=26` gives 5.6k), and 3.2.0's linear L1D set index adds
+        // set conflicts on its global rows (MSHR 0.7k cycles per warp, 0.06k with
+        // `l1d.index=hashed`; docs/EXPERIMENTS.md row 1). Both sides are asserted, so a model
+        // change that moves either shows here; on both NW hides nothing (few warps).
+        let nw = row(&rows, "nw");
+        let v4 = measure(
+            Size::Small,
+            &GpuConfig::preset("gtx480").unwrap(),
+            &["nw"],
+            &opts(),
+        )
+        .unwrap();
+        let nw4 = &v4[0];
+        assert!(
+            nw4.fraction("fetch") + nw4.fraction("data_hazard") > 0.5,
+            "{nw4:?}"
+        );
+        assert!(
+            nw.fraction("fetch") + nw.fraction("data_hazard") < 0.5,
+            "{nw:?}"
+        );
+        let dh = FACTORS.iter().position(|f| f.0 == "data_hazard").unwrap();
+        assert!(nw.cycles[dh] < 0.8 * nw4.cycles[dh], "{nw:?} vs {nw4:?}");
+        for r in [nw, nw4] {
+            assert!(r.fraction("scheduling") < 0.1, "{r:?}");
         }
         for w in ["bt", "tpf"] {
             assert!(row(&rows, w).fraction("sync") > 0.1, "{w}");
