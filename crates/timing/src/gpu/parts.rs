@@ -373,22 +373,24 @@ impl TeamSpan {
         // SAFETY: published before `ready` (acquired above) and not written again.
         let q = unsafe { (*self.published.get()).as_ref().expect("published") };
         let spc = q.spc;
-        // SAFETY: partition `p`'s channel, slices, request buffers and stamps, used by this
-        // call alone (each `p` runs once); phase 1 is over and phase 3 waits for this call.
-        let mut job = unsafe {
-            PartJob {
-                channel: &mut *q.channels.add(p),
-                slices: std::slice::from_raw_parts_mut(q.slices.add(p * spc), spc),
-                queues: std::slice::from_raw_parts_mut(q.queues.add(p * spc), spc),
-                stamps: std::slice::from_raw_parts_mut(q.stamps.add(p * spc), spc),
-                base: p * spc,
-                start: q.start,
-                period: self.period,
-                t_end: q.t_end,
-            }
-        };
-        job.run();
-        drop(job);
+        // The job's borrows end with this block, before phase 3 may take the whole side.
+        {
+            // SAFETY: partition `p`'s channel, slices, request buffers and stamps, used by this
+            // call alone (each `p` runs once); phase 1 is over and phase 3 waits for this call.
+            let mut job = unsafe {
+                PartJob {
+                    channel: &mut *q.channels.add(p),
+                    slices: std::slice::from_raw_parts_mut(q.slices.add(p * spc), spc),
+                    queues: std::slice::from_raw_parts_mut(q.queues.add(p * spc), spc),
+                    stamps: std::slice::from_raw_parts_mut(q.stamps.add(p * spc), spc),
+                    base: p * spc,
+                    start: q.start,
+                    period: self.period,
+                    t_end: q.t_end,
+                }
+            };
+            job.run();
+        }
         if self.done.fetch_add(1, Ordering::AcqRel) + 1 == self.n_parts {
             // SAFETY: every partition has completed (acquired through `done`) and phase 1
             // long before: this thread alone uses the memory side now.
