@@ -281,19 +281,28 @@ impl GpuConfig {
                 format!("must be 1 to 64 core cycles, got {}", self.sim.window),
             ));
         }
-        if self.sim.window_overlap && self.sim.window == 1 {
-            return Err(ConfigError::new(
+        // Both window refinements act on a window's memory side, so both need one.
+        for (key, on, what) in [
+            (
                 "sim.window_overlap",
-                "overlaps the memory side with the next window's SMs, so it needs sim.window > 1 \
-                 (sim.window is 1: set sim.window to 2..64, or sim.window_overlap to false)",
-            ));
-        }
-        if self.sim.window_partitions && self.sim.window == 1 {
-            return Err(ConfigError::new(
+                self.sim.window_overlap,
+                "overlaps the memory side with the next window's SMs",
+            ),
+            (
                 "sim.window_partitions",
-                "splits a window's memory side by partition, so it needs sim.window > 1 \
-                 (sim.window is 1: set sim.window to 2..64, or sim.window_partitions to false)",
-            ));
+                self.sim.window_partitions,
+                "splits a window's memory side by partition",
+            ),
+        ] {
+            if on && self.sim.window == 1 {
+                return Err(ConfigError::new(
+                    key,
+                    format!(
+                        "{what}, so it needs sim.window > 1 (sim.window is 1: set sim.window \
+                         to 2..64, or {key} to false)"
+                    ),
+                ));
+            }
         }
         if self.sim.window > 1 && self.clocks.icnt_mhz != self.clocks.core_mhz {
             return Err(ConfigError::new(

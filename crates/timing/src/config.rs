@@ -1408,6 +1408,17 @@ mod tests {
             assert_eq!(e.key, "sim.window_overlap", "{order:?}");
             assert_eq!(c, base, "{order:?}: nothing applied");
         }
+        // Both window refinements are refused without a window, each naming itself (and only
+        // itself when the other is off), and accepted with one.
+        for key in ["sim.window_overlap", "sim.window_partitions"] {
+            let on = format!("{key}=true");
+            let e = base.clone().apply_overrides(&[on.as_str()]).unwrap_err();
+            assert_eq!(e.key, key);
+            assert!(e.reason.contains("sim.window > 1"), "{e}");
+            assert!(e.reason.contains(&format!("or {key} to false")), "{e}");
+            let mut ok = base.clone();
+            ok.apply_overrides(&[on.as_str(), "sim.window=2"]).unwrap();
+        }
         // The SM keeps its operand collectors in a 64-bit mask.
         let mut g = GpuConfig::preset("gtx480").unwrap();
         g.set("core.collectors_sfu", "56").unwrap();

@@ -549,16 +549,6 @@ impl Gpu {
         ctas_left: bool,
         cap: u64,
     ) -> Option<(u64, u64)> {
-        // The span's end is computed from the memory side's next events, each reported on its
-        // own component's clock, while a queued reply or request moves on the next tick of
-        // another domain (an L2 slice's reply queue drains on interconnect ticks): with the
-        // interconnect or the L2 on a clock of its own, a skip could pass over such a tick
-        // (`bt` at tiny took 2.86 M cycles instead of 3,454 with `clocks.icnt_mhz=1400`).
-        // Whole-GPU skipping is therefore only done when the three share the core clock, as
-        // every shipped preset does; dozing SMs are unaffected.
-        if self.period[ICNT] != self.period[CORE] || self.period[L2] != self.period[CORE] {
-            return None;
-        }
         // A criticality probe sees every cycle in which its SM has work.
         if self
             .awake
@@ -598,7 +588,15 @@ impl Gpu {
                 t_ev = t_ev.min(self.time_of(ICNT, c));
             }
         }
+        // Each component's next event on the clock of the domain that acts on it: a slice's
+        // own work on the L2 clock, its queued replies on the interconnect's (the reply network
+        // takes them; with the interconnect or the L2 on a clock of its own, the L2 clock's
+        // next tick could pass over interconnect ticks that drain the queue: `bt` at tiny took
+        // 2.86 M cycles instead of 3,454 with `clocks.icnt_mhz=1400`).
         for s in &self.mem.slices {
+            if s.has_replies() {
+                t_ev = t_ev.min(self.next[ICNT]);
+            }
             if let Some(c) = s.next_event(lc) {
                 t_ev = t_ev.min(self.time_of(L2, c));
             }

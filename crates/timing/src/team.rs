@@ -346,7 +346,8 @@ impl Team {
     ///
     /// `after` runs on the calling thread once the phase is open, before it joins the other
     /// participants (its home range is taken over by whoever is free); it must not touch what
-    /// the jobs touch (the window engine runs the memory side there).
+    /// the jobs touch, unless those jobs wait for it (the window engine runs the memory side,
+    /// or the request network's ticks that its partition jobs wait for, there).
     pub fn run(&mut self, n: usize, job: &(dyn Fn(usize) + Sync), after: impl FnOnce()) {
         let s = &self.shared;
         let t = s.cursors.len();

@@ -275,6 +275,31 @@ fn window_split_by_partition_is_identical_on_one_two_and_three_threads() {
     }
 }
 
+/// With the overlap, the split memory side runs wholly inside the team phase: the request
+/// network's ticks on the calling thread, each partition on any thread once those are done,
+/// and the reply network's ticks on whichever thread completes the last partition. More
+/// threads than awake SMs (helpers reach the partitions before the request network is done
+/// and wait for it), a stream through every slice, and the default machine: statistics
+/// identical for 1 to 4 threads.
+#[test]
+fn network_phases_inside_the_team_phase_keep_threads_identical() {
+    let split = [
+        ("sim.window", "4"),
+        ("sim.window_overlap", "true"),
+        ("sim.window_partitions", "true"),
+    ];
+    for (name, sms) in [("mm", 7), ("micro_copy", 15), ("kmn", 120), ("sr2", 4)] {
+        let one = run_with(name, sms, 1, true, &split);
+        for threads in [2, 3, 4] {
+            assert!(
+                one == run_with(name, sms, threads, true, &split),
+                "{name} on {sms} SMs, network phases in the team phase: statistics differ \
+                 between 1 and {threads} threads"
+            );
+        }
+    }
+}
+
 /// Two kernels whose threads race on global memory inside a window: `stores` writes one of 8
 /// shared words (every SM writes the same words) and a word of its own, then reads a word the
 /// others write; `atomics` adds to one of 4 counters and exchanges one word, keeping the old

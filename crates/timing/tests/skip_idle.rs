@@ -74,17 +74,23 @@ fn skipping_idle_cycles_keeps_every_statistic() {
     }
 }
 
-/// With the interconnect or the L2 on a clock of its own, skipping stays exact (it once skipped
-/// interconnect ticks that drain the L2's reply queues: `bt` took 800x its cycles).
+/// With the interconnect, the L2 or DRAM on a clock of its own, skipping stays exact (it once
+/// skipped interconnect ticks that drain the L2's reply queues: `bt` took 800x its cycles), and
+/// it still skips: a slice's queued replies are an event on the interconnect's clock, not the
+/// L2's, so no clock ratio turns whole-GPU skipping off.
 #[test]
 fn skipping_keeps_every_statistic_when_the_clock_domains_differ() {
     for set in [
         ("clocks.icnt_mhz", "1400"),
         ("clocks.icnt_mhz", "350"),
+        ("clocks.icnt_mhz", "933"),
         ("clocks.l2_mhz", "500"),
+        ("clocks.l2_mhz", "1400"),
+        ("clocks.dram_mhz", "462"),
+        ("clocks.dram_mhz", "1848"),
     ] {
-        for name in ["bt", "kmn"] {
-            let (on, _) = run_set(name, true, 15, 1, &[set]);
+        for name in ["bt", "kmn", "micro_lat_dram"] {
+            let (on, skipped) = run_set(name, true, 15, 1, &[set]);
             let (off, _) = run_set(name, false, 15, 1, &[set]);
             let mut diffs = Vec::new();
             diff("", &on, &off, &mut diffs);
@@ -95,8 +101,26 @@ fn skipping_keeps_every_statistic_when_the_clock_domains_differ() {
                 set.1,
                 diffs.join("; ")
             );
+            if name == "micro_lat_dram" {
+                // One dependent DRAM load at a time: most cycles only wait, on any clocks.
+                let cycles = on["total"]["cycles"].as_u64().unwrap();
+                assert!(
+                    skipped * 2 > cycles,
+                    "{name} with {}={}: only {skipped} of {cycles} core cycles skipped",
+                    set.0,
+                    set.1
+                );
+            }
         }
     }
+    // Two domains off the core clock at once, with a thread team.
+    let set = [("clocks.icnt_mhz", "1400"), ("clocks.l2_mhz", "500")];
+    let (on, skipped) = run_set("bfs", true, 30, 2, &set);
+    let (off, _) = run_set("bfs", false, 30, 1, &set);
+    let mut diffs = Vec::new();
+    diff("", &on, &off, &mut diffs);
+    assert!(diffs.is_empty(), "bfs: {}", diffs.join("; "));
+    assert!(skipped > 0, "bfs: nothing skipped");
 }
 
 /// On a machine much larger than the grid, SMs without work sleep and are charged their idle

@@ -114,7 +114,7 @@ fn every_workload_passes_and_is_identical_on_one_and_two_threads() {
 
 /// More stepping threads than the machine has cores (CI has two): workers are descheduled in
 /// the middle of phases and the main thread steps their SMs itself; the statistics must not
-/// change.
+/// change (the one-cycle engine, and the overlapped window split by partition).
 #[test]
 fn oversubscribed_thread_team_gives_identical_statistics() {
     for name in ["bfs", "mm", "nw"] {
@@ -127,5 +127,14 @@ fn oversubscribed_thread_team_gives_identical_statistics() {
         for threads in [5, 15] {
             assert_eq!(a, run(w, threads), "{name}: {threads} threads");
         }
+        // The split overlapped window: partition jobs wait for the request network, whose
+        // thread may be descheduled, and the reply network runs wherever the last partition
+        // ends.
+        let s = run_split(w, 1, 4, true, true);
+        assert_eq!(
+            s,
+            run_split(w, 5, 4, true, true),
+            "{name}: split overlapped window, 5 threads"
+        );
     }
 }

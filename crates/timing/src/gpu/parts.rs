@@ -23,13 +23,21 @@
 //!
 //! A job touches only its partition's channel, slices and request buffers, so results do not
 //! depend on which thread ran it.
+//!
+//! Inside a team phase ([`TeamSpan`], the overlapped window): phases 1 and 3 need not hold the
+//! team up. Phase 1 runs on the calling thread while the others step SMs; a partition job waits
+//! until phase 1 is done; the job that completes the last partition runs phase 3 on its thread,
+//! while the others are still stepping SMs. The three phases keep their order and their inputs,
+//! so the statistics are those of running them one after the other.
 
 use super::{Mem, DRAM, ICNT, L2};
 use crate::dram::Channel;
 use crate::mem::icnt::{Network, Sources};
 use crate::mem::l2::L2Slice;
 use crate::mem::req::MemReq;
+use std::cell::UnsafeCell;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// The clock state of the memory side: per domain, the cycle count and the next tick's time.
 type Clocks = ([u64; 4], [u64; 4]);
@@ -239,6 +247,154 @@ impl PartJob<'_> {
                     s.to_dram.pop_front();
                 }
             }
+        }
+    }
+}
+
+/// Where phase 2's jobs find their partitions, published by [`TeamSpan::inject`].
+struct Published {
+    channels: *mut Channel,
+    slices: *mut L2Slice,
+    queues: *mut VecDeque<(u64, MemReq)>,
+    stamps: *mut VecDeque<u64>,
+    spc: usize,
+    start: Clocks,
+    t_end: u64,
+}
+
+/// One span of the split memory side run inside a team phase (module docs): phase 1
+/// ([`TeamSpan::inject`]) on one thread, then each partition ([`TeamSpan::part`]) on any thread
+/// once phase 1 is done, and phase 3 on the thread that completes the last partition.
+pub(super) struct TeamSpan {
+    mem: *mut Mem,
+    parts: *mut Parts,
+    cyc: *mut [u64; 4],
+    next: *mut [u64; 4],
+    period: [u64; 4],
+    n_parts: usize,
+    /// Set (release) when phase 1 has ended; `ok` says it completed (a panic in it leaves the
+    /// partitions undone, and the team re-raises the panic).
+    ready: AtomicBool,
+    ok: AtomicBool,
+    published: UnsafeCell<Option<Published>>,
+    /// Partitions completed.
+    done: AtomicUsize,
+}
+
+// SAFETY: the memory side is reached only through the phases' order: `inject` alone (nothing
+// else may use `mem`, `parts`, `cyc` or `next` until it has published), then each partition's
+// disjoint channel, slices, request buffers and stamps (published with release, read after an
+// acquire of `ready`), then `Parts::finish` alone (after every partition's release of `done`).
+unsafe impl Sync for TeamSpan {}
+
+impl TeamSpan {
+    /// A span over the memory side `mem` with the split state `parts` and the memory side's
+    /// clocks (`cyc`, `next`, `period`). Until the last partition has run, nothing but this
+    /// span may use `mem`, `parts`, `cyc` or `next`.
+    pub(super) fn new(
+        mem: &mut Mem,
+        parts: &mut Parts,
+        cyc: &mut [u64; 4],
+        next: &mut [u64; 4],
+        period: &[u64; 4],
+    ) -> Self {
+        Self {
+            n_parts: mem.channels.len(),
+            mem,
+            parts,
+            cyc,
+            next,
+            period: *period,
+            ready: AtomicBool::new(false),
+            ok: AtomicBool::new(false),
+            published: UnsafeCell::new(None),
+            done: AtomicUsize::new(0),
+        }
+    }
+
+    /// The partitions (phase 2's jobs): `part(0..n_parts())`.
+    pub(super) fn n_parts(&self) -> usize {
+        self.n_parts
+    }
+
+    /// Phase 1 of the span ending before `t_end` ([`Parts::inject`]), then publishes the
+    /// partitions to their jobs.
+    ///
+    /// # Safety
+    /// Called once, before any call of [`TeamSpan::part`] can pass its wait (those wait for
+    /// this), with nothing else using the memory side (see [`TeamSpan::new`]).
+    pub(super) unsafe fn inject(&self, t_end: u64, take: impl FnMut(&mut Network, u64, u64)) {
+        struct Open<'a>(&'a AtomicBool);
+        impl Drop for Open<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Release);
+            }
+        }
+        // Opens the partitions even if phase 1 panics (they then do nothing).
+        let _open = Open(&self.ready);
+        // SAFETY: the caller's contract: this thread alone uses the memory side now.
+        let (mem, parts) = unsafe { (&mut *self.mem, &mut *self.parts) };
+        let (cyc, next) = unsafe { (&*self.cyc, &*self.next) };
+        parts.inject(mem, cyc, next, &self.period, t_end, take);
+        // SAFETY: no job reads `published` before `ready` is set.
+        unsafe {
+            *self.published.get() = Some(Published {
+                channels: mem.channels.as_mut_ptr(),
+                slices: mem.slices.as_mut_ptr(),
+                queues: parts.queues.as_mut_ptr(),
+                stamps: parts.stamps.as_mut_ptr(),
+                spc: mem.spc,
+                start: parts.start,
+                t_end: parts.t_end,
+            });
+        }
+        self.ok.store(true, Ordering::Relaxed);
+    }
+
+    /// Phase 2 of partition `p` once phase 1 is done; the call that completes the last
+    /// partition then runs phase 3 ([`Parts::finish`]) and moves the clocks to the span's end.
+    ///
+    /// # Safety
+    /// Called once for each `p < n_parts()` (any threads), with [`TeamSpan::inject`] called once
+    /// on some thread that is not waiting for a partition.
+    pub(super) unsafe fn part(&self, p: usize) {
+        let mut k = 0u32;
+        while !self.ready.load(Ordering::Acquire) {
+            if k < 4096 {
+                std::hint::spin_loop();
+                k += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        if !self.ok.load(Ordering::Relaxed) {
+            return;
+        }
+        // SAFETY: published before `ready` (acquired above) and not written again.
+        let q = unsafe { (*self.published.get()).as_ref().expect("published") };
+        let spc = q.spc;
+        // The job's borrows end with this block, before phase 3 may take the whole side.
+        {
+            // SAFETY: partition `p`'s channel, slices, request buffers and stamps, used by this
+            // call alone (each `p` runs once); phase 1 is over and phase 3 waits for this call.
+            let mut job = unsafe {
+                PartJob {
+                    channel: &mut *q.channels.add(p),
+                    slices: std::slice::from_raw_parts_mut(q.slices.add(p * spc), spc),
+                    queues: std::slice::from_raw_parts_mut(q.queues.add(p * spc), spc),
+                    stamps: std::slice::from_raw_parts_mut(q.stamps.add(p * spc), spc),
+                    base: p * spc,
+                    start: q.start,
+                    period: self.period,
+                    t_end: q.t_end,
+                }
+            };
+            job.run();
+        }
+        if self.done.fetch_add(1, Ordering::AcqRel) + 1 == self.n_parts {
+            // SAFETY: every partition has completed (acquired through `done`) and phase 1
+            // long before: this thread alone uses the memory side now.
+            unsafe { (*self.parts).finish(&mut *self.mem, &mut *self.cyc, &mut *self.next) };
         }
     }
 }

@@ -27,20 +27,22 @@
 //! queues.
 //!
 //! With `sim.window_partitions`, the memory side of a span runs split by memory partition
-//! (`parts.rs`): the request network's ticks first, then one job per partition (on the team's
-//! threads, with the SMs' jobs when overlapped, in a phase of their own otherwise), then the
-//! reply network's ticks.
+//! (`parts.rs`): the request network's ticks first, then one job per partition, then the reply
+//! network's ticks. Overlapped, all three run inside the SMs' team phase (`TeamSpan`): the
+//! request network on the calling thread, the partitions on any thread once it is done, the
+//! reply network on the thread that completes the last partition; without overlap, the
+//! partitions are a team phase of their own between the two networks' ticks.
 //!
 //! No step reads another SM's state during step 2, so the statistics are identical for every
 //! thread count; they differ from `W = 1` (the default, `Gpu::run_launch`'s per-cycle loop) by
 //! the window semantics above. A source that cannot split its front end (a trace, an observer
 //! attached) is fetched on the calling thread, SM by SM, each SM's `W` cycles in a row.
 
-use super::parts::{PartJob, Parts};
+use super::parts::{PartJob, Parts, TeamSpan};
 use super::{dram_l2_ticks, Gpu, Mem, RunError, SmPorts, CORE, DRAM, ICNT, L2};
 use crate::core::sm::Sm;
 use crate::gpu::Progress;
-use crate::mem::icnt::Sources;
+use crate::mem::icnt::{Network, Sources};
 use crate::mem::req::MemReq;
 use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
@@ -162,6 +164,20 @@ impl Sources for BornBefore<'_> {
     }
 }
 
+/// The request network's interconnect cycle `icnt` at time `t` of the overlapped memory span
+/// starting at (time, core cycle) `(t0, c0)` (core period `pc`): it takes the outboxes'
+/// requests born before the first core cycle at or after `t`, as the one-cycle engine could.
+fn take_born(
+    net: &mut Network,
+    boxes: &mut Outboxes,
+    icnt: u64,
+    t: u64,
+    (t0, c0): (u64, u64),
+    pc: u64,
+) {
+    net.cycle(icnt, &mut BornBefore(boxes, c0 + (t - t0).div_ceil(pc)));
+}
+
 impl Outboxes {
     /// Takes the requests the awake SMs queued (behind those not yet taken) and sets each awake
     /// SM's queue room to what the network has not taken (`cap` less its outbox).
@@ -214,7 +230,7 @@ fn mem_span(
     next: &mut [u64; 4],
     period: &[u64; 4],
     boxes: &mut Outboxes,
-    (t0, c0): (u64, u64),
+    side: (u64, u64),
     t_end: u64,
     pc: u64,
 ) {
@@ -225,8 +241,7 @@ fn mem_span(
         }
         dram_l2_ticks(mem, cyc, next, period, t);
         if next[ICNT] == t {
-            let before = c0 + (t - t0).div_ceil(pc);
-            mem.req_net.cycle(cyc[ICNT], &mut BornBefore(boxes, before));
+            take_born(&mut mem.req_net, boxes, cyc[ICNT], t, side, pc);
             mem.icnt_mid(cyc[ICNT], cyc[L2]);
             cyc[ICNT] += 1;
             next[ICNT] += period[ICNT];
@@ -244,12 +259,12 @@ fn split_span(
     next: &mut [u64; 4],
     period: &[u64; 4],
     boxes: &mut Outboxes,
-    (t0, c0): (u64, u64),
+    side: (u64, u64),
     t_end: u64,
     pc: u64,
 ) {
     parts.inject(mem, cyc, next, period, t_end, |net, icnt, t| {
-        net.cycle(icnt, &mut BornBefore(boxes, c0 + (t - t0).div_ceil(pc)));
+        take_born(net, boxes, icnt, t, side, pc);
     });
     for mut j in parts.jobs(mem, period) {
         j.run();
@@ -257,16 +272,15 @@ fn split_span(
     parts.finish(mem, cyc, next);
 }
 
-/// Raw access to the SMs, outcomes and partition jobs from the team's threads, one index per
-/// job: the first `n_sm` indices step SMs, the rest run partitions.
+/// Raw access to the SMs and their outcomes (the window's SM jobs), or to the partition jobs
+/// (`split_step4`), from the team's threads.
 struct Slots<'j> {
     sms: *mut Sm,
     out: *mut Outcome,
     parts: *mut PartJob<'j>,
-    n_sm: usize,
 }
-// SAFETY: every job touches only `sms[order[i]]` and `out[i]` for its own index `i < n_sm`, or
-// only `parts[i - n_sm]`, whose borrows are disjoint from each other and from the SMs.
+// SAFETY: every SM job touches only `sms[order[i]]` and `out[i]` for its own SM index `i`, and
+// every partition job only `parts[i]`, whose borrows are disjoint from each other.
 unsafe impl Sync for Slots<'_> {}
 
 impl Gpu {
@@ -391,34 +405,32 @@ impl Gpu {
                 }
                 let side = pending.take();
                 let span_end = side.map(|(t, _)| t + w * pc);
-                // Split (`sim.window_partitions`): the request network's ticks now, the
-                // partitions as jobs beside the SMs', the reply network's ticks after them.
+                // Split (`sim.window_partitions`): the whole split memory side inside the team
+                // phase (`TeamSpan`): the request network's ticks on the calling thread, the
+                // partitions as jobs beside the SMs' once those ticks are done, the reply
+                // network's ticks on the thread that completes the last partition.
                 let split_side = side.filter(|_| split_mem);
-                if let Some((ts, cs)) = split_side {
-                    let end = ts + w * pc;
-                    let (mem, b) = (&mut self.mem, &mut boxes);
-                    parts.inject(
-                        mem,
-                        &self.cyc,
-                        &self.next,
-                        &self.period,
-                        end,
-                        |net, i, t| {
-                            net.cycle(i, &mut BornBefore(b, cs + (t - ts).div_ceil(pc)));
-                        },
-                    );
-                }
                 let (mem, cyc, next, period) =
                     (&mut self.mem, &mut self.cyc, &mut self.next, &self.period);
-                let (mut part_jobs, mem) = match split_side {
-                    Some(_) => (parts.jobs(mem, period), None),
-                    None => (Vec::new(), Some(mem)),
+                let span = split_side.map(|_| TeamSpan::new(mem, &mut parts, cyc, next, period));
+                let n_parts = span.as_ref().map_or(0, TeamSpan::n_parts);
+                let span = span.as_ref();
+                let whole = if span.is_none() {
+                    Some((mem, cyc, next))
+                } else {
+                    None
                 };
                 let boxes_ref = &mut boxes;
-                let mem_side = move || {
-                    if let (Some(mem), Some(side), Some(end)) = (mem, side, span_end) {
+                let mem_side = move || match (span, whole, side, span_end) {
+                    // SAFETY: once, before the partitions (they wait for it); nothing else
+                    // uses the memory side during the phase.
+                    (Some(sp), _, Some(side), Some(end)) => unsafe {
+                        sp.inject(end, |net, i, t| take_born(net, boxes_ref, i, t, side, pc));
+                    },
+                    (None, Some((mem, cyc, next)), Some(side), Some(end)) => {
                         mem_span(mem, cyc, next, period, boxes_ref, side, end, pc);
                     }
+                    _ => {}
                 };
                 outcomes.clear();
                 outcomes.resize_with(self.awake.len(), Outcome::default);
@@ -427,20 +439,25 @@ impl Gpu {
                 if split {
                     let fronts: &dyn WindowFronts = src.window_fronts(n_sm32).expect("split");
                     let order = &self.awake;
-                    let n_jobs = order.len() + part_jobs.len();
+                    let n_jobs = order.len() + n_parts;
                     let slots = Slots {
                         sms: self.sms.as_mut_ptr(),
                         out: outcomes.as_mut_ptr(),
-                        parts: part_jobs.as_mut_ptr(),
-                        n_sm: order.len(),
+                        parts: std::ptr::null_mut(),
                     };
+                    // The partitions come first: they are the calling thread's home range, so
+                    // the chain injection, partitions, reply network starts on the thread that
+                    // injects while the others step SMs (any order gives the same results).
                     let job = |i: usize| {
                         let slots = &slots;
-                        if i >= slots.n_sm {
-                            // SAFETY: each job index runs once (`Team::run`).
-                            unsafe { (*slots.parts.add(i - slots.n_sm)).run() };
+                        if i < n_parts {
+                            // SAFETY: each job index runs once (`Team::run`), and `mem_side`
+                            // (the span's injection) runs once on the calling thread, which
+                            // runs it before it takes any job.
+                            unsafe { span.expect("split").part(i) };
                             return;
                         }
+                        let i = i - n_parts;
                         let s = order[i] as usize;
                         // SAFETY: `order` holds distinct SM indices and each job index runs
                         // once (`Team::run`), so these are the only references to them.
@@ -465,8 +482,11 @@ impl Gpu {
                     }
                 } else {
                     mem_side();
-                    for j in &mut part_jobs {
-                        j.run();
+                    if let Some(sp) = span {
+                        for p in 0..n_parts {
+                            // SAFETY: each partition once, after the injection above.
+                            unsafe { sp.part(p) };
+                        }
                     }
                     for (i, &s) in self.awake.iter().enumerate() {
                         let sm = &mut self.sms[s as usize];
@@ -475,10 +495,6 @@ impl Gpu {
                             break;
                         }
                     }
-                }
-                drop(part_jobs);
-                if split_side.is_some() {
-                    parts.finish(&mut self.mem, &mut self.cyc, &mut self.next);
                 }
                 // The first failure in (cycle, SM) order, whichever thread met it.
                 let mut first: Option<(u64, usize)> = None;
@@ -616,7 +632,6 @@ impl Gpu {
                     sms: std::ptr::null_mut(),
                     out: std::ptr::null_mut(),
                     parts: jobs.as_mut_ptr(),
-                    n_sm: 0,
                 };
                 let job = |i: usize| {
                     let slots = &slots;

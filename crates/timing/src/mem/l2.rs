@@ -195,10 +195,13 @@ impl L2Slice {
     }
 
     /// Idle skipping: the earliest L2 cycle (`>= now`) at which [`L2Slice::cycle`] or the
-    /// queues to the networks and DRAM could change state; `None` when nothing is pending here
-    /// (an MSHR waiting for DRAM is woken by the DRAM return, which the caller tracks).
+    /// queue to DRAM (drained on L2 cycles) could change state; `None` when nothing is pending
+    /// here (an MSHR waiting for DRAM is woken by the DRAM return, which the caller tracks).
+    /// The reply queue (`out_q`) is drained by the reply network on *interconnect* cycles,
+    /// which the caller adds on that clock ([`L2Slice::has_replies`]); with nothing else due,
+    /// an L2 cycle leaves a slice whose only work is queued replies as it was.
     pub fn next_event(&self, now: u64) -> Option<u64> {
-        if !self.out_q.is_empty() || !self.to_dram.is_empty() {
+        if !self.to_dram.is_empty() {
             return Some(now);
         }
         let rop = match (self.rop.front(), self.far_q.front()) {
@@ -211,6 +214,12 @@ impl L2Slice {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    /// Idle skipping: replies wait in the reply queue for the reply network, which takes them
+    /// on interconnect cycles (the next one is this slice's next event on that clock).
+    pub fn has_replies(&self) -> bool {
+        !self.out_q.is_empty()
     }
 
     fn local_line(&self, addr: u64) -> u64 {
