@@ -132,6 +132,13 @@ pub struct DramConfig {
     /// (docs/EXPERIMENTS.md, document 004 3D, "Scaling").
     #[serde(default = "one")]
     pub gpu_bus_div: u32,
+    /// Row hits served from one activation before the bank's row is closed (0 = no cap).
+    /// Spec 004 §5.1 models DRAM with DRAMSim2, whose open-page controller stops issuing
+    /// column accesses to a row after `TOTAL_ROW_ACCESSES` hits (its stock `system.ini`: 4, "to
+    /// prevent starvation") and then precharges it; the request that activated the row keeps
+    /// its column access \[EXT: DRAMSim2 `CommandQueue::isIssuable`/`pop`\].
+    #[serde(default)]
+    pub row_hit_cap: u32,
 }
 
 fn one() -> u32 {

@@ -39,6 +39,13 @@ pub fn locate(c: &DramConfig, line: u64) -> Loc {
     }
 }
 
+/// Whether `e`'s next command is its column access: its row is open in `b` and either the
+/// bank has served fewer than `cap` row hits since the activation (`cap` 0: no limit) or `e`
+/// itself activated the row (DRAMSim2 keeps an activate's own column access).
+fn col_open(b: &Bank, e: &DramEntry, cap: u32) -> bool {
+    b.open == Some(e.row) && (cap == 0 || b.hits < cap || e.activated)
+}
+
 /// A request waiting in a controller queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DramEntry {
@@ -66,6 +73,8 @@ struct Bank {
     next_act: u64,
     next_pre: u64,
     next_col: u64,
+    /// Row hits served since the row was activated ([`DramConfig::row_hit_cap`]).
+    hits: u32,
 }
 
 /// Counters of one channel.
@@ -241,9 +250,9 @@ impl Channel {
         self.hit_pending.iter_mut().for_each(|h| *h = false);
         {
             let q = if write { &self.writes } else { &self.reads };
+            let cap = self.c.row_hit_cap;
             for e in q {
-                if (write || policy.eligible(e)) && self.banks[e.bank as usize].open == Some(e.row)
-                {
+                if (write || policy.eligible(e)) && col_open(&self.banks[e.bank as usize], e, cap) {
                     self.hit_pending[e.bank as usize] = true;
                 }
             }
@@ -253,7 +262,7 @@ impl Channel {
                 }
                 let b = &self.banks[e.bank as usize];
                 let (ok, row_hit) = match b.open {
-                    Some(r) if r == e.row => (self.cas_ok(now, b, write), true),
+                    _ if col_open(b, e, cap) => (self.cas_ok(now, b, write), true),
                     Some(_) => (
                         now >= b.next_pre && !self.hit_pending[e.bank as usize],
                         false,
@@ -340,10 +349,8 @@ impl Channel {
         } else {
             self.reads[pos]
         };
-        let occ = match self.banks[e.bank as usize].open {
-            Some(r) if r == e.row => self.bus_cycles(e.source),
-            _ => 0,
-        };
+        let col = col_open(&self.banks[e.bank as usize], &e, self.c.row_hit_cap);
+        let occ = if col { self.bus_cycles(e.source) } else { 0 };
         let counts = match self.banks[e.bank as usize].open {
             None => self.act_counts(e.source),
             _ => true,
@@ -351,7 +358,7 @@ impl Channel {
         let c = &self.c;
         let bi = e.bank as usize;
         match self.banks[bi].open {
-            Some(r) if r == e.row => {
+            _ if col => {
                 let bl = c.burst as u64;
                 let b = &mut self.banks[bi];
                 self.next_cas = now + occ;
@@ -360,6 +367,7 @@ impl Channel {
                     // counted as a miss
                 } else {
                     self.stats.row_hits += 1;
+                    b.hits += 1;
                 }
                 if write {
                     let end = now + c.t_cwl as u64 + bl;
@@ -395,6 +403,7 @@ impl Channel {
             None => {
                 let b = &mut self.banks[bi];
                 b.open = Some(e.row);
+                b.hits = 0;
                 b.next_col = now + c.t_rcd as u64;
                 b.next_pre = now + c.t_ras as u64;
                 b.next_act = now + c.t_rc as u64;
@@ -474,6 +483,7 @@ mod tests {
         let last = |div: &str, source: Source| {
             let mut c = HeteroConfig::preset("hetero").unwrap();
             c.set("dram.gpu_bus_div", div).unwrap();
+            c.set("dram.row_hit_cap", "0").unwrap(); // 16 hits to one row in a row
             let mut p = policy::create(&c.policy).unwrap();
             let mut ch = Channel::new(&c.dram);
             for t in 0..16 {
@@ -509,6 +519,40 @@ mod tests {
         let order: Vec<u64> = d.iter().map(|x| x.0).collect();
         assert_eq!(order, vec![3, 2]);
         assert_eq!(ch.stats.row_hits, 1);
+    }
+
+    /// DRAMSim2's open-page row-access cap (`dram.row_hit_cap`, spec 004 §5.1's DRAM
+    /// simulator): after `cap` row hits since its activation a row stops serving column
+    /// accesses and is closed, so an older conflicting request goes next instead of waiting
+    /// behind an endless stream of younger row hits; uncapped FR-FCFS serves every hit first.
+    #[test]
+    fn row_hit_cap_closes_a_row_after_cap_hits_for_an_older_conflict() {
+        let order = |cap: &str| {
+            let mut c = HeteroConfig::preset("hetero").unwrap();
+            c.set("dram.row_hit_cap", cap).unwrap();
+            let mut p = policy::create(&c.policy).unwrap();
+            let mut ch = Channel::new(&c.dram);
+            ch.reads.push(entry(1, 0, 5, Source::Gpgpu, 0));
+            run(&mut ch, p.as_mut(), 0, 10); // row 5 activated for tok 1
+            ch.reads.push(entry(2, 0, 7, Source::Cpu(0), 10)); // the older conflict
+            for t in 3..9 {
+                ch.reads.push(entry(t, 0, 5, Source::Gpgpu, 8 + t)); // six younger row hits
+            }
+            let d = run(&mut ch, p.as_mut(), 10, 1000);
+            (d.iter().map(|x| x.0).collect::<Vec<u64>>(), ch.stats)
+        };
+        let (o, st) = order("0");
+        assert_eq!(o, vec![1, 3, 4, 5, 6, 7, 8, 2], "uncapped: every hit first");
+        assert_eq!((st.row_hits, st.activates, st.precharges), (6, 2, 1));
+        let (o, st) = order("4");
+        assert_eq!(o, vec![1, 3, 4, 5, 6, 2, 7, 8], "4 hits, then the conflict");
+        // Row 5 opened twice (its last two requests re-activate it), row 7 once.
+        assert_eq!((st.row_hits, st.activates, st.precharges), (5, 3, 2));
+        assert_eq!(
+            HeteroConfig::preset("hetero").unwrap().dram.row_hit_cap,
+            4,
+            "DRAMSim2's stock TOTAL_ROW_ACCESSES"
+        );
     }
 
     /// Spec 004 §5.3/§5.5: the policy ranks every pending request, so a read waiting for a
