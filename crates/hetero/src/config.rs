@@ -136,7 +136,8 @@ pub struct DramConfig {
     /// Spec 004 §5.1 models DRAM with DRAMSim2, whose open-page controller stops issuing
     /// column accesses to a row after `TOTAL_ROW_ACCESSES` hits (its stock `system.ini`: 4, "to
     /// prevent starvation") and then precharges it; the request that activated the row keeps
-    /// its column access \[EXT: DRAMSim2 `CommandQueue::isIssuable`/`pop`\].
+    /// its column access \[EXT: DRAMSim2 `CommandQueue::isIssuable`/`pop`\]. The `hetero` preset
+    /// keeps 0, the FR-FCFS of §5.1 (see its comment).
     #[serde(default)]
     pub row_hit_cap: u32,
 }

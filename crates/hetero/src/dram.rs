@@ -548,11 +548,6 @@ mod tests {
         assert_eq!(o, vec![1, 3, 4, 5, 6, 2, 7, 8], "4 hits, then the conflict");
         // Row 5 opened twice (its last two requests re-activate it), row 7 once.
         assert_eq!((st.row_hits, st.activates, st.precharges), (5, 3, 2));
-        assert_eq!(
-            HeteroConfig::preset("hetero").unwrap().dram.row_hit_cap,
-            4,
-            "DRAMSim2's stock TOTAL_ROW_ACCESSES"
-        );
     }
 
     /// Spec 004 §5.3/§5.5: the policy ranks every pending request, so a read waiting for a
