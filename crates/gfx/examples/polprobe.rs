@@ -4,7 +4,13 @@
 //! frame-rate gate open (predicted FPS below target), the critical share of the GPU's DRAM reads
 //! and the bottleneck shares (FE ZS SH CW BT).
 //!
+//! POLICY may also be `ideal_critical` or `ideal_noncritical` (FR-FCFS with that set ideal in the
+//! LLC, the gate held: claim 3's runs). Also printed: the mean DRAM latency of the GPU's
+//! non-critical / critical reads (memory cycles), the DRAM bus utilisation and the banks' share
+//! of time held by activations (activates x tRC).
+//!
 //! `cargo run --release -p warpforge-gfx --example polprobe -- TITLE[,TITLE...] [POLICY[:key=value...][@always|@never],...]`
+use warpforge_gfx::mem::Ideal;
 use warpforge_gfx::pipeline::memif::Marking;
 use warpforge_gfx::{mix, sim::RunOpts, title};
 
@@ -37,10 +43,14 @@ fn main() {
                 .map(|(k, v)| format!("{k}={v:.3}"))
                 .collect();
             println!(
-                "{name:6} {p:13} fps {:7.2} ({:+.3}) cpu {cpu:.3} gate {:.2} crit {crit:.2} bn [{}] {}",
+                "{name:6} {p:13} fps {:7.2} ({:+.3}) cpu {cpu:.3} gate {:.2} crit {crit:.2} lat ng/cg {:.0}/{:.0} util {:.2} banks {:.2} bn [{}] {}",
                 r.fps,
                 r.fps / b.fps - 1.0,
                 r.gate_share,
+                r.gpu_dram_latency[0],
+                r.gpu_dram_latency[1],
+                r.dram_util,
+                r.dram_bank_busy,
                 bn.join(" "),
                 pc.join(" ")
             );
@@ -58,6 +68,18 @@ fn main() {
             run.marking = marking;
             let mut parts = p.split(':');
             run.policy = parts.next().unwrap_or(p).to_string();
+            // `ideal_critical` / `ideal_noncritical`: FR-FCFS with that set ideal in the LLC and
+            // the gate held at the title's side of the target, as claim 3's runs.
+            let ideal = match run.policy.as_str() {
+                "ideal_critical" => Some(Ideal::Critical),
+                "ideal_noncritical" => Some(Ideal::NonCritical),
+                _ => None,
+            };
+            if ideal.is_some() {
+                run.policy = "frfcfs".into();
+                run.ideal = ideal;
+                run.opts.cfg.held_gate = Some(t.below_target());
+            }
             run.sets = parts.map(str::to_string).collect();
             let r = mix::run(&run).expect("run");
             line(p, &r);

@@ -129,6 +129,12 @@ pub struct MixResult {
     pub dram_util: f64,
     /// DRAM row-buffer hit rate over the measured frames (row hits over column accesses).
     pub dram_row_hits: f64,
+    /// Share of the banks' time held by row activations over the measured frames: activates
+    /// times tRC over bank-cycles (a lower bound of bank occupancy; diagnostic of claims 7-8).
+    pub dram_bank_busy: f64,
+    /// Mean latency of the GPU reads served by DRAM over the measured frames, memory-side (CPU)
+    /// cycles from issue to data return: `[non-critical, critical]` (0 when there were none).
+    pub gpu_dram_latency: [f64; 2],
 }
 
 /// The machine configuration: the `hetero` preset with the LLC and the CPU private caches
@@ -225,6 +231,7 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
     };
     let before = snap(&mem);
     let dram_before = mem.dram;
+    let lat_before = mem.dram_latency;
     let stats_before = mem.mem.dram_stats();
     gpu.run_frames(n, max * opts.frames as u64, &mut mem, &mut generator);
     let after = snap(&mem);
@@ -240,14 +247,23 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
         writes: [0; 8],
         critical: std::array::from_fn(|s| d.critical[s] - dram_before.critical[s]),
     };
+    let gpu_dram_latency = std::array::from_fn(|k| {
+        let (a, b) = (mem.dram_latency[k], lat_before[k]);
+        (a.0 - b.0) as f64 / (a.1 - b.1).max(1) as f64
+    });
     let policy_counters = mem.mem.policy().counters();
     let st = mem.mem.dram_stats();
     let busy = st.busy_cycles - stats_before.busy_cycles;
     let chan_cycles = st.cycles - stats_before.cycles;
     let accesses = (st.reads + st.writes) - (stats_before.reads + stats_before.writes);
     let hits = st.row_hits - stats_before.row_hits;
+    let acts = st.activates - stats_before.activates;
+    let dram_bank_busy =
+        (acts * cfg.dram.t_rc as u64) as f64 / (chan_cycles * cfg.dram.banks as u64).max(1) as f64;
     Ok(MixResult {
         policy_counters,
+        gpu_dram_latency,
+        dram_bank_busy,
         dram_util: busy as f64 / chan_cycles.max(1) as f64,
         dram_row_hits: hits as f64 / accesses.max(1) as f64,
         fps: r.fps,

@@ -25,8 +25,12 @@ pub struct SharedMem {
     /// GPU reads served by DRAM (LLC misses, ideal ones excluded), per stream, with their
     /// critical bits (`writes` stays 0): claim 4 counts the critical share of these.
     pub dram: StreamCounts,
-    /// Stream and critical bit of each GPU read in flight, by token.
-    reads: HashMap<u64, (u8, bool)>,
+    /// Latency of the GPU reads served by DRAM, memory-side (CPU) cycles from issue to the data's
+    /// return, summed and counted per critical bit (index 0: non-critical, 1: critical): how long
+    /// each class waits under a policy (diagnostic of claims 7-8).
+    pub dram_latency: [(u64, u64); 2],
+    /// Stream, critical bit and memory-side issue cycle of each GPU read in flight, by token.
+    reads: HashMap<u64, (u8, bool, u64)>,
     gpu_cycle: u64,
 }
 
@@ -39,6 +43,7 @@ impl SharedMem {
             ideal: None,
             cpu: None,
             dram: StreamCounts::default(),
+            dram_latency: [(0, 0); 2],
             reads: HashMap::new(),
             gpu_cycle: 0,
         }
@@ -54,14 +59,18 @@ fn source(a: &Access) -> Source {
 fn take(
     c: Completion,
     done: &mut Vec<u64>,
-    reads: &mut HashMap<u64, (u8, bool)>,
+    reads: &mut HashMap<u64, (u8, bool, u64)>,
     dram: &mut StreamCounts,
+    latency: &mut [(u64, u64); 2],
 ) {
     if matches!(c.source, Source::Gfx(_)) && !c.write {
-        if let Some((s, critical)) = reads.remove(&c.id) {
+        if let Some((s, critical, at)) = reads.remove(&c.id) {
             if !c.llc_hit {
                 dram.reads[s as usize] += 1;
                 dram.critical[s as usize] += critical as u64;
+                let l = &mut latency[critical as usize];
+                l.0 += c.cycle.saturating_sub(at);
+                l.1 += 1;
             }
         }
         done.push(c.id);
@@ -82,7 +91,8 @@ impl GpuMemory for SharedMem {
         r.stream = a.stream as u8;
         r.ideal = self.ideal.is_some_and(|i| i.covers(&a));
         if !a.write {
-            self.reads.insert(a.token, (a.stream as u8, a.critical));
+            let at = self.gpu_cycle * self.ratio;
+            self.reads.insert(a.token, (a.stream as u8, a.critical, at));
         }
         self.mem.issue(r);
         true
@@ -91,17 +101,17 @@ impl GpuMemory for SharedMem {
     fn tick(&mut self, done: &mut Vec<u64>) {
         let t0 = self.gpu_cycle * self.ratio;
         self.gpu_cycle += 1;
-        let (reads, dram) = (&mut self.reads, &mut self.dram);
+        let (reads, dram, lat) = (&mut self.reads, &mut self.dram, &mut self.dram_latency);
         match self.cpu.as_mut() {
             Some(cpu) => {
                 for t in t0 + 1..=t0 + self.ratio {
-                    cpu.cycle(t, &mut self.mem, &mut |c| take(c, done, reads, dram));
+                    cpu.cycle(t, &mut self.mem, &mut |c| take(c, done, reads, dram, lat));
                 }
             }
             None => {
                 self.mem.advance_to(t0 + self.ratio);
                 for c in self.mem.drain_completions() {
-                    take(c, done, reads, dram);
+                    take(c, done, reads, dram, lat);
                 }
             }
         }
@@ -122,6 +132,61 @@ impl GpuMemory for SharedMem {
 mod tests {
     use super::*;
     use warpforge_hetero::HeteroConfig;
+
+    /// Mean DRAM latency of 64 GPU reads issued at once, every other one critical, each to its
+    /// own row of one bank (all row misses, so only the policy's class order separates them),
+    /// `[non-critical, critical]` in memory cycles.
+    fn class_latency(policy: &str) -> [f64; 2] {
+        let mut cfg = HeteroConfig::preset("hetero").unwrap();
+        cfg.set("policy.name", policy).unwrap();
+        let mut m = SharedMem::new(MemSystem::new(&cfg), 4);
+        // Successive rows of one bank: `channels x banks x row_bytes` steps the row by one, and
+        // the bank index is XORed with the row's low bits (`warpforge_hetero::dram::locate`),
+        // so step the row by `banks`.
+        let (c, b) = (cfg.dram.channels as u64, cfg.dram.banks as u64);
+        let stride = c * b * b * cfg.dram.row_bytes as u64;
+        for i in 0..64u64 {
+            let a = Access {
+                token: i,
+                addr: (1 << 30) + i * stride,
+                write: false,
+                stream: crate::stream::Stream::Texture,
+                critical: i % 2 == 1,
+            };
+            assert!(m.issue(a));
+        }
+        let mut done = Vec::new();
+        for _ in 0..200_000 {
+            m.tick(&mut done);
+            if done.len() == 64 {
+                break;
+            }
+        }
+        assert_eq!(done.len(), 64, "all reads served");
+        assert_eq!(m.dram.total(), 64, "all from DRAM");
+        assert_eq!(m.dram.total_critical(), 32);
+        m.dram_latency.map(|(sum, n)| {
+            assert_eq!(n, 32);
+            sum as f64 / n as f64
+        })
+    }
+
+    /// Spec 004 §5.3-§5.5: under GPU-favoring and IM a critical GPU read (CG) ranks above a
+    /// non-critical one (NG, below the CPU's reads), so on a contended bank the CG reads are
+    /// served first and wait less; FR-FCFS ignores the bit. `dram_latency` measures that per
+    /// class (the diagnostic `MixResult::gpu_dram_latency`).
+    #[test]
+    fn critical_gpu_reads_wait_less_than_non_critical_ones_under_im_not_under_frfcfs() {
+        for p in ["gpu_favoring", "im"] {
+            let [ng, cg] = class_latency(p);
+            assert!(cg * 1.5 < ng, "{p}: CG {cg:.0} vs NG {ng:.0} memory cycles");
+        }
+        let [ng, cg] = class_latency("frfcfs");
+        assert!(
+            (cg / ng - 1.0).abs() < 0.1,
+            "frfcfs: CG {cg:.0} vs NG {ng:.0} memory cycles"
+        );
+    }
 
     #[test]
     fn a_frame_is_reported_in_progress_above_and_below_target() {

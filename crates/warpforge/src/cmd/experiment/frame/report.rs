@@ -161,6 +161,11 @@ impl Report {
                     "dram_reads": b.dram.total(),
                     "dram_util": round(b.dram_util),
                     "dram_row_hits": round(b.dram_row_hits),
+                    "dram_bank_busy": round(b.dram_bank_busy),
+                    "gpu_dram_latency": {
+                        "noncritical": round(b.gpu_dram_latency[0]),
+                        "critical": round(b.gpu_dram_latency[1]),
+                    },
                     "critical_fraction_by_stream": crit,
                     "bottleneck_share": {
                         "fe": round(b.bottleneck_share[0]),
@@ -254,6 +259,11 @@ impl Report {
                             "fps": fps,
                             "predicted_fps": predicted,
                             "critical_fraction": opt(run.map(critical_fraction)),
+                            "dram_bank_busy": opt(run.map(|r| r.dram_bank_busy)),
+                            "gpu_dram_latency": run.map(|r| json!({
+                                "noncritical": round(r.gpu_dram_latency[0]),
+                                "critical": round(r.gpu_dram_latency[1]),
+                            })),
                             "policy_counters": counters,
                         }),
                     );
