@@ -294,10 +294,10 @@ counters! {
         /// to consuming the reply (the counterpart of GPGPU-Sim's `averagemflatency`).
         read_latency_cycles,
         /// CPL accuracy samples (spec 000 §8.2): per finished thread block, the samples taken
-        /// while it was resident (one per `cpl::SAMPLE_PERIOD` core cycles).
+        /// while its oracle critical warp was live (one per `cpl::SAMPLE_PERIOD` core cycles).
         cpl_samples,
-        /// Those in which the TB's oracle critical warp (its last to finish) ranked in the slower
-        /// half of the TB by its CPL counter; `cpl_correct / cpl_samples` is the accuracy.
+        /// Those in which the TB's oracle critical warp (its longest-running warp) ranked in the
+        /// slower half of the TB by its CPL counter; `cpl_correct / cpl_samples` is the accuracy.
         cpl_correct,
         /// Issue-spread windows (`sm::ISSUE_WINDOW` = 1,000 core cycles, aligned to cycle 0) in
         /// which the SM issued at least one instruction (the last window of the run is not

@@ -29,7 +29,12 @@
 //!   increment the criticality counter accordingly for all warps") adds every waiting cycle at
 //!   once; the most critical ready warp is then the one that has waited longest, and gCAWS
 //!   rotates over all warps like RR (its L1D footprint spreads: PTH 0.884x under gCAWS, GTO
-//!   1.084x, in the session that measured it).
+//!   1.084x, in the session that measured it). Session 12 re-read both places: §4.2.1's
+//!   sentence counts "the stall cycles between the current and the next instruction
+//!   execution", a gap that exists only once the next instruction executes, and Algorithm 6
+//!   adds it there; neither counts a gap still under way, so `AtIssue` stays the default
+//!   (`small`, 3.2.0 preset: CPL accuracy 0.51 at issue vs 0.58 accruing, CAWA over RR on
+//!   Sens 1.122 vs 1.086, GTO 1.106).
 //!
 //! Decisions (§4.3 ambiguities): `nInst` starts at 0 for every warp (all warps of a TB start
 //! equal) and enters Eq. 4.1 relative to the TB's minimum (an absolute counter starting at 0
@@ -51,15 +56,20 @@
 //!
 //! CPL is an always-available signal of the SM: schedulers read it through
 //! `SchedView::crit`, the L1D receives it as the criticality bit of each load, and its accuracy
-//! (§8.2: the oracle critical warp, the last of its TB to finish, ranked in the slower half)
-//! is sampled every [`SAMPLE_PERIOD`] core cycles into `CoreStats::cpl_samples`/`cpl_correct`.
+//! is sampled every [`SAMPLE_PERIOD`] core cycles into `CoreStats::cpl_samples`/`cpl_correct`
+//! as §8.2 defines it (Lee 2017 §4.3.3): per resident TB and sample, whether the TB's oracle
+//! critical warp — its warp with the longest execution time, known when the TB finishes — has
+//! a counter at least those of half of the TB's other warps. The TB's warps are all of them:
+//! a warp that has exited keeps, for the comparison, the counter it exited with ([`Cpl::exit`],
+//! [`Cpl::sample`], [`Cpl::tb_done`]). (Until session 12 the oracle was the TB's last warp to
+//! exit and exited warps left the comparison, so that the last live warp was trivially "slow".)
 
 /// Core cycles between two accuracy samples (the document does not give its period).
 pub const SAMPLE_PERIOD: u64 = 128;
 
-/// Accuracy sample points (multiples of [`SAMPLE_PERIOD`]) in core cycles `from..to`.
-pub fn samples_in(from: u64, to: u64) -> u64 {
-    to.div_ceil(SAMPLE_PERIOD) - from.div_ceil(SAMPLE_PERIOD)
+/// The accuracy sample points (multiples of [`SAMPLE_PERIOD`]) in core cycles `from..to`.
+pub fn sample_points(from: u64, to: u64) -> impl Iterator<Item = u64> {
+    (from.div_ceil(SAMPLE_PERIOD)..to.div_ceil(SAMPLE_PERIOD)).map(|k| k * SAMPLE_PERIOD)
 }
 
 /// Which warps of a thread block CPL reports as critical ([`Cpl::is_critical`];
@@ -136,6 +146,8 @@ pub struct Cpl {
     top: [u64; 64],
     /// Accuracy samples taken while this warp was live.
     samples: [u64; 64],
+    /// Per CTA slot: the accuracy state of its resident thread block.
+    tbs: Vec<TbAccuracy>,
 }
 
 impl Default for Cpl {
@@ -152,6 +164,7 @@ impl Default for Cpl {
             crit: [0; 64],
             top: [0; 64],
             samples: [0; 64],
+            tbs: Vec::new(),
         }
     }
 }
@@ -283,17 +296,24 @@ impl Cpl {
         self.rule == Critical::Slowest || 2 * lower >= others.count_ones()
     }
 
-    /// One accuracy sample (weight `n`) of the TB whose live warps are `tb`: a warp whose counter
-    /// is at least that of half of the other warps (`2 * not_above >= others`: the top half,
-    /// ties counted in its favour; a lone warp trivially) is "slow" now.
-    pub fn sample(&mut self, tb: u64, n: u64) {
-        let others = tb.count_ones().saturating_sub(1);
-        let mut m = tb;
+    /// One accuracy sample at core cycle `now` of the thread block in CTA slot `slot` whose live
+    /// warps are `live` (spec 000 §8.2, Lee 2017 §4.3.3: a warp is slow if "its criticality is
+    /// larger than 50% of warps in a thread-block"): every live warp whose counter is at least
+    /// those of half of the TB's other warps (`2 * not_above >= others`, ties in its favour; a
+    /// lone warp trivially) is "slow" now. The TB's warps are all of its warps: the live ones
+    /// and those that have exited, with the counters they had when they exited ([`Cpl::exit`]:
+    /// CPL stops updating a warp that leaves the scheduler's pool, and its slot keeps its
+    /// last value).
+    pub fn sample(&mut self, live: u64, slot: usize, now: u64) {
+        let frozen: &[i64] = self.tbs.get(slot).map_or(&[], |t| &t.frozen);
+        let others = (live.count_ones() as usize + frozen.len()).saturating_sub(1);
+        let mut m = live;
         while m != 0 {
             let w = m.trailing_zeros() as usize;
             m &= m - 1;
-            let mut o = tb & !(1u64 << w);
-            let mut not_above = 0u32;
+            let mine = self.value(w, now);
+            let mut not_above = frozen.iter().filter(|&&f| f <= mine).count();
+            let mut o = live & !(1u64 << w);
             while o != 0 {
                 let v = o.trailing_zeros() as usize;
                 o &= o - 1;
@@ -301,18 +321,57 @@ impl Cpl {
                     not_above += 1;
                 }
             }
-            self.samples[w] += n;
+            self.samples[w] += 1;
             if 2 * not_above >= others {
-                self.top[w] += n;
+                self.top[w] += 1;
             }
         }
     }
 
-    /// The accuracy record of warp `w` (the oracle critical warp of a TB that just finished):
-    /// (samples in the slower half, samples).
+    /// Warp slot `w` of the thread block in CTA slot `slot` exited at core cycle `now`: its
+    /// counter is frozen for the TB's later accuracy samples, and it becomes the TB's oracle
+    /// critical warp if no warp of the TB ran longer (§8.2: "the warp with the longest final
+    /// execution time"; ties: the later to exit).
+    pub fn exit(&mut self, w: usize, slot: usize, now: u64) {
+        if self.tbs.len() <= slot {
+            self.tbs.resize_with(slot + 1, TbAccuracy::default);
+        }
+        let value = self.value(w, now);
+        let exec = now - self.born[w];
+        let t = &mut self.tbs[slot];
+        t.frozen.push(value);
+        if t.oracle.is_none_or(|(e, _, _)| exec >= e) {
+            t.oracle = Some((exec, self.top[w], self.samples[w]));
+        }
+    }
+
+    /// The thread block in CTA slot `slot` finished: the accuracy record of its oracle
+    /// critical warp, (samples in which it ranked slow, samples taken while it was live), and
+    /// the slot's record is cleared for the next TB.
+    pub fn tb_done(&mut self, slot: usize) -> (u64, u64) {
+        match self.tbs.get_mut(slot) {
+            Some(t) => {
+                t.frozen.clear();
+                t.oracle.take().map_or((0, 0), |(_, top, n)| (top, n))
+            }
+            None => (0, 0),
+        }
+    }
+
+    /// The accuracy record of warp `w` so far: (samples in the slow half, samples).
     pub fn record(&self, w: usize) -> (u64, u64) {
         (self.top[w], self.samples[w])
     }
+}
+
+/// The accuracy state of one CTA slot (§8.2): the counters of its exited warps and its oracle
+/// critical warp so far.
+#[derive(Debug, Clone, Default)]
+struct TbAccuracy {
+    /// Criticality counters of the TB's exited warps, as they were at exit.
+    frozen: Vec<i64>,
+    /// The longest-running exited warp: (execution time, slow samples, samples).
+    oracle: Option<(u64, u64, u64)>,
 }
 
 #[cfg(test)]
@@ -441,7 +500,7 @@ mod tests {
         assert!(c.is_critical(1, 0b11));
         assert!(!c.is_critical(0, 0b11));
         // The waiting warp ranks in the slower half of every sample.
-        c.sample(0b11, 1);
+        c.sample(0b11, 0, 40);
         assert_eq!(c.record(1), (1, 1));
         assert_eq!(c.record(0), (0, 1));
     }
@@ -480,7 +539,7 @@ mod tests {
         assert_eq!(crit, vec![true, false]);
         assert!(c.is_critical(3, 0b1000), "a lone warp is critical");
         // Top half would have marked warps 0 and 2 of the four.
-        c.sample(0b1111, 1);
+        c.sample(0b1111, 0, 0);
         assert_eq!(c.record(0), (1, 1));
         assert_eq!(
             Critical::parse("top_half"),
@@ -496,16 +555,137 @@ mod tests {
     fn accuracy_samples_rank_each_warp() {
         let mut c = Cpl::default();
         c.crit[..4].copy_from_slice(&[5, 1, 9, 3]);
-        c.sample(0b1111, 2);
+        c.sample(0b1111, 0, 0);
+        c.sample(0b1111, 0, 128);
         assert_eq!(c.record(0), (2, 2));
         assert_eq!(c.record(2), (2, 2));
         assert_eq!(c.record(1), (0, 2));
         assert_eq!(c.record(3), (0, 2));
         // Two warps: only the higher (or a tie); a lone warp always.
-        c.sample(0b0011, 1);
+        c.sample(0b0011, 0, 256);
         assert_eq!(c.record(0), (3, 3));
         assert_eq!(c.record(1), (0, 3));
-        c.sample(0b0010, 1);
+        c.sample(0b0010, 0, 384);
         assert_eq!(c.record(1), (1, 4));
+    }
+
+    /// Replays `events` (core cycle, warp slot, static instruction index) in time order (same
+    /// cycle: lower slot first) for a TB of warp slots `tb`, all dispatched at cycle 0.
+    fn replay(c: &mut Cpl, tb: u64, events: &[(u64, usize, u32)]) {
+        let mut m = tb;
+        while m != 0 {
+            c.start(m.trailing_zeros() as usize, 0);
+            m &= m - 1;
+        }
+        let mut ev = events.to_vec();
+        ev.sort_unstable();
+        for (t, w, idx) in ev {
+            c.on_issue(w, idx, t, tb);
+        }
+    }
+
+    /// A hand-built history of one TB of three warps over Algorithm 5's code with a loop
+    /// around it, ranked by Eq. 4.1 worked out by hand (spec 000 §4.3):
+    ///
+    /// ```text
+    /// 0: PC1  @p0 bra L2 (-> 3)    3: PC4  sub           6: exit
+    /// 1: PC2  add                  4: PC5  mov
+    /// 2: PC3  bra L3 (-> 4)        5: @p1 bra L0 (-> 0, the loop's back-edge)
+    /// ```
+    ///
+    /// * warp 1, not taken at PC1, leaves the loop: 0 1 2 4 5 6 at cycles 0 1 2 7 8 11. nInst:
+    ///   six commits (-6) and the skipped PC4 (-1) = -7; nStall = (7-2-1) + (11-8-1) = 6.
+    /// * warp 2, divergent (both paths), leaves the loop: 0..=6 at cycles 1..=6 and 9; nInst =
+    ///   -7 (no skip); nStall = 1 (dispatch to first issue) + (9-6-1) = 3.
+    /// * warp 0, taken at PC1, loops once more: 0 3 4 5 0 at cycles 12 13 14 15 20. nInst: five
+    ///   commits (-5), PC2..PC3 skipped (-2), the back-edge re-runs 0..=5 (+6) = -1; nStall =
+    ///   12 + (20-15-1) = 16.
+    ///
+    /// Relative to the TB's leader (-7) warp 0 is 6 instructions behind at CPI 21/5 (cycle 20
+    /// is its 21st since dispatch, 5 issued): nCriticality = 6 * 21 / 5 + 16 = 25 + 16 = 41.
+    /// Warps 1 and 2 lead (nInst -7): their counters are their nStall, 6 and 3. The ranking is
+    /// 0, 1, 2: the warp that started last and still has a loop iteration to run is the
+    /// critical one, then the warp with more stall cycles.
+    #[test]
+    fn eq_4_1_ranks_a_hand_built_tb() {
+        let events = [
+            (0, 1, 0),
+            (1, 1, 1),
+            (2, 1, 2),
+            (7, 1, 4),
+            (8, 1, 5),
+            (11, 1, 6),
+            (1, 2, 0),
+            (2, 2, 1),
+            (3, 2, 2),
+            (4, 2, 3),
+            (5, 2, 4),
+            (6, 2, 5),
+            (9, 2, 6),
+            (12, 0, 0),
+            (13, 0, 3),
+            (14, 0, 4),
+            (15, 0, 5),
+            (20, 0, 0),
+        ];
+        let tb = 0b111;
+        for stall in [Stall::AtIssue, Stall::Accruing] {
+            let mut c = Cpl::default().with_stall(stall);
+            replay(&mut c, tb, &events);
+            assert_eq!([c.n_inst(0), c.n_inst(1), c.n_inst(2)], [-1, -7, -7]);
+            assert_eq!([c.n_stall(0), c.n_stall(1), c.n_stall(2)], [16, 6, 3]);
+            // At cycle 21: as of the last issues (at issue), plus the cycles each warp has
+            // waited since (accruing: 0, 9 and 11).
+            let want = match stall {
+                Stall::AtIssue => [41, 6, 3],
+                Stall::Accruing => [41, 6 + 9, 3 + 11],
+            };
+            let got: Vec<i64> = (0..3).map(|w| c.value(w, 21)).collect();
+            assert_eq!(got, want, "{stall:?}");
+            assert!(c.is_critical(0, tb) && !c.is_critical(1, tb) && !c.is_critical(2, tb));
+            // The slow half at cycle 21: warp 0 is above both others, warp 1 above one of two.
+            c.sample(tb, 0, 21);
+            assert_eq!([c.record(0), c.record(1), c.record(2)], [(1, 1), (1, 1), (0, 1)]);
+        }
+    }
+
+    /// §8.2's accuracy: the oracle critical warp is the TB's longest-running warp (not simply
+    /// its last to exit), and the TB's exited warps keep the counters they exited with in the
+    /// later samples (a lone live warp is not slow by default).
+    #[test]
+    fn accuracy_scores_the_longest_running_warp_against_all_of_its_tb() {
+        let mut c = Cpl::default();
+        // Warp 2 was dispatched later (cycle 50) than warps 0 and 1 (cycle 0).
+        c.start(0, 0);
+        c.start(1, 0);
+        c.start(2, 50);
+        c.crit[..3].copy_from_slice(&[10, 20, 30]);
+        c.sample(0b111, 0, 128);
+        // Warp 1 exits (after 300 cycles) with its counter at 20.
+        c.exit(1, 0, 300);
+        c.crit[0] = 25;
+        // Live: warp 0 (25) and warp 2 (30); exited: warp 1 (20). Warp 0 is now above one of
+        // its two others: slow.
+        c.sample(0b101, 0, 256);
+        assert_eq!(c.record(0), (1, 2));
+        assert_eq!(c.record(2), (2, 2));
+        c.exit(0, 0, 400);
+        c.exit(2, 0, 420);
+        // Execution times 300, 400 and 370: warp 0 is the oracle, though warp 2 exits last.
+        assert_eq!(c.tb_done(0), (1, 2));
+        assert_eq!(c.tb_done(0), (0, 0), "the record is cleared with the TB");
+        // Another TB (CTA slot 1): once warp 4 has exited with counter 9, warp 3 alone is
+        // slow only while its counter is at least 9.
+        c.start(3, 1000);
+        c.start(4, 1000);
+        c.crit[3] = 8;
+        c.crit[4] = 9;
+        c.exit(4, 1, 1100);
+        c.sample(0b01000, 1, 1152);
+        assert_eq!(c.record(3), (0, 1), "below the exited warp's 9");
+        c.crit[3] = 12;
+        c.sample(0b01000, 1, 1280);
+        c.exit(3, 1, 1300);
+        assert_eq!(c.tb_done(1), (1, 2));
     }
 }

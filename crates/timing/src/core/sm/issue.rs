@@ -564,11 +564,13 @@ impl Sm {
             self.fetched_all &= !(1 << w);
             self.used_warps &= !(1 << w);
             self.exited_warp = true;
+            self.cpl.exit(w, cs, now);
             let c = &mut self.ctas[cs];
             c.live -= 1;
+            c.warps &= !(1u64 << w);
             if c.live == 0 {
-                // The TB's last warp is its oracle critical warp (spec 000 §8.2).
-                let (top, samples) = self.cpl.record(w);
+                // The accuracy record of the TB's oracle critical warp (spec 000 §8.2).
+                let (top, samples) = self.cpl.tb_done(cs);
                 self.stats.cpl_correct += top;
                 self.stats.cpl_samples += samples;
                 c.active = false;

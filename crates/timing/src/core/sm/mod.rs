@@ -85,6 +85,8 @@ struct Cu {
 struct CtaSlot {
     active: bool,
     cta: u32,
+    /// The TB's live warp slots (a warp's bit is cleared when it retires: its slot may then
+    /// go to another TB).
     warps: u64,
     live: u32,
     arrived: u32,
@@ -715,7 +717,7 @@ impl Sm {
             self.stalls.idle += self.n_sched as u64 * n;
             return;
         }
-        self.cpl_sample(cpl::samples_in(now, now + n));
+        self.cpl_sample(now, now + n);
         let free = self.free_units();
         let mut whys = [None; 64];
         for s in 0..self.n_sched {
@@ -733,22 +735,21 @@ impl Sm {
         }
     }
 
-    /// `n` CPL accuracy samples of every resident thread block (nothing changes criticality
-    /// between them: they fall in one cycle or in a quiet span).
-    fn cpl_sample(&mut self, n: u64) {
-        if n == 0 {
-            return;
-        }
-        for c in &self.ctas {
-            if c.active {
-                self.cpl.sample(c.warps & self.used_warps, n);
+    /// The CPL accuracy samples of every resident thread block at the sample points of core
+    /// cycles `from..to` (one cycle, or a quiet span in which no warp issues).
+    fn cpl_sample(&mut self, from: u64, to: u64) {
+        for t in cpl::sample_points(from, to) {
+            for (cs, c) in self.ctas.iter().enumerate() {
+                if c.active {
+                    self.cpl.sample(c.warps, cs, t);
+                }
             }
         }
     }
 
     /// The live warps of warp slot `w`'s thread block.
     fn tb_of(&self, w: usize) -> u64 {
-        self.ctas[self.warps[w].cta_slot as usize].warps & self.used_warps
+        self.ctas[self.warps[w].cta_slot as usize].warps
     }
 
     /// Warp `w`'s scoreboard or loads in flight changed: its stall reason must be re-read.
@@ -804,7 +805,7 @@ impl Sm {
         }
         // A probe sees the cycles in which the SM has work, as with `sim.skip_idle` (above).
         let unprobed = self.probe.is_some() && !self.busy();
-        self.cpl_sample(cpl::samples_in(now, now + 1));
+        self.cpl_sample(now, now + 1);
         // Writeback events.
         let mut due = std::mem::take(&mut self.due);
         due.clear();
