@@ -1336,7 +1336,10 @@ mod tests {
         // 3.2.0's clock domains 700:1400:700:924 (core:interconnect:L2:DRAM).
         assert_eq!(c.clocks.icnt_mhz, 1400.0);
         assert_eq!(c.clocks.icnt_mhz, 2.0 * c.clocks.core_mhz);
-        assert_eq!((c.clocks.l2_mhz, c.clocks.dram_mhz), (g.clocks.l2_mhz, g.clocks.dram_mhz));
+        assert_eq!(
+            (c.clocks.l2_mhz, c.clocks.dram_mhz),
+            (g.clocks.l2_mhz, g.clocks.dram_mhz)
+        );
         let r = GpuConfig::preset("gtx480-ctrlc").unwrap();
         assert_eq!(r.l2.slices_per_channel * r.dram.channels, 12);
         assert_eq!(r.l2.cache.ways, 8);

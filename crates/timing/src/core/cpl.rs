@@ -645,7 +645,10 @@ mod tests {
             assert!(c.is_critical(0, tb) && !c.is_critical(1, tb) && !c.is_critical(2, tb));
             // The slow half at cycle 21: warp 0 is above both others, warp 1 above one of two.
             c.sample(tb, 0, 21);
-            assert_eq!([c.record(0), c.record(1), c.record(2)], [(1, 1), (1, 1), (0, 1)]);
+            assert_eq!(
+                [c.record(0), c.record(1), c.record(2)],
+                [(1, 1), (1, 1), (0, 1)]
+            );
         }
     }
 
