@@ -358,7 +358,9 @@ impl Cpl {
         }
     }
 
-    /// The accuracy record of warp `w` so far: (samples in the slow half, samples).
+    /// The accuracy record of warp `w` so far: (samples in the slow half, samples). The
+    /// simulator reads a TB's record through [`Cpl::tb_done`]; this is for the unit tests.
+    #[cfg(test)]
     pub fn record(&self, w: usize) -> (u64, u64) {
         (self.top[w], self.samples[w])
     }
