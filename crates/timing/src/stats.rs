@@ -299,6 +299,19 @@ counters! {
         /// Those in which the TB's oracle critical warp (its longest-running warp) ranked in the
         /// slower half of the TB by its CPL counter; `cpl_correct / cpl_samples` is the accuracy.
         cpl_correct,
+        /// `cpl_samples` of the TBs whose warp execution times spread by at least 1% of the
+        /// slowest one's (`cpl::SPREAD_MIN_PPM`; below it the oracle critical warp is noise).
+        cpl_samples_spread,
+        /// `cpl_correct` of those TBs.
+        cpl_correct_spread,
+        /// Finished TBs whose warp execution times spread by at least 1%.
+        tbs_spread,
+        /// Sum over finished TBs of (slowest - fastest warp execution time) / slowest, in parts
+        /// per million; `/ ctas / 1e6` is the mean spread.
+        tb_spread_ppm,
+        /// Sum over finished TBs of core cycles from the first warp's dispatch to the last
+        /// warp's exit; `/ ctas` is the mean TB lifetime.
+        tb_lifetime_cycles,
         /// Issue-spread windows (`sm::ISSUE_WINDOW` = 1,000 core cycles, aligned to cycle 0) in
         /// which the SM issued at least one instruction (the last window of the run is not
         /// counted).

@@ -338,23 +338,38 @@ impl Cpl {
         }
         let value = self.value(w, now);
         let exec = now - self.born[w];
+        let born = self.born[w];
         let t = &mut self.tbs[slot];
         t.frozen.push(value);
         if t.oracle.is_none_or(|(e, _, _)| exec >= e) {
             t.oracle = Some((exec, self.top[w], self.samples[w]));
         }
+        t.fastest = Some(t.fastest.map_or(exec, |f| f.min(exec)));
+        t.first_born = Some(t.first_born.map_or(born, |b| b.min(born)));
+        t.last_exit = t.last_exit.max(now);
     }
 
     /// The thread block in CTA slot `slot` finished: the accuracy record of its oracle
-    /// critical warp, (samples in which it ranked slow, samples taken while it was live), and
-    /// the slot's record is cleared for the next TB.
-    pub fn tb_done(&mut self, slot: usize) -> (u64, u64) {
-        match self.tbs.get_mut(slot) {
-            Some(t) => {
-                t.frozen.clear();
-                t.oracle.take().map_or((0, 0), |(_, top, n)| (top, n))
-            }
-            None => (0, 0),
+    /// critical warp and the spread of its warps' execution times ([`TbRecord`]); the slot's
+    /// record is cleared for the next TB.
+    pub fn tb_done(&mut self, slot: usize) -> TbRecord {
+        let Some(t) = self.tbs.get_mut(slot) else {
+            return TbRecord::default();
+        };
+        t.frozen.clear();
+        let (slowest, top, samples) = t.oracle.take().unwrap_or((0, 0, 0));
+        let fastest = t.fastest.take().unwrap_or(0);
+        let lifetime = t.last_exit - t.first_born.take().unwrap_or(t.last_exit);
+        t.last_exit = 0;
+        TbRecord {
+            top,
+            samples,
+            spread_ppm: if slowest == 0 {
+                0
+            } else {
+                (slowest - fastest) * 1_000_000 / slowest
+            },
+            lifetime,
         }
     }
 
@@ -374,7 +389,40 @@ struct TbAccuracy {
     frozen: Vec<i64>,
     /// The longest-running exited warp: (execution time, slow samples, samples).
     oracle: Option<(u64, u64, u64)>,
+    /// The shortest execution time (core cycles) of the TB's exited warps.
+    fastest: Option<u64>,
+    /// The earliest dispatch (core cycle) of the TB's exited warps.
+    first_born: Option<u64>,
+    /// The latest exit (core cycle) of the TB's warps.
+    last_exit: u64,
 }
+
+/// A finished thread block's CPL record ([`Cpl::tb_done`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TbRecord {
+    /// Accuracy samples in which the TB's oracle critical warp ranked in the slow half.
+    pub top: u64,
+    /// Accuracy samples taken while the oracle critical warp was live.
+    pub samples: u64,
+    /// Spread of the TB's warp execution times, (slowest - fastest) / slowest, in parts per
+    /// million (0 for a TB of one warp). Below [`SPREAD_MIN_PPM`] the oracle critical warp is
+    /// a matter of noise.
+    pub spread_ppm: u64,
+    /// Core cycles from the TB's first warp dispatch to its last warp exit.
+    pub lifetime: u64,
+}
+
+impl TbRecord {
+    /// Whether the TB's warps differ by at least [`SPREAD_MIN_PPM`] in execution time.
+    pub fn has_spread(&self) -> bool {
+        self.spread_ppm >= SPREAD_MIN_PPM
+    }
+}
+
+/// The execution-time spread (parts per million of the slowest warp's time) from which a TB's
+/// oracle critical warp is more than noise: 1%. Below it, which warp finishes last is decided by
+/// a few cycles and the expected accuracy of any counter is about one half (issue #12, task 3).
+pub const SPREAD_MIN_PPM: u64 = 10_000;
 
 #[cfg(test)]
 mod tests {
@@ -677,8 +725,16 @@ mod tests {
         c.exit(0, 0, 400);
         c.exit(2, 0, 420);
         // Execution times 300, 400 and 370: warp 0 is the oracle, though warp 2 exits last.
-        assert_eq!(c.tb_done(0), (1, 2));
-        assert_eq!(c.tb_done(0), (0, 0), "the record is cleared with the TB");
+        let r = c.tb_done(0);
+        assert_eq!((r.top, r.samples), (1, 2));
+        // Spread (400 - 300) / 400; lifetime from the first dispatch (0) to the last exit (420).
+        assert_eq!((r.spread_ppm, r.lifetime), (250_000, 420));
+        assert!(r.has_spread());
+        assert_eq!(
+            c.tb_done(0),
+            TbRecord::default(),
+            "the record is cleared with the TB"
+        );
         // Another TB (CTA slot 1): once warp 4 has exited with counter 9, warp 3 alone is
         // slow only while its counter is at least 9.
         c.start(3, 1000);
@@ -691,6 +747,36 @@ mod tests {
         c.crit[3] = 12;
         c.sample(0b01000, 1, 1280);
         c.exit(3, 1, 1300);
-        assert_eq!(c.tb_done(1), (1, 2));
+        let r = c.tb_done(1);
+        assert_eq!((r.top, r.samples), (1, 2));
+        // Execution times 100 and 300; dispatched at 1000, last exit 1300.
+        assert_eq!((r.spread_ppm, r.lifetime), (666_666, 300));
+    }
+
+    /// Issue #12 task 3: a TB whose warps finish within 1% of each other has no real critical
+    /// warp; the record says so, and a lone warp has no spread.
+    #[test]
+    fn tb_record_measures_the_spread_of_warp_times() {
+        let mut c = Cpl::default();
+        c.start(0, 100);
+        c.start(1, 100);
+        c.exit(0, 0, 1100);
+        c.exit(1, 0, 1109);
+        let r = c.tb_done(0);
+        assert_eq!(r.spread_ppm, 9 * 1_000_000 / 1009);
+        assert!(!r.has_spread(), "0.9% is noise");
+        c.start(0, 2000);
+        c.start(1, 2000);
+        c.exit(1, 0, 2990);
+        c.exit(0, 0, 3000);
+        let r = c.tb_done(0);
+        assert_eq!(r.spread_ppm, SPREAD_MIN_PPM, "exactly 1%");
+        assert!(r.has_spread());
+        assert_eq!(r.lifetime, 1000);
+        c.start(5, 0);
+        c.exit(5, 3, 50);
+        let r = c.tb_done(3);
+        assert_eq!((r.spread_ppm, r.lifetime), (0, 50));
+        assert!(!r.has_spread());
     }
 }

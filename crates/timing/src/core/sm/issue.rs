@@ -570,9 +570,16 @@ impl Sm {
             c.warps &= !(1u64 << w);
             if c.live == 0 {
                 // The accuracy record of the TB's oracle critical warp (spec 000 §8.2).
-                let (top, samples) = self.cpl.tb_done(cs);
-                self.stats.cpl_correct += top;
-                self.stats.cpl_samples += samples;
+                let r = self.cpl.tb_done(cs);
+                self.stats.cpl_correct += r.top;
+                self.stats.cpl_samples += r.samples;
+                if r.has_spread() {
+                    self.stats.cpl_correct_spread += r.top;
+                    self.stats.cpl_samples_spread += r.samples;
+                    self.stats.tbs_spread += 1;
+                }
+                self.stats.tb_spread_ppm += r.spread_ppm;
+                self.stats.tb_lifetime_cycles += r.lifetime;
                 c.active = false;
                 self.regs_used -= c.regs;
                 self.smem_used -= c.smem;
