@@ -85,6 +85,22 @@ fn tiny_report_has_consistent_speedups_and_the_claim_metrics() {
     assert_eq!(r["speedup"]["rr"]["kmn"].as_f64(), Some(1.0));
     let acc = r["cpl_accuracy"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&acc));
+    // Issue #12 task 3: the accuracy over the TBs whose warp times spread by >= 1%, and the TB
+    // diagnostics (fractions in [0, 1], lifetimes in core cycles).
+    for key in ["cpl_accuracy_spread", "cpl_accuracy_spread_rr"] {
+        if let Some(x) = r[key].as_f64() {
+            assert!((0.0..=1.0).contains(&x), "{key} {x}");
+        }
+        assert!(r[format!("{key}_per_workload")].is_object(), "{key}");
+    }
+    for p in ["rr", "gcaws", "cawa"] {
+        for w in ["kmn", "nw", "bp"] {
+            let sp = r["tb_warp_time_spread"][p][w].as_f64().unwrap();
+            let real = r["tb_spread_fraction"][p][w].as_f64().unwrap();
+            assert!((0.0..1.0).contains(&sp) && (0.0..=1.0).contains(&real), "{p} {w}");
+            assert!(r["tb_lifetime_cycles"][p][w].as_f64().unwrap() > 0.0, "{p} {w}");
+        }
+    }
     assert!(r["critical_warp_l1d_hit_ratio"].as_f64().unwrap() > 0.0);
     // Fills in the critical partition: only CACP has one; every fraction is in [0, 1].
     for w in ["kmn", "nw", "bp"] {
