@@ -97,8 +97,14 @@ fn tiny_report_has_consistent_speedups_and_the_claim_metrics() {
         for w in ["kmn", "nw", "bp"] {
             let sp = r["tb_warp_time_spread"][p][w].as_f64().unwrap();
             let real = r["tb_spread_fraction"][p][w].as_f64().unwrap();
-            assert!((0.0..1.0).contains(&sp) && (0.0..=1.0).contains(&real), "{p} {w}");
-            assert!(r["tb_lifetime_cycles"][p][w].as_f64().unwrap() > 0.0, "{p} {w}");
+            assert!(
+                (0.0..1.0).contains(&sp) && (0.0..=1.0).contains(&real),
+                "{p} {w}"
+            );
+            assert!(
+                r["tb_lifetime_cycles"][p][w].as_f64().unwrap() > 0.0,
+                "{p} {w}"
+            );
         }
     }
     assert!(r["critical_warp_l1d_hit_ratio"].as_f64().unwrap() > 0.0);

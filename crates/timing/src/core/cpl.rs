@@ -63,6 +63,10 @@
 //! a warp that has exited keeps, for the comparison, the counter it exited with ([`Cpl::exit`],
 //! [`Cpl::sample`], [`Cpl::tb_done`]). (Until session 12 the oracle was the TB's last warp to
 //! exit and exited warps left the comparison, so that the last live warp was trivially "slow".)
+//! [`Cpl::tb_done`] also returns the TB's warp execution-time spread and lifetime
+//! ([`TbRecord`]; diagnostics of issue #12: the accuracy over TBs whose warps finish within 1% of
+//! each other is expected to be about one half whatever the counter, so the simulator also sums
+//! the samples of the TBs with a real spread separately).
 
 /// Core cycles between two accuracy samples (the document does not give its period).
 pub const SAMPLE_PERIOD: u64 = 128;

@@ -11,6 +11,12 @@
 //! scheduler and the cache) and averaged over workloads; the critical-warp hit-rate ratio is
 //! CAWA's L1D hit rate of loads by CPL-critical warps over RR's, averaged over the workloads
 //! where RR's is not zero.
+//!
+//! Diagnostics (issue #12): `cpl_accuracy_spread` is the same accuracy over the TBs whose warp
+//! execution times spread by at least 1% (`cpl::SPREAD_MIN_PPM`); `tb_warp_time_spread` (mean
+//! (slowest - fastest) / slowest warp time per TB), `tb_spread_fraction` (TBs with such a
+//! spread) and `tb_lifetime_cycles` (mean core cycles from a TB's first dispatch to its last
+//! exit) are given per policy and workload.
 
 use crate::cmd::report::charts as chart;
 
