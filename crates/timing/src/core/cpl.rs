@@ -368,11 +368,9 @@ impl Cpl {
         TbRecord {
             top,
             samples,
-            spread_ppm: if slowest == 0 {
-                0
-            } else {
-                (slowest - fastest) * 1_000_000 / slowest
-            },
+            spread_ppm: ((slowest - fastest) * 1_000_000)
+                .checked_div(slowest)
+                .unwrap_or(0),
             lifetime,
         }
     }
