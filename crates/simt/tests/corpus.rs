@@ -2,7 +2,7 @@
 //! Rust next to them.
 
 mod common;
-use common::run;
+use common::{run, try_run};
 
 fn u32s(v: u64) -> u32 {
     v as u32
@@ -695,4 +695,85 @@ fn texture_2d_fetch_with_pitch_and_clamp() {
         assert_eq!(o[t * 16], (100 * y + x) as u64, "thread {t}");
         assert_eq!(o[t * 16 + 1], 7);
     }
+}
+
+#[test]
+fn shared_accesses_of_every_width_partial_warps_and_bounds() {
+    // One warp; 64 bytes of shared memory. Exercises the executor's shared fast path (element
+    // sizes 1, 2, 4, 8, vector loads, partial warps, the last in-bounds element) and the
+    // general path it falls back to (vector stores, out-of-bounds lanes), against values
+    // computed here.
+    let globals = ".shared .align 16 .b8 s[64];";
+    let body = r#"
+  mov.u64 %rd1, s;
+  cvt.u64.u32 %rd2, %r60;
+  add.s64 %rd3, %rd1, %rd2;
+  mul.lo.u32 %r1, %r60, 37;
+  mov.u32 %r14, 200;
+  sub.u32 %r1, %r14, %r1;
+  st.shared.u8 [%rd3], %r1;
+  xor.b32 %r15, %r1, 90;
+  st.shared.u8 [%rd3+32], %r15;
+  bar.sync 0;
+  ld.shared.s8 %r2, [%rd3];                 st.global.u32 [%rd63+0], %r2;
+  ld.shared.u8 %r3, [%rd3+32];              st.global.u32 [%rd63+8], %r3;
+  shr.u32 %r4, %r60, 1;
+  mul.wide.u32 %rd4, %r4, 2;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.shared.s16 %r5, [%rd5];                st.global.u32 [%rd63+16], %r5;
+  setp.lt.u32 %p1, %r60, 8;
+  mul.wide.u32 %rd6, %r60, 8;
+  add.s64 %rd7, %rd1, %rd6;
+  mov.u64 %rd8, 77;
+  @%p1 ld.shared.u64 %rd8, [%rd7];          st.global.u64 [%rd63+24], %rd8;
+  ld.shared.u32 %r6, [s+60];                st.global.u32 [%rd63+32], %r6;
+  and.b32 %r7, %r60, 3;
+  mul.wide.u32 %rd9, %r7, 16;
+  add.s64 %rd10, %rd1, %rd9;
+  ld.shared.v4.u32 {%r8, %r9, %r10, %r11}, [%rd10];
+  xor.b32 %r8, %r8, %r11;                   st.global.u32 [%rd63+40], %r8;
+  bar.sync 0;
+  st.shared.u32 [s], %r60;
+  setp.lt.u32 %p2, %r60, 4;
+  @%p2 st.shared.v2.u32 [%rd7+8], {%r60, %r60};
+  bar.sync 0;
+  ld.shared.u32 %r12, [s];                  st.global.u32 [%rd63+48], %r12;
+  ld.shared.u32 %r13, [s+12];               st.global.u32 [%rd63+56], %r13;
+"#;
+    let r = run(globals, body, 1, 32, &[]);
+    // The bytes after the first stores: byte t = (200 - 37 t) mod 256 and byte t + 32 that
+    // xor 90, t < 32.
+    let mut b = [0u8; 64];
+    let (lo, hi) = b.split_at_mut(32);
+    for (t, (x, y)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
+        *x = 200u32.wrapping_sub(37 * t as u32) as u8;
+        *y = *x ^ 90;
+    }
+    let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+    for (t, o) in r.out.iter().enumerate() {
+        assert_eq!(o[0] as u32, b[t] as i8 as i32 as u32, "ld.shared.s8, thread {t}");
+        assert_eq!(o[1], b[t + 32] as u64, "ld.shared.u8, thread {t}");
+        let h = t / 2 * 2;
+        let v = i16::from_le_bytes([b[h], b[h + 1]]);
+        assert_eq!(o[2] as u32, v as i32 as u32, "ld.shared.s16, thread {t}");
+        let d = if t < 8 {
+            u64::from_le_bytes(b[8 * t..8 * t + 8].try_into().unwrap())
+        } else {
+            77
+        };
+        assert_eq!(o[3], d, "predicated ld.shared.u64, thread {t}");
+        assert_eq!(o[4] as u32, u32_at(60), "last in-bounds element");
+        let q = (t % 4) * 16;
+        assert_eq!(o[5] as u32, u32_at(q) ^ u32_at(q + 12), "ld.shared.v4, thread {t}");
+        // Every lane stored its id at s[0]: the highest lane's value stays; lane 1's vector
+        // store covers bytes 16..24 and lane 0's 8..16, so word 3 (bytes 12..16) is lane 0's.
+        assert_eq!(o[6], 31, "same-address store: the highest lane wins");
+        assert_eq!(o[7], 0, "word 3 holds lane 0's second element");
+    }
+    // A vector load whose second element is one byte past the end faults.
+    let e = try_run(globals, "  ld.shared.v2.u32 {%r1, %r2}, [s+60];", 1, 32, &[])
+        .err()
+        .expect("faults")
+        .to_string();
+    assert!(e.contains("beyond the CTA's 64 bytes of shared memory"), "{e}");
 }

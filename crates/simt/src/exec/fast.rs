@@ -291,6 +291,61 @@ pub(super) fn global_fast<const TRACE: bool>(
     true
 }
 
+/// `ld.shared`/`st.shared` of a warp whose every active lane's elements lie inside the CTA's
+/// shared memory `shared`: the element loop of [`move_lanes`] over the shared bytes, no
+/// per-lane space dispatch or bounds check. Returns false, having changed nothing, when the
+/// general path must run (a lane out of bounds, whose fault it reports; an element size other
+/// than 1, 2, 4 or 8 bytes; a vector store, which the general path writes lane by lane, so that
+/// lanes whose vectors overlap leave the highest lane's bytes; no active lane). Values,
+/// registers and the recorded per-lane addresses are those of the general path.
+pub(super) fn shared_fast<const TRACE: bool>(
+    shared: &mut [u8],
+    inst: &DInst,
+    regs: &mut [[u64; WARP_SIZE]],
+    active: u32,
+    out: &mut DynInst,
+) -> bool {
+    let is_st = inst.k == K::St;
+    let nel = if is_st {
+        inst.ns as usize - 1
+    } else {
+        inst.nd as usize
+    };
+    if active == 0 || (is_st && nel != 1) {
+        return false;
+    }
+    let eb = inst.elem_bytes as u64;
+    let span = eb * nel as u64;
+    let base_src = fetch(regs, inst.s[0]);
+    let off = inst.addr_off as u64;
+    let len = shared.len() as u64;
+    let mut ok = true;
+    let mut at = [0usize; WARP_SIZE];
+    lanes_or_all(active, |l| {
+        let a = base_src[l].wrapping_add(off);
+        // All `nel` elements in bounds (the general path checks each element's end).
+        ok &= a <= len && span <= len - a;
+        at[l] = a as usize;
+    });
+    if !ok {
+        return false;
+    }
+    match eb {
+        1 => move_lanes::<1>(shared, inst, regs, active, &at, nel, is_st),
+        2 => move_lanes::<2>(shared, inst, regs, active, &at, nel, is_st),
+        4 => move_lanes::<4>(shared, inst, regs, active, &at, nel, is_st),
+        8 => move_lanes::<8>(shared, inst, regs, active, &at, nel, is_st),
+        _ => return false,
+    }
+    if TRACE {
+        if let Some(mem) = out.mem.as_mut() {
+            lanes_or_all(active, |l| mem.addrs[l] = base_src[l].wrapping_add(off));
+            mem.space = MemSpace::Shared;
+        }
+    }
+    true
+}
+
 /// The data movement of [`global_fast`] for `EB`-byte elements: `nel` elements per lane between the
 /// registers and `data`, lane `l`'s first element at byte `at[l]` (checked in bounds).
 #[inline(always)]

@@ -604,6 +604,12 @@ pub fn step<const TRACE: bool>(
         {
             advance(w);
         }
+        K::Ld | K::St
+            if inst.space == Space::Shared
+                && shared_fast::<TRACE>(shared, inst, &mut w.regs, active, out) =>
+        {
+            advance(w);
+        }
         K::Ld | K::St => {
             let is_st = inst.k == K::St;
             let t = inst.op.ty.unwrap_or(ScalarType::B32);

@@ -217,15 +217,23 @@ impl Sm {
         // its own SP, INT and SFU pipelines; the memory collectors of all sub-cores share the
         // LD/ST unit.
         if self.cu_busy != 0 {
+            // Only groups with a collector whose operands are all read are visited: for the
+            // others `dispatch_kind` would stop at its first test, with no effect.
             let subs = self.sub_cores;
             for j in 0..subs {
-                self.dispatch_kind(Unit::Sp, j, self.cu_mask[j][0], now);
+                if self.cu_mask[j][0] & self.cu_busy & !self.cu_pending != 0 {
+                    self.dispatch_kind(Unit::Sp, j, self.cu_mask[j][0], now);
+                }
             }
             for j in 0..subs {
-                self.dispatch_kind(Unit::Sfu, j, self.cu_mask[j][1], now);
+                if self.cu_mask[j][1] & self.cu_busy & !self.cu_pending != 0 {
+                    self.dispatch_kind(Unit::Sfu, j, self.cu_mask[j][1], now);
+                }
             }
             let mem = self.cu_mask.iter().fold(0, |m, k| m | k[2]);
-            self.dispatch_kind(Unit::Mem, 0, mem, now);
+            if mem & self.cu_busy & !self.cu_pending != 0 {
+                self.dispatch_kind(Unit::Mem, 0, mem, now);
+            }
         }
         // Operand reads: one per bank per cycle, collectors served round robin from `cu_rr`.
         let n = self.cus.len();
