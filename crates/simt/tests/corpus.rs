@@ -751,7 +751,10 @@ fn shared_accesses_of_every_width_partial_warps_and_bounds() {
     }
     let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
     for (t, o) in r.out.iter().enumerate() {
-        assert_eq!(o[0] as u32, b[t] as i8 as i32 as u32, "ld.shared.s8, thread {t}");
+        assert_eq!(
+            o[0] as u32, b[t] as i8 as i32 as u32,
+            "ld.shared.s8, thread {t}"
+        );
         assert_eq!(o[1], b[t + 32] as u64, "ld.shared.u8, thread {t}");
         let h = t / 2 * 2;
         let v = i16::from_le_bytes([b[h], b[h + 1]]);
@@ -764,16 +767,29 @@ fn shared_accesses_of_every_width_partial_warps_and_bounds() {
         assert_eq!(o[3], d, "predicated ld.shared.u64, thread {t}");
         assert_eq!(o[4] as u32, u32_at(60), "last in-bounds element");
         let q = (t % 4) * 16;
-        assert_eq!(o[5] as u32, u32_at(q) ^ u32_at(q + 12), "ld.shared.v4, thread {t}");
+        assert_eq!(
+            o[5] as u32,
+            u32_at(q) ^ u32_at(q + 12),
+            "ld.shared.v4, thread {t}"
+        );
         // Every lane stored its id at s[0]: the highest lane's value stays; lane 1's vector
         // store covers bytes 16..24 and lane 0's 8..16, so word 3 (bytes 12..16) is lane 0's.
         assert_eq!(o[6], 31, "same-address store: the highest lane wins");
         assert_eq!(o[7], 0, "word 3 holds lane 0's second element");
     }
     // A vector load whose second element is one byte past the end faults.
-    let e = try_run(globals, "  ld.shared.v2.u32 {%r1, %r2}, [s+60];", 1, 32, &[])
-        .err()
-        .expect("faults")
-        .to_string();
-    assert!(e.contains("beyond the CTA's 64 bytes of shared memory"), "{e}");
+    let e = try_run(
+        globals,
+        "  ld.shared.v2.u32 {%r1, %r2}, [s+60];",
+        1,
+        32,
+        &[],
+    )
+    .err()
+    .expect("faults")
+    .to_string();
+    assert!(
+        e.contains("beyond the CTA's 64 bytes of shared memory"),
+        "{e}"
+    );
 }
