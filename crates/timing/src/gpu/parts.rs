@@ -29,6 +29,16 @@
 //! until phase 1 is done; the job that completes the last partition runs phase 3 on its thread,
 //! while the others are still stepping SMs. The three phases keep their order and their inputs,
 //! so the statistics are those of running them one after the other.
+//!
+//! Phases 1 and 2 of a span overlap where the lookahead allows it ([`Parts::lend`]): a request
+//! the network delivers at interconnect cycle `i` arrives at `i + icnt.latency` or later, so when
+//! the span has at most `icnt.latency` interconnect ticks (counted on the interconnect's clock:
+//! 4 for `sim.window = 4` on `gtx480`, 8 with the 3.2.0 presets' 1400 MHz interconnect), no
+//! request delivered during the span arrives within it, and the partitions need only what was
+//! queued before it. The network lends those queues to the partitions (still counting their
+//! packets against the slices' buffers, [`Network::lend_queues`]) and runs the span's ticks
+//! while the partitions run theirs; phase 3 appends the span's deliveries behind what the
+//! partitions left. Each phase sees the inputs it sees in order, so the statistics are the same.
 
 use super::{Mem, DRAM, ICNT, L2};
 use crate::dram::Channel;
@@ -57,6 +67,9 @@ pub(super) struct Parts {
     start: Clocks,
     end: Clocks,
     t_end: u64,
+    /// The request network lent `queues` ([`Parts::lend`]) rather than gave them up after its
+    /// ticks ([`Parts::inject`]).
+    lent: bool,
 }
 
 /// Phase 2 of one partition: its channel, slices, request buffers and reply stamps.
@@ -84,8 +97,40 @@ impl Parts {
         next: &[u64; 4],
         period: &[u64; 4],
         t_end: u64,
-        mut take: impl FnMut(&mut Network, u64, u64),
+        take: impl FnMut(&mut Network, u64, u64),
     ) {
+        self.plan(cyc, next, period, t_end);
+        Self::request_ticks(&self.ticks, &mut mem.req_net, take);
+        self.queues = mem.req_net.take_queues();
+        self.lent = false;
+        self.size_stamps(mem.slices.len());
+    }
+
+    /// Phase 1 overlapped with phase 2, where the lookahead allows it (module docs): plans the
+    /// span ending before `t_end` and, if its interconnect ticks number at most the request
+    /// network's latency, moves the request buffers out for phase 2 ([`Network::lend_queues`])
+    /// and returns true; the caller then runs [`Parts::request_ticks`] beside the partitions.
+    /// Otherwise changes nothing and returns false.
+    pub(super) fn lend(
+        &mut self,
+        mem: &mut Mem,
+        cyc: &[u64; 4],
+        next: &[u64; 4],
+        period: &[u64; 4],
+        t_end: u64,
+    ) -> bool {
+        self.plan(cyc, next, period, t_end);
+        if self.ticks.len() as u64 > mem.req_net.latency() {
+            return false;
+        }
+        self.queues = mem.req_net.lend_queues();
+        self.lent = true;
+        self.size_stamps(mem.slices.len());
+        true
+    }
+
+    /// The span ending before `t_end`: its interconnect ticks and its clocks at both ends.
+    fn plan(&mut self, cyc: &[u64; 4], next: &[u64; 4], period: &[u64; 4], t_end: u64) {
         self.start = (*cyc, *next);
         self.t_end = t_end;
         self.ticks.clear();
@@ -99,7 +144,6 @@ impl Parts {
                 if n[d] == t {
                     if d == ICNT {
                         self.ticks.push((t, c[ICNT]));
-                        take(&mut mem.req_net, c[ICNT], t);
                     }
                     c[d] += 1;
                     n[d] += period[d];
@@ -107,8 +151,21 @@ impl Parts {
             }
         }
         self.end = (c, n);
-        self.queues = mem.req_net.take_queues();
-        let n_slices = mem.slices.len();
+    }
+
+    /// The request network's ticks of the planned span: `take(net, cycle, time)` at each.
+    #[inline(never)]
+    pub(super) fn request_ticks(
+        ticks: &[(u64, u64)],
+        net: &mut Network,
+        mut take: impl FnMut(&mut Network, u64, u64),
+    ) {
+        for &(t, icnt) in ticks {
+            take(net, icnt, t);
+        }
+    }
+
+    fn size_stamps(&mut self, n_slices: usize) {
         if self.stamps.len() < n_slices {
             self.stamps.resize_with(n_slices, VecDeque::new);
         }
@@ -140,7 +197,12 @@ impl Parts {
     /// runs the span's ticks, and the clocks move to the span's end.
     #[inline(never)]
     pub(super) fn finish(&mut self, mem: &mut Mem, cyc: &mut [u64; 4], next: &mut [u64; 4]) {
-        mem.req_net.restore_queues(std::mem::take(&mut self.queues));
+        let queues = std::mem::take(&mut self.queues);
+        if self.lent {
+            mem.req_net.return_queues(queues);
+        } else {
+            mem.req_net.restore_queues(queues);
+        }
         for &(t, icnt) in &self.ticks {
             mem.reply_net.cycle(
                 icnt,
@@ -263,8 +325,9 @@ struct Published {
 }
 
 /// One span of the split memory side run inside a team phase (module docs): phase 1
-/// ([`TeamSpan::inject`]) on one thread, then each partition ([`TeamSpan::part`]) on any thread
-/// once phase 1 is done, and phase 3 on the thread that completes the last partition.
+/// ([`TeamSpan::inject`]) on one thread, each partition ([`TeamSpan::part`]) on any thread once
+/// phase 1 has published them (after its ticks, or before them where the lookahead allows:
+/// [`Parts::lend`]), and phase 3 on the thread that completes the last of these parts.
 pub(super) struct TeamSpan {
     mem: *mut Mem,
     parts: *mut Parts,
@@ -272,19 +335,22 @@ pub(super) struct TeamSpan {
     next: *mut [u64; 4],
     period: [u64; 4],
     n_parts: usize,
-    /// Set (release) when phase 1 has ended; `ok` says it completed (a panic in it leaves the
-    /// partitions undone, and the team re-raises the panic).
+    /// Set (release) when phase 1 has published the partitions (or panicked); `ok` says it
+    /// published them (a panic before leaves the partitions undone, and the team re-raises
+    /// the panic).
     ready: AtomicBool,
     ok: AtomicBool,
     published: UnsafeCell<Option<Published>>,
-    /// Partitions completed.
+    /// Parts of the span completed: phase 1 and the partitions.
     done: AtomicUsize,
 }
 
 // SAFETY: the memory side is reached only through the phases' order: `inject` alone (nothing
 // else may use `mem`, `parts`, `cyc` or `next` until it has published), then each partition's
 // disjoint channel, slices, request buffers and stamps (published with release, read after an
-// acquire of `ready`), then `Parts::finish` alone (after every partition's release of `done`).
+// acquire of `ready`), beside `inject`'s request network ticks when lent (the request network
+// and the tick list only, which no partition touches), then `Parts::finish` alone (after every
+// part's release of `done`).
 unsafe impl Sync for TeamSpan {}
 
 impl TeamSpan {
@@ -317,8 +383,10 @@ impl TeamSpan {
         self.n_parts
     }
 
-    /// Phase 1 of the span ending before `t_end` ([`Parts::inject`]), then publishes the
-    /// partitions to their jobs.
+    /// Phase 1 of the span ending before `t_end`, and the partitions published to their jobs:
+    /// before the request network's ticks where the lookahead allows it ([`Parts::lend`]: the
+    /// partitions run beside them), after them otherwise ([`Parts::inject`]). The call that
+    /// completes the span's last phase-1 or phase-2 part runs phase 3.
     ///
     /// # Safety
     /// Called once, before any call of [`TeamSpan::part`] can pass its wait (those wait for
@@ -331,12 +399,44 @@ impl TeamSpan {
             }
         }
         // Opens the partitions even if phase 1 panics (they then do nothing).
-        let _open = Open(&self.ready);
-        // SAFETY: the caller's contract: this thread alone uses the memory side now.
-        let (mem, parts) = unsafe { (&mut *self.mem, &mut *self.parts) };
-        let (cyc, next) = unsafe { (&*self.cyc, &*self.next) };
-        parts.inject(mem, cyc, next, &self.period, t_end, take);
-        // SAFETY: no job reads `published` before `ready` is set.
+        let open = Open(&self.ready);
+        {
+            // SAFETY: the caller's contract: this thread alone uses the memory side now. These
+            // borrows end before the partitions are opened.
+            let (mem, parts) = unsafe { (&mut *self.mem, &mut *self.parts) };
+            let (cyc, next) = unsafe { (&*self.cyc, &*self.next) };
+            if !parts.lend(mem, cyc, next, &self.period, t_end) {
+                parts.inject(mem, cyc, next, &self.period, t_end, take);
+                // SAFETY: as below.
+                unsafe { self.publish(mem, parts) };
+                drop(open);
+                self.complete();
+                return;
+            }
+            // SAFETY: no job reads `published` before `ready` is set.
+            unsafe { self.publish(mem, parts) };
+        }
+        drop(open);
+        // SAFETY: the partitions now use the channels, the slices, the lent request buffers and
+        // the reply stamps; this thread uses only the request network and the span's tick
+        // list, which no partition touches, until `complete`.
+        let (net, ticks) = unsafe {
+            (
+                &mut *std::ptr::addr_of_mut!((*self.mem).req_net),
+                &*std::ptr::addr_of!((*self.parts).ticks),
+            )
+        };
+        Parts::request_ticks(ticks, net, take);
+        self.complete();
+    }
+
+    /// Publishes the partitions of the memory side `mem` and the split state `parts` to their
+    /// jobs; `ok` says that phase 1 has got this far.
+    ///
+    /// # Safety
+    /// Before `ready` is set (no job reads `published` until then).
+    unsafe fn publish(&self, mem: &mut Mem, parts: &mut Parts) {
+        // SAFETY: the caller's contract.
         unsafe {
             *self.published.get() = Some(Published {
                 channels: mem.channels.as_mut_ptr(),
@@ -351,8 +451,19 @@ impl TeamSpan {
         self.ok.store(true, Ordering::Relaxed);
     }
 
-    /// Phase 2 of partition `p` once phase 1 is done; the call that completes the last
-    /// partition then runs phase 3 ([`Parts::finish`]) and moves the clocks to the span's end.
+    /// Counts one part of the span (phase 1, or a partition) as complete; the call that
+    /// completes the last runs phase 3 ([`Parts::finish`]) and moves the clocks to the span's
+    /// end.
+    fn complete(&self) {
+        if self.done.fetch_add(1, Ordering::AcqRel) == self.n_parts {
+            // SAFETY: phase 1 and every partition have completed (acquired through `done`):
+            // this thread alone uses the memory side now.
+            unsafe { (*self.parts).finish(&mut *self.mem, &mut *self.cyc, &mut *self.next) };
+        }
+    }
+
+    /// Phase 2 of partition `p` once phase 1 has published it; the call that completes the
+    /// span's last part then runs phase 3 ([`TeamSpan::complete`]).
     ///
     /// # Safety
     /// Called once for each `p < n_parts()` (any threads), with [`TeamSpan::inject`] called once
@@ -376,7 +487,8 @@ impl TeamSpan {
         // The job's borrows end with this block, before phase 3 may take the whole side.
         {
             // SAFETY: partition `p`'s channel, slices, request buffers and stamps, used by this
-            // call alone (each `p` runs once); phase 1 is over and phase 3 waits for this call.
+            // call alone (each `p` runs once); phase 1 touches no partition any more (it has
+            // published them) and phase 3 waits for this call.
             let mut job = unsafe {
                 PartJob {
                     channel: &mut *q.channels.add(p),
@@ -391,10 +503,6 @@ impl TeamSpan {
             };
             job.run();
         }
-        if self.done.fetch_add(1, Ordering::AcqRel) + 1 == self.n_parts {
-            // SAFETY: every partition has completed (acquired through `done`) and phase 1
-            // long before: this thread alone uses the memory side now.
-            unsafe { (*self.parts).finish(&mut *self.mem, &mut *self.cyc, &mut *self.next) };
-        }
+        self.complete();
     }
 }

@@ -64,6 +64,9 @@ pub struct Network {
     held: Vec<u32>,
     /// Destinations with a non-zero `held` count.
     held_list: Vec<u32>,
+    /// Empty queues kept between [`Network::return_queues`] and the next
+    /// [`Network::lend_queues`] (their buffers are reused).
+    spare: Vec<VecDeque<(u64, MemReq)>>,
     /// Counters.
     pub stats: NetStats,
 }
@@ -96,6 +99,7 @@ impl Network {
             dests: Vec::with_capacity(n_dst.min(64)),
             held: vec![0; n_dst],
             held_list: Vec::new(),
+            spare: Vec::new(),
             dst_q: (0..n_dst)
                 .map(|_| VecDeque::with_capacity(cap.min(64) as usize))
                 .collect(),
@@ -206,6 +210,43 @@ impl Network {
     /// use the network in between.
     pub fn take_queues(&mut self) -> Vec<VecDeque<(u64, MemReq)>> {
         std::mem::take(&mut self.dst_q)
+    }
+
+    /// [`Network::take_queues`] while the network keeps running: every destination's queue
+    /// moves out, and the packets in it still count against its buffer (as [`Network::pop_held`]
+    /// ones do) until [`Network::return_queues`]; the network's own queues start empty and
+    /// take what it delivers meanwhile. Lets the window engine run a span's request network
+    /// while its memory partitions take the arrivals that were queued before it
+    /// (`gpu/parts.rs`).
+    pub fn lend_queues(&mut self) -> Vec<VecDeque<(u64, MemReq)>> {
+        debug_assert!(self.held_list.is_empty(), "lent with held packets");
+        for (d, q) in self.dst_q.iter().enumerate() {
+            if !q.is_empty() {
+                self.held[d] = q.len() as u32;
+                self.held_list.push(d as u32);
+            }
+        }
+        let mut fresh = std::mem::take(&mut self.spare);
+        fresh.resize_with(self.dst_q.len(), VecDeque::new);
+        std::mem::replace(&mut self.dst_q, fresh)
+    }
+
+    /// Takes back the queues [`Network::lend_queues`] lent (packets may have been removed from
+    /// their fronts): each destination's packets delivered since follow the lent queue's
+    /// remaining ones, in delivery order.
+    pub fn return_queues(&mut self, mut q: Vec<VecDeque<(u64, MemReq)>>) {
+        self.release_held();
+        for (old, new) in q.iter_mut().zip(self.dst_q.iter_mut()) {
+            old.extend(new.drain(..));
+        }
+        self.spare = std::mem::take(&mut self.dst_q);
+        self.restore_queues(q);
+    }
+
+    /// Interconnect cycles from a packet's head flit leaving its source to its arrival, at
+    /// least 1 (`icnt.latency`).
+    pub fn latency(&self) -> u64 {
+        self.latency
     }
 
     /// Puts back the queues [`Network::take_queues`] moved out (packets may have been removed
