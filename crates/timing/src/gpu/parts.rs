@@ -37,8 +37,12 @@
 //! request delivered during the span arrives within it, and the partitions need only what was
 //! queued before it. The network lends those queues to the partitions (still counting their
 //! packets against the slices' buffers, [`Network::lend_queues`]) and runs the span's ticks
-//! while the partitions run theirs; phase 3 appends the span's deliveries behind what the
-//! partitions left. Each phase sees the inputs it sees in order, so the statistics are the same.
+//! while the partitions run theirs; the span's close appends the span's deliveries behind what
+//! the partitions left. Phase 3's reply network needs nothing of phase 1 (it reads the slices'
+//! reply queues), so in a team phase it starts when the last partition ends, beside phase 1's
+//! request network if that still runs: the chain of a span is `max(I, P + F)` (request network,
+//! longest partition, reply network) instead of `I + P + F`. Each phase sees the inputs it sees
+//! in order, so the statistics are the same.
 
 use super::{Mem, DRAM, ICNT, L2};
 use crate::dram::Channel;
@@ -193,30 +197,52 @@ impl Parts {
             .collect()
     }
 
-    /// Phase 3 (after every job): the request buffers go back to the network, the reply network
-    /// runs the span's ticks, and the clocks move to the span's end.
-    #[inline(never)]
+    /// Phase 3 (after every job): the reply network runs the span's ticks, the request buffers
+    /// go back to the network, and the clocks move to the span's end.
     pub(super) fn finish(&mut self, mem: &mut Mem, cyc: &mut [u64; 4], next: &mut [u64; 4]) {
-        let queues = std::mem::take(&mut self.queues);
-        if self.lent {
-            mem.req_net.return_queues(queues);
-        } else {
-            mem.req_net.restore_queues(queues);
-        }
-        for &(t, icnt) in &self.ticks {
-            mem.reply_net.cycle(
+        Self::reply_ticks(
+            &self.ticks,
+            &mut self.stamps,
+            &mut mem.reply_net,
+            &mut mem.slices,
+        );
+        self.close(&mut mem.req_net, cyc, next);
+    }
+
+    /// Phase 3's reply network (after every partition; it needs nothing of phase 1): the
+    /// span's ticks `ticks` over the slices' stamped reply queues.
+    #[inline(never)]
+    pub(super) fn reply_ticks(
+        ticks: &[(u64, u64)],
+        stamps: &mut [VecDeque<u64>],
+        net: &mut Network,
+        slices: &mut [L2Slice],
+    ) {
+        for &(t, icnt) in ticks {
+            net.cycle(
                 icnt,
                 &mut Stamped {
-                    slices: &mut mem.slices,
-                    stamps: &mut self.stamps,
+                    slices: &mut *slices,
+                    stamps: &mut *stamps,
                     t,
                 },
             );
-            mem.reply_net.release_held();
+            net.release_held();
         }
         // Replies left in the queues are ready at the next span.
-        for s in &mut self.stamps {
+        for s in stamps {
             s.clear();
+        }
+    }
+
+    /// The span's end (after phase 1 and phase 3's reply ticks): the request buffers go back to
+    /// the request network `req_net` and the clocks move to the span's end.
+    pub(super) fn close(&mut self, req_net: &mut Network, cyc: &mut [u64; 4], next: &mut [u64; 4]) {
+        let queues = std::mem::take(&mut self.queues);
+        if self.lent {
+            req_net.return_queues(queues);
+        } else {
+            req_net.restore_queues(queues);
         }
         for d in [ICNT, L2, DRAM] {
             cyc[d] = self.end.0[d];
@@ -327,7 +353,8 @@ struct Published {
 /// One span of the split memory side run inside a team phase (module docs): phase 1
 /// ([`TeamSpan::inject`]) on one thread, each partition ([`TeamSpan::part`]) on any thread once
 /// phase 1 has published them (after its ticks, or before them where the lookahead allows:
-/// [`Parts::lend`]), and phase 3 on the thread that completes the last of these parts.
+/// [`Parts::lend`]), phase 3's reply network on the thread that completes the last partition
+/// (beside phase 1 if that still runs), and the span's close on whichever of the two ends last.
 pub(super) struct TeamSpan {
     mem: *mut Mem,
     parts: *mut Parts,
@@ -341,7 +368,9 @@ pub(super) struct TeamSpan {
     ready: AtomicBool,
     ok: AtomicBool,
     published: UnsafeCell<Option<Published>>,
-    /// Parts of the span completed: phase 1 and the partitions.
+    /// Partitions completed (the last runs the reply network's ticks).
+    parts_done: AtomicUsize,
+    /// Of phase 1 and the reply network's ticks, those completed (the last closes the span).
     done: AtomicUsize,
 }
 
@@ -349,8 +378,9 @@ pub(super) struct TeamSpan {
 // else may use `mem`, `parts`, `cyc` or `next` until it has published), then each partition's
 // disjoint channel, slices, request buffers and stamps (published with release, read after an
 // acquire of `ready`), beside `inject`'s request network ticks when lent (the request network
-// and the tick list only, which no partition touches), then `Parts::finish` alone (after every
-// part's release of `done`).
+// and the tick list only, which no partition touches), then the reply network's ticks (reply
+// network, slices, stamps; after every partition's release of `parts_done`), still beside the
+// request network's ticks, then `Parts::close` alone (after both releases of `done`).
 unsafe impl Sync for TeamSpan {}
 
 impl TeamSpan {
@@ -374,6 +404,7 @@ impl TeamSpan {
             ready: AtomicBool::new(false),
             ok: AtomicBool::new(false),
             published: UnsafeCell::new(None),
+            parts_done: AtomicUsize::new(0),
             done: AtomicUsize::new(0),
         }
     }
@@ -385,8 +416,8 @@ impl TeamSpan {
 
     /// Phase 1 of the span ending before `t_end`, and the partitions published to their jobs:
     /// before the request network's ticks where the lookahead allows it ([`Parts::lend`]: the
-    /// partitions run beside them), after them otherwise ([`Parts::inject`]). The call that
-    /// completes the span's last phase-1 or phase-2 part runs phase 3.
+    /// partitions run beside them), after them otherwise ([`Parts::inject`]). If the reply
+    /// network's ticks are done by then, it closes the span.
     ///
     /// # Safety
     /// Called once, before any call of [`TeamSpan::part`] can pass its wait (those wait for
@@ -451,19 +482,26 @@ impl TeamSpan {
         self.ok.store(true, Ordering::Relaxed);
     }
 
-    /// Counts one part of the span (phase 1, or a partition) as complete; the call that
-    /// completes the last runs phase 3 ([`Parts::finish`]) and moves the clocks to the span's
-    /// end.
+    /// Counts phase 1 or the reply network's ticks as complete; the call that completes the
+    /// second closes the span ([`Parts::close`]: request buffers back, clocks to the span's end).
     fn complete(&self) {
-        if self.done.fetch_add(1, Ordering::AcqRel) == self.n_parts {
-            // SAFETY: phase 1 and every partition have completed (acquired through `done`):
-            // this thread alone uses the memory side now.
-            unsafe { (*self.parts).finish(&mut *self.mem, &mut *self.cyc, &mut *self.next) };
+        if self.done.fetch_add(1, Ordering::AcqRel) == 1 {
+            // SAFETY: phase 1, every partition and the reply network's ticks have completed
+            // (acquired through `done`, and `parts_done` before it): this thread alone uses the
+            // memory side now.
+            unsafe {
+                (*self.parts).close(
+                    &mut *std::ptr::addr_of_mut!((*self.mem).req_net),
+                    &mut *self.cyc,
+                    &mut *self.next,
+                )
+            };
         }
     }
 
-    /// Phase 2 of partition `p` once phase 1 has published it; the call that completes the
-    /// span's last part then runs phase 3 ([`TeamSpan::complete`]).
+    /// Phase 2 of partition `p` once phase 1 has published it; the call that completes the last
+    /// partition then runs the reply network's ticks (phase 3, beside phase 1's request network
+    /// ticks if those still run) and, if phase 1 is done, closes the span.
     ///
     /// # Safety
     /// Called once for each `p < n_parts()` (any threads), with [`TeamSpan::inject`] called once
@@ -503,6 +541,19 @@ impl TeamSpan {
             };
             job.run();
         }
-        self.complete();
+        if self.parts_done.fetch_add(1, Ordering::AcqRel) + 1 == self.n_parts {
+            // SAFETY: every partition has completed (acquired through `parts_done`); phase 1,
+            // which may still run its request network's ticks, touches neither the reply
+            // network, the slices nor the stamps, and reads the tick list only.
+            unsafe {
+                Parts::reply_ticks(
+                    &*std::ptr::addr_of!((*self.parts).ticks),
+                    &mut *std::ptr::addr_of_mut!((*self.parts).stamps),
+                    &mut *std::ptr::addr_of_mut!((*self.mem).reply_net),
+                    &mut *std::ptr::addr_of_mut!((*self.mem).slices),
+                )
+            };
+            self.complete();
+        }
     }
 }

@@ -237,7 +237,11 @@ impl Network {
     pub fn return_queues(&mut self, mut q: Vec<VecDeque<(u64, MemReq)>>) {
         self.release_held();
         for (old, new) in q.iter_mut().zip(self.dst_q.iter_mut()) {
-            old.extend(new.drain(..));
+            if old.is_empty() {
+                std::mem::swap(old, new);
+            } else if !new.is_empty() {
+                old.extend(new.drain(..));
+            }
         }
         self.spare = std::mem::take(&mut self.dst_q);
         self.restore_queues(q);
