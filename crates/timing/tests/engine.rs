@@ -330,7 +330,9 @@ fn window_runs_with_any_clock_ratio_identically_on_one_two_and_three_threads() {
             ("sim.window_partitions", "true"),
         ],
     ];
-    let clocks: [(&str, &[(&str, &str)], &str, u32); 5] = [
+    // (preset, clock keys, workload, SMs)
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str, u32);
+    let clocks: [Case; 5] = [
         ("gtx480-cawa", &[], "kmn", 15),
         ("gtx480-caws", &[], "bfs", 30),
         ("gtx480", &[("clocks.icnt_mhz", "933.0")], "bfs", 15),
