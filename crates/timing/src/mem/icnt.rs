@@ -411,6 +411,67 @@ mod tests {
 
     /// Taking arrived packets out with `pop_held` before a cycle back-pressures that cycle
     /// exactly like taking them out after it; a plain `pop` before the cycle would not.
+    /// A span of `icnt.latency` cycles run with the queues lent (the consumer takes arrivals
+    /// from the lent queues while the network runs) leaves the network exactly as running the
+    /// span first and taking the arrivals after it: the lent packets back-pressure the sources,
+    /// and the span's deliveries follow what the consumer left.
+    #[test]
+    fn lent_queues_back_pressure_and_merge_like_a_sequential_span() {
+        let mut c = cfg();
+        c.ejection_buffer = 3;
+        c.latency = 4;
+        let traffic = || {
+            Q(vec![
+                VecDeque::from(vec![req(ReqKind::Read, 0, 0); 6]),
+                VecDeque::from(vec![req(ReqKind::Read, 0, 0); 6]),
+            ])
+        };
+        let arrivals = |n: &Network| n.dst_q[0].iter().map(|&(t, _)| t).collect::<Vec<_>>();
+        let mut runs = vec![];
+        for lend in [false, true] {
+            let (mut n, mut q) = (Network::new(&c, 2, 1, false), traffic());
+            for now in 0..5 {
+                n.cycle(now, &mut q);
+            }
+            let mut log = vec![];
+            for span in [5u64, 9, 13, 17, 21, 25] {
+                // The consumer takes two arrivals per span at most (a slow slice).
+                let take = |qs: &mut Vec<VecDeque<(u64, MemReq)>>, log: &mut Vec<u64>| {
+                    for _ in 0..2 {
+                        if qs[0].front().is_some_and(|&(t, _)| t < span + 4) {
+                            log.push(qs[0].pop_front().unwrap().0);
+                        }
+                    }
+                };
+                if lend {
+                    let mut qs = n.lend_queues();
+                    take(&mut qs, &mut log);
+                    for now in span..span + 4 {
+                        n.cycle(now, &mut q);
+                    }
+                    n.return_queues(qs);
+                } else {
+                    for now in span..span + 4 {
+                        n.cycle(now, &mut q);
+                    }
+                    let mut qs = n.take_queues();
+                    take(&mut qs, &mut log);
+                    n.restore_queues(qs);
+                }
+                log.push(1000 + n.stats.packets);
+                log.extend(arrivals(&n));
+            }
+            runs.push(log);
+        }
+        assert_eq!(runs[0], runs[1]);
+        // The buffer (3 packets) filled and drained: more than 3 packets got through.
+        assert!(
+            runs[0].iter().any(|&x| (1004..2000).contains(&x)),
+            "the consumer freed room: {:?}",
+            runs[0]
+        );
+    }
+
     #[test]
     fn held_pops_count_until_the_cycle_ends() {
         let mut c = cfg();
