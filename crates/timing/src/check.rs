@@ -304,15 +304,6 @@ impl GpuConfig {
                 ));
             }
         }
-        if self.sim.window > 1 && self.clocks.icnt_mhz != self.clocks.core_mhz {
-            return Err(ConfigError::new(
-                "sim.window",
-                format!(
-                    "a window of {} cycles needs the interconnect at the core clock (clocks.icnt_mhz {} != clocks.core_mhz {})",
-                    self.sim.window, self.clocks.icnt_mhz, self.clocks.core_mhz
-                ),
-            ));
-        }
         Ok(())
     }
 }

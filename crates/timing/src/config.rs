@@ -872,7 +872,9 @@ pub struct SimConfig {
     /// (stores visible to other SMs at the window's end, global atomics executed there),
     /// window-granular request-queue credits, replies and CTA dispatch at window starts.
     /// A model change: statistics differ from `W = 1` but not between thread counts.
-    /// Needs `clocks.icnt_mhz == clocks.core_mhz`.
+    /// Any clock ratio: with the interconnect off the core clock (`clocks.icnt_mhz`), a window
+    /// start between two interconnect ticks hands the SMs the replies that arrived by the
+    /// last tick before it.
     #[serde(default = "one")]
     pub window: u32,
     /// With `window` > 1: run the memory side of window `k` while the SMs run window `k + 1`

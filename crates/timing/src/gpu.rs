@@ -414,7 +414,13 @@ impl Gpu {
     /// sleepers), in SM order, as far as the SMs' input queues take them. `early`: before the
     /// rest of the memory side of this cycle ([`Network::pop_held`]).
     fn icnt_eject(&mut self, early: bool) {
-        let now = self.cyc[ICNT];
+        self.icnt_eject_at(self.cyc[ICNT], early);
+    }
+
+    /// [`Gpu::icnt_eject`] of the replies that have arrived by interconnect cycle `now` (the
+    /// current cycle, or with `early` false the last one stepped: the window engine's ejection
+    /// at a window start that falls between two interconnect ticks).
+    fn icnt_eject_at(&mut self, now: u64, early: bool) {
         let mut dests = std::mem::take(&mut self.scratch);
         dests.clear();
         dests.extend_from_slice(self.mem.reply_net.occupied());

@@ -20,11 +20,23 @@ fn run_with(
     skip_idle: bool,
     set: &[(&str, &str)],
 ) -> serde_json::Value {
+    run_preset("gtx480", name, sms, threads, skip_idle, set)
+}
+
+/// [`run_with`] on the preset `preset`.
+fn run_preset(
+    preset: &str,
+    name: &str,
+    sms: u32,
+    threads: usize,
+    skip_idle: bool,
+    set: &[(&str, &str)],
+) -> serde_json::Value {
     let w = registry()
         .into_iter()
         .find(|w| w.info().name == name)
         .unwrap_or_else(|| panic!("workload {name} not registered"));
-    let mut cfg = GpuConfig::preset("gtx480").unwrap();
+    let mut cfg = GpuConfig::preset(preset).unwrap();
     cfg.set("core.num_sms", &sms.to_string()).unwrap();
     cfg.set("sim.skip_idle", if skip_idle { "true" } else { "false" })
         .unwrap();
@@ -296,6 +308,61 @@ fn network_phases_inside_the_team_phase_keep_threads_identical() {
                 "{name} on {sms} SMs, network phases in the team phase: statistics differ \
                  between 1 and {threads} threads"
             );
+        }
+    }
+}
+
+/// The window engine with the interconnect (and the L2) off the core clock: window starts fall
+/// between interconnect ticks, and a span's interconnect ticks are not its core cycles. On the
+/// GPGPU-Sim 3.2.0 presets (`gtx480-cawa`, `gtx480-caws`: interconnect at 1400 MHz, twice the
+/// core clock) and on `gtx480` with the interconnect at 933 and 350 MHz and the L2 at 500 MHz,
+/// each window variant (plain, overlapped, overlapped and split by partition) passes its
+/// output check, stays within 15% of the one-cycle engine's cycles on the same clocks, and
+/// gives identical statistics on 1, 2 and 3 threads.
+#[test]
+fn window_runs_with_any_clock_ratio_identically_on_one_two_and_three_threads() {
+    let variants: [&[(&str, &str)]; 3] = [
+        &[("sim.window", "4")],
+        &[("sim.window", "4"), ("sim.window_overlap", "true")],
+        &[
+            ("sim.window", "4"),
+            ("sim.window_overlap", "true"),
+            ("sim.window_partitions", "true"),
+        ],
+    ];
+    // (preset, clock keys, workload, SMs)
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str, u32);
+    let clocks: [Case; 5] = [
+        ("gtx480-cawa", &[], "kmn", 15),
+        ("gtx480-caws", &[], "bfs", 30),
+        ("gtx480", &[("clocks.icnt_mhz", "933.0")], "bfs", 15),
+        ("gtx480", &[("clocks.icnt_mhz", "350.0")], "mm", 15),
+        (
+            "gtx480",
+            &[("clocks.icnt_mhz", "1400.0"), ("clocks.l2_mhz", "500.0")],
+            "kmn",
+            30,
+        ),
+    ];
+    for (preset, clk, name, sms) in clocks {
+        let base = run_preset(preset, name, sms, 1, true, clk)["total"]["cycles"]
+            .as_f64()
+            .unwrap();
+        for v in variants {
+            let set: Vec<_> = clk.iter().chain(v).copied().collect();
+            let one = run_preset(preset, name, sms, 1, true, &set);
+            let cyc = one["total"]["cycles"].as_f64().unwrap();
+            assert!(
+                (0.9..=1.15).contains(&(cyc / base)),
+                "{name} on {preset} {clk:?} {v:?}: {cyc} cycles, one-cycle engine {base}"
+            );
+            for threads in [2, 3] {
+                assert!(
+                    one == run_preset(preset, name, sms, threads, true, &set),
+                    "{name} on {preset} {clk:?} {v:?}: statistics differ between 1 and \
+                     {threads} threads"
+                );
+            }
         }
     }
 }

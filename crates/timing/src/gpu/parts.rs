@@ -29,6 +29,20 @@
 //! until phase 1 is done; the job that completes the last partition runs phase 3 on its thread,
 //! while the others are still stepping SMs. The three phases keep their order and their inputs,
 //! so the statistics are those of running them one after the other.
+//!
+//! Phases 1 and 2 of a span overlap where the lookahead allows it ([`Parts::lend`]): a request
+//! the network delivers at interconnect cycle `i` arrives at `i + icnt.latency` or later, so when
+//! the span has at most `icnt.latency` interconnect ticks (counted on the interconnect's clock:
+//! 4 for `sim.window = 4` on `gtx480`, 8 with the 3.2.0 presets' 1400 MHz interconnect), no
+//! request delivered during the span arrives within it, and the partitions need only what was
+//! queued before it. The network lends those queues to the partitions (still counting their
+//! packets against the slices' buffers, [`Network::lend_queues`]) and runs the span's ticks
+//! while the partitions run theirs; the span's close appends the span's deliveries behind what
+//! the partitions left. Phase 3's reply network needs nothing of phase 1 (it reads the slices'
+//! reply queues), so in a team phase it starts when the last partition ends, beside phase 1's
+//! request network if that still runs: the chain of a span is `max(I, P + F)` (request network,
+//! longest partition, reply network) instead of `I + P + F`. Each phase sees the inputs it sees
+//! in order, so the statistics are the same.
 
 use super::{Mem, DRAM, ICNT, L2};
 use crate::dram::Channel;
@@ -57,6 +71,9 @@ pub(super) struct Parts {
     start: Clocks,
     end: Clocks,
     t_end: u64,
+    /// The request network lent `queues` ([`Parts::lend`]) rather than gave them up after its
+    /// ticks ([`Parts::inject`]).
+    lent: bool,
 }
 
 /// Phase 2 of one partition: its channel, slices, request buffers and reply stamps.
@@ -84,8 +101,40 @@ impl Parts {
         next: &[u64; 4],
         period: &[u64; 4],
         t_end: u64,
-        mut take: impl FnMut(&mut Network, u64, u64),
+        take: impl FnMut(&mut Network, u64, u64),
     ) {
+        self.plan(cyc, next, period, t_end);
+        Self::request_ticks(&self.ticks, &mut mem.req_net, take);
+        self.queues = mem.req_net.take_queues();
+        self.lent = false;
+        self.size_stamps(mem.slices.len());
+    }
+
+    /// Phase 1 overlapped with phase 2, where the lookahead allows it (module docs): plans the
+    /// span ending before `t_end` and, if its interconnect ticks number at most the request
+    /// network's latency, moves the request buffers out for phase 2 ([`Network::lend_queues`])
+    /// and returns true; the caller then runs [`Parts::request_ticks`] beside the partitions.
+    /// Otherwise changes nothing and returns false.
+    pub(super) fn lend(
+        &mut self,
+        mem: &mut Mem,
+        cyc: &[u64; 4],
+        next: &[u64; 4],
+        period: &[u64; 4],
+        t_end: u64,
+    ) -> bool {
+        self.plan(cyc, next, period, t_end);
+        if self.ticks.len() as u64 > mem.req_net.latency() {
+            return false;
+        }
+        self.queues = mem.req_net.lend_queues();
+        self.lent = true;
+        self.size_stamps(mem.slices.len());
+        true
+    }
+
+    /// The span ending before `t_end`: its interconnect ticks and its clocks at both ends.
+    fn plan(&mut self, cyc: &[u64; 4], next: &[u64; 4], period: &[u64; 4], t_end: u64) {
         self.start = (*cyc, *next);
         self.t_end = t_end;
         self.ticks.clear();
@@ -99,7 +148,6 @@ impl Parts {
                 if n[d] == t {
                     if d == ICNT {
                         self.ticks.push((t, c[ICNT]));
-                        take(&mut mem.req_net, c[ICNT], t);
                     }
                     c[d] += 1;
                     n[d] += period[d];
@@ -107,8 +155,21 @@ impl Parts {
             }
         }
         self.end = (c, n);
-        self.queues = mem.req_net.take_queues();
-        let n_slices = mem.slices.len();
+    }
+
+    /// The request network's ticks of the planned span: `take(net, cycle, time)` at each.
+    #[inline(never)]
+    pub(super) fn request_ticks(
+        ticks: &[(u64, u64)],
+        net: &mut Network,
+        mut take: impl FnMut(&mut Network, u64, u64),
+    ) {
+        for &(t, icnt) in ticks {
+            take(net, icnt, t);
+        }
+    }
+
+    fn size_stamps(&mut self, n_slices: usize) {
         if self.stamps.len() < n_slices {
             self.stamps.resize_with(n_slices, VecDeque::new);
         }
@@ -136,25 +197,52 @@ impl Parts {
             .collect()
     }
 
-    /// Phase 3 (after every job): the request buffers go back to the network, the reply network
-    /// runs the span's ticks, and the clocks move to the span's end.
-    #[inline(never)]
+    /// Phase 3 (after every job): the reply network runs the span's ticks, the request buffers
+    /// go back to the network, and the clocks move to the span's end.
     pub(super) fn finish(&mut self, mem: &mut Mem, cyc: &mut [u64; 4], next: &mut [u64; 4]) {
-        mem.req_net.restore_queues(std::mem::take(&mut self.queues));
-        for &(t, icnt) in &self.ticks {
-            mem.reply_net.cycle(
+        Self::reply_ticks(
+            &self.ticks,
+            &mut self.stamps,
+            &mut mem.reply_net,
+            &mut mem.slices,
+        );
+        self.close(&mut mem.req_net, cyc, next);
+    }
+
+    /// Phase 3's reply network (after every partition; it needs nothing of phase 1): the
+    /// span's ticks `ticks` over the slices' stamped reply queues.
+    #[inline(never)]
+    pub(super) fn reply_ticks(
+        ticks: &[(u64, u64)],
+        stamps: &mut [VecDeque<u64>],
+        net: &mut Network,
+        slices: &mut [L2Slice],
+    ) {
+        for &(t, icnt) in ticks {
+            net.cycle(
                 icnt,
                 &mut Stamped {
-                    slices: &mut mem.slices,
-                    stamps: &mut self.stamps,
+                    slices: &mut *slices,
+                    stamps: &mut *stamps,
                     t,
                 },
             );
-            mem.reply_net.release_held();
+            net.release_held();
         }
         // Replies left in the queues are ready at the next span.
-        for s in &mut self.stamps {
+        for s in stamps {
             s.clear();
+        }
+    }
+
+    /// The span's end (after phase 1 and phase 3's reply ticks): the request buffers go back to
+    /// the request network `req_net` and the clocks move to the span's end.
+    pub(super) fn close(&mut self, req_net: &mut Network, cyc: &mut [u64; 4], next: &mut [u64; 4]) {
+        let queues = std::mem::take(&mut self.queues);
+        if self.lent {
+            req_net.return_queues(queues);
+        } else {
+            req_net.restore_queues(queues);
         }
         for d in [ICNT, L2, DRAM] {
             cyc[d] = self.end.0[d];
@@ -263,8 +351,10 @@ struct Published {
 }
 
 /// One span of the split memory side run inside a team phase (module docs): phase 1
-/// ([`TeamSpan::inject`]) on one thread, then each partition ([`TeamSpan::part`]) on any thread
-/// once phase 1 is done, and phase 3 on the thread that completes the last partition.
+/// ([`TeamSpan::inject`]) on one thread, each partition ([`TeamSpan::part`]) on any thread once
+/// phase 1 has published them (after its ticks, or before them where the lookahead allows:
+/// [`Parts::lend`]), phase 3's reply network on the thread that completes the last partition
+/// (beside phase 1 if that still runs), and the span's close on whichever of the two ends last.
 pub(super) struct TeamSpan {
     mem: *mut Mem,
     parts: *mut Parts,
@@ -272,19 +362,25 @@ pub(super) struct TeamSpan {
     next: *mut [u64; 4],
     period: [u64; 4],
     n_parts: usize,
-    /// Set (release) when phase 1 has ended; `ok` says it completed (a panic in it leaves the
-    /// partitions undone, and the team re-raises the panic).
+    /// Set (release) when phase 1 has published the partitions (or panicked); `ok` says it
+    /// published them (a panic before leaves the partitions undone, and the team re-raises
+    /// the panic).
     ready: AtomicBool,
     ok: AtomicBool,
     published: UnsafeCell<Option<Published>>,
-    /// Partitions completed.
+    /// Partitions completed (the last runs the reply network's ticks).
+    parts_done: AtomicUsize,
+    /// Of phase 1 and the reply network's ticks, those completed (the last closes the span).
     done: AtomicUsize,
 }
 
 // SAFETY: the memory side is reached only through the phases' order: `inject` alone (nothing
 // else may use `mem`, `parts`, `cyc` or `next` until it has published), then each partition's
 // disjoint channel, slices, request buffers and stamps (published with release, read after an
-// acquire of `ready`), then `Parts::finish` alone (after every partition's release of `done`).
+// acquire of `ready`), beside `inject`'s request network ticks when lent (the request network
+// and the tick list only, which no partition touches), then the reply network's ticks (reply
+// network, slices, stamps; after every partition's release of `parts_done`), still beside the
+// request network's ticks, then `Parts::close` alone (after both releases of `done`).
 unsafe impl Sync for TeamSpan {}
 
 impl TeamSpan {
@@ -308,6 +404,7 @@ impl TeamSpan {
             ready: AtomicBool::new(false),
             ok: AtomicBool::new(false),
             published: UnsafeCell::new(None),
+            parts_done: AtomicUsize::new(0),
             done: AtomicUsize::new(0),
         }
     }
@@ -317,8 +414,10 @@ impl TeamSpan {
         self.n_parts
     }
 
-    /// Phase 1 of the span ending before `t_end` ([`Parts::inject`]), then publishes the
-    /// partitions to their jobs.
+    /// Phase 1 of the span ending before `t_end`, and the partitions published to their jobs:
+    /// before the request network's ticks where the lookahead allows it ([`Parts::lend`]: the
+    /// partitions run beside them), after them otherwise ([`Parts::inject`]). If the reply
+    /// network's ticks are done by then, it closes the span.
     ///
     /// # Safety
     /// Called once, before any call of [`TeamSpan::part`] can pass its wait (those wait for
@@ -331,12 +430,44 @@ impl TeamSpan {
             }
         }
         // Opens the partitions even if phase 1 panics (they then do nothing).
-        let _open = Open(&self.ready);
-        // SAFETY: the caller's contract: this thread alone uses the memory side now.
-        let (mem, parts) = unsafe { (&mut *self.mem, &mut *self.parts) };
-        let (cyc, next) = unsafe { (&*self.cyc, &*self.next) };
-        parts.inject(mem, cyc, next, &self.period, t_end, take);
-        // SAFETY: no job reads `published` before `ready` is set.
+        let open = Open(&self.ready);
+        {
+            // SAFETY: the caller's contract: this thread alone uses the memory side now. These
+            // borrows end before the partitions are opened.
+            let (mem, parts) = unsafe { (&mut *self.mem, &mut *self.parts) };
+            let (cyc, next) = unsafe { (&*self.cyc, &*self.next) };
+            if !parts.lend(mem, cyc, next, &self.period, t_end) {
+                parts.inject(mem, cyc, next, &self.period, t_end, take);
+                // SAFETY: as below.
+                unsafe { self.publish(mem, parts) };
+                drop(open);
+                self.complete();
+                return;
+            }
+            // SAFETY: no job reads `published` before `ready` is set.
+            unsafe { self.publish(mem, parts) };
+        }
+        drop(open);
+        // SAFETY: the partitions now use the channels, the slices, the lent request buffers and
+        // the reply stamps; this thread uses only the request network and the span's tick
+        // list, which no partition touches, until `complete`.
+        let (net, ticks) = unsafe {
+            (
+                &mut *std::ptr::addr_of_mut!((*self.mem).req_net),
+                &*std::ptr::addr_of!((*self.parts).ticks),
+            )
+        };
+        Parts::request_ticks(ticks, net, take);
+        self.complete();
+    }
+
+    /// Publishes the partitions of the memory side `mem` and the split state `parts` to their
+    /// jobs; `ok` says that phase 1 has got this far.
+    ///
+    /// # Safety
+    /// Before `ready` is set (no job reads `published` until then).
+    unsafe fn publish(&self, mem: &mut Mem, parts: &mut Parts) {
+        // SAFETY: the caller's contract.
         unsafe {
             *self.published.get() = Some(Published {
                 channels: mem.channels.as_mut_ptr(),
@@ -351,8 +482,26 @@ impl TeamSpan {
         self.ok.store(true, Ordering::Relaxed);
     }
 
-    /// Phase 2 of partition `p` once phase 1 is done; the call that completes the last
-    /// partition then runs phase 3 ([`Parts::finish`]) and moves the clocks to the span's end.
+    /// Counts phase 1 or the reply network's ticks as complete; the call that completes the
+    /// second closes the span ([`Parts::close`]: request buffers back, clocks to the span's end).
+    fn complete(&self) {
+        if self.done.fetch_add(1, Ordering::AcqRel) == 1 {
+            // SAFETY: phase 1, every partition and the reply network's ticks have completed
+            // (acquired through `done`, and `parts_done` before it): this thread alone uses the
+            // memory side now.
+            unsafe {
+                (*self.parts).close(
+                    &mut *std::ptr::addr_of_mut!((*self.mem).req_net),
+                    &mut *self.cyc,
+                    &mut *self.next,
+                )
+            };
+        }
+    }
+
+    /// Phase 2 of partition `p` once phase 1 has published it; the call that completes the last
+    /// partition then runs the reply network's ticks (phase 3, beside phase 1's request network
+    /// ticks if those still run) and, if phase 1 is done, closes the span.
     ///
     /// # Safety
     /// Called once for each `p < n_parts()` (any threads), with [`TeamSpan::inject`] called once
@@ -376,7 +525,8 @@ impl TeamSpan {
         // The job's borrows end with this block, before phase 3 may take the whole side.
         {
             // SAFETY: partition `p`'s channel, slices, request buffers and stamps, used by this
-            // call alone (each `p` runs once); phase 1 is over and phase 3 waits for this call.
+            // call alone (each `p` runs once); phase 1 touches no partition any more (it has
+            // published them) and phase 3 waits for this call.
             let mut job = unsafe {
                 PartJob {
                     channel: &mut *q.channels.add(p),
@@ -391,10 +541,19 @@ impl TeamSpan {
             };
             job.run();
         }
-        if self.done.fetch_add(1, Ordering::AcqRel) + 1 == self.n_parts {
-            // SAFETY: every partition has completed (acquired through `done`) and phase 1
-            // long before: this thread alone uses the memory side now.
-            unsafe { (*self.parts).finish(&mut *self.mem, &mut *self.cyc, &mut *self.next) };
+        if self.parts_done.fetch_add(1, Ordering::AcqRel) + 1 == self.n_parts {
+            // SAFETY: every partition has completed (acquired through `parts_done`); phase 1,
+            // which may still run its request network's ticks, touches neither the reply
+            // network, the slices nor the stamps, and reads the tick list only.
+            unsafe {
+                Parts::reply_ticks(
+                    &*std::ptr::addr_of!((*self.parts).ticks),
+                    &mut *std::ptr::addr_of_mut!((*self.parts).stamps),
+                    &mut *std::ptr::addr_of_mut!((*self.mem).reply_net),
+                    &mut *std::ptr::addr_of_mut!((*self.mem).slices),
+                )
+            };
+            self.complete();
         }
     }
 }

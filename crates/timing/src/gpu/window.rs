@@ -272,16 +272,21 @@ fn split_span(
     parts.finish(mem, cyc, next);
 }
 
-/// Raw access to the SMs and their outcomes (the window's SM jobs), or to the partition jobs
-/// (`split_step4`), from the team's threads.
-struct Slots<'j> {
+/// Raw access to the SMs and their outcomes from the team's threads (the window's SM jobs).
+struct SmSlots {
     sms: *mut Sm,
     out: *mut Outcome,
-    parts: *mut PartJob<'j>,
 }
-// SAFETY: every SM job touches only `sms[order[i]]` and `out[i]` for its own SM index `i`, and
-// every partition job only `parts[i]`, whose borrows are disjoint from each other.
-unsafe impl Sync for Slots<'_> {}
+// SAFETY: every SM job touches only `sms[order[i]]` and `out[i]` for its own job index `i`
+// (`order` holds distinct SM indices).
+unsafe impl Sync for SmSlots {}
+
+/// Raw access to the partition jobs from the team's threads (`split_step4`, the partitions'
+/// team phase without overlap).
+struct PartSlots<'j>(*mut PartJob<'j>);
+// SAFETY: every partition job touches only `parts[i]`, whose borrows are disjoint from the
+// other jobs'.
+unsafe impl Sync for PartSlots<'_> {}
 
 impl Gpu {
     /// The window engine's launch loop (module docs); called by `Gpu::run_launch` after the
@@ -349,9 +354,10 @@ impl Gpu {
             let mut ticked = false;
             let mut skip = None;
             if pending.is_none() && all_quiet(self) {
-                // Idle skipping must see the memory side at `t0`: run its ticks there first.
+                // Idle skipping must see the memory side at `t0`: run its ticks there first
+                // (an interconnect tick there ejects its arrived replies).
+                ticked = self.next[ICNT] == t0;
                 self.ticks_at(t0, true);
-                ticked = true;
                 let cap = self.skip_cap(c0, last_progress, last_exit, dispatch_at);
                 skip = self.idle_span(c0, t0, k, next_cta < total && c0 >= dispatch_at, cap);
             }
@@ -361,10 +367,18 @@ impl Gpu {
             } else {
                 // The memory side's time: `t0`, or the pending window's start (overlap).
                 let tm = pending.map_or(t0, |(t, _)| t);
-                if !ticked && self.next[ICNT] == tm && ejected != tm {
-                    // Replies that have arrived by `tm`; the rest of this interconnect tick runs
-                    // in step 4 (its back-pressure still counts them, `Network::pop_held`).
-                    self.icnt_eject(true);
+                if !ticked && ejected != tm {
+                    if self.next[ICNT] == tm {
+                        // Replies that have arrived by `tm`, an interconnect tick; the rest of
+                        // this tick runs in step 4 (its back-pressure still counts them,
+                        // `Network::pop_held`).
+                        self.icnt_eject(true);
+                    } else if self.cyc[ICNT] > 0 {
+                        // The interconnect on a clock of its own (`clocks.icnt_mhz`), `tm`
+                        // between two of its ticks: replies that have arrived by the last tick
+                        // before `tm`, which has run completely.
+                        self.icnt_eject_at(self.cyc[ICNT] - 1, false);
+                    }
                     ejected = tm;
                 }
                 // Step 1: dispatch for the window's cycles, all placed at `c0`.
@@ -440,10 +454,9 @@ impl Gpu {
                     let fronts: &dyn WindowFronts = src.window_fronts(n_sm32).expect("split");
                     let order = &self.awake;
                     let n_jobs = order.len() + n_parts;
-                    let slots = Slots {
+                    let slots = SmSlots {
                         sms: self.sms.as_mut_ptr(),
                         out: outcomes.as_mut_ptr(),
-                        parts: std::ptr::null_mut(),
                     };
                     // The partitions come first: they are the calling thread's home range, so
                     // the chain injection, partitions, reply network starts on the thread that
@@ -628,15 +641,11 @@ impl Gpu {
         let mut jobs = parts.jobs(&mut self.mem, &self.period);
         match &mut self.team {
             Some(team) if jobs.len() > 1 => {
-                let slots = Slots {
-                    sms: std::ptr::null_mut(),
-                    out: std::ptr::null_mut(),
-                    parts: jobs.as_mut_ptr(),
-                };
+                let slots = PartSlots(jobs.as_mut_ptr());
                 let job = |i: usize| {
                     let slots = &slots;
                     // SAFETY: each job index runs once (`Team::run`).
-                    unsafe { (*slots.parts.add(i)).run() };
+                    unsafe { (*slots.0.add(i)).run() };
                 };
                 team.run(jobs.len(), &job, || {});
             }

@@ -64,6 +64,9 @@ pub struct Network {
     held: Vec<u32>,
     /// Destinations with a non-zero `held` count.
     held_list: Vec<u32>,
+    /// Empty queues kept between [`Network::return_queues`] and the next
+    /// [`Network::lend_queues`] (their buffers are reused).
+    spare: Vec<VecDeque<(u64, MemReq)>>,
     /// Counters.
     pub stats: NetStats,
 }
@@ -96,6 +99,7 @@ impl Network {
             dests: Vec::with_capacity(n_dst.min(64)),
             held: vec![0; n_dst],
             held_list: Vec::new(),
+            spare: Vec::new(),
             dst_q: (0..n_dst)
                 .map(|_| VecDeque::with_capacity(cap.min(64) as usize))
                 .collect(),
@@ -206,6 +210,47 @@ impl Network {
     /// use the network in between.
     pub fn take_queues(&mut self) -> Vec<VecDeque<(u64, MemReq)>> {
         std::mem::take(&mut self.dst_q)
+    }
+
+    /// [`Network::take_queues`] while the network keeps running: every destination's queue
+    /// moves out, and the packets in it still count against its buffer (as [`Network::pop_held`]
+    /// ones do) until [`Network::return_queues`]; the network's own queues start empty and
+    /// take what it delivers meanwhile. Lets the window engine run a span's request network
+    /// while its memory partitions take the arrivals that were queued before it
+    /// (`gpu/parts.rs`).
+    pub fn lend_queues(&mut self) -> Vec<VecDeque<(u64, MemReq)>> {
+        debug_assert!(self.held_list.is_empty(), "lent with held packets");
+        for (d, q) in self.dst_q.iter().enumerate() {
+            if !q.is_empty() {
+                self.held[d] = q.len() as u32;
+                self.held_list.push(d as u32);
+            }
+        }
+        let mut fresh = std::mem::take(&mut self.spare);
+        fresh.resize_with(self.dst_q.len(), VecDeque::new);
+        std::mem::replace(&mut self.dst_q, fresh)
+    }
+
+    /// Takes back the queues [`Network::lend_queues`] lent (packets may have been removed from
+    /// their fronts): each destination's packets delivered since follow the lent queue's
+    /// remaining ones, in delivery order.
+    pub fn return_queues(&mut self, mut q: Vec<VecDeque<(u64, MemReq)>>) {
+        self.release_held();
+        for (old, new) in q.iter_mut().zip(self.dst_q.iter_mut()) {
+            if old.is_empty() {
+                std::mem::swap(old, new);
+            } else if !new.is_empty() {
+                old.extend(new.drain(..));
+            }
+        }
+        self.spare = std::mem::take(&mut self.dst_q);
+        self.restore_queues(q);
+    }
+
+    /// Interconnect cycles from a packet's head flit leaving its source to its arrival, at
+    /// least 1 (`icnt.latency`).
+    pub fn latency(&self) -> u64 {
+        self.latency
     }
 
     /// Puts back the queues [`Network::take_queues`] moved out (packets may have been removed
@@ -366,6 +411,67 @@ mod tests {
 
     /// Taking arrived packets out with `pop_held` before a cycle back-pressures that cycle
     /// exactly like taking them out after it; a plain `pop` before the cycle would not.
+    /// A span of `icnt.latency` cycles run with the queues lent (the consumer takes arrivals
+    /// from the lent queues while the network runs) leaves the network exactly as running the
+    /// span first and taking the arrivals after it: the lent packets back-pressure the sources,
+    /// and the span's deliveries follow what the consumer left.
+    #[test]
+    fn lent_queues_back_pressure_and_merge_like_a_sequential_span() {
+        let mut c = cfg();
+        c.ejection_buffer = 3;
+        c.latency = 4;
+        let traffic = || {
+            Q(vec![
+                VecDeque::from(vec![req(ReqKind::Read, 0, 0); 6]),
+                VecDeque::from(vec![req(ReqKind::Read, 0, 0); 6]),
+            ])
+        };
+        let arrivals = |n: &Network| n.dst_q[0].iter().map(|&(t, _)| t).collect::<Vec<_>>();
+        let mut runs = vec![];
+        for lend in [false, true] {
+            let (mut n, mut q) = (Network::new(&c, 2, 1, false), traffic());
+            for now in 0..5 {
+                n.cycle(now, &mut q);
+            }
+            let mut log = vec![];
+            for span in [5u64, 9, 13, 17, 21, 25] {
+                // The consumer takes two arrivals per span at most (a slow slice).
+                let take = |qs: &mut Vec<VecDeque<(u64, MemReq)>>, log: &mut Vec<u64>| {
+                    for _ in 0..2 {
+                        if qs[0].front().is_some_and(|&(t, _)| t < span + 4) {
+                            log.push(qs[0].pop_front().unwrap().0);
+                        }
+                    }
+                };
+                if lend {
+                    let mut qs = n.lend_queues();
+                    take(&mut qs, &mut log);
+                    for now in span..span + 4 {
+                        n.cycle(now, &mut q);
+                    }
+                    n.return_queues(qs);
+                } else {
+                    for now in span..span + 4 {
+                        n.cycle(now, &mut q);
+                    }
+                    let mut qs = n.take_queues();
+                    take(&mut qs, &mut log);
+                    n.restore_queues(qs);
+                }
+                log.push(1000 + n.stats.packets);
+                log.extend(arrivals(&n));
+            }
+            runs.push(log);
+        }
+        assert_eq!(runs[0], runs[1]);
+        // The buffer (3 packets) filled and drained: more than 3 packets got through.
+        assert!(
+            runs[0].iter().any(|&x| (1004..2000).contains(&x)),
+            "the consumer freed room: {:?}",
+            runs[0]
+        );
+    }
+
     #[test]
     fn held_pops_count_until_the_cycle_ends() {
         let mut c = cfg();
