@@ -22,7 +22,9 @@ fn main() {
     let name = arg(1, "GT1");
     let policy = arg(2, "frfcfs");
     let kind = arg(3, "base");
-    let max: u64 = arg(4, "50000000").parse().expect("MAX_FRAME_CYCLES: a number");
+    let max: u64 = arg(4, "50000000")
+        .parse()
+        .expect("MAX_FRAME_CYCLES: a number");
     let mix_name = arg(5, "HL");
     let size = arg(6, "tiny");
     let t = title::by_name(&name).expect("title");

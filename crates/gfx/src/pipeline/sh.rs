@@ -5,7 +5,9 @@
 //! that queue is full. Flow counters are per core with `th_in = th_out = simd / shader cycles`
 //! (section 2.3: peak input rate over the cycles the program takes per quad, per draw call).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use warpforge_hetero::fasthash::FastMap;
 
 use super::Gpu;
 use crate::cache::State as Line;
@@ -37,7 +39,7 @@ pub(super) struct Sh {
     slots: Vec<Option<Ctx>>,
     resident: Vec<usize>,
     executing: Vec<usize>,
-    waiters: HashMap<u64, Vec<u32>>,
+    waiters: FastMap<u64, Vec<u32>>,
     /// Contexts with a request that could not be sent (queue full or set all pending), in order.
     retry: VecDeque<u32>,
     rr: usize,
@@ -52,7 +54,7 @@ impl Sh {
             slots: vec![None; cores * contexts],
             resident: vec![0; cores],
             executing: vec![0; cores],
-            waiters: HashMap::new(),
+            waiters: FastMap::default(),
             retry: VecDeque::new(),
             rr: 0,
             shader_cycles: 1,
