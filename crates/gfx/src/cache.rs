@@ -63,7 +63,27 @@ impl Cache {
 
     fn find(&self, block: u64) -> Option<usize> {
         let s = self.set_of(block) * self.ways;
-        (s..s + self.ways).find(|&i| self.tags[i] == block)
+        self.tags[s..s + self.ways]
+            .iter()
+            .position(|&t| t == block)
+            .map(|k| s + k)
+    }
+
+    /// The state of `block` (no LRU update) and its way index when present.
+    pub fn state_at(&self, block: u64) -> (State, Option<usize>) {
+        match self.find(block) {
+            Some(i) if self.pending[i] => (State::Pending, Some(i)),
+            Some(i) => (State::Hit, Some(i)),
+            None => (State::Miss, None),
+        }
+    }
+
+    /// [`Cache::access`] of a present, filled block at way index `i` (from
+    /// [`Cache::state_at`]), without looking it up again.
+    pub fn touch(&mut self, i: usize, write: bool) {
+        self.clock += 1;
+        self.stamp[i] = self.clock;
+        self.dirty[i] |= write;
     }
 
     /// The state of `block` (no LRU update).

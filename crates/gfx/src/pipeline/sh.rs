@@ -149,13 +149,12 @@ impl Gpu {
                         continue;
                     }
                     let b = d.tex_block(q, j);
-                    if self.mem.ensure(self.ids.tex, b, Stream::Texture) {
-                        self.mem.caches[self.ids.tex].access(b, false);
-                        got |= 1 << j;
-                    } else if self.mem.caches[self.ids.tex].state(b) == Line::Miss {
-                        retry = true;
-                    } else {
-                        self.sh.waiters.entry(b).or_default().push(slot as u32);
+                    match self.mem.ensure_read(self.ids.tex, b, Stream::Texture) {
+                        Line::Hit => got |= 1 << j,
+                        Line::Miss => retry = true,
+                        Line::Pending => {
+                            self.sh.waiters.entry(b).or_default().push(slot as u32);
+                        }
                     }
                 }
                 let all = got.count_ones() >= d.tex_fetches as u32;
