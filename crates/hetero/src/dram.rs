@@ -276,7 +276,10 @@ impl Channel {
                         now >= b.next_pre && !self.hit_pending[e.bank as usize],
                         false,
                     ),
-                    None => (now >= b.next_act && now >= self.next_act_any && faw_ok, false),
+                    None => (
+                        now >= b.next_act && now >= self.next_act_any && faw_ok,
+                        false,
+                    ),
                 };
                 if ok {
                     self.cands.push(Cand {
