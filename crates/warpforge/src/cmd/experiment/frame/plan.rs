@@ -264,7 +264,7 @@ impl Plan {
         };
         let total = na + nb + rest.len();
         let alone_out: Mutex<Vec<Option<Result<f64, String>>>> = Mutex::new(vec![None; na]);
-        let run_out: Mutex<Vec<Option<Result<(MixResult, f64), String>>>> =
+        let run_out: Mutex<Vec<Slot<(MixResult, f64)>>> =
             Mutex::new((0..nb + rest.len()).map(|_| None).collect());
         let random: Mutex<Vec<Option<Job>>> = Mutex::new(vec![None; rest.len()]);
         std::thread::scope(|s| {
@@ -338,6 +338,9 @@ impl Plan {
         Ok(Outcome { runs, cpu_s, alone })
     }
 }
+
+/// A pool task's result, `None` until it ran.
+type Slot<R> = Option<Result<R, String>>;
 
 /// The result of pool task `i`, or an error naming it.
 fn collect<R>(i: usize, r: Option<Result<R, String>>) -> Result<R> {
