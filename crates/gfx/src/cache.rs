@@ -22,6 +22,11 @@ pub struct Cache {
     stamp: Vec<u64>,
     dirty: Vec<bool>,
     pending: Vec<bool>,
+    /// Pending ways per set (a set whose ways are all pending has no victim: answered without
+    /// scanning it).
+    set_pending: Vec<u32>,
+    /// `sets - 1` where `sets` is a power of two (the set index is then a mask, not a division).
+    mask: Option<u64>,
     clock: u64,
     /// Fills so far (lets waiters skip re-checking when nothing arrived).
     pub fills: u64,
@@ -41,6 +46,8 @@ impl Cache {
             stamp: vec![0; sets * ways],
             dirty: vec![false; sets * ways],
             pending: vec![false; sets * ways],
+            set_pending: vec![0; sets],
+            mask: sets.is_power_of_two().then_some(sets as u64 - 1),
             clock: 0,
             fills: 0,
         }
@@ -48,12 +55,35 @@ impl Cache {
 
     fn set_of(&self, block: u64) -> usize {
         let h = block ^ (block >> 13) ^ (block >> 29);
-        (h % self.sets as u64) as usize
+        match self.mask {
+            Some(m) => (h & m) as usize,
+            None => (h % self.sets as u64) as usize,
+        }
     }
 
     fn find(&self, block: u64) -> Option<usize> {
         let s = self.set_of(block) * self.ways;
-        (s..s + self.ways).find(|&i| self.tags[i] == block)
+        self.tags[s..s + self.ways]
+            .iter()
+            .position(|&t| t == block)
+            .map(|k| s + k)
+    }
+
+    /// The state of `block` (no LRU update) and its way index when present.
+    pub fn state_at(&self, block: u64) -> (State, Option<usize>) {
+        match self.find(block) {
+            Some(i) if self.pending[i] => (State::Pending, Some(i)),
+            Some(i) => (State::Hit, Some(i)),
+            None => (State::Miss, None),
+        }
+    }
+
+    /// [`Cache::access`] of a present, filled block at way index `i` (from
+    /// [`Cache::state_at`]), without looking it up again.
+    pub fn touch(&mut self, i: usize, write: bool) {
+        self.clock += 1;
+        self.stamp[i] = self.clock;
+        self.dirty[i] |= write;
     }
 
     /// The state of `block` (no LRU update).
@@ -84,16 +114,27 @@ impl Cache {
     }
 
     fn victim(&self, block: u64) -> Option<usize> {
-        let s = self.set_of(block) * self.ways;
-        (s..s + self.ways)
-            .filter(|&i| !self.pending[i])
-            .min_by_key(|&i| {
-                if self.tags[i] == EMPTY {
-                    0
-                } else {
-                    self.stamp[i]
-                }
-            })
+        let set = self.set_of(block);
+        if self.set_pending[set] as usize >= self.ways {
+            return None;
+        }
+        // The first non-pending way with the smallest stamp (an empty way counts as 0).
+        let s = set * self.ways;
+        let mut best: Option<(usize, u64)> = None;
+        for i in s..s + self.ways {
+            if self.pending[i] {
+                continue;
+            }
+            let k = if self.tags[i] == EMPTY {
+                0
+            } else {
+                self.stamp[i]
+            };
+            if best.is_none_or(|(_, b)| k < b) {
+                best = Some((i, k));
+            }
+        }
+        best.map(|(i, _)| i)
     }
 
     fn place(&mut self, v: usize, block: u64, dirty: bool, pending: bool) -> Option<u64> {
@@ -101,6 +142,9 @@ impl Cache {
         self.tags[v] = block;
         self.stamp[v] = self.clock;
         self.dirty[v] = dirty;
+        if pending && !self.pending[v] {
+            self.set_pending[v / self.ways] += 1;
+        }
         self.pending[v] = pending;
         wb
     }
@@ -120,6 +164,9 @@ impl Cache {
         self.clock += 1;
         self.fills += 1;
         if let Some(i) = self.find(block) {
+            if self.pending[i] {
+                self.set_pending[i / self.ways] -= 1;
+            }
             self.pending[i] = false;
             self.stamp[i] = self.clock;
             self.dirty[i] |= dirty;

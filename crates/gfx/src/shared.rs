@@ -3,7 +3,7 @@
 //! cores of a mix co-running. The GPU runs at 1 GHz, the memory side and the CPU cores at 4 GHz,
 //! so each GPU cycle steps them `ratio` (4) cycles.
 
-use std::collections::HashMap;
+use warpforge_hetero::fasthash::FastMap;
 
 use warpforge_hetero::cpu::CpuCluster;
 use warpforge_hetero::{Completion, MemSystem, Request, Source};
@@ -30,7 +30,7 @@ pub struct SharedMem {
     /// each class waits under a policy (diagnostic of claims 7-8).
     pub dram_latency: [(u64, u64); 2],
     /// Stream, critical bit and memory-side issue cycle of each GPU read in flight, by token.
-    reads: HashMap<u64, (u8, bool, u64)>,
+    reads: FastMap<u64, (u8, bool, u64)>,
     gpu_cycle: u64,
 }
 
@@ -44,7 +44,7 @@ impl SharedMem {
             cpu: None,
             dram: StreamCounts::default(),
             dram_latency: [(0, 0); 2],
-            reads: HashMap::new(),
+            reads: FastMap::default(),
             gpu_cycle: 0,
         }
     }
@@ -59,7 +59,7 @@ fn source(a: &Access) -> Source {
 fn take(
     c: Completion,
     done: &mut Vec<u64>,
-    reads: &mut HashMap<u64, (u8, bool, u64)>,
+    reads: &mut FastMap<u64, (u8, bool, u64)>,
     dram: &mut StreamCounts,
     latency: &mut [(u64, u64); 2],
 ) {

@@ -131,6 +131,8 @@ pub struct Channel {
     next_ref: u64,
     cands: Vec<Cand>,
     hit_pending: Vec<bool>,
+    /// Per queue entry: eligible this cycle (scratch of [`Channel::cycle`]).
+    elig: Vec<bool>,
     /// Counters.
     pub stats: DramStats,
 }
@@ -160,6 +162,7 @@ impl Channel {
             },
             cands: Vec::new(),
             hit_pending: vec![false; c.banks as usize],
+            elig: Vec::new(),
             stats: DramStats::default(),
         }
     }
@@ -245,19 +248,25 @@ impl Channel {
             self.draining = false;
         }
         let write = !self.writes.is_empty() && (self.draining || self.reads.is_empty());
-        // Candidates: requests whose next command may issue now.
+        // Candidates: requests whose next command may issue now. Each entry's eligibility is
+        // asked once (`MemPolicy::eligible` takes `&self`), and the tFAW window once per cycle.
         self.cands.clear();
         self.hit_pending.iter_mut().for_each(|h| *h = false);
+        self.elig.clear();
         {
             let q = if write { &self.writes } else { &self.reads };
             let cap = self.c.row_hit_cap;
             for e in q {
-                if (write || policy.eligible(e)) && col_open(&self.banks[e.bank as usize], e, cap) {
+                let ok = write || policy.eligible(e);
+                self.elig.push(ok);
+                if ok && col_open(&self.banks[e.bank as usize], e, cap) {
                     self.hit_pending[e.bank as usize] = true;
                 }
             }
+            let oldest = *self.acts.iter().min().expect("4");
+            let faw_ok = self.faw_n < 4 || now >= oldest + self.c.t_faw as u64;
             for (pos, e) in q.iter().enumerate() {
-                if !write && !policy.eligible(e) {
+                if !self.elig[pos] {
                     continue;
                 }
                 let b = &self.banks[e.bank as usize];
@@ -267,7 +276,10 @@ impl Channel {
                         now >= b.next_pre && !self.hit_pending[e.bank as usize],
                         false,
                     ),
-                    None => (self.act_ok(now, b), false),
+                    None => (
+                        now >= b.next_act && now >= self.next_act_any && faw_ok,
+                        false,
+                    ),
                 };
                 if ok {
                     self.cands.push(Cand {
@@ -305,13 +317,6 @@ impl Channel {
             && now >= self.next_cas
             && now + lat >= self.bus_free
             && now >= if write { self.next_wr } else { self.next_rd }
-    }
-
-    fn act_ok(&self, now: u64, b: &Bank) -> bool {
-        let oldest = *self.acts.iter().min().expect("4");
-        now >= b.next_act
-            && now >= self.next_act_any
-            && (self.faw_n < 4 || now >= oldest + self.c.t_faw as u64)
     }
 
     /// Data-bus cycles the burst of a request from `source` occupies: `burst`, or for a GPU

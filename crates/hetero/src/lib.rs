@@ -15,6 +15,7 @@ pub mod config;
 pub mod cpu;
 pub mod crit;
 pub mod dram;
+pub mod fasthash;
 pub mod llc;
 pub mod mem;
 pub mod policy;

@@ -9,12 +9,13 @@
 
 use crate::config::HeteroConfig;
 use crate::dram::{locate, Channel, DramEntry, DramStats};
+use crate::fasthash::{FastMap, FastSet};
 use crate::llc::Llc;
 use crate::policy::{self, Ctx, GpuStatus, MemPolicy};
 use crate::req::{Completion, Request, Source};
 use crate::ring::Ring;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
 /// Counters of one requester.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
@@ -97,13 +98,13 @@ pub struct MemSystem {
     gpu: GpuStatus,
     events: BinaryHeap<Reverse<(u64, u64, Ev)>>,
     seq: u64,
-    inflight: HashMap<u64, Inflight>,
+    inflight: FastMap<u64, Inflight>,
     next_tok: u64,
-    mshrs: HashMap<u64, Mshr>,
-    mshr_of_line: HashMap<u64, u64>,
+    mshrs: FastMap<u64, Mshr>,
+    mshr_of_line: FastMap<u64, u64>,
     overflow: Vec<VecDeque<DramEntry>>,
     woverflow: Vec<VecDeque<DramEntry>>,
-    seen: HashSet<u64>,
+    seen: FastSet<u64>,
     completions: Vec<Completion>,
     back_inval: Vec<(usize, u64)>,
     dram_acc: u64,
@@ -132,13 +133,13 @@ impl MemSystem {
             now: 0,
             events: BinaryHeap::new(),
             seq: 0,
-            inflight: HashMap::new(),
+            inflight: FastMap::default(),
             next_tok: 0,
-            mshrs: HashMap::new(),
-            mshr_of_line: HashMap::new(),
+            mshrs: FastMap::default(),
+            mshr_of_line: FastMap::default(),
             overflow: vec![VecDeque::new(); n],
             woverflow: vec![VecDeque::new(); n],
-            seen: HashSet::new(),
+            seen: FastSet::default(),
             completions: Vec::new(),
             back_inval: Vec::new(),
             dram_acc: 0,

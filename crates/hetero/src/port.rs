@@ -7,9 +7,10 @@
 
 use crate::cpu::CpuCluster;
 use crate::crit::GpuShared;
+use crate::fasthash::FastMap;
 use crate::mem::MemSystem;
 use crate::req::{Completion, Request, Source};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use warpforge_timing::dram::port::MemoryPort;
@@ -30,7 +31,7 @@ pub struct HeteroPort {
     /// Memory cycles run.
     pub t: u64,
     next_id: u64,
-    parts: HashMap<u64, (DramReq, u8)>,
+    parts: FastMap<u64, (DramReq, u8)>,
     returns: VecDeque<DramReq>,
     max_inflight: usize,
     last_rates: (u64, u64),
@@ -60,7 +61,7 @@ impl HeteroPort {
             shared,
             t: t0,
             next_id: 0,
-            parts: HashMap::new(),
+            parts: FastMap::default(),
             returns: VecDeque::new(),
             max_inflight,
             last_rates: (0, 0),

@@ -117,10 +117,37 @@ impl MemIf {
     /// Whether `block` is in cache `c`; if not, requests it (once) when the queue has room.
     pub fn ensure(&mut self, c: usize, block: u64, s: Stream) -> bool {
         match self.caches[c].state(block) {
-            State::Hit => return true,
-            State::Pending => return false,
-            State::Miss => {}
+            State::Hit => true,
+            State::Pending => false,
+            State::Miss => {
+                self.request(c, block, s);
+                false
+            }
         }
+    }
+
+    /// [`MemIf::ensure`] followed, on a hit, by a read access of the block (LRU update), with
+    /// one tag lookup: the block's state afterwards (`Pending` when it was requested now,
+    /// `Miss` when the queue or the set had no room).
+    pub fn ensure_read(&mut self, c: usize, block: u64, s: Stream) -> State {
+        match self.caches[c].state_at(block) {
+            (State::Hit, Some(i)) => {
+                self.caches[c].touch(i, false);
+                State::Hit
+            }
+            (State::Pending, _) => State::Pending,
+            _ => {
+                if self.request(c, block, s) {
+                    State::Pending
+                } else {
+                    State::Miss
+                }
+            }
+        }
+    }
+
+    /// Requests missing `block` of cache `c` if the queue and the set have room: whether it did.
+    fn request(&mut self, c: usize, block: u64, s: Stream) -> bool {
         if self.out.len() < self.cap {
             match self.caches[c].reserve(block) {
                 Err(()) => return false,
@@ -150,6 +177,7 @@ impl MemIf {
                 stream: s,
                 critical,
             });
+            return true;
         }
         false
     }

@@ -5,7 +5,9 @@
 //! that queue is full. Flow counters are per core with `th_in = th_out = simd / shader cycles`
 //! (section 2.3: peak input rate over the cycles the program takes per quad, per draw call).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use warpforge_hetero::fasthash::FastMap;
 
 use super::Gpu;
 use crate::cache::State as Line;
@@ -37,7 +39,7 @@ pub(super) struct Sh {
     slots: Vec<Option<Ctx>>,
     resident: Vec<usize>,
     executing: Vec<usize>,
-    waiters: HashMap<u64, Vec<u32>>,
+    waiters: FastMap<u64, Vec<u32>>,
     /// Contexts with a request that could not be sent (queue full or set all pending), in order.
     retry: VecDeque<u32>,
     rr: usize,
@@ -52,7 +54,7 @@ impl Sh {
             slots: vec![None; cores * contexts],
             resident: vec![0; cores],
             executing: vec![0; cores],
-            waiters: HashMap::new(),
+            waiters: FastMap::default(),
             retry: VecDeque::new(),
             rr: 0,
             shader_cycles: 1,
@@ -147,13 +149,12 @@ impl Gpu {
                         continue;
                     }
                     let b = d.tex_block(q, j);
-                    if self.mem.ensure(self.ids.tex, b, Stream::Texture) {
-                        self.mem.caches[self.ids.tex].access(b, false);
-                        got |= 1 << j;
-                    } else if self.mem.caches[self.ids.tex].state(b) == Line::Miss {
-                        retry = true;
-                    } else {
-                        self.sh.waiters.entry(b).or_default().push(slot as u32);
+                    match self.mem.ensure_read(self.ids.tex, b, Stream::Texture) {
+                        Line::Hit => got |= 1 << j,
+                        Line::Miss => retry = true,
+                        Line::Pending => {
+                            self.sh.waiters.entry(b).or_default().push(slot as u32);
+                        }
                     }
                 }
                 let all = got.count_ones() >= d.tex_fetches as u32;

@@ -18,10 +18,11 @@ pub mod synth;
 pub mod trace;
 
 use crate::config::CpuConfig;
+use crate::fasthash::FastMap;
 use crate::mem::MemSystem;
 use crate::req::{Completion, Request, Source};
 use cache::PrivCache;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// One memory access preceded by `gap - 1` non-memory instructions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +84,7 @@ pub struct Core {
     left: u32,
     rob: VecDeque<u64>,
     head: u64,
-    mshr: HashMap<u64, Mshr>,
+    mshr: FastMap<u64, Mshr>,
     chain: Option<u64>,
     deps: Vec<(u64, u64, Op)>,
     /// Counters.
@@ -106,7 +107,7 @@ impl Core {
             cur,
             rob: VecDeque::with_capacity(c.rob as usize),
             head: 0,
-            mshr: HashMap::new(),
+            mshr: FastMap::default(),
             chain: None,
             deps: Vec::new(),
             stats: CoreStats::default(),
@@ -294,6 +295,8 @@ impl Core {
 pub struct CpuCluster {
     /// Cores, index = core id.
     pub cores: Vec<Core>,
+    done_buf: Vec<Completion>,
+    inv_buf: Vec<(usize, u64)>,
 }
 
 impl CpuCluster {
@@ -305,6 +308,8 @@ impl CpuCluster {
                 .enumerate()
                 .map(|(i, s)| Core::new(i as u8, c, s))
                 .collect(),
+            done_buf: Vec::new(),
+            inv_buf: Vec::new(),
         }
     }
 
@@ -313,19 +318,24 @@ impl CpuCluster {
     /// side), then steps each core.
     pub fn cycle(&mut self, t: u64, mem: &mut MemSystem, other: &mut dyn FnMut(Completion)) {
         mem.advance_to(t);
-        let done: Vec<Completion> = mem.drain_completions().collect();
-        for c in done {
+        // Reused buffers: no allocation per cycle.
+        let mut done = std::mem::take(&mut self.done_buf);
+        done.extend(mem.drain_completions());
+        for c in done.drain(..) {
             match c.source.cpu() {
                 Some(i) if i < self.cores.len() => self.cores[i].complete(&c, mem),
                 _ => other(c),
             }
         }
-        let inv: Vec<(usize, u64)> = mem.drain_back_invalidations().collect();
-        for (i, line) in inv {
+        self.done_buf = done;
+        let mut inv = std::mem::take(&mut self.inv_buf);
+        inv.extend(mem.drain_back_invalidations());
+        for (i, line) in inv.drain(..) {
             if let Some(core) = self.cores.get_mut(i) {
                 core.back_invalidate(line);
             }
         }
+        self.inv_buf = inv;
         for core in &mut self.cores {
             core.step(t, mem);
         }

@@ -1,7 +1,6 @@
 //! The runs of `experiment frame` and their parallel execution (deterministic: every run is
 //! independent and seeded, results are kept in plan order whatever the thread count).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use anyhow::{anyhow, bail, Result};
@@ -178,8 +177,11 @@ impl Plan {
         self.titles.iter().filter(|t| t.below_target())
     }
 
-    /// Runs the plan: alone IPCs, the baselines (random marking needs their per-stream
-    /// critical fractions), then everything else. Results are in plan order.
+    /// Runs the plan: the alone IPCs, the baselines and every other run in one pool of `jobs`
+    /// threads, the longest runs first ([`cost`]); a random-marking run (which needs its
+    /// baseline's per-stream critical fractions) becomes ready when its baseline completes.
+    /// Every run is independent and seeded, so the results (kept in plan order) do not depend
+    /// on the order or the thread count.
     pub fn execute(&self, jobs: usize) -> Result<Outcome> {
         // Alone IPCs (weighted-speedup denominators) of every application in a mix, per LLC size.
         let mut apps: Vec<(&'static str, u64)> = Vec::new();
@@ -194,25 +196,22 @@ impl Plan {
                 }
             }
         }
-        let alone = run_parallel(&apps, jobs, |&(a, llc)| {
-            mix::alone_ipc(a, llc, self.opts.mem_div, self.alone_cycles, 11)
-        })?;
-        let alone = apps.into_iter().zip(alone).collect();
         let mut base = Vec::new();
         for t in &self.titles {
             for m in self.mixes_of(t) {
                 base.push(self.job(Kind::Base, t, m, "frfcfs", 16384));
             }
         }
-        let base_res = run_all(&base, jobs)?;
+        // The other runs, with the index in `base` of the baseline a random-marking run waits for.
         let mut rest = Vec::new();
-        for (j, b) in base.iter().zip(&base_res) {
-            let b = &b.0;
+        let mut deps: Vec<Option<usize>> = Vec::new();
+        for (bi, j) in base.iter().enumerate() {
             if !j.title.below_target() {
                 for p in ABOVE_TARGET_POLICIES {
                     if self.policies.iter().any(|x| x == p) {
                         let m = (j.mix, j.run.cpu.clone().try_into().expect("4 CPU cores"));
                         rest.push(self.job(Kind::Policy(p.into()), &j.title, m, p, 16384));
+                        deps.push(None);
                     }
                 }
                 continue;
@@ -228,9 +227,11 @@ impl Plan {
             );
             for p in &self.policies {
                 rest.push(self.job(Kind::Policy(p.clone()), t, mix, p, 16384));
+                deps.push(None);
             }
             for p in ["frfcfs", "im"] {
                 rest.push(self.job(Kind::Llc8(p.into()), t, mix, p, 8192));
+                deps.push(None);
             }
             if j.mix != "HL" {
                 continue;
@@ -238,27 +239,169 @@ impl Plan {
             // Claims 3 and 5 on the HL mix only.
             rest.push(self.job(Kind::IdealCritical, t, mix, "frfcfs", 16384));
             rest.push(self.job(Kind::IdealNonCritical, t, mix, "frfcfs", 16384));
-            let mut r = self.job(Kind::RandomIm, t, mix, "im", 16384);
-            let c = &b.counts;
-            let p = std::array::from_fn(|s| {
-                let n = c.reads[s] + c.writes[s];
-                if n == 0 {
-                    0.0
-                } else {
-                    c.critical[s] as f64 / n as f64
-                }
-            });
-            r.run.marking = Marking::Random(p);
-            rest.push(r);
+            rest.push(self.job(Kind::RandomIm, t, mix, "im", 16384));
+            deps.extend([None, None, Some(bi)]);
         }
-        let rest_res = run_all(&rest, jobs)?;
-        let (runs, cpu_s) = base
+        // One pool: tasks 0..A are the alone runs, then the baselines, then the rest.
+        let (na, nb) = (apps.len(), base.len());
+        let task_cost = |i: usize| {
+            if i < na {
+                0.0
+            } else if i < na + nb {
+                cost(&base[i - na])
+            } else {
+                cost(&rest[i - na - nb])
+            }
+        };
+        let mut ready: Vec<usize> = (0..na + nb + rest.len())
+            .filter(|&i| i < na + nb || deps[i - na - nb].is_none())
+            .collect();
+        // Popped from the back: the costliest last, ties in reverse plan order.
+        ready.sort_by(|&a, &b| task_cost(a).total_cmp(&task_cost(b)).then(b.cmp(&a)));
+        let pool = Pool {
+            ready: Mutex::new((ready, 0)),
+            wake: std::sync::Condvar::new(),
+        };
+        let total = na + nb + rest.len();
+        let alone_out: Mutex<Vec<Option<Result<f64, String>>>> = Mutex::new(vec![None; na]);
+        let run_out: Mutex<Vec<Slot<(MixResult, f64)>>> =
+            Mutex::new((0..nb + rest.len()).map(|_| None).collect());
+        let random: Mutex<Vec<Option<Job>>> = Mutex::new(vec![None; rest.len()]);
+        std::thread::scope(|s| {
+            for _ in 0..jobs.min(total).max(1) {
+                s.spawn(|| {
+                    while let Some(i) = pool.next(total) {
+                        if i < na {
+                            let (a, llc) = apps[i];
+                            let r =
+                                mix::alone_ipc(a, llc, self.opts.mem_div, self.alone_cycles, 11);
+                            alone_out.lock().expect("no panic while holding the lock")[i] = Some(r);
+                            pool.done(&[]);
+                            continue;
+                        }
+                        let k = i - na;
+                        let job = if k < nb {
+                            base[k].clone()
+                        } else {
+                            let r = random.lock().expect("no panic while holding the lock")[k - nb]
+                                .take();
+                            r.unwrap_or_else(|| rest[k - nb].clone())
+                        };
+                        let r = run_one(&job);
+                        // The random-marking runs of this baseline become ready.
+                        let mut newly = Vec::new();
+                        if k < nb {
+                            for (ri, d) in deps.iter().enumerate() {
+                                if *d != Some(k) {
+                                    continue;
+                                }
+                                let mut j = rest[ri].clone();
+                                if let Ok((b, _)) = &r {
+                                    j.run.marking = Marking::Random(random_marking(b));
+                                }
+                                random.lock().expect("no panic while holding the lock")[ri] =
+                                    Some(j);
+                                newly.push(na + nb + ri);
+                            }
+                        }
+                        run_out.lock().expect("no panic while holding the lock")[k] = Some(r);
+                        pool.done(&newly);
+                    }
+                });
+            }
+        });
+        let alone = alone_out
+            .into_inner()
+            .expect("threads joined")
             .into_iter()
-            .zip(base_res)
-            .chain(rest.into_iter().zip(rest_res))
+            .enumerate()
+            .map(|(i, r)| collect(i, r))
+            .collect::<Result<Vec<f64>>>()?;
+        let alone = apps.into_iter().zip(alone).collect();
+        let results = run_out
+            .into_inner()
+            .expect("threads joined")
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| collect(na + i, r))
+            .collect::<Result<Vec<(MixResult, f64)>>>()?;
+        let mut random = random.into_inner().expect("threads joined");
+        let jobs_in_order = base.into_iter().chain(
+            rest.into_iter()
+                .enumerate()
+                .map(|(i, j)| random[i].take().unwrap_or(j)),
+        );
+        let (runs, cpu_s) = jobs_in_order
+            .zip(results)
             .map(|(j, (r, s))| ((j, r), s))
             .unzip();
         Ok(Outcome { runs, cpu_s, alone })
+    }
+}
+
+/// A pool task's result, `None` until it ran.
+type Slot<R> = Option<Result<R, String>>;
+
+/// The result of pool task `i`, or an error naming it.
+fn collect<R>(i: usize, r: Option<Result<R, String>>) -> Result<R> {
+    match r {
+        Some(Ok(r)) => Ok(r),
+        Some(Err(e)) => Err(anyhow!("run {i}: {e}")),
+        None => Err(anyhow!("run {i} did not complete")),
+    }
+}
+
+/// The per-stream marking probabilities of a random-marking run: the baseline's critical
+/// fraction of each stream's accesses (claim 5).
+fn random_marking(b: &MixResult) -> [f64; 8] {
+    let c = &b.counts;
+    std::array::from_fn(|s| {
+        let n = c.reads[s] + c.writes[s];
+        if n == 0 {
+            0.0
+        } else {
+            c.critical[s] as f64 / n as f64
+        }
+    })
+}
+
+/// The relative cost of a run, for ordering only: simulated GPU cycles grow with the title's
+/// frame time, 1 / Table 2's FPS (GT1 and Crysis, the slowest titles, run first, so that no
+/// long run starts last on a few cores). Alone runs (cost 0) fill in at the end.
+fn cost(j: &Job) -> f64 {
+    1.0 / j.title.doc_fps.max(0.1)
+}
+
+/// The ready queue of [`Plan::execute`]: task indices (costliest at the back) and the number
+/// of tasks finished.
+struct Pool {
+    ready: Mutex<(Vec<usize>, usize)>,
+    wake: std::sync::Condvar,
+}
+
+impl Pool {
+    /// The next task to run, waiting while none is ready but some still run; `None` when all
+    /// `total` are done or none can become ready.
+    fn next(&self, total: usize) -> Option<usize> {
+        let mut g = self.ready.lock().expect("no panic while holding the lock");
+        loop {
+            if let Some(i) = g.0.pop() {
+                return Some(i);
+            }
+            if g.1 >= total {
+                return None;
+            }
+            g = self.wake.wait(g).expect("no panic while holding the lock");
+        }
+    }
+
+    /// A task finished; `newly` became ready (inserted by cost like the initial queue: they
+    /// are random-marking runs, pushed to the back so they start next).
+    fn done(&self, newly: &[usize]) {
+        let mut g = self.ready.lock().expect("no panic while holding the lock");
+        g.0.extend_from_slice(newly);
+        g.1 += 1;
+        self.wake.notify_all();
     }
 }
 
@@ -292,47 +435,14 @@ fn thread_cpu_s() -> f64 {
         .map_or(0.0, |ns| ns / 1e9)
 }
 
-/// Runs `list` on `jobs` threads; results, with each run's CPU seconds, in list order.
-fn run_all(list: &[Job], jobs: usize) -> Result<Vec<(MixResult, f64)>> {
-    run_parallel(list, jobs, |j| {
-        let t0 = thread_cpu_s();
-        let r = mix::run(&j.run)?;
-        let s = thread_cpu_s() - t0;
-        eprintln!(
-            "frame: {} {} {:?} done ({s:.1} CPU-s, {:.2} FPS)",
-            j.title.name, j.mix, j.kind, r.fps
-        );
-        Ok((r, s))
-    })
-}
-
-/// Applies `f` to every item on `jobs` threads; results in item order (independent of `jobs`).
-fn run_parallel<T: Sync, R: Send>(
-    list: &[T],
-    jobs: usize,
-    f: impl Fn(&T) -> Result<R, String> + Sync,
-) -> Result<Vec<R>> {
-    let next = AtomicUsize::new(0);
-    let out: Mutex<Vec<Option<Result<R, String>>>> =
-        Mutex::new((0..list.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..jobs.min(list.len()).max(1) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = list.get(i) else { break };
-                let r = f(item);
-                out.lock().expect("no panic while holding the lock")[i] = Some(r);
-            });
-        }
-    });
-    out.into_inner()
-        .expect("threads joined")
-        .into_iter()
-        .enumerate()
-        .map(|(i, r)| match r {
-            Some(Ok(r)) => Ok(r),
-            Some(Err(e)) => Err(anyhow!("run {i}: {e}")),
-            None => Err(anyhow!("run {i} did not complete")),
-        })
-        .collect()
+/// Runs one job; its result with the run's CPU seconds.
+fn run_one(j: &Job) -> Result<(MixResult, f64), String> {
+    let t0 = thread_cpu_s();
+    let r = mix::run(&j.run)?;
+    let s = thread_cpu_s() - t0;
+    eprintln!(
+        "frame: {} {} {:?} done ({s:.1} CPU-s, {:.2} FPS)",
+        j.title.name, j.mix, j.kind, r.fps
+    );
+    Ok((r, s))
 }
