@@ -123,8 +123,11 @@ pub struct DramConfig {
     pub t_rfc: u32,
     /// GPU bus share divisor: a GPU (GPGPU or 3D) burst occupies the channel's data bus and CAS
     /// slot for `burst / gpu_bus_div` cycles on average (the remainder carried to the next GPU
-    /// burst), and a GPU activation counts towards tRRD/tFAW once per `gpu_bus_div`; the
-    /// request's own latency (tRCD, tCL, burst) and the bank timings are unchanged. 1 (the
+    /// burst), a GPU activation counts towards tRRD/tFAW once per `gpu_bus_div`, and a GPU
+    /// row miss holds its bank for 1/`gpu_bus_div` of tRCD, tRAS, tRC, tRP, tRTP and write
+    /// recovery (`dram::Channel::bank_time`, rounded to the nearest cycle), so that bus and bank
+    /// occupancy per byte are the full-size frame's; the reads' latency is unchanged (no read
+    /// of a GPU-opened row returns before the unscaled tRP + tRCD + tCL + burst). 1 (the
     /// default) is the unscaled channel. \[INTERP\] Set by the 3D experiment to its scaled
     /// frame's traffic factor (`res_div² / mem_div`, crate `warpforge-gfx`, `scene::rt_scale`):
     /// a reduced frame moves the full-size bytes over `mem_div` in 1/`res_div²` of the time, so

@@ -75,6 +75,12 @@ struct Bank {
     next_col: u64,
     /// Row hits served since the row was activated ([`DramConfig::row_hit_cap`]).
     hits: u32,
+    /// The part of tRP a scaled GPU precharge of this bank cut (DRAM cycles; see
+    /// [`Channel::bank_time`]), owed to the next scaled GPU activation.
+    pre_owed: u64,
+    /// DRAM cycle at which the open row would be open with unscaled timings (activation +
+    /// owed tRP + tRCD): no read of the row returns data before it + tCL + burst.
+    row_ready: u64,
 }
 
 /// Counters of one channel.
@@ -92,6 +98,9 @@ pub struct DramStats {
     pub precharges: u64,
     /// Data-bus busy cycles.
     pub busy_cycles: u64,
+    /// Bank cycles held by activations: tRC per activation, a scaled GPU activation's tRC
+    /// over `gpu_bus_div` ([`DramConfig::gpu_bus_div`]).
+    pub bank_cycles: u64,
     /// DRAM cycles.
     pub cycles: u64,
 }
@@ -234,6 +243,7 @@ impl Channel {
             // All-bank refresh: rows close, no activate for tRFC.
             for b in &mut self.banks {
                 b.open = None;
+                b.pre_owed = 0;
                 b.next_act = b.next_act.max(now + self.c.t_rfc as u64);
             }
             self.next_ref += self.c.t_refi as u64;
@@ -348,6 +358,24 @@ impl Channel {
         }
     }
 
+    /// Bank time of a command timing `t` for a request from `source`: `t`, or for a GPU request
+    /// at `gpu_bus_div` k > 1, `t / k` rounded to the nearest cycle (at least 1). \[INTERP\] The
+    /// scaled 3D frame's GPU issues k times the full-size frame's DRAM requests per cycle, each
+    /// standing for 1/k of a full-size one: as its burst holds 1/k of the data bus, its row
+    /// miss holds its bank (tRCD, tRAS, tRC, tRP, tRTP, write recovery) for 1/k of the time, so
+    /// that bank occupancy per byte is the full-size frame's. The reads' latency is kept: no
+    /// read of a row a scaled GPU activation opened returns data before the row would be open
+    /// unscaled (the activation + the tRP its precharge was spared + tRCD) + tCL + burst
+    /// ([`ReadDone::at`]); the row's column commands and bursts may issue earlier, inside the
+    /// scaled tRCD.
+    fn bank_time(&self, source: Source, t: u32) -> u64 {
+        let div = self.c.gpu_bus_div.max(1) as u64;
+        if div == 1 || !source.is_gpu() {
+            return t as u64;
+        }
+        ((t as u64 + div / 2) / div).max(1)
+    }
+
     fn issue(&mut self, now: u64, pos: usize, write: bool) -> Option<ReadDone> {
         let e = if write {
             self.writes[pos]
@@ -360,12 +388,21 @@ impl Channel {
             None => self.act_counts(e.source),
             _ => true,
         };
-        let c = &self.c;
         let bi = e.bank as usize;
+        let t_rtp = self.bank_time(e.source, self.c.t_rtp);
+        let t_wrec = self.bank_time(e.source, self.c.t_cwl + self.c.burst + self.c.t_wr);
+        let t_rp = self.bank_time(e.source, self.c.t_rp);
+        let (t_rcd, t_ras, t_rc) = (
+            self.bank_time(e.source, self.c.t_rcd),
+            self.bank_time(e.source, self.c.t_ras),
+            self.bank_time(e.source, self.c.t_rc),
+        );
+        let c = &self.c;
         match self.banks[bi].open {
             _ if col => {
                 let bl = c.burst as u64;
                 let b = &mut self.banks[bi];
+
                 self.next_cas = now + occ;
                 self.stats.busy_cycles += occ;
                 if e.activated {
@@ -375,20 +412,20 @@ impl Channel {
                     b.hits += 1;
                 }
                 if write {
-                    let end = now + c.t_cwl as u64 + bl;
                     let busy = now + c.t_cwl as u64 + occ;
                     self.bus_free = busy;
                     self.next_rd = self.next_rd.max(busy + c.t_wtr as u64);
-                    b.next_pre = b.next_pre.max(end + c.t_wr as u64);
+                    // Unscaled: write recovery from the burst's end (= now + t_wrec).
+                    b.next_pre = b.next_pre.max(now + t_wrec);
                     self.writes.remove(pos);
                     self.stats.writes += 1;
                     None
                 } else {
-                    let end = now + c.t_cl as u64 + bl;
+                    let end = now.max(b.row_ready) + c.t_cl as u64 + bl;
                     self.bus_free = now + c.t_cl as u64 + occ;
                     let turn = (c.t_cl as u64 + occ + 2).saturating_sub(c.t_cwl as u64);
                     self.next_wr = self.next_wr.max(now + turn);
-                    b.next_pre = b.next_pre.max(now + c.t_rtp as u64);
+                    b.next_pre = b.next_pre.max(now + t_rtp);
                     self.reads.remove(pos);
                     self.stats.reads += 1;
                     Some(ReadDone {
@@ -401,7 +438,8 @@ impl Channel {
             Some(_) => {
                 let b = &mut self.banks[bi];
                 b.open = None;
-                b.next_act = b.next_act.max(now + c.t_rp as u64);
+                b.next_act = b.next_act.max(now + t_rp);
+                b.pre_owed = c.t_rp as u64 - t_rp;
                 self.stats.precharges += 1;
                 None
             }
@@ -409,9 +447,14 @@ impl Channel {
                 let b = &mut self.banks[bi];
                 b.open = Some(e.row);
                 b.hits = 0;
-                b.next_col = now + c.t_rcd as u64;
-                b.next_pre = now + c.t_ras as u64;
-                b.next_act = now + c.t_rc as u64;
+                b.next_col = now + t_rcd;
+                b.next_pre = now + t_ras;
+                b.next_act = now + t_rc;
+                // Only a scaled GPU read is owed what the scaling cut (a CPU activation right
+                // after a scaled GPU precharge waited less for it, as it would for 1/k of it).
+                let pre = std::mem::take(&mut b.pre_owed);
+                b.row_ready = now + c.t_rcd as u64 + if t_rcd < c.t_rcd as u64 { pre } else { 0 };
+                self.stats.bank_cycles += t_rc;
                 if counts {
                     self.next_act_any = now + c.t_rrd as u64;
                     self.acts[(self.faw_n % 4) as usize] = now;
@@ -502,13 +545,62 @@ mod tests {
         // 16 row hits back to back: one burst (4 cycles) apart.
         assert_eq!(last("1", Source::Gpgpu), (32 + 15 * 4, 64));
         assert_eq!(last("4", Source::Cpu(0)), (32 + 15 * 4, 64));
-        // A quarter of the bus each: one cycle apart, every read still tCL + burst long.
-        assert_eq!(last("4", Source::Gpgpu), (32 + 15, 16));
-        assert_eq!(last("4", Source::Gfx(3)), (32 + 15, 16));
-        // 16: one burst-cycle per 4 GPU bursts (at most one command a cycle).
+        // A quarter of the bus each: one cycle apart, from the scaled tRCD (4: 3.5 rounded,
+        // `bank_time`) on; none returns before the unscaled row-open (14) + tCL + burst, the
+        // last (column at 4 + 15) at 19 + 18.
+        assert_eq!(last("4", Source::Gpgpu), (19 + 18, 16));
+        assert_eq!(last("4", Source::Gfx(3)), (19 + 18, 16));
+        // 16: one burst-cycle per 4 GPU bursts (at most one command a cycle), tRCD 1.
         let (end, busy) = last("16", Source::Gfx(3));
         assert_eq!(busy, 4);
-        assert_eq!(end, 32 + 15);
+        assert_eq!(end, 16 + 18);
+    }
+
+    /// The scaled-burst bank-time rule ([`Channel::bank_time`]): two reads to different rows
+    /// of one bank. Unscaled (div 1, or a CPU read at any div) the second waits for tRAS + tRP
+    /// (tRC) after the first's activation; a GPU read at div 16 holds the bank for 1/16 of
+    /// each timing (tRCD 1, tRAS 2, tRP 1, tRTP 1, tRC 3 cycles), so the bank frees up 16x
+    /// sooner, while each read's own latency stays the unscaled one (the first 32 cycles, the
+    /// second tRP + tRCD + tCL + burst = 46 after its precharge).
+    #[test]
+    fn a_scaled_gpu_row_miss_holds_its_bank_for_one_kth_of_the_time() {
+        let two = |div: &str, source: Source| {
+            let mut c = HeteroConfig::preset("hetero").unwrap();
+            c.set("dram.gpu_bus_div", div).unwrap();
+            let mut p = policy::create(&c.policy).unwrap();
+            let mut ch = Channel::new(&c.dram);
+            ch.reads.push(entry(1, 0, 5, source, 0));
+            ch.reads.push(entry(2, 0, 6, source, 0));
+            let d = run(&mut ch, p.as_mut(), 0, 400);
+            assert_eq!((ch.stats.activates, ch.stats.precharges), (2, 1));
+            (d, ch.stats.bank_cycles)
+        };
+        let unscaled = (vec![(1, 32), (2, 82)], 2 * 50);
+        assert_eq!(two("1", Source::Gfx(0)), unscaled);
+        assert_eq!(two("16", Source::Cpu(0)), unscaled);
+        assert_eq!(two("1", Source::Gpgpu), unscaled);
+        // ACT 0, RD 1 (data 1+14+4, +13 of tRCD owed = 32); PRE 2, ACT 3, RD 4 (data 4+14+4,
+        // +13 tRP +13 tRCD owed = 48): the bank was held 3 + 3 cycles, not 50 + 50.
+        assert_eq!(two("16", Source::Gfx(0)), (vec![(1, 32), (2, 48)], 2 * 3));
+        assert_eq!(two("16", Source::Gpgpu).1, 6);
+        // div 4: tRCD 4 (3.5 rounded), tRAS 9, tRP 4 (3.5), tRC 13 (12.5), tRTP 2.
+        let (d, bank) = two("4", Source::Gfx(0));
+        assert_eq!(bank, 2 * 13);
+        assert_eq!(d[0], (1, 32));
+        // PRE at max(tRAS 9, RD 4 + tRTP 2) = 9, ACT at max(9 + 4, tRC 13) = 13, RD 17, data
+        // 17 + 18 + (14 - 4) + (14 - 4) = 55.
+        assert_eq!(d[1], (2, 55));
+        // A CPU read behind a scaled GPU row miss waits for the GPU's bank time only.
+        let mut c = HeteroConfig::preset("hetero").unwrap();
+        c.set("dram.gpu_bus_div", "16").unwrap();
+        let mut p = policy::create(&c.policy).unwrap();
+        let mut ch = Channel::new(&c.dram);
+        ch.reads.push(entry(1, 0, 5, Source::Gfx(0), 0));
+        ch.reads.push(entry(2, 0, 6, Source::Cpu(0), 0));
+        let d = run(&mut ch, p.as_mut(), 0, 400);
+        // PRE at 2 (CPU: tRP 14), ACT 16, RD 30, data 30 + 18 = 48, nothing owed.
+        assert_eq!(d, vec![(1, 32), (2, 48)]);
+        assert_eq!(ch.stats.bank_cycles, 3 + 50);
     }
 
     #[test]

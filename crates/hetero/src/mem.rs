@@ -243,6 +243,7 @@ impl MemSystem {
             t.activates += s.activates;
             t.precharges += s.precharges;
             t.busy_cycles += s.busy_cycles;
+            t.bank_cycles += s.bank_cycles;
             t.cycles += s.cycles;
         }
         t
