@@ -402,7 +402,6 @@ impl Channel {
             _ if col => {
                 let bl = c.burst as u64;
                 let b = &mut self.banks[bi];
-
                 self.next_cas = now + occ;
                 self.stats.busy_cycles += occ;
                 if e.activated {
@@ -415,7 +414,7 @@ impl Channel {
                     let busy = now + c.t_cwl as u64 + occ;
                     self.bus_free = busy;
                     self.next_rd = self.next_rd.max(busy + c.t_wtr as u64);
-                    // Unscaled: write recovery from the burst's end (= now + t_wrec).
+                    // Write recovery: tCWL + burst + tWR after the command (`bank_time`).
                     b.next_pre = b.next_pre.max(now + t_wrec);
                     self.writes.remove(pos);
                     self.stats.writes += 1;
