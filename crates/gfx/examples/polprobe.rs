@@ -9,7 +9,9 @@
 //! non-critical / critical reads (memory cycles), the DRAM bus utilisation and the banks' share
 //! of time held by activations (activates x tRC).
 //!
-//! `cargo run --release -p warpforge-gfx --example polprobe -- TITLE[,TITLE...] [POLICY[:key=value...][@always|@never],...]`
+//! `cargo run --release -p warpforge-gfx --example polprobe -- TITLE[,TITLE...] [POLICY[:key=value...][@always|@never],...] [key=value[:key=value...]]`
+//! (the last argument: machine settings of every run, the baseline's included, e.g.
+//! `dram.gpu_bank_scaled=true`).
 use warpforge_gfx::mem::Ideal;
 use warpforge_gfx::pipeline::memif::Marking;
 use warpforge_gfx::{mix, sim::RunOpts, title};
@@ -21,7 +23,12 @@ fn main() {
         .unwrap_or("gpu_favoring,im,im_sched,im_llc".into());
     for name in names.split(',') {
         let t = title::by_name(name).expect("title");
-        let base = mix::baseline(t, RunOpts::sized("tiny").expect("tiny"));
+        let mut base = mix::baseline(t, RunOpts::sized("tiny").expect("tiny"));
+        let common: Vec<String> = std::env::args()
+            .nth(3)
+            .map(|a| a.split(':').map(str::to_string).collect())
+            .unwrap_or_default();
+        base.sets = common.clone();
         let b = mix::run(&base).expect("run");
         let line = |p: &str, r: &mix::MixResult| {
             let cpu = r
@@ -80,7 +87,11 @@ fn main() {
                 run.ideal = ideal;
                 run.opts.cfg.held_gate = Some(t.below_target());
             }
-            run.sets = parts.map(str::to_string).collect();
+            run.sets = common
+                .iter()
+                .cloned()
+                .chain(parts.map(str::to_string))
+                .collect();
             let r = mix::run(&run).expect("run");
             line(p, &r);
         }

@@ -130,7 +130,8 @@ pub struct MixResult {
     /// DRAM row-buffer hit rate over the measured frames (row hits over column accesses).
     pub dram_row_hits: f64,
     /// Share of the banks' time held by row activations over the measured frames: activates
-    /// times tRC (a scaled GPU activation's tRC / `gpu_bus_div`) over bank-cycles (a lower
+    /// times tRC (a scaled GPU activation's tRC / `gpu_bus_div` under `dram.gpu_bank_scaled`)
+    /// over bank-cycles (a lower
     /// bound of bank occupancy; diagnostic of claims 7-8).
     pub dram_bank_busy: f64,
     /// Mean latency of the GPU reads served by DRAM over the measured frames, memory-side (CPU)
@@ -175,10 +176,10 @@ pub fn config(
 /// cycle its DRAM traffic is `res_div² / mem_div` times the full-size frame's (16 at `tiny`,
 /// 4 at `small`), against a channel of the full-size bandwidth that the CPU cores, unscaled in
 /// time, use at their full-size rate. Each GPU burst therefore holds 1/`res_div² / mem_div` of
-/// the data bus (and of the tRRD/tFAW activation budget), and each GPU row miss holds its bank
-/// for 1/`res_div² / mem_div` of the bank timings (`warpforge_hetero::dram`, session 13: a
-/// scaled frame's row misses arrive that many times as often per bank-cycle), so that the GPU's
-/// and the CPU's shares of the bus and of the banks per cycle are the full-size ones; the
+/// the data bus (and of the tRRD/tFAW activation budget), so that the GPU's and the CPU's
+/// shares of the bus per cycle are the full-size ones (with `dram.gpu_bank_scaled`, session
+/// 13, each GPU row miss also holds its bank for 1/`res_div² / mem_div` of the bank timings,
+/// since a scaled frame's row misses arrive that many times as often per bank-cycle); the
 /// per-request latency is not scaled. The LLC
 /// and the ring model latency only, so they carry no bandwidth to scale. \[INTERP\]
 pub fn gpu_bus_div(res_div: u32, mem_div: u32) -> u32 {

@@ -123,18 +123,25 @@ pub struct DramConfig {
     pub t_rfc: u32,
     /// GPU bus share divisor: a GPU (GPGPU or 3D) burst occupies the channel's data bus and CAS
     /// slot for `burst / gpu_bus_div` cycles on average (the remainder carried to the next GPU
-    /// burst), a GPU activation counts towards tRRD/tFAW once per `gpu_bus_div`, and a GPU
-    /// row miss holds its bank for 1/`gpu_bus_div` of tRCD, tRAS, tRC, tRP, tRTP and write
-    /// recovery (`dram::Channel::bank_time`, rounded to the nearest cycle), so that bus and bank
-    /// occupancy per byte are the full-size frame's; the reads' latency is unchanged (no read
-    /// of a GPU-opened row returns before the unscaled tRP + tRCD + tCL + burst). 1 (the
-    /// default) is the unscaled channel. \[INTERP\] Set by the 3D experiment to its scaled
+    /// burst), and a GPU activation counts towards tRRD/tFAW once per `gpu_bus_div`; the
+    /// request's own latency (tRCD, tCL, burst) is unchanged, and so are the bank timings unless
+    /// [`DramConfig::gpu_bank_scaled`] is set. 1 (the default) is the unscaled channel. \[INTERP\] Set by the 3D experiment to its scaled
     /// frame's traffic factor (`res_div² / mem_div`, crate `warpforge-gfx`, `scene::rt_scale`):
     /// a reduced frame moves the full-size bytes over `mem_div` in 1/`res_div²` of the time, so
     /// each simulated GPU burst stands for 1/`gpu_bus_div` of a full-size one
     /// (docs/EXPERIMENTS.md, document 004 3D, "Scaling").
     #[serde(default = "one")]
     pub gpu_bus_div: u32,
+    /// With `gpu_bus_div` k > 1, a GPU row miss also holds its bank for 1/k of tRCD, tRAS, tRC,
+    /// tRP, tRTP and write recovery (`dram::Channel::bank_time`, rounded to the nearest cycle),
+    /// so that bank occupancy per byte, like bus occupancy, is the full-size frame's; the reads'
+    /// latency is unchanged (no read of a GPU-opened row returns before the unscaled tRP + tRCD +
+    /// tCL + burst). \[INTERP\] Off by default: the 3D titles' depth complexities are fitted
+    /// without it, and the other half of the scaling (a scaled frame keeps k times as many GPU
+    /// reads in the controller queues) is not modelled yet (docs/EXPERIMENTS.md, document 004 3D,
+    /// "Session 13").
+    #[serde(default)]
+    pub gpu_bank_scaled: bool,
     /// Row hits served from one activation before the bank's row is closed (0 = no cap).
     /// Spec 004 §5.1 models DRAM with DRAMSim2, whose open-page controller stops issuing
     /// column accesses to a row after `TOTAL_ROW_ACCESSES` hits (its stock `system.ini`: 4, "to

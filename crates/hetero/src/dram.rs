@@ -358,9 +358,9 @@ impl Channel {
         }
     }
 
-    /// Bank time of a command timing `t` for a request from `source`: `t`, or for a GPU request
-    /// at `gpu_bus_div` k > 1, `t / k` rounded to the nearest cycle (at least 1). \[INTERP\] The
-    /// scaled 3D frame's GPU issues k times the full-size frame's DRAM requests per cycle, each
+    /// Bank time of a command timing `t` for a request from `source`: `t`, or, with
+    /// [`DramConfig::gpu_bank_scaled`], for a GPU request at `gpu_bus_div` k > 1, `t / k`
+    /// rounded to the nearest cycle (at least 1). \[INTERP\] The scaled 3D frame's GPU issues k times the full-size frame's DRAM requests per cycle, each
     /// standing for 1/k of a full-size one: as its burst holds 1/k of the data bus, its row
     /// miss holds its bank (tRCD, tRAS, tRC, tRP, tRTP, write recovery) for 1/k of the time, so
     /// that bank occupancy per byte is the full-size frame's. The reads' latency is kept: no
@@ -370,7 +370,7 @@ impl Channel {
     /// scaled tRCD.
     fn bank_time(&self, source: Source, t: u32) -> u64 {
         let div = self.c.gpu_bus_div.max(1) as u64;
-        if div == 1 || !source.is_gpu() {
+        if div == 1 || !self.c.gpu_bank_scaled || !source.is_gpu() {
             return t as u64;
         }
         ((t as u64 + div / 2) / div).max(1)
@@ -544,15 +544,13 @@ mod tests {
         // 16 row hits back to back: one burst (4 cycles) apart.
         assert_eq!(last("1", Source::Gpgpu), (32 + 15 * 4, 64));
         assert_eq!(last("4", Source::Cpu(0)), (32 + 15 * 4, 64));
-        // A quarter of the bus each: one cycle apart, from the scaled tRCD (4: 3.5 rounded,
-        // `bank_time`) on; none returns before the unscaled row-open (14) + tCL + burst, the
-        // last (column at 4 + 15) at 19 + 18.
-        assert_eq!(last("4", Source::Gpgpu), (19 + 18, 16));
-        assert_eq!(last("4", Source::Gfx(3)), (19 + 18, 16));
-        // 16: one burst-cycle per 4 GPU bursts (at most one command a cycle), tRCD 1.
+        // A quarter of the bus each: one cycle apart, every read still tCL + burst long.
+        assert_eq!(last("4", Source::Gpgpu), (32 + 15, 16));
+        assert_eq!(last("4", Source::Gfx(3)), (32 + 15, 16));
+        // 16: one burst-cycle per 4 GPU bursts (at most one command a cycle).
         let (end, busy) = last("16", Source::Gfx(3));
         assert_eq!(busy, 4);
-        assert_eq!(end, 16 + 18);
+        assert_eq!(end, 32 + 15);
     }
 
     /// The scaled-burst bank-time rule ([`Channel::bank_time`]): two reads to different rows
@@ -563,9 +561,10 @@ mod tests {
     /// second tRP + tRCD + tCL + burst = 46 after its precharge).
     #[test]
     fn a_scaled_gpu_row_miss_holds_its_bank_for_one_kth_of_the_time() {
-        let two = |div: &str, source: Source| {
+        let two_with = |div: &str, source: Source, scaled: bool| {
             let mut c = HeteroConfig::preset("hetero").unwrap();
             c.set("dram.gpu_bus_div", div).unwrap();
+            c.set("dram.gpu_bank_scaled", &scaled.to_string()).unwrap();
             let mut p = policy::create(&c.policy).unwrap();
             let mut ch = Channel::new(&c.dram);
             ch.reads.push(entry(1, 0, 5, source, 0));
@@ -574,7 +573,11 @@ mod tests {
             assert_eq!((ch.stats.activates, ch.stats.precharges), (2, 1));
             (d, ch.stats.bank_cycles)
         };
+        let two = |div: &str, source: Source| two_with(div, source, true);
         let unscaled = (vec![(1, 32), (2, 82)], 2 * 50);
+        // The rule is off by default (`dram.gpu_bank_scaled`): a GPU row miss at div 16 then
+        // holds its bank for the full timings.
+        assert_eq!(two_with("16", Source::Gfx(0), false), unscaled);
         assert_eq!(two("1", Source::Gfx(0)), unscaled);
         assert_eq!(two("16", Source::Cpu(0)), unscaled);
         assert_eq!(two("1", Source::Gpgpu), unscaled);
@@ -592,6 +595,7 @@ mod tests {
         // A CPU read behind a scaled GPU row miss waits for the GPU's bank time only.
         let mut c = HeteroConfig::preset("hetero").unwrap();
         c.set("dram.gpu_bus_div", "16").unwrap();
+        c.set("dram.gpu_bank_scaled", "true").unwrap();
         let mut p = policy::create(&c.policy).unwrap();
         let mut ch = Channel::new(&c.dram);
         ch.reads.push(entry(1, 0, 5, Source::Gfx(0), 0));
