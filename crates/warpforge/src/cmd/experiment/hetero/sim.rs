@@ -73,11 +73,21 @@ fn stream(app: &CpuApp, core: usize, traces: &Path) -> Result<Box<dyn OpStream>>
     })
 }
 
+/// The functional warm-up of each CPU core before a run.
+#[derive(Debug, Clone, Copy)]
+pub struct Warmup {
+    /// Accesses per core replayed through the private caches and the LLC.
+    pub accesses: usize,
+    /// Place each SPEC substitute's LLC-resident working set in the LLC first
+    /// ([`CpuCluster::prefill_resident`]).
+    pub prefill: bool,
+}
+
 /// Builds the warmed memory side and CPU cluster of `apps` (core i runs `apps[i]`).
 fn machine(
     hcfg: &HeteroConfig,
     apps: &[CpuApp],
-    warm: usize,
+    warm: Warmup,
     traces: &Path,
 ) -> Result<(MemSystem, CpuCluster)> {
     let mut mem = MemSystem::new(hcfg);
@@ -87,7 +97,10 @@ fn machine(
         .map(|(i, a)| stream(a, i, traces))
         .collect::<Result<Vec<_>>>()?;
     let mut cpu = CpuCluster::new(&hcfg.cpu, streams);
-    cpu.warm(warm, &mut mem);
+    if warm.prefill {
+        cpu.prefill_resident(&mut mem);
+    }
+    cpu.warm(warm.accesses, &mut mem);
     Ok((mem, cpu))
 }
 
@@ -95,7 +108,7 @@ fn machine(
 pub fn alone_ipc(
     hcfg: &HeteroConfig,
     app: &CpuApp,
-    warm: usize,
+    warm: Warmup,
     cycles: u64,
     traces: &Path,
 ) -> Result<f64> {
@@ -114,7 +127,7 @@ pub fn corun(
     gcfg: &GpuConfig,
     hcfg: &HeteroConfig,
     apps: &[CpuApp],
-    warm: usize,
+    warm: Warmup,
     traces: &Path,
 ) -> Result<CoRun> {
     let w = crate::cmd::run::find_workload(gpu)?;
