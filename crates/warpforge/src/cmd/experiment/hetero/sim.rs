@@ -3,8 +3,9 @@
 //! with CPU co-runners stepped in the same loop; or CPU applications alone.
 //!
 //! Protocol [INTERP, scaled down from §8.5 to fit the time budget]: every CPU core is warmed
-//! functionally (`warm` accesses through its private caches and the LLC, standing in for the
-//! document's 200M-instruction warm-up); the GPU workload then runs to completion and the CPU
+//! functionally (its LLC-resident region placed in the LLC, then `warm` accesses through its
+//! private caches and the LLC: [`Warmup`], standing in for the document's 200M-instruction
+//! warm-up); the GPU workload then runs to completion and the CPU
 //! cores run exactly as long (they run only while a kernel runs); CPU IPC is measured over that
 //! window. The alone IPC of an application: the same warm-up, then `alone_cycles` memory cycles
 //! on the machine by itself.
