@@ -150,6 +150,15 @@ pub struct DramConfig {
     /// keeps 0, the FR-FCFS of §5.1 (see its comment).
     #[serde(default)]
     pub row_hit_cap: u32,
+    /// Reads that reach a controller whose read queue is full wait in front of it and enter in
+    /// arrival order (`true`), as in DRAMSim2, whose transaction queue admits one transaction
+    /// per cycle from its host's FIFO (MacSim's `dram_dramsim_c::receive` takes the head of the
+    /// network buffer and retries it while `addTransaction` refuses) \[EXT\]; the policy then
+    /// reorders only what is in the read queue. `false` (the default, and the `hetero` preset,
+    /// on which the 3D titles were calibrated): the policy ranks every waiting read at admission
+    /// ([`crate::policy::MemPolicy::admit`]), so its reach is the whole backlog.
+    #[serde(default)]
+    pub fifo_admission: bool,
 }
 
 fn one() -> u32 {

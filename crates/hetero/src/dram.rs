@@ -198,7 +198,7 @@ impl Channel {
     ) -> usize {
         let mut n = 0;
         while self.can_accept(false) && !waiting.is_empty() {
-            let i = if waiting.len() == 1 {
+            let i = if waiting.len() == 1 || self.c.fifo_admission {
                 0
             } else {
                 self.cands.clear();
@@ -711,6 +711,52 @@ mod tests {
         };
         assert_eq!(ch.admit(&mut waiting, &ctx, 0, p.as_mut()), 1);
         assert_eq!(ch.reads[0].tok, 3, "the younger row hit enters first");
+    }
+
+    #[test]
+    fn fifo_admission_takes_the_oldest_waiting_read_whatever_the_policy() {
+        // DRAMSim2's transaction queue is fed in arrival order: a waiting CPU read that arrived
+        // first enters before younger GPU row hits, under FR-FCFS and GPU-favoring alike; and a
+        // younger CPU read does not overtake older GPU reads at admission.
+        let mut c = HeteroConfig::preset("hetero").unwrap();
+        c.set("dram.read_queue", "1").unwrap();
+        c.set("dram.fifo_admission", "true").unwrap();
+        for name in ["frfcfs", "gpu_favoring", "im", "sms_0"] {
+            let mut pc = c.policy.clone();
+            pc.name = name.to_string();
+            let mut p = policy::create(&pc).unwrap();
+            let mut ch = Channel::new(&c.dram);
+            let g = GpuStatus::default();
+            let ctx = Ctx {
+                now: 0,
+                dram_now: 0,
+                gpu: &g,
+            };
+            let mut first: std::collections::VecDeque<_> =
+                [entry(1, 0, 5, Source::Gpgpu, 0)].into();
+            ch.admit(&mut first, &ctx, 0, p.as_mut());
+            run(&mut ch, p.as_mut(), 0, 5000); // opens row 5 of bank 0 (SMS batches first)
+            assert!(ch.reads.is_empty(), "{name}");
+            let mut waiting: std::collections::VecDeque<_> = [
+                entry(2, 0, 9, Source::Cpu(1), 21),
+                entry(3, 0, 5, Source::Gpgpu, 22),
+                entry(4, 1, 5, Source::Cpu(0), 23),
+            ]
+            .into();
+            let g = GpuStatus::default();
+            let ctx = Ctx {
+                now: 30,
+                dram_now: 30,
+                gpu: &g,
+            };
+            let mut order = vec![];
+            while !waiting.is_empty() {
+                assert_eq!(ch.admit(&mut waiting, &ctx, 0, p.as_mut()), 1, "{name}");
+                order.push(ch.reads.pop().unwrap().tok);
+            }
+            assert_eq!(order, vec![2, 3, 4], "{name}");
+        }
+        // Without it FR-FCFS admits the younger row hit first (frfcfs_admits_a_waiting_row_hit_first).
     }
 
     #[test]

@@ -83,6 +83,8 @@ fn bad_options_are_refused_with_status_2() {
         (vec!["--mixes", "Q"], "mix class"),
         (vec!["--workloads", "nope"], "unknown workload"),
         (vec!["--stand-ins", "--workloads", "bfs"], "--stand-ins"),
+        (vec!["--controller", "nope"], "--controller"),
+        (vec!["--warmup-resident", "nope"], "--warmup-resident"),
     ] {
         let out = wf()
             .args(["experiment", "hetero", "--json"])

@@ -68,9 +68,20 @@ pub struct HeteroArgs {
     /// CPU mix classes: H, L, HL, T (T = the recorded traces gzip, sort, cc1).
     #[arg(long, value_delimiter = ',', default_value = "H,L,HL")]
     mixes: Vec<String>,
-    /// Functional warm-up accesses per CPU core before each run.
+    /// Functional warm-up accesses per CPU core before each run (at least).
     #[arg(long, default_value_t = 400_000)]
     warmup: usize,
+    /// Warm-up of the LLC-resident working sets: `prefill` (the default) places each SPEC
+    /// substitute's re-referenced region in the LLC before the `--warmup` accesses, as spec 004
+    /// §8.5's 200M-instruction warm-up would leave it; `none`: the accesses only.
+    #[arg(long, default_value = "prefill", value_parser = ["prefill", "none"])]
+    warmup_resident: String,
+    /// The controllers' read queue: `dramsim2` (the default) = DRAMSim2's stock queue depth
+    /// (`TRANS_QUEUE_DEPTH` = `CMD_QUEUE_DEPTH` = 32) with reads admitted in arrival order
+    /// (`dram.read_queue=32`, `dram.fifo_admission=true`), spec 004 §7.1 (DRAMSim2) \[EXT\];
+    /// `preset` = the `hetero` preset's (64, policy-ranked admission; the 3D experiment's).
+    #[arg(long, default_value = "dramsim2", value_parser = ["dramsim2", "preset"])]
+    controller: String,
     /// Memory cycles (4 GHz) of each CPU application's alone run.
     #[arg(long, default_value_t = 400_000)]
     alone_cycles: u64,
@@ -133,6 +144,16 @@ pub fn run(a: HeteroArgs) -> Result<()> {
         policies.insert(0, "frfcfs".into());
     }
     let mut hbase = HeteroConfig::preset("hetero").map_err(|e| anyhow!("{e}"))?;
+    if a.controller == "dramsim2" {
+        hbase.set("dram.read_queue", "32").expect("preset key");
+        hbase
+            .set("dram.fifo_admission", "true")
+            .expect("preset key");
+    }
+    let warm = sim::Warmup {
+        accesses: a.warmup,
+        prefill: a.warmup_resident == "prefill",
+    };
     hbase
         .apply_overrides(&a.sets)
         .map_err(|e| anyhow!("--set {e}"))?;
@@ -202,22 +223,19 @@ pub fn run(a: HeteroArgs) -> Result<()> {
                 let t_task = Instant::now();
                 let r = match t {
                     Task::Alone(app) => {
-                        sim::alone_ipc(&hbase, app, a.warmup, a.alone_cycles, &traces)
-                            .map(Done::Alone)
+                        sim::alone_ipc(&hbase, app, warm, a.alone_cycles, &traces).map(Done::Alone)
                     }
                     Task::Corun(m, p) => {
                         let mx = &mixes[*m];
-                        sim::corun(
-                            &mx.gpu, a.size, &gcfg, &hcfgs[p], &mx.cpu, a.warmup, &traces,
-                        )
-                        .map(Done::Corun)
+                        sim::corun(&mx.gpu, a.size, &gcfg, &hcfgs[p], &mx.cpu, warm, &traces)
+                            .map(Done::Corun)
                     }
                     Task::Interf(n) => {
                         let apps: Vec<CpuApp> = INTERFERENCE_APPS[..*n]
                             .iter()
                             .map(|x| CpuApp::Spec(x.to_string()))
                             .collect();
-                        sim::corun(&interf_gpu, a.size, &gcfg, &hbase, &apps, a.warmup, &traces)
+                        sim::corun(&interf_gpu, a.size, &gcfg, &hbase, &apps, warm, &traces)
                             .map(Done::Corun)
                     }
                 };
@@ -464,6 +482,10 @@ fn report(
             "dram_channels": hbase.dram.channels,
             "gpu_preset": "hetero-gpu",
             "warmup_accesses_per_core": a.warmup,
+            "warmup_resident": a.warmup_resident,
+            "controller": a.controller,
+            "dram_read_queue": hbase.dram.read_queue,
+            "dram_fifo_admission": hbase.dram.fifo_admission,
             "alone_cycles": a.alone_cycles,
         },
         "mixes": mixes,

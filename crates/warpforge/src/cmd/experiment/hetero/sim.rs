@@ -3,8 +3,9 @@
 //! with CPU co-runners stepped in the same loop; or CPU applications alone.
 //!
 //! Protocol [INTERP, scaled down from §8.5 to fit the time budget]: every CPU core is warmed
-//! functionally (`warm` accesses through its private caches and the LLC, standing in for the
-//! document's 200M-instruction warm-up); the GPU workload then runs to completion and the CPU
+//! functionally (its LLC-resident region placed in the LLC, then `warm` accesses through its
+//! private caches and the LLC: [`Warmup`], standing in for the document's 200M-instruction
+//! warm-up); the GPU workload then runs to completion and the CPU
 //! cores run exactly as long (they run only while a kernel runs); CPU IPC is measured over that
 //! window. The alone IPC of an application: the same warm-up, then `alone_cycles` memory cycles
 //! on the machine by itself.
@@ -73,11 +74,21 @@ fn stream(app: &CpuApp, core: usize, traces: &Path) -> Result<Box<dyn OpStream>>
     })
 }
 
+/// The functional warm-up of each CPU core before a run.
+#[derive(Debug, Clone, Copy)]
+pub struct Warmup {
+    /// Accesses per core replayed through the private caches and the LLC.
+    pub accesses: usize,
+    /// Place each SPEC substitute's LLC-resident working set in the LLC first
+    /// ([`CpuCluster::prefill_resident`]).
+    pub prefill: bool,
+}
+
 /// Builds the warmed memory side and CPU cluster of `apps` (core i runs `apps[i]`).
 fn machine(
     hcfg: &HeteroConfig,
     apps: &[CpuApp],
-    warm: usize,
+    warm: Warmup,
     traces: &Path,
 ) -> Result<(MemSystem, CpuCluster)> {
     let mut mem = MemSystem::new(hcfg);
@@ -87,7 +98,10 @@ fn machine(
         .map(|(i, a)| stream(a, i, traces))
         .collect::<Result<Vec<_>>>()?;
     let mut cpu = CpuCluster::new(&hcfg.cpu, streams);
-    cpu.warm(warm, &mut mem);
+    if warm.prefill {
+        cpu.prefill_resident(&mut mem);
+    }
+    cpu.warm(warm.accesses, &mut mem);
     Ok((mem, cpu))
 }
 
@@ -95,7 +109,7 @@ fn machine(
 pub fn alone_ipc(
     hcfg: &HeteroConfig,
     app: &CpuApp,
-    warm: usize,
+    warm: Warmup,
     cycles: u64,
     traces: &Path,
 ) -> Result<f64> {
@@ -114,7 +128,7 @@ pub fn corun(
     gcfg: &GpuConfig,
     hcfg: &HeteroConfig,
     apps: &[CpuApp],
-    warm: usize,
+    warm: Warmup,
     traces: &Path,
 ) -> Result<CoRun> {
     let w = crate::cmd::run::find_workload(gpu)?;
