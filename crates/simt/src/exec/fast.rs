@@ -274,14 +274,8 @@ pub(super) fn global_fast<const TRACE: bool>(
     if !ok {
         return false;
     }
-    // The element size as a constant in each copy of the lane loops (no size dispatch per lane).
-    match eb {
-        1 => move_lanes::<1>(data, inst, regs, active, &at, nel, is_st),
-        2 => move_lanes::<2>(data, inst, regs, active, &at, nel, is_st),
-        4 => move_lanes::<4>(data, inst, regs, active, &at, nel, is_st),
-        8 => move_lanes::<8>(data, inst, regs, active, &at, nel, is_st),
-        // Other sizes: the general path (nothing was changed yet).
-        _ => return false,
+    if !move_sized(eb, data, inst, regs, active, &at, nel, is_st) {
+        return false;
     }
     if TRACE {
         if let Some(mem) = out.mem.as_mut() {
@@ -330,18 +324,39 @@ pub(super) fn shared_fast<const TRACE: bool>(
     if !ok {
         return false;
     }
-    match eb {
-        1 => move_lanes::<1>(shared, inst, regs, active, &at, nel, is_st),
-        2 => move_lanes::<2>(shared, inst, regs, active, &at, nel, is_st),
-        4 => move_lanes::<4>(shared, inst, regs, active, &at, nel, is_st),
-        8 => move_lanes::<8>(shared, inst, regs, active, &at, nel, is_st),
-        _ => return false,
+    if !move_sized(eb, shared, inst, regs, active, &at, nel, is_st) {
+        return false;
     }
     if TRACE {
         if let Some(mem) = out.mem.as_mut() {
             lanes_or_all(active, |l| mem.addrs[l] = base_src[l].wrapping_add(off));
             mem.space = MemSpace::Shared;
         }
+    }
+    true
+}
+
+/// [`move_lanes`] with the element size `eb` as a constant in each copy of the lane loops (no
+/// size dispatch per lane). Returns false, having changed nothing, for a size other than 1, 2, 4
+/// or 8 bytes (the general path's case).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn move_sized(
+    eb: u64,
+    data: &mut [u8],
+    inst: &DInst,
+    regs: &mut [[u64; WARP_SIZE]],
+    active: u32,
+    at: &[usize; WARP_SIZE],
+    nel: usize,
+    is_st: bool,
+) -> bool {
+    match eb {
+        1 => move_lanes::<1>(data, inst, regs, active, at, nel, is_st),
+        2 => move_lanes::<2>(data, inst, regs, active, at, nel, is_st),
+        4 => move_lanes::<4>(data, inst, regs, active, at, nel, is_st),
+        8 => move_lanes::<8>(data, inst, regs, active, at, nel, is_st),
+        _ => return false,
     }
     true
 }
