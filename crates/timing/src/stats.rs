@@ -299,6 +299,15 @@ counters! {
         /// Those in which the TB's oracle critical warp (its longest-running warp) ranked in the
         /// slower half of the TB by its CPL counter; `cpl_correct / cpl_samples` is the accuracy.
         cpl_correct,
+        /// Those in which the oracle critical warp ranked in the slower half counting itself
+        /// among the TB's warps (`cpl::Marks::top_inclusive`, the reading of Lee 2017 §4.3.3's
+        /// footnote 2); `cpl_correct_inclusive / cpl_samples` is that accuracy.
+        cpl_correct_inclusive,
+        /// Sum over the same samples of the accuracy a random ranking would score under
+        /// `cpl_correct`'s rule, parts per million (`/ cpl_samples / 1e6` is the chance level).
+        cpl_chance_ppm,
+        /// The same under `cpl_correct_inclusive`'s rule.
+        cpl_chance_inclusive_ppm,
         /// `cpl_samples` of the TBs whose warp execution times spread by at least 1% of the
         /// slowest one's (`cpl::SPREAD_MIN_PPM`; below it the oracle critical warp is noise).
         cpl_samples_spread,

@@ -146,10 +146,8 @@ pub struct Cpl {
     /// the clock keeps every comparison between warps exact without touching each warp every
     /// cycle.
     pub crit: [i64; 64],
-    /// Accuracy samples in which this warp ranked in the slower half of its TB.
-    top: [u64; 64],
-    /// Accuracy samples taken while this warp was live.
-    samples: [u64; 64],
+    /// This warp's accuracy samples so far ([`Marks`]).
+    marks: [Marks; 64],
     /// Per CTA slot: the accuracy state of its resident thread block.
     tbs: Vec<TbAccuracy>,
 }
@@ -166,8 +164,7 @@ impl Default for Cpl {
             n_stall: [0; 64],
             last_idx: [u32::MAX; 64],
             crit: [0; 64],
-            top: [0; 64],
-            samples: [0; 64],
+            marks: [Marks::default(); 64],
             tbs: Vec::new(),
         }
     }
@@ -202,8 +199,7 @@ impl Cpl {
             Stall::AtIssue => 0,
             Stall::Accruing => -(now as i64),
         };
-        self.top[w] = 0;
-        self.samples[w] = 0;
+        self.marks[w] = Marks::default();
     }
 
     /// Warp slot `w`, of the thread block whose live warps are `tb`, issued the instruction of
@@ -325,10 +321,20 @@ impl Cpl {
                     not_above += 1;
                 }
             }
-            self.samples[w] += 1;
+            let n = others as u64 + 1;
+            let k = &mut self.marks[w];
+            k.samples += 1;
             if 2 * not_above >= others {
-                self.top[w] += 1;
+                k.top += 1;
             }
+            if 2 * not_above + 1 >= others {
+                k.top_inclusive += 1;
+            }
+            // A random order without ties puts the warp at each of the n ranks equally often:
+            // the strict rule counts the top floor((n + 1) / 2) ranks, the inclusive one the top
+            // floor(n / 2) + 1 (at most n).
+            k.chance_ppm += n.div_ceil(2) * 1_000_000 / n;
+            k.chance_inclusive_ppm += (n / 2 + 1).min(n) * 1_000_000 / n;
         }
     }
 
@@ -345,8 +351,8 @@ impl Cpl {
         let born = self.born[w];
         let t = &mut self.tbs[slot];
         t.frozen.push(value);
-        if t.oracle.is_none_or(|(e, _, _)| exec >= e) {
-            t.oracle = Some((exec, self.top[w], self.samples[w]));
+        if t.oracle.is_none_or(|(e, _)| exec >= e) {
+            t.oracle = Some((exec, self.marks[w]));
         }
         t.fastest = Some(t.fastest.map_or(exec, |f| f.min(exec)));
         t.first_born = Some(t.first_born.map_or(born, |b| b.min(born)));
@@ -361,13 +367,12 @@ impl Cpl {
             return TbRecord::default();
         };
         t.frozen.clear();
-        let (slowest, top, samples) = t.oracle.take().unwrap_or((0, 0, 0));
+        let (slowest, marks) = t.oracle.take().unwrap_or_default();
         let fastest = t.fastest.take().unwrap_or(0);
         let lifetime = t.last_exit - t.first_born.take().unwrap_or(t.last_exit);
         t.last_exit = 0;
         TbRecord {
-            top,
-            samples,
+            marks,
             spread_ppm: ((slowest - fastest) * 1_000_000)
                 .checked_div(slowest)
                 .unwrap_or(0),
@@ -379,7 +384,13 @@ impl Cpl {
     /// simulator reads a TB's record through [`Cpl::tb_done`]; this is for the unit tests.
     #[cfg(test)]
     pub fn record(&self, w: usize) -> (u64, u64) {
-        (self.top[w], self.samples[w])
+        (self.marks[w].top, self.marks[w].samples)
+    }
+
+    /// The full accuracy record of warp `w` so far (for the unit tests).
+    #[cfg(test)]
+    pub fn marks(&self, w: usize) -> Marks {
+        self.marks[w]
     }
 }
 
@@ -389,8 +400,8 @@ impl Cpl {
 struct TbAccuracy {
     /// Criticality counters of the TB's exited warps, as they were at exit.
     frozen: Vec<i64>,
-    /// The longest-running exited warp: (execution time, slow samples, samples).
-    oracle: Option<(u64, u64, u64)>,
+    /// The longest-running exited warp: (execution time, its accuracy samples).
+    oracle: Option<(u64, Marks)>,
     /// The shortest execution time (core cycles) of the TB's exited warps.
     fastest: Option<u64>,
     /// The earliest dispatch (core cycle) of the TB's exited warps.
@@ -402,10 +413,8 @@ struct TbAccuracy {
 /// A finished thread block's CPL record ([`Cpl::tb_done`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TbRecord {
-    /// Accuracy samples in which the TB's oracle critical warp ranked in the slow half.
-    pub top: u64,
-    /// Accuracy samples taken while the oracle critical warp was live.
-    pub samples: u64,
+    /// The accuracy samples of the TB's oracle critical warp.
+    pub marks: Marks,
     /// Spread of the TB's warp execution times, (slowest - fastest) / slowest, in parts per
     /// million (0 for a TB of one warp). Below [`SPREAD_MIN_PPM`] the oracle critical warp is
     /// a matter of noise.
@@ -419,6 +428,35 @@ impl TbRecord {
     pub fn has_spread(&self) -> bool {
         self.spread_ppm >= SPREAD_MIN_PPM
     }
+}
+
+/// The accuracy samples (spec 000 §8.2) of one warp: how often it ranked in the slow half of its
+/// TB, by two readings of "slow", and what a random ranking would have scored.
+///
+/// Lee 2017 §4.3.3 calls a warp slow "if a warp's criticality is larger than 50% of warps in a
+/// thread-block" and reports NW at 100% "because ... a thread-block has only one or two warps"
+/// (footnote 2). The two readings differ only for TBs with an even number of warps, at the rank
+/// just below the median: [`Marks::top`] counts the others only (at least half of the *other*
+/// warps have a counter not above the warp's, ties in its favour: a lone warp trivially, a warp
+/// of two only if it is not below the other); [`Marks::top_inclusive`] counts the warp itself
+/// among the TB's warps (at least half of *all* the TB's warps, itself included, are not above
+/// it: in a TB of two warps both are always slow, which is the only reading under which the
+/// footnote's 100% for one- or two-warp TBs follows from the TB size alone). Each reading's
+/// chance level is recorded beside it: with `n` warps and no ties, a random order scores
+/// `floor((n + 1) / 2) / n` (strict: 1/2 for `n` = 8) or `(floor(n / 2) + 1) / n` (inclusive:
+/// 5/8 for `n` = 8).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Marks {
+    /// Samples taken while the warp was live.
+    pub samples: u64,
+    /// Samples in which it ranked in the slow half, the others-only reading (`cpl_accuracy`).
+    pub top: u64,
+    /// Samples in which it ranked in the slow half counting itself among the TB's warps.
+    pub top_inclusive: u64,
+    /// Sum over the samples of the strict reading's chance level, parts per million.
+    pub chance_ppm: u64,
+    /// Sum over the samples of the inclusive reading's chance level, parts per million.
+    pub chance_inclusive_ppm: u64,
 }
 
 /// The execution-time spread (parts per million of the slowest warp's time) from which a TB's
@@ -621,6 +659,58 @@ mod tests {
         assert_eq!(c.record(1), (1, 4));
     }
 
+    /// The two readings of "slow" (Lee 2017 §4.3.3 and its footnote 2) part only in TBs with an
+    /// even number of warps, at the rank just below the median; each sample also records the
+    /// chance level of its reading.
+    #[test]
+    fn inclusive_reading_counts_the_warp_itself_and_chance_follows_the_tb_size() {
+        let mut c = Cpl::default();
+        // Four warps, counters 5 1 9 3: ranks 9 > 5 > 3 > 1.
+        c.crit[..4].copy_from_slice(&[5, 1, 9, 3]);
+        c.sample(0b1111, 0, 0);
+        let m: Vec<(u64, u64)> = (0..4)
+            .map(|w| (c.marks(w).top, c.marks(w).top_inclusive))
+            .collect();
+        // Strict: the top two (9, 5). Inclusive: the top three (itself and one other of four
+        // are half the TB): 3 counts too, 1 never.
+        assert_eq!(m, vec![(1, 1), (0, 0), (1, 1), (0, 1)]);
+        // Chance with four warps: 2/4 strict, 3/4 inclusive.
+        assert_eq!(c.marks(3).chance_ppm, 500_000);
+        assert_eq!(c.marks(3).chance_inclusive_ppm, 750_000);
+        // Two warps: the lower one is slow only under the inclusive reading (footnote 2: a TB of
+        // one or two warps scores 100%); both readings give the higher one.
+        let mut c = Cpl::default();
+        c.crit[..2].copy_from_slice(&[4, 2]);
+        c.sample(0b11, 0, 0);
+        assert_eq!((c.marks(1).top, c.marks(1).top_inclusive), (0, 1));
+        assert_eq!((c.marks(0).top, c.marks(0).top_inclusive), (1, 1));
+        assert_eq!(c.marks(1).chance_ppm, 500_000);
+        assert_eq!(c.marks(1).chance_inclusive_ppm, 1_000_000);
+        // Odd sizes: the readings agree (three warps: the top two; chance 2/3 both).
+        let mut c = Cpl::default();
+        c.crit[..3].copy_from_slice(&[1, 2, 3]);
+        c.sample(0b111, 0, 0);
+        for w in 0..3 {
+            assert_eq!(c.marks(w).top, c.marks(w).top_inclusive);
+            assert_eq!(c.marks(w).chance_ppm, 666_666);
+            assert_eq!(c.marks(w).chance_inclusive_ppm, 666_666);
+        }
+        assert_eq!([c.marks(0).top, c.marks(1).top, c.marks(2).top], [0, 1, 1]);
+        // A lone warp: slow under both, chance 1.
+        let mut c = Cpl::default();
+        c.sample(0b1, 0, 0);
+        assert_eq!(
+            c.marks(0),
+            Marks {
+                samples: 1,
+                top: 1,
+                top_inclusive: 1,
+                chance_ppm: 1_000_000,
+                chance_inclusive_ppm: 1_000_000
+            }
+        );
+    }
+
     /// Replays `events` (core cycle, warp slot, static instruction index) in time order (same
     /// cycle: lower slot first) for a TB of warp slots `tb`, all dispatched at cycle 0.
     fn replay(c: &mut Cpl, tb: u64, events: &[(u64, usize, u32)]) {
@@ -728,7 +818,7 @@ mod tests {
         c.exit(2, 0, 420);
         // Execution times 300, 400 and 370: warp 0 is the oracle, though warp 2 exits last.
         let r = c.tb_done(0);
-        assert_eq!((r.top, r.samples), (1, 2));
+        assert_eq!((r.marks.top, r.marks.samples), (1, 2));
         // Spread (400 - 300) / 400; lifetime from the first dispatch (0) to the last exit (420).
         assert_eq!((r.spread_ppm, r.lifetime), (250_000, 420));
         assert!(r.has_spread());
@@ -750,7 +840,7 @@ mod tests {
         c.sample(0b01000, 1, 1280);
         c.exit(3, 1, 1300);
         let r = c.tb_done(1);
-        assert_eq!((r.top, r.samples), (1, 2));
+        assert_eq!((r.marks.top, r.marks.samples), (1, 2));
         // Execution times 100 and 300; dispatched at 1000, last exit 1300.
         assert_eq!((r.spread_ppm, r.lifetime), (666_666, 300));
     }

@@ -571,11 +571,14 @@ impl Sm {
             if c.live == 0 {
                 // The accuracy record of the TB's oracle critical warp (spec 000 §8.2).
                 let r = self.cpl.tb_done(cs);
-                self.stats.cpl_correct += r.top;
-                self.stats.cpl_samples += r.samples;
+                self.stats.cpl_correct += r.marks.top;
+                self.stats.cpl_samples += r.marks.samples;
+                self.stats.cpl_correct_inclusive += r.marks.top_inclusive;
+                self.stats.cpl_chance_ppm += r.marks.chance_ppm;
+                self.stats.cpl_chance_inclusive_ppm += r.marks.chance_inclusive_ppm;
                 if r.has_spread() {
-                    self.stats.cpl_correct_spread += r.top;
-                    self.stats.cpl_samples_spread += r.samples;
+                    self.stats.cpl_correct_spread += r.marks.top;
+                    self.stats.cpl_samples_spread += r.marks.samples;
                     self.stats.tbs_spread += 1;
                 }
                 self.stats.tb_spread_ppm += r.spread_ppm;

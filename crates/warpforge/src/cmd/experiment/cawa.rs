@@ -536,6 +536,32 @@ pub fn run(a: CawaArgs) -> Result<()> {
         report.insert(key.into(), opt(mean(&v)));
         report.insert(format!("{key}_per_workload"), Value::Object(per_w));
     }
+    // The inclusive reading of "slow" (`cpl::Marks`: the warp counts itself among its TB's
+    // warps, which is what makes footnote 2's 100% for one- or two-warp TBs follow from the TB
+    // size), and each reading's chance level: what a random ranking scores on the same samples.
+    for (key, correct) in [
+        ("cpl_accuracy_inclusive", "cpl_correct_inclusive"),
+        ("cpl_accuracy_chance", "cpl_chance_ppm"),
+        ("cpl_accuracy_inclusive_chance", "cpl_chance_inclusive_ppm"),
+    ] {
+        let scale = if correct.ends_with("_ppm") { 1e6 } else { 1.0 };
+        let of = |o: &Outcome| {
+            ratio(
+                num(o, &["raw", "core", correct]) / scale,
+                num(o, &["raw", "core", "cpl_samples"]),
+            )
+        };
+        for (suffix, pi) in [("", ap), ("_rr", 0)] {
+            let (mut per_w, mut v) = (Map::new(), Vec::new());
+            for (wi, w) in workloads.iter().enumerate() {
+                let x = of(get(pi, wi));
+                v.extend(x);
+                per_w.insert((*w).into(), opt(x));
+            }
+            report.insert(format!("{key}{suffix}"), opt(mean(&v)));
+            report.insert(format!("{key}{suffix}_per_workload"), Value::Object(per_w));
+        }
+    }
     let mut rates = Map::new();
     for (pi, (name, _)) in configs.iter().enumerate() {
         let mut r = Map::new();
