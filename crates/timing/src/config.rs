@@ -866,6 +866,14 @@ pub struct SimConfig {
     /// statistics: the per-warp execution times that feed CAWS's oracle, spec 000 §3.3).
     #[serde(default)]
     pub warp_times: bool,
+    /// Run CPL, CAWA's criticality prediction (spec 000 §4.3), and report its accuracy
+    /// (`cpl_samples`, `cpl_correct` and their `_spread` forms in `raw.core`) and the L1D's
+    /// critical-warp loads (`critical_accesses`, `critical_hits`). Off by default: CPL then
+    /// runs only where a scheduler, insertion or replacement policy reads criticality (gCAWS,
+    /// CACP: `reads_criticality`), and those counters are 0 otherwise. Timing is identical
+    /// either way (CPL only feeds the policies that read it).
+    #[serde(default)]
+    pub cpl: bool,
     /// Synchronisation window, core cycles (`gpu/window.rs`): 1 (the default) steps every SM
     /// and the memory side cycle by cycle; `W` > 1 lets every SM run `W` cycles on its own
     /// (on any thread) between synchronisations, with window semantics for global memory

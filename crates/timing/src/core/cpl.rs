@@ -54,8 +54,11 @@
 //! slow warp critical, which makes half of the warps' hits train CCBP up. A TB of one warp has
 //! that warp critical under both rules. The accuracy samples always use the slow-warp predicate.
 //!
-//! CPL is an always-available signal of the SM: schedulers read it through
-//! `SchedView::crit`, the L1D receives it as the criticality bit of each load, and its accuracy
+//! CPL is a signal of the SM that runs when something consumes it (a scheduler, insertion or
+//! replacement policy whose `reads_criticality` is true, or `sim.cpl = true`; otherwise its
+//! counters stay 0 and only dispatch and exit reach it, for the TB spread statistics):
+//! schedulers read it through `SchedView::crit`, the L1D receives it as the criticality bit
+//! of each load, and its accuracy
 //! is sampled every [`SAMPLE_PERIOD`] core cycles into `CoreStats::cpl_samples`/`cpl_correct`
 //! as §8.2 defines it (Lee 2017 §4.3.3): per resident TB and sample, whether the TB's oracle
 //! critical warp — its warp with the longest execution time, known when the TB finishes — has

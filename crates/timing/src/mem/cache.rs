@@ -319,6 +319,11 @@ impl Cache {
         self.repl.in_critical_partition(way)
     }
 
+    /// Whether the replacement policy reads the CPL criticality bit of its accesses.
+    pub fn reads_criticality(&self) -> bool {
+        self.repl.reads_criticality()
+    }
+
     /// Records `pc` as the inserting instruction of (`line`'s set, `way`); reported back in
     /// [`Evicted::pc`].
     pub fn set_pc(&mut self, line: u64, way: usize, pc: u64) {

@@ -136,6 +136,12 @@ impl L1 {
         }
     }
 
+    /// Whether the insertion or the replacement policy reads the CPL criticality bit of the
+    /// accesses (`reads_criticality`): the SM then runs CPL.
+    pub fn reads_criticality(&self) -> bool {
+        self.insertion.reads_criticality() || self.cache.reads_criticality()
+    }
+
     /// Starts counting each warp slot's served and lost reuses ([`L1::take_warp_reuse`]).
     pub fn observe_warp_reuse(&mut self) {
         self.warp_reuse = Some(Box::default());

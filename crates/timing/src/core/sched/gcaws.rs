@@ -22,6 +22,10 @@ fn before(v: &SchedView<'_>, a: usize, b: usize) -> bool {
 }
 
 impl WarpScheduler for Gcaws {
+    fn reads_criticality(&self) -> bool {
+        true
+    }
+
     fn pick(&mut self, v: &SchedView<'_>) -> Option<usize> {
         if let Some(l) = self.last {
             if v.ready & (1 << l) != 0 {

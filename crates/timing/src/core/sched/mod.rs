@@ -27,7 +27,8 @@ pub struct SchedView<'a> {
     /// Dispatch order of each warp slot (lower = older).
     pub age: &'a [u64],
     /// CPL criticality counter of each warp slot (spec 000 §4.3, Eq. 4.1; higher = more
-    /// critical), maintained by the SM for every policy.
+    /// critical), maintained by the SM when CPL runs (a policy that reads it says so with
+    /// [`WarpScheduler::reads_criticality`]; all zeros otherwise).
     pub crit: &'a [i64],
 }
 
@@ -64,6 +65,12 @@ pub trait WarpScheduler: Send {
     /// Whether the policy prioritised the warp of slot `slot` as critical at any time since it
     /// started (for the criticality-inversion metric, spec 000 §8.2). Default: never.
     fn was_critical(&self, _slot: usize) -> bool {
+        false
+    }
+    /// Whether the policy reads CPL's criticality counters ([`SchedView::crit`], spec 000
+    /// §4.3). The SM runs CPL only when some policy reads it or `sim.cpl` asks for its
+    /// statistics; otherwise `crit` is all zeros. Default: no.
+    fn reads_criticality(&self) -> bool {
         false
     }
 }

@@ -512,9 +512,10 @@ impl Sm {
         if tracker != u32::MAX {
             self.trackers[tracker as usize].pending += ntx as u32;
         }
-        let critical = self
-            .cpl
-            .is_critical(warp as usize, self.tb_of(warp as usize));
+        let critical = self.cpl_on
+            && self
+                .cpl
+                .is_critical(warp as usize, self.tb_of(warp as usize));
         let l = &mut *self.ldst;
         l.busy = true;
         l.critical = critical;

@@ -294,9 +294,11 @@ impl Sm {
                     }
                     self.scheds[s].on_issue(w);
                     self.count_issuer(w, now);
-                    let idx = self.warps[w].ibuf[self.warps[w].head as usize].static_idx;
-                    let tb = self.tb_of(w);
-                    self.cpl.on_issue(w, idx, now, tb);
+                    if self.cpl_on {
+                        let idx = self.warps[w].ibuf[self.warps[w].head as usize].static_idx;
+                        let tb = self.tb_of(w);
+                        self.cpl.on_issue(w, idx, now, tb);
+                    }
                     let unit = self.unit_of(self.warps[w].ibuf[self.warps[w].head as usize].class);
                     self.issue_warp(w, &mut free, now);
                     issued += 1;
@@ -373,9 +375,11 @@ impl Sm {
             }
             // (Latency attribution already charged this cycle of `w` as execution.)
             self.scheds[s].on_issue(w);
-            let idx = self.warps[w].ibuf[self.warps[w].head as usize].static_idx;
-            let tb = self.tb_of(w);
-            self.cpl.on_issue(w, idx, now, tb);
+            if self.cpl_on {
+                let idx = self.warps[w].ibuf[self.warps[w].head as usize].static_idx;
+                let tb = self.tb_of(w);
+                self.cpl.on_issue(w, idx, now, tb);
+            }
             self.issue_warp(w, free, now);
             unit = next;
             more += 1;

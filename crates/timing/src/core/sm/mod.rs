@@ -230,6 +230,11 @@ pub struct Sm {
     age_counter: u64,
     /// Criticality prediction (spec 000 §4.3), per warp slot.
     cpl: Box<Cpl>,
+    /// CPL runs (`Cpl::on_issue`, the accuracy samples, the L1D's criticality bit): a
+    /// scheduler or L1D policy reads criticality, or `sim.cpl` asks for its statistics.
+    /// Otherwise the counters stay 0, `cpl_*`, `critical_accesses` and `critical_hits` are 0;
+    /// warp dispatch and exit still reach CPL for the TB spread statistics (`tb_spread_ppm`).
+    cpl_on: bool,
     fetch_rr: usize,
     l1i: Cache,
     /// Outstanding L1I line misses (one entry per line; waiters are found by scanning warps).
@@ -425,6 +430,8 @@ impl Sm {
                 Cpl::new(cpl::Critical::parse(&cfg.core.cpl_critical).unwrap_or_default())
                     .with_stall(cpl::Stall::parse(&cfg.core.cpl_stall).unwrap_or_default()),
             ),
+            // Set below from the policies just built.
+            cpl_on: cfg.sim.cpl,
             fetch_rr: 0,
             l1i: Cache::new(&cfg.l1i),
             imshr: Mshr::new(cfg.l1i.mshr_entries as usize, 1),
@@ -567,6 +574,14 @@ impl Sm {
             held_mask: 0,
         }
         .with_cu_masks()
+        .with_cpl_readers()
+    }
+
+    /// Turns CPL on when a scheduler or an L1D policy reads criticality (`reads_criticality`).
+    fn with_cpl_readers(mut self) -> Self {
+        self.cpl_on |= self.scheds.iter().any(|s| s.reads_criticality())
+            || self.l1d.reads_criticality();
+        self
     }
 
     /// Fills `cu_mask` from `cu_range`.
@@ -738,6 +753,9 @@ impl Sm {
     /// The CPL accuracy samples of every resident thread block at the sample points of core
     /// cycles `from..to` (one cycle, or a quiet span in which no warp issues).
     fn cpl_sample(&mut self, from: u64, to: u64) {
+        if !self.cpl_on {
+            return;
+        }
         for t in cpl::sample_points(from, to) {
             for (cs, c) in self.ctas.iter().enumerate() {
                 if c.active {

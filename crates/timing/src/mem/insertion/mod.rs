@@ -30,8 +30,9 @@ pub struct MissInfo {
     pub warp: u32,
     /// The request comes from a warp that the SM's criticality prediction (CPL, spec 000 §4.3)
     /// ranks critical (`core.cpl_critical`: by default the slowest warp of its thread block,
-    /// [`crate::core::cpl::Cpl::is_critical`]). Always computed; policies that do not use
-    /// criticality ignore it.
+    /// [`crate::core::cpl::Cpl::is_critical`]). Computed when CPL runs (a policy's
+    /// `reads_criticality`, or `sim.cpl`), else `false`; policies that do not use criticality
+    /// ignore it.
     pub critical: bool,
 }
 
@@ -61,6 +62,12 @@ pub trait Insertion {
     /// parameters refuse any.
     fn configure(&mut self, args: &str) -> Result<(), String> {
         Err(format!("takes no parameters (got `{args}`)"))
+    }
+    /// Whether the policy reads the criticality bit of [`MissInfo`] (CPL, spec 000 §4.3): the
+    /// SM runs CPL only when some policy reads it or `sim.cpl` asks for its statistics, and the
+    /// bit is `false` otherwise. Default: no (none of the registered policies does).
+    fn reads_criticality(&self) -> bool {
+        false
     }
 }
 
@@ -107,6 +114,9 @@ macro_rules! policies {
             }
             fn configure(&mut self, args: &str) -> Result<(), String> {
                 match self { $( Policy::$variant(p) => p.configure(args), )* }
+            }
+            fn reads_criticality(&self) -> bool {
+                match self { $( Policy::$variant(p) => p.reads_criticality(), )* }
             }
         }
     };

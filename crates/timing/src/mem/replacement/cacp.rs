@@ -73,6 +73,9 @@ impl Cacp {
 }
 
 impl Replacement for Cacp {
+    fn reads_criticality(&self) -> bool {
+        true
+    }
     fn ways_for(&self, _set: usize, acc: &MissInfo) -> u64 {
         let m = if self.ccbp.predicts_critical(self.signature.of(acc)) {
             self.critical_mask

@@ -42,6 +42,12 @@ pub trait Replacement {
     fn in_critical_partition(&self, _way: usize) -> bool {
         false
     }
+    /// Whether the policy reads the criticality bit of [`MissInfo`] (CPL, spec 000 §4.3): the
+    /// SM runs CPL only when some policy reads it or `sim.cpl` asks for its statistics, and the
+    /// bit is `false` otherwise. Default: no.
+    fn reads_criticality(&self) -> bool {
+        false
+    }
 }
 
 macro_rules! policies {
@@ -80,6 +86,9 @@ macro_rules! policies {
             #[inline]
             fn in_critical_partition(&self, way: usize) -> bool {
                 match self { $( Policy::$variant(p) => p.in_critical_partition(way), )* }
+            }
+            fn reads_criticality(&self) -> bool {
+                match self { $( Policy::$variant(p) => p.reads_criticality(), )* }
             }
         }
     };

@@ -260,7 +260,11 @@ pub fn run(a: CawaArgs) -> Result<()> {
             bail!("--jobs must be at least 1");
         }
     }
-    let base = super::super::config::resolve(Some(&a.config), &[], &a.set)?;
+    let mut base = super::super::config::resolve(Some(&a.config), &[], &a.set)?;
+    // Every run reports CPL's accuracy and the critical-warp L1D figures, whatever its
+    // scheduler: CPL runs in all of them (under RR and GTO too, where no policy reads it).
+    base.set("sim.cpl", "true")
+        .map_err(|e| anyhow!("sim.cpl: {e}"))?;
 
     // Which policies this build can run (the oracle CAWS scheduler may be absent).
     let mut missing: BTreeMap<&str, String> = BTreeMap::new();
