@@ -793,3 +793,142 @@ fn shared_accesses_of_every_width_partial_warps_and_bounds() {
         "{e}"
     );
 }
+
+#[test]
+fn param_loads_and_alu_fast_paths_partial_warps_and_predication() {
+    // 29 threads (a partial warp) and predicated forms. Exercises the executor's fast paths for
+    // uniform `ld.param` (scalar widths, sign extension, a vector, a predicated load), `neg`,
+    // `not`, the predicate logic ops, `cvt.u32` of 64-bit integers, `sub.f32` and
+    // `cvta{.to}.global`, against values computed here from the parameters read back.
+    let body = r#"
+  ld.param.u32 %r1, [aux];                   st.global.u32 [%rd63+0], %r1;
+  ld.param.u32 %r2, [aux+4];                 st.global.u32 [%rd63+8], %r2;
+  ld.param.s8 %r3, [out];                    st.global.u32 [%rd63+16], %r3;
+  ld.param.v2.u32 {%r4, %r5}, [out];
+  xor.b32 %r4, %r4, %r5;                     st.global.u32 [%rd63+24], %r4;
+  setp.lt.u32 %p1, %r60, 5;
+  mov.u32 %r6, 99;
+  @%p1 ld.param.u32 %r6, [out];              st.global.u32 [%rd63+32], %r6;
+  sub.s32 %r7, %r60, 3;
+  neg.s32 %r8, %r7;                          st.global.u32 [%rd63+40], %r8;
+  cvt.s64.s32 %rd1, %r7;
+  neg.s64 %rd2, %rd1;                        st.global.u64 [%rd63+48], %rd2;
+  not.b32 %r9, %r7;
+  mov.u32 %r10, 7;
+  @!%p1 not.b32 %r10, %r60;                  st.global.u32 [%rd63+56], %r9;
+                                             st.global.u32 [%rd63+64], %r10;
+  and.b32 %r11, %r60, 1;
+  setp.eq.u32 %p2, %r11, 1;
+  and.pred %p3, %p1, %p2;
+  or.pred %p4, %p1, !%p2;
+  xor.pred %p5, %p1, %p2;
+  not.pred %p6, %p2;
+  selp.u32 %r12, 1, 0, %p3;
+  selp.u32 %r13, 2, 0, %p4;
+  selp.u32 %r14, 4, 0, %p5;
+  selp.u32 %r15, 8, 0, %p6;
+  or.b32 %r12, %r12, %r13;
+  or.b32 %r12, %r12, %r14;
+  or.b32 %r12, %r12, %r15;                   st.global.u32 [%rd63+72], %r12;
+  mul.wide.s32 %rd3, %r7, 0x10000001;
+  cvt.u32.u64 %r16, %rd3;                    st.global.u32 [%rd63+80], %r16;
+  cvt.u32.s64 %r17, %rd2;                    st.global.u32 [%rd63+88], %r17;
+  cvt.rn.f32.s32 %f1, %r7;
+  mov.f32 %f2, 0f3FC00000;
+  sub.f32 %f3, %f1, %f2;
+  mov.f32 %f4, 0f00000000;
+  @%p1 sub.rn.f32 %f4, %f2, %f1;             st.global.f32 [%rd63+96], %f3;
+                                             st.global.f32 [%rd63+104], %f4;
+  cvta.to.global.u64 %rd4, %rd61;
+  cvta.global.u64 %rd5, %rd4;
+  xor.b64 %rd5, %rd5, %rd61;                 st.global.u64 [%rd63+112], %rd5;
+  @%p1 cvta.to.global.u64 %rd6, %rd63;
+  @!%p1 mov.u64 %rd6, 0;                     st.global.u64 [%rd63+120], %rd6;
+"#;
+    let threads = 29;
+    let r = run("", body, 1, threads, &[]);
+    let (aux, outp) = (r.aux_ptr, r.out_ptr);
+    for (t, o) in r.out.iter().enumerate() {
+        assert_eq!(o[0], aux & 0xffff_ffff, "ld.param.u32 low half, thread {t}");
+        assert_eq!(o[1], aux >> 32, "ld.param.u32 high half, thread {t}");
+        assert_eq!(
+            o[2] as u32,
+            outp as u8 as i8 as i32 as u32,
+            "ld.param.s8 sign-extends, thread {t}"
+        );
+        assert_eq!(
+            o[3],
+            (outp & 0xffff_ffff) ^ (outp >> 32),
+            "ld.param.v2.u32, thread {t}"
+        );
+        let p1 = t < 5;
+        let want = if p1 { outp & 0xffff_ffff } else { 99 };
+        assert_eq!(o[4], want, "predicated ld.param, thread {t}");
+        let x = t as i32 - 3;
+        assert_eq!(o[5] as u32, x.wrapping_neg() as u32, "neg.s32, thread {t}");
+        assert_eq!(o[6], (x as i64).wrapping_neg() as u64, "neg.s64, thread {t}");
+        assert_eq!(o[7] as u32, !(x as u32), "not.b32, thread {t}");
+        let want = if p1 { 7 } else { !(t as u32) };
+        assert_eq!(o[8] as u32, want, "predicated not.b32, thread {t}");
+        let p2 = t % 2 == 1;
+        let bits = (p1 && p2) as u64
+            | ((p1 || !p2) as u64) << 1
+            | ((p1 ^ p2) as u64) << 2
+            | (!p2 as u64) << 3;
+        assert_eq!(o[9], bits, "predicate logic, thread {t}");
+        let wide = (x as i64).wrapping_mul(0x1000_0001);
+        assert_eq!(o[10], wide as u64 & 0xffff_ffff, "cvt.u32.u64, thread {t}");
+        assert_eq!(
+            o[11],
+            (x as i64).wrapping_neg() as u64 & 0xffff_ffff,
+            "cvt.u32.s64, thread {t}"
+        );
+        let f = x as f32;
+        assert_eq!(f32::from_bits(o[12] as u32), f - 1.5, "sub.f32, thread {t}");
+        let want = if p1 { 1.5 - f } else { 0.0 };
+        assert_eq!(f32::from_bits(o[13] as u32), want, "predicated sub.f32, thread {t}");
+        assert_eq!(o[14], 0, "cvta.global of cvta.to.global is the identity, thread {t}");
+        let want = if p1 { outp + t as u64 * 128 } else { 0 };
+        assert_eq!(o[15], want, "predicated cvta.to.global, thread {t}");
+    }
+    // A parameter load past the end of the 16 bytes of parameters faults.
+    let e = try_run("", "  ld.param.v2.u64 {%rd1, %rd2}, [aux];", 1, 32, &[])
+        .err()
+        .expect("faults")
+        .to_string();
+    assert!(e.contains("beyond the kernel's 16 bytes of parameters"), "{e}");
+}
+
+#[test]
+fn overlapping_global_vector_stores_keep_the_highest_lanes_bytes() {
+    // Lane l stores the two words {10 l, 10 l + 1} at word l of the auxiliary buffer: the
+    // vectors of neighbouring lanes overlap by a word. Stores go lane by lane (every element of
+    // a lane before the next), so word k holds lane k's first element and the last word lane
+    // n-1's second. A full warp, then a predicated partial warp at word 40.
+    let body = r#"
+  mul.wide.u32 %rd1, %r60, 4;
+  add.s64 %rd2, %rd61, %rd1;
+  mul.lo.u32 %r1, %r60, 10;
+  add.u32 %r2, %r1, 1;
+  st.global.v2.u32 [%rd2], {%r1, %r2};
+  setp.lt.u32 %p1, %r60, 20;
+  add.u32 %r3, %r1, 1000;
+  add.u32 %r4, %r3, 1;
+  @%p1 st.global.v2.u32 [%rd2+160], {%r3, %r4};
+"#;
+    let r = run("", body, 1, 32, &[0; 48]);
+    let words: Vec<u32> = r
+        .aux
+        .iter()
+        .flat_map(|w| [*w as u32, (*w >> 32) as u32])
+        .collect();
+    for k in 0..32 {
+        assert_eq!(words[k], 10 * k as u32, "word {k}: lane {k}'s first element");
+    }
+    assert_eq!(words[32], 311, "word 32: lane 31's second element");
+    for k in 0..20 {
+        assert_eq!(words[40 + k], 1000 + 10 * k as u32, "word {}", 40 + k);
+    }
+    assert_eq!(words[60], 1191, "word 60: lane 19's second element");
+    assert_eq!(words[61], 0, "word 61: untouched");
+}

@@ -1,5 +1,6 @@
-//! The branch-free fast paths for full-warp integer/float ALU instructions, global loads/stores and
-//! integer comparisons (32 lanes at a time on whole register vectors).
+//! The branch-free fast paths for full-warp integer/float ALU instructions, global and shared
+//! loads/stores, uniform kernel-parameter loads and integer comparisons (32 lanes at a time on
+//! whole register vectors).
 
 use super::*;
 
@@ -227,6 +228,12 @@ pub(super) fn fast_alu(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32)
         Fast::NegF32 => map2(&a, &b, |x, _| x ^ 0x8000_0000),
         Fast::AbsF32 => map2(&a, &b, |x, _| x & 0x7fff_ffff),
         Fast::Not => map2(&a, &b, |x, _| !x),
+        Fast::Neg => map2(&a, &b, |x, _| x.wrapping_neg()),
+        Fast::AndPred => map2(&a, &b, |x, y| x & y & 1),
+        Fast::OrPred => map2(&a, &b, |x, y| (x | y) & 1),
+        Fast::XorPred => map2(&a, &b, |x, y| (x ^ y) & 1),
+        Fast::NotPred => map2(&a, &b, |x, _| !x & 1),
+        Fast::CvtU32Wide => map2(&a, &b, |x, _| x & 0xffff_ffff),
         Fast::Copy => *a,
         Fast::FmaF32 => {
             let c = operand(regs, inst.s[2]);
@@ -289,9 +296,9 @@ pub(super) fn global_fast<const TRACE: bool>(
 /// shared memory `shared`: the element loop of [`move_lanes`] over the shared bytes, no
 /// per-lane space dispatch or bounds check. Returns false, having changed nothing, when the
 /// general path must run (a lane out of bounds, whose fault it reports; an element size other
-/// than 1, 2, 4 or 8 bytes; a vector store, which the general path writes lane by lane, so that
-/// lanes whose vectors overlap leave the highest lane's bytes; no active lane). Values,
-/// registers and the recorded per-lane addresses are those of the general path.
+/// than 1, 2, 4 or 8 bytes; no active lane). Values, registers, the byte order of overlapping
+/// vector stores (lane by lane, as the general path) and the recorded per-lane addresses are
+/// those of the general path.
 pub(super) fn shared_fast<const TRACE: bool>(
     shared: &mut [u8],
     inst: &DInst,
@@ -305,7 +312,7 @@ pub(super) fn shared_fast<const TRACE: bool>(
     } else {
         inst.nd as usize
     };
-    if active == 0 || (is_st && nel != 1) {
+    if active == 0 {
         return false;
     }
     let eb = inst.elem_bytes as u64;
@@ -362,7 +369,11 @@ fn move_sized(
 }
 
 /// The data movement of [`global_fast`] for `EB`-byte elements: `nel` elements per lane between the
-/// registers and `data`, lane `l`'s first element at byte `at[l]` (checked in bounds).
+/// registers and `data`, lane `l`'s first element at byte `at[l]` (checked in bounds). Vector
+/// stores go lane by lane (all elements of a lane, then the next lane), the general path's order,
+/// so that lanes whose vectors overlap leave the same bytes; loads and scalar stores go element
+/// by element over all lanes (the same result: loads do not write memory, and a scalar store
+/// writes its lanes in order either way).
 #[inline(always)]
 fn move_lanes<const EB: usize>(
     data: &mut [u8],
@@ -374,13 +385,22 @@ fn move_lanes<const EB: usize>(
     is_st: bool,
 ) {
     use crate::memory::{load_le, store_le};
-    if is_st {
-        for j in 0..nel {
-            let v = operand(regs, inst.s[1 + j]);
-            lanes_or_all(active, |l| {
-                store_le(&mut data[at[l] + j * EB..], EB as u32, v[l])
-            });
-        }
+    if is_st && nel == 1 {
+        let v = operand(regs, inst.s[1]);
+        lanes_or_all(active, |l| store_le(&mut data[at[l]..], EB as u32, v[l]));
+    } else if is_st {
+        // Lane by lane, every element of a lane before the next lane, as the general path
+        // writes: where two lanes' vectors overlap, the higher lane's bytes stay.
+        let regs = &*regs;
+        lanes_or_all(active, |l| {
+            for j in 0..nel {
+                store_le(
+                    &mut data[at[l] + j * EB..],
+                    EB as u32,
+                    rd(regs, inst.s[1 + j], l),
+                );
+            }
+        });
     } else {
         // `load_ext`, with the sign extension's width decided once (64: none).
         let t = inst.op.ty.unwrap_or(ScalarType::B32);
@@ -398,6 +418,60 @@ fn move_lanes<const EB: usize>(
             });
         }
     }
+}
+
+/// `ld.param` of a kernel parameter by a warp whose active lanes all read the same address
+/// (the usual case: an immediate address): the value is read and extended once and written to
+/// every active lane. Returns false, having changed nothing, when the general path must run (a
+/// function parameter, [`FPARAM_TAG`]; lanes at different addresses; an element past the end of
+/// the parameter buffer, whose fault it reports; no active lane). Registers and the recorded
+/// per-lane addresses are those of the general path.
+pub(super) fn param_fast<const TRACE: bool>(
+    params: &[u8],
+    inst: &DInst,
+    regs: &mut [[u64; WARP_SIZE]],
+    active: u32,
+    out: &mut DynInst,
+) -> bool {
+    if active == 0 {
+        return false;
+    }
+    let off = inst.addr_off as u64;
+    let a0 = {
+        let base = operand(regs, inst.s[0]);
+        let a0 = base[active.trailing_zeros() as usize].wrapping_add(off);
+        let mut same = true;
+        lanes_or_all(active, |l| same &= base[l].wrapping_add(off) == a0);
+        if !same || a0 >= FPARAM_TAG {
+            return false;
+        }
+        a0
+    };
+    let nel = inst.nd as usize;
+    let eb = inst.elem_bytes as u64;
+    if !matches!(eb, 1 | 2 | 4 | 8) {
+        return false;
+    }
+    // Every element inside the buffer (the general path checks each element's end).
+    match a0.checked_add(eb * nel as u64) {
+        Some(end) if end <= params.len() as u64 => {}
+        _ => return false,
+    }
+    let t = inst.op.ty.unwrap_or(ScalarType::B32);
+    for j in 0..nel {
+        let at = (a0 + j as u64 * eb) as usize;
+        let v = super::mem::load_ext(crate::memory::load_le(&params[at..], eb as u32), t)
+            & inst.dmask[j];
+        let dst = &mut regs[inst.d[j] as usize];
+        lanes_or_all(active, |l| dst[l] = v);
+    }
+    if TRACE {
+        if let Some(mem) = out.mem.as_mut() {
+            lanes_or_all(active, |l| mem.addrs[l] = a0);
+            mem.space = MemSpace::Param;
+        }
+    }
+    true
 }
 
 /// Not inlined, for the reason given at [`map2`].

@@ -610,6 +610,12 @@ pub fn step<const TRACE: bool>(
         {
             advance(w);
         }
+        K::Ld
+            if inst.space == Space::Param
+                && param_fast::<TRACE>(env.params, inst, &mut w.regs, active, out) =>
+        {
+            advance(w);
+        }
         K::Ld | K::St => {
             let is_st = inst.k == K::St;
             let t = inst.op.ty.unwrap_or(ScalarType::B32);

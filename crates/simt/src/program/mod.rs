@@ -168,6 +168,15 @@ pub enum Fast {
     NegF32,
     AbsF32,
     Not,
+    /// `neg` of a 32- or 64-bit integer (two's complement; the mask keeps the type's width).
+    Neg,
+    /// `and.pred`, `or.pred`, `xor.pred`, `not.pred` (predicate registers hold 0 or 1).
+    AndPred,
+    OrPred,
+    XorPred,
+    NotPred,
+    /// `cvt.u32.{u64,s64,b64}` without saturation: the low 32 bits.
+    CvtU32Wide,
     /// `cvta{.to}.global`: the identity.
     Copy,
 }
@@ -211,6 +220,24 @@ pub fn fast_of(op: &Op) -> Fast {
         Fma | Mad if t == F32 && plain && matches!(op.rounding, None | Some(Rounding::Rn)) => {
             Fast::FmaF32
         }
+        Sub if t == F32 && plain && matches!(op.rounding, None | Some(Rounding::Rn)) => {
+            Fast::SubF32
+        }
+        Not if int => Fast::Not,
+        Neg if int => Fast::Neg,
+        And if t == Pred => Fast::AndPred,
+        Or if t == Pred => Fast::OrPred,
+        Xor if t == Pred => Fast::XorPred,
+        Not if t == Pred => Fast::NotPred,
+        Cvt if t == U32
+            && !op.sat
+            && op
+                .ty2
+                .is_some_and(|s| !s.is_float() && s != Pred && s.size() == 8) =>
+        {
+            Fast::CvtU32Wide
+        }
+        Cvta if op.space == Some(warpforge_ptx::StateSpace::Global) => Fast::Copy,
         _ => Fast::None,
     }
 }

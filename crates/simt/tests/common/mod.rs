@@ -48,6 +48,10 @@ pub struct Run {
     pub aux: Vec<u64>,
     /// The device, for further inspection.
     pub dev: Device,
+    /// The device addresses of `out` and `aux` (the kernel's two parameters).
+    pub out_ptr: u64,
+    /// See `out_ptr`.
+    pub aux_ptr: u64,
 }
 
 /// Runs `body` with `grid` × `block` threads; `aux` initialises the auxiliary buffer.
@@ -75,7 +79,7 @@ pub fn try_run(
     };
     dev.launch(m, "t", cfg, &[KernelArg::Ptr(out), KernelArg::Ptr(daux)])?;
     let flat: Vec<u64> = dev.read(out, threads * SLOTS)?;
-    let out = flat
+    let flat_out = flat
         .chunks(SLOTS)
         .map(|c| {
             let mut a = [0u64; SLOTS];
@@ -84,7 +88,13 @@ pub fn try_run(
         })
         .collect();
     let aux = dev.read(daux, aux_buf.len())?;
-    Ok(Run { out, aux, dev })
+    Ok(Run {
+        out: flat_out,
+        aux,
+        dev,
+        out_ptr: out.0,
+        aux_ptr: daux.0,
+    })
 }
 
 /// [`try_run`], panicking with the error message on failure.
