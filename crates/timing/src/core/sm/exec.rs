@@ -366,8 +366,8 @@ impl Sm {
                 };
                 let ui = ui.expect("a free unit of the collector's pipeline");
                 let inst = &self.cu_insts[ci];
-                let lat = Self::class_cycles(&self.lat, inst.class) as u64;
-                let ii = Self::class_cycles(&self.ii, inst.class) as u64;
+                let (lat, ii) = self.lat_ii(inst.class);
+                let (lat, ii) = (lat as u64, ii as u64);
                 // The whole array (entries past `n` are never read): no length-dependent copy.
                 let (regs, n) = (inst.dst, inst.n_dst);
                 let branch = inst.class == OpClass::Branch;

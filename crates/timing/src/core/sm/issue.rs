@@ -39,11 +39,26 @@ impl Sm {
         }
     }
 
+    /// The unit of operation class `c` (from the per-SM table).
+    #[inline(always)]
     pub(super) fn unit_of(&self, c: OpClass) -> Unit {
+        self.class_tab[c as usize].unit
+    }
+
+    /// Result latency and initiation interval of operation class `c`, core cycles (from the
+    /// per-SM table).
+    #[inline(always)]
+    pub(super) fn lat_ii(&self, c: OpClass) -> (u32, u32) {
+        let t = &self.class_tab[c as usize];
+        (t.lat, t.ii)
+    }
+
+    /// The unit of operation class `c` with `core.dp_on_sfu` = `dp_on_sfu`.
+    pub(super) fn unit_for(c: OpClass, dp_on_sfu: bool) -> Unit {
         match c {
             OpClass::Load | OpClass::Store | OpClass::Atomic | OpClass::Tex => Unit::Mem,
             OpClass::Sfu | OpClass::Conv => Unit::Sfu,
-            OpClass::Dp if self.dp_on_sfu => Unit::Sfu,
+            OpClass::Dp if dp_on_sfu => Unit::Sfu,
             OpClass::Barrier | OpClass::Exit | OpClass::Nop | OpClass::Fence => Unit::None,
             _ => Unit::Sp,
         }

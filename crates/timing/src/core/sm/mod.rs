@@ -60,6 +60,42 @@ enum Unit {
     None,
 }
 
+/// Operation classes ([`OpClass`] variants; the last is `Nop`).
+const N_CLASS: usize = OpClass::Nop as usize + 1;
+
+/// Every operation class, in discriminant order (a variant added in the middle changes
+/// `N_CLASS`, and this list no longer compiles).
+const CLASSES: [OpClass; N_CLASS] = [
+    OpClass::IntAlu,
+    OpClass::IntMul,
+    OpClass::IntDiv,
+    OpClass::FpAlu,
+    OpClass::FpDiv,
+    OpClass::Dp,
+    OpClass::Sfu,
+    OpClass::Conv,
+    OpClass::Load,
+    OpClass::Store,
+    OpClass::Atomic,
+    OpClass::Tex,
+    OpClass::Branch,
+    OpClass::Barrier,
+    OpClass::Fence,
+    OpClass::WarpCollective,
+    OpClass::Exit,
+    OpClass::Nop,
+];
+
+/// What the SM needs of an operation class, computed once per SM from the configuration
+/// (`core.latency`, `core.initiation`, `core.dp_on_sfu`) rather than per issued instruction:
+/// its unit, its result latency and its initiation interval (core cycles).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ClassInfo {
+    unit: Unit,
+    lat: u32,
+    ii: u32,
+}
+
 #[derive(Clone, Copy, Default)]
 struct Tracker {
     warp: u8,
@@ -162,9 +198,8 @@ pub struct Sm {
     ibuf_cap: u8,
     fetch_per_cycle: u32,
     decode: u64,
-    lat: ClassCycles,
-    ii: ClassCycles,
-    dp_on_sfu: bool,
+    /// Per operation class (`class as usize`): unit, latency, initiation interval.
+    class_tab: [ClassInfo; N_CLASS],
     smem_banks: u32,
     /// `shared.warp_parts`.
     smem_warp_parts: u32,
@@ -385,9 +420,11 @@ impl Sm {
             ibuf_cap: c.ibuffer_entries.min(MAX_IBUF as u32) as u8,
             fetch_per_cycle: c.fetch_per_cycle,
             decode: c.decode_latency as u64,
-            lat: c.latency.clone(),
-            ii: c.initiation.clone(),
-            dp_on_sfu: c.dp_on_sfu,
+            class_tab: CLASSES.map(|k| ClassInfo {
+                unit: Self::unit_for(k, c.dp_on_sfu),
+                lat: Self::class_cycles(&c.latency, k),
+                ii: Self::class_cycles(&c.initiation, k),
+            }),
             smem_banks: cfg.shared.banks,
             smem_warp_parts: cfg.shared.warp_parts,
             smem_bank_bytes: cfg.shared.bank_bytes,
@@ -957,6 +994,40 @@ impl Sm {
         }
         if reg {
             s.elim_reg += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The class table is indexed by discriminant: `CLASSES` lists every class at its own
+    /// index, and each entry holds what the configuration gives that class.
+    #[test]
+    fn class_table_follows_the_configuration() {
+        for (i, k) in CLASSES.iter().enumerate() {
+            assert_eq!(*k as usize, i, "{k:?}");
+        }
+        for preset in ["gtx480", "qv100", "h100"] {
+            let mut cfg = GpuConfig::preset(preset).unwrap();
+            for dp in [false, true] {
+                cfg.core.dp_on_sfu = dp;
+                let map = AddrMap::new(&cfg.dram, cfg.l2.slices_per_channel).unwrap();
+                let sm = Sm::new(0, &cfg, map);
+                for k in CLASSES {
+                    let want = (
+                        Sm::unit_for(k, dp),
+                        Sm::class_cycles(&cfg.core.latency, k),
+                        Sm::class_cycles(&cfg.core.initiation, k),
+                    );
+                    let (lat, ii) = sm.lat_ii(k);
+                    assert_eq!((sm.unit_of(k), lat, ii), want, "{preset} {k:?} dp_on_sfu={dp}");
+                }
+                let dp_unit = if dp { Unit::Sfu } else { Unit::Sp };
+                assert_eq!(sm.unit_of(OpClass::Dp), dp_unit);
+                assert_eq!(sm.unit_of(OpClass::Load), Unit::Mem);
+            }
         }
     }
 }
