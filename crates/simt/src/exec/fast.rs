@@ -4,6 +4,42 @@
 
 use super::*;
 
+/// Runs `$body` for every lane `$l` of `$mask` in ascending order, the body written out in
+/// place (the per-lane closure of [`lanes_or_all`] is not always inlined in the large
+/// executor, and a call per lane costs more than the lane's work), with a counted loop for a
+/// full warp.
+macro_rules! each_lane {
+    ($mask:expr, $l:ident, $body:block) => {{
+        let m: u32 = $mask;
+        if m == FULL {
+            for $l in 0..WARP_SIZE $body
+        } else {
+            let mut rest = m;
+            while rest != 0 {
+                let $l = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                $body
+            }
+        }
+    }};
+}
+
+/// The `EB`-byte little-endian value at byte `at` of `data` (one bounds check; `EB` is 1, 2,
+/// 4 or 8, the value [`crate::memory::load_le`] reads).
+#[inline(always)]
+fn ld_le<const EB: usize>(data: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w[..EB].copy_from_slice(&data[at..at + EB]);
+    u64::from_le_bytes(w)
+}
+
+/// Stores the low `EB` bytes of `v` little-endian at byte `at` of `data` (one bounds check; as
+/// [`crate::memory::store_le`]).
+#[inline(always)]
+fn st_le<const EB: usize>(data: &mut [u8], at: usize, v: u64) {
+    data[at..at + EB].copy_from_slice(&v.to_le_bytes()[..EB]);
+}
+
 /// All 32 lanes of a source operand.
 #[inline(always)]
 pub(super) fn fetch(regs: &[[u64; WARP_SIZE]], s: Src) -> [u64; WARP_SIZE] {
@@ -273,7 +309,7 @@ pub(super) fn global_fast<const TRACE: bool>(
     let hi = lo + data.len() as u64;
     let mut ok = true;
     let mut at = [0usize; WARP_SIZE];
-    lanes_or_all(active, |l| {
+    each_lane!(active, l, {
         let a = base_src[l].wrapping_add(off);
         ok &= a >= lo && a.wrapping_add(span) <= hi && a.wrapping_add(span) >= a;
         at[l] = a.wrapping_sub(lo) as usize;
@@ -322,7 +358,7 @@ pub(super) fn shared_fast<const TRACE: bool>(
     let len = shared.len() as u64;
     let mut ok = true;
     let mut at = [0usize; WARP_SIZE];
-    lanes_or_all(active, |l| {
+    each_lane!(active, l, {
         let a = base_src[l].wrapping_add(off);
         // All `nel` elements in bounds (the general path checks each element's end).
         ok &= a <= len && span <= len - a;
@@ -384,21 +420,16 @@ fn move_lanes<const EB: usize>(
     nel: usize,
     is_st: bool,
 ) {
-    use crate::memory::{load_le, store_le};
     if is_st && nel == 1 {
         let v = operand(regs, inst.s[1]);
-        lanes_or_all(active, |l| store_le(&mut data[at[l]..], EB as u32, v[l]));
+        each_lane!(active, l, { st_le::<EB>(data, at[l], v[l]) });
     } else if is_st {
         // Lane by lane, every element of a lane before the next lane, as the general path
         // writes: where two lanes' vectors overlap, the higher lane's bytes stay.
         let regs = &*regs;
-        lanes_or_all(active, |l| {
+        each_lane!(active, l, {
             for j in 0..nel {
-                store_le(
-                    &mut data[at[l] + j * EB..],
-                    EB as u32,
-                    rd(regs, inst.s[1 + j], l),
-                );
+                st_le::<EB>(data, at[l] + j * EB, rd(regs, inst.s[1 + j], l));
             }
         });
     } else {
@@ -412,8 +443,8 @@ fn move_lanes<const EB: usize>(
         for j in 0..nel {
             let (d, m) = (inst.d[j] as usize, inst.dmask[j]);
             let dst = &mut regs[d];
-            lanes_or_all(active, |l| {
-                let v = load_le(&data[at[l] + j * EB..], EB as u32);
+            each_lane!(active, l, {
+                let v = ld_le::<EB>(data, at[l] + j * EB);
                 dst[l] = sext(v, sx) as u64 & m;
             });
         }
@@ -437,7 +468,14 @@ pub(super) fn param_fast<const TRACE: bool>(
         return false;
     }
     let off = inst.addr_off as u64;
-    let a0 = {
+    let a0 = if let Src::I(v) = inst.s[0] {
+        // An immediate address (the usual `ld.param [name]`): the same for every lane.
+        let a0 = v.wrapping_add(off);
+        if a0 >= FPARAM_TAG {
+            return false;
+        }
+        a0
+    } else {
         let base = operand(regs, inst.s[0]);
         let a0 = base[active.trailing_zeros() as usize].wrapping_add(off);
         let mut same = true;

@@ -239,35 +239,42 @@ impl Env<'_> {
             warp.executed = 0;
             warp.thread_insts = 0;
             warp.writes = 0;
-            let r = &mut warp.regs;
+            // The special registers (the other slots are zero): the same value in every lane
+            // for most, written as whole rows; per lane the thread index, lane id and masks.
+            let r = &mut warp.regs[sb..sb + sp::COUNT as usize];
+            let uniform = [
+                (sp::NTID, self.block.x as u64),
+                (sp::NTID + 1, self.block.y as u64),
+                (sp::NTID + 2, self.block.z as u64),
+                (sp::CTAID, cta.idx.x as u64),
+                (sp::CTAID + 1, cta.idx.y as u64),
+                (sp::CTAID + 2, cta.idx.z as u64),
+                (sp::NCTAID, self.grid.x as u64),
+                (sp::NCTAID + 1, self.grid.y as u64),
+                (sp::NCTAID + 2, self.grid.z as u64),
+                (sp::WARPID, w as u64),
+                (sp::NWARPID, 64),
+                (sp::SMID, sm as u64),
+                (sp::NSMID, self.nsm as u64),
+                (sp::GRIDID, 0),
+                (sp::TOTAL_SMEM, shared),
+                (sp::DYN_SMEM, self.dyn_shared as u64),
+            ];
+            for (k, v) in uniform {
+                r[k as usize] = [v; WARP_SIZE];
+            }
             for lane in 0..32u32 {
                 let t = self.block.unlinear((first + lane) as u64);
                 let l = lane as usize;
-                r[sb + sp::TID as usize][l] = t.x as u64;
-                r[sb + sp::TID as usize + 1][l] = t.y as u64;
-                r[sb + sp::TID as usize + 2][l] = t.z as u64;
-                r[sb + sp::NTID as usize][l] = self.block.x as u64;
-                r[sb + sp::NTID as usize + 1][l] = self.block.y as u64;
-                r[sb + sp::NTID as usize + 2][l] = self.block.z as u64;
-                r[sb + sp::CTAID as usize][l] = cta.idx.x as u64;
-                r[sb + sp::CTAID as usize + 1][l] = cta.idx.y as u64;
-                r[sb + sp::CTAID as usize + 2][l] = cta.idx.z as u64;
-                r[sb + sp::NCTAID as usize][l] = self.grid.x as u64;
-                r[sb + sp::NCTAID as usize + 1][l] = self.grid.y as u64;
-                r[sb + sp::NCTAID as usize + 2][l] = self.grid.z as u64;
-                r[sb + sp::LANEID as usize][l] = lane as u64;
-                r[sb + sp::WARPID as usize][l] = w as u64;
-                r[sb + sp::NWARPID as usize][l] = 64;
-                r[sb + sp::SMID as usize][l] = sm as u64;
-                r[sb + sp::NSMID as usize][l] = self.nsm as u64;
-                r[sb + sp::GRIDID as usize][l] = 0;
-                r[sb + sp::LM_EQ as usize][l] = 1u64 << lane;
-                r[sb + sp::LM_LE as usize][l] = trunc((2u64 << lane) - 1, 32);
-                r[sb + sp::LM_LT as usize][l] = (1u64 << lane) - 1;
-                r[sb + sp::LM_GE as usize][l] = trunc(!((1u64 << lane) - 1), 32);
-                r[sb + sp::LM_GT as usize][l] = trunc(!((2u64 << lane) - 1), 32);
-                r[sb + sp::TOTAL_SMEM as usize][l] = shared;
-                r[sb + sp::DYN_SMEM as usize][l] = self.dyn_shared as u64;
+                r[sp::TID as usize][l] = t.x as u64;
+                r[sp::TID as usize + 1][l] = t.y as u64;
+                r[sp::TID as usize + 2][l] = t.z as u64;
+                r[sp::LANEID as usize][l] = lane as u64;
+                r[sp::LM_EQ as usize][l] = 1u64 << lane;
+                r[sp::LM_LE as usize][l] = trunc((2u64 << lane) - 1, 32);
+                r[sp::LM_LT as usize][l] = (1u64 << lane) - 1;
+                r[sp::LM_GE as usize][l] = trunc(!((1u64 << lane) - 1), 32);
+                r[sp::LM_GT as usize][l] = trunc(!((2u64 << lane) - 1), 32);
             }
         }
     }
