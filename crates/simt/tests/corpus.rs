@@ -852,8 +852,7 @@ fn param_loads_and_alu_fast_paths_partial_warps_and_predication() {
         assert_eq!(o[0], aux & 0xffff_ffff, "ld.param.u32 low half, thread {t}");
         assert_eq!(o[1], aux >> 32, "ld.param.u32 high half, thread {t}");
         assert_eq!(
-            o[2] as u32,
-            outp as u8 as i8 as i32 as u32,
+            o[2] as u32, outp as u8 as i8 as i32 as u32,
             "ld.param.s8 sign-extends, thread {t}"
         );
         assert_eq!(
@@ -866,7 +865,11 @@ fn param_loads_and_alu_fast_paths_partial_warps_and_predication() {
         assert_eq!(o[4], want, "predicated ld.param, thread {t}");
         let x = t as i32 - 3;
         assert_eq!(o[5] as u32, x.wrapping_neg() as u32, "neg.s32, thread {t}");
-        assert_eq!(o[6], (x as i64).wrapping_neg() as u64, "neg.s64, thread {t}");
+        assert_eq!(
+            o[6],
+            (x as i64).wrapping_neg() as u64,
+            "neg.s64, thread {t}"
+        );
         assert_eq!(o[7] as u32, !(x as u32), "not.b32, thread {t}");
         let want = if p1 { 7 } else { !(t as u32) };
         assert_eq!(o[8] as u32, want, "predicated not.b32, thread {t}");
@@ -886,8 +889,15 @@ fn param_loads_and_alu_fast_paths_partial_warps_and_predication() {
         let f = x as f32;
         assert_eq!(f32::from_bits(o[12] as u32), f - 1.5, "sub.f32, thread {t}");
         let want = if p1 { 1.5 - f } else { 0.0 };
-        assert_eq!(f32::from_bits(o[13] as u32), want, "predicated sub.f32, thread {t}");
-        assert_eq!(o[14], 0, "cvta.global of cvta.to.global is the identity, thread {t}");
+        assert_eq!(
+            f32::from_bits(o[13] as u32),
+            want,
+            "predicated sub.f32, thread {t}"
+        );
+        assert_eq!(
+            o[14], 0,
+            "cvta.global of cvta.to.global is the identity, thread {t}"
+        );
         let want = if p1 { outp + t as u64 * 128 } else { 0 };
         assert_eq!(o[15], want, "predicated cvta.to.global, thread {t}");
     }
@@ -896,7 +906,10 @@ fn param_loads_and_alu_fast_paths_partial_warps_and_predication() {
         .err()
         .expect("faults")
         .to_string();
-    assert!(e.contains("beyond the kernel's 16 bytes of parameters"), "{e}");
+    assert!(
+        e.contains("beyond the kernel's 16 bytes of parameters"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -923,7 +936,11 @@ fn overlapping_global_vector_stores_keep_the_highest_lanes_bytes() {
         .flat_map(|w| [*w as u32, (*w >> 32) as u32])
         .collect();
     for k in 0..32 {
-        assert_eq!(words[k], 10 * k as u32, "word {k}: lane {k}'s first element");
+        assert_eq!(
+            words[k],
+            10 * k as u32,
+            "word {k}: lane {k}'s first element"
+        );
     }
     assert_eq!(words[32], 311, "word 32: lane 31's second element");
     for k in 0..20 {

@@ -51,7 +51,9 @@ fn without_cpl(v: &serde_json::Value) -> serde_json::Value {
                 .map(|(k, v)| (k.clone(), without_cpl(v)))
                 .collect(),
         ),
-        serde_json::Value::Array(a) => serde_json::Value::Array(a.iter().map(without_cpl).collect()),
+        serde_json::Value::Array(a) => {
+            serde_json::Value::Array(a.iter().map(without_cpl).collect())
+        }
         x => x.clone(),
     }
 }
@@ -100,6 +102,9 @@ fn policies_that_read_criticality_turn_cpl_on() {
             without_cpl(&flagged)["total"],
             "{preset} {set:?}"
         );
-        assert_eq!(plain["total"]["raw"], flagged["total"]["raw"], "{preset} {set:?}");
+        assert_eq!(
+            plain["total"]["raw"], flagged["total"]["raw"],
+            "{preset} {set:?}"
+        );
     }
 }

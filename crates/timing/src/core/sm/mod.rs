@@ -616,8 +616,8 @@ impl Sm {
 
     /// Turns CPL on when a scheduler or an L1D policy reads criticality (`reads_criticality`).
     fn with_cpl_readers(mut self) -> Self {
-        self.cpl_on |= self.scheds.iter().any(|s| s.reads_criticality())
-            || self.l1d.reads_criticality();
+        self.cpl_on |=
+            self.scheds.iter().any(|s| s.reads_criticality()) || self.l1d.reads_criticality();
         self
     }
 
@@ -1022,7 +1022,11 @@ mod tests {
                         Sm::class_cycles(&cfg.core.initiation, k),
                     );
                     let (lat, ii) = sm.lat_ii(k);
-                    assert_eq!((sm.unit_of(k), lat, ii), want, "{preset} {k:?} dp_on_sfu={dp}");
+                    assert_eq!(
+                        (sm.unit_of(k), lat, ii),
+                        want,
+                        "{preset} {k:?} dp_on_sfu={dp}"
+                    );
                 }
                 let dp_unit = if dp { Unit::Sfu } else { Unit::Sp };
                 assert_eq!(sm.unit_of(OpClass::Dp), dp_unit);
