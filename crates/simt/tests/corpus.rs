@@ -935,16 +935,12 @@ fn overlapping_global_vector_stores_keep_the_highest_lanes_bytes() {
         .iter()
         .flat_map(|w| [*w as u32, (*w >> 32) as u32])
         .collect();
-    for k in 0..32 {
-        assert_eq!(
-            words[k],
-            10 * k as u32,
-            "word {k}: lane {k}'s first element"
-        );
+    for (k, w) in words.iter().take(32).enumerate() {
+        assert_eq!(*w, 10 * k as u32, "word {k}: lane {k}'s first element");
     }
     assert_eq!(words[32], 311, "word 32: lane 31's second element");
-    for k in 0..20 {
-        assert_eq!(words[40 + k], 1000 + 10 * k as u32, "word {}", 40 + k);
+    for (k, w) in words[40..60].iter().enumerate() {
+        assert_eq!(*w, 1000 + 10 * k as u32, "word {}", 40 + k);
     }
     assert_eq!(words[60], 1191, "word 60: lane 19's second element");
     assert_eq!(words[61], 0, "word 61: untouched");

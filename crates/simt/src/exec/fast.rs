@@ -12,7 +12,9 @@ macro_rules! each_lane {
     ($mask:expr, $l:ident, $body:block) => {{
         let m: u32 = $mask;
         if m == FULL {
-            for $l in 0..WARP_SIZE $body
+            // The lane indexes several arrays (lane `l` of each).
+            #[allow(clippy::needless_range_loop)]
+            for $l in 0..WARP_SIZE $body;
         } else {
             let mut rest = m;
             while rest != 0 {
