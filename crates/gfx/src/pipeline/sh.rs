@@ -31,6 +31,11 @@ struct Ctx {
     wake: bool,
     /// Fetches whose data has arrived (bit j: fetch j).
     got: u8,
+    /// Fetches last seen pending whose block has not been filled since (bit j: fetch j): their
+    /// line is still pending (a pending line is never a victim and leaves that state only by
+    /// its fill, which clears the bit through [`Sh::filled`]), so a re-examination skips their
+    /// lookup; the context is already among the block's waiters.
+    pend: u8,
 }
 
 /// The shader array: its queue, cores (fixed context slots) and texture waiters.
@@ -39,7 +44,11 @@ pub(super) struct Sh {
     slots: Vec<Option<Ctx>>,
     resident: Vec<usize>,
     executing: Vec<usize>,
-    waiters: FastMap<u64, Vec<u32>>,
+    /// Per texture block: the contexts waiting for it, each with the fetches (bit j: fetch j)
+    /// that saw it pending.
+    waiters: FastMap<u64, Vec<(u32, u8)>>,
+    /// Per slot: the texture blocks of its quad's fetches (computed once, at dispatch).
+    blocks: Vec<[u64; 8]>,
     /// Contexts with a request that could not be sent (queue full or set all pending), in order.
     retry: VecDeque<u32>,
     rr: usize,
@@ -55,6 +64,7 @@ impl Sh {
             resident: vec![0; cores],
             executing: vec![0; cores],
             waiters: FastMap::default(),
+            blocks: vec![[0; 8]; cores * contexts],
             retry: VecDeque::new(),
             rr: 0,
             shader_cycles: 1,
@@ -81,9 +91,10 @@ impl Sh {
     /// Wakes the contexts waiting for texture block `b`.
     pub fn filled(&mut self, b: u64) {
         if let Some(w) = self.waiters.remove(&b) {
-            for s in w {
+            for (s, m) in w {
                 if let Some(c) = self.slots[s as usize].as_mut() {
                     c.wake = true;
+                    c.pend &= !m;
                 }
             }
         }
@@ -115,11 +126,16 @@ impl Gpu {
             let slot = (base..base + self.sh.per_core)
                 .find(|&s| self.sh.slots[s].is_none())
                 .expect("a core below its context count has a free slot");
+            let blocks = &mut self.sh.blocks[slot];
+            for j in 0..d.tex_fetches {
+                blocks[j as usize] = d.tex_block(q, j);
+            }
             self.sh.slots[slot] = Some(Ctx {
                 quad: q,
                 state: State::Fetch,
                 wake: true,
                 got: 0,
+                pend: 0,
             });
             self.sh.resident[c] += 1;
             sent += 1;
@@ -133,6 +149,7 @@ impl Gpu {
             state,
             wake,
             mut got,
+            mut pend,
         }) = self.sh.slots[slot]
         else {
             return false;
@@ -145,21 +162,23 @@ impl Gpu {
                 }
                 let mut retry = false;
                 for j in 0..d.tex_fetches {
-                    if got & (1 << j) != 0 {
+                    if (got | pend) & (1 << j) != 0 {
                         continue;
                     }
-                    let b = d.tex_block(q, j);
+                    let b = self.sh.blocks[slot][j as usize];
                     match self.mem.ensure_read(self.ids.tex, b, Stream::Texture) {
                         Line::Hit => got |= 1 << j,
                         Line::Miss => retry = true,
                         Line::Pending => {
-                            self.sh.waiters.entry(b).or_default().push(slot as u32);
+                            pend |= 1 << j;
+                            self.sh.waiters.entry(b).or_default().push((slot as u32, 1 << j));
                         }
                     }
                 }
                 let all = got.count_ones() >= d.tex_fetches as u32;
                 let ctx = self.sh.slots[slot].as_mut().expect("occupied");
                 ctx.got = got;
+                ctx.pend = pend;
                 ctx.wake = false;
                 if retry {
                     self.sh.retry.push_back(slot as u32);
