@@ -27,6 +27,9 @@ pub struct Cache {
     set_pending: Vec<u32>,
     /// `sets - 1` where `sets` is a power of two (the set index is then a mask, not a division).
     mask: Option<u64>,
+    /// `floor(2^64 / sets)`: the set index of any other set count by a multiplication and one
+    /// correction instead of a 64-bit division ([`Cache::set_of`]).
+    magic: u64,
     clock: u64,
     /// Fills so far (lets waiters skip re-checking when nothing arrived).
     pub fills: u64,
@@ -48,6 +51,7 @@ impl Cache {
             pending: vec![false; sets * ways],
             set_pending: vec![0; sets],
             mask: sets.is_power_of_two().then_some(sets as u64 - 1),
+            magic: (u128::from(u64::MAX) + 1).div_euclid(sets as u128) as u64,
             clock: 0,
             fills: 0,
         }
@@ -57,7 +61,15 @@ impl Cache {
         let h = block ^ (block >> 13) ^ (block >> 29);
         match self.mask {
             Some(m) => (h & m) as usize,
-            None => (h % self.sets as u64) as usize,
+            None => {
+                // h mod sets: with magic = floor(2^64 / sets), q = floor(h * magic / 2^64) is
+                // the quotient or one less (h * magic / 2^64 > h / sets - 1), so one correction
+                // gives the exact remainder.
+                let d = self.sets as u64;
+                let q = ((h as u128 * self.magic as u128) >> 64) as u64;
+                let r = h - q * d;
+                (if r >= d { r - d } else { r }) as usize
+            }
         }
     }
 
@@ -203,6 +215,21 @@ mod tests {
         assert!(c.contains(1) && c.contains(3) && !c.contains(2));
         assert!(c.access(3, false));
         assert_eq!(c.fill(4, false), Some(1), "1 is dirty and least recent");
+    }
+
+    #[test]
+    fn set_index_is_the_remainder_for_any_set_count() {
+        for sets in [1usize, 3, 5, 24, 96, 384, 1000, 4097] {
+            let c = Cache::new(64 * sets as u64 * 2, 2);
+            assert_eq!(c.sets, sets);
+            let hs = [0u64, 1, 23, 24, 25, 1 << 32, (1 << 40) + 7, u64::MAX, u64::MAX - 1];
+            for h in hs.into_iter().chain((0..2000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))) {
+                // set_of hashes the block first: check the reduction on the hashed value.
+                let b = h;
+                let x = b ^ (b >> 13) ^ (b >> 29);
+                assert_eq!(c.set_of(b), (x % sets as u64) as usize, "sets {sets}, block {b}");
+            }
+        }
     }
 
     #[test]

@@ -29,7 +29,7 @@ use crate::dram::DramEntry;
 use crate::req::{Request, Source};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::HashSet;
+use crate::fasthash::FastSet;
 
 const MAX_APPS: usize = 64;
 
@@ -49,7 +49,8 @@ struct Im {
     rng: ChaCha8Rng,
     // IM-SCHED.
     p: f64,
-    deprio: HashSet<u64>,
+    /// Never iterated: fast deterministic hashing (docs/PERFORMANCE.md, "Session 14").
+    deprio: FastSet<u64>,
     served_cpu: u64,
     deprio_cpu: u64,
     interval_end: u64,
@@ -94,7 +95,7 @@ impl Im {
             c: c.clone(),
             rng: ChaCha8Rng::seed_from_u64(c.seed),
             p: 0.0,
-            deprio: HashSet::new(),
+            deprio: FastSet::default(),
             served_cpu: 0,
             deprio_cpu: 0,
             interval_end: c.interval,

@@ -27,10 +27,11 @@
 use super::{best_by, Cand, Ctx, MemPolicy};
 use crate::config::PolicyConfig;
 use crate::dram::DramEntry;
+use crate::fasthash::{FastMap, FastSet};
 use crate::req::Source;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 #[derive(Clone, Copy)]
 struct Item {
@@ -47,9 +48,10 @@ struct Sms {
     rng: ChaCha8Rng,
     /// Stage 1: per (channel, source) FIFOs.
     fifos: BTreeMap<(usize, Source), VecDeque<Item>>,
-    banks: HashMap<(usize, u32), VecDeque<u64>>,
-    heads: HashSet<u64>,
-    where_: HashMap<u64, (usize, u32)>,
+    // Never iterated: fast deterministic hashing (docs/PERFORMANCE.md, "Session 14").
+    banks: FastMap<(usize, u32), VecDeque<u64>>,
+    heads: FastSet<u64>,
+    where_: FastMap<u64, (usize, u32)>,
     in_system: BTreeMap<Source, u64>,
     /// Round-robin pointer of each channel's batch scheduler.
     rr: BTreeMap<usize, Source>,
@@ -65,6 +67,8 @@ struct Sms {
     /// Sources of low memory intensity in the last interval.
     low: BTreeSet<Source>,
     bypassed: u64,
+    /// Scratch of [`MemPolicy::tick`]: the ready batches (no allocation per DRAM cycle).
+    ready_buf: Vec<((usize, Source), usize)>,
 }
 
 impl Sms {
@@ -76,9 +80,9 @@ impl Sms {
             age_gpu: c.sms_age_gpu,
             rng: ChaCha8Rng::seed_from_u64(c.seed),
             fifos: BTreeMap::new(),
-            banks: HashMap::new(),
-            heads: HashSet::new(),
-            where_: HashMap::new(),
+            banks: FastMap::default(),
+            heads: FastSet::default(),
+            where_: FastMap::default(),
             in_system: BTreeMap::new(),
             rr: BTreeMap::new(),
             batches: 0,
@@ -90,6 +94,7 @@ impl Sms {
             arrivals: BTreeMap::new(),
             low: BTreeSet::new(),
             bypassed: 0,
+            ready_buf: Vec::new(),
         }
     }
 
@@ -204,11 +209,13 @@ impl MemPolicy for Sms {
             self.arrivals.clear();
             self.interval_end += self.interval;
         }
-        let ready: Vec<((usize, Source), usize)> = self
-            .fifos
-            .iter()
-            .filter_map(|(k, q)| self.ready(k.1, q, ctx.now).map(|n| (*k, n)))
-            .collect();
+        let mut ready = std::mem::take(&mut self.ready_buf);
+        ready.clear();
+        ready.extend(
+            self.fifos
+                .iter()
+                .filter_map(|(k, q)| self.ready(k.1, q, ctx.now).map(|n| (*k, n))),
+        );
         let mut i = 0;
         while i < ready.len() {
             // The ready batches of one channel (the map is ordered by channel, then source).
@@ -230,9 +237,11 @@ impl MemPolicy for Sms {
                 }
             };
             self.rr.insert(ch, r[k].0 .1);
-            self.release(r[k].0, r[k].1);
+            let (key, n) = r[k];
+            self.release(key, n);
             i = j;
         }
+        self.ready_buf = ready;
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
