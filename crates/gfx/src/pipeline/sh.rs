@@ -49,6 +49,10 @@ pub(super) struct Sh {
     waiters: FastMap<u64, Vec<(u32, u8)>>,
     /// Per slot: the texture blocks of its quad's fetches (computed once, at dispatch).
     blocks: Vec<[u64; 8]>,
+    /// Bit per slot: the slot must be stepped this cycle (occupied and not a fetching context
+    /// asleep, whose step does nothing), so that each cycle visits only these slots, in slot
+    /// order.
+    live: Vec<u64>,
     /// Contexts with a request that could not be sent (queue full or set all pending), in order.
     retry: VecDeque<u32>,
     rr: usize,
@@ -65,6 +69,7 @@ impl Sh {
             executing: vec![0; cores],
             waiters: FastMap::default(),
             blocks: vec![[0; 8]; cores * contexts],
+            live: vec![0; (cores * contexts).div_ceil(64)],
             retry: VecDeque::new(),
             rr: 0,
             shader_cycles: 1,
@@ -95,6 +100,7 @@ impl Sh {
                 if let Some(c) = self.slots[s as usize].as_mut() {
                     c.wake = true;
                     c.pend &= !m;
+                    self.live[s as usize / 64] |= 1 << (s % 64);
                 }
             }
         }
@@ -137,6 +143,7 @@ impl Gpu {
                 got: 0,
                 pend: 0,
             });
+            self.sh.live[slot / 64] |= 1 << (slot % 64);
             self.sh.resident[c] += 1;
             sent += 1;
         }
@@ -158,6 +165,7 @@ impl Gpu {
         match state {
             State::Fetch => {
                 if !wake {
+                    self.sh.live[slot / 64] &= !(1 << (slot % 64));
                     return false;
                 }
                 let mut retry = false;
@@ -185,6 +193,9 @@ impl Gpu {
                 }
                 if all {
                     ctx.state = State::Ready;
+                } else {
+                    // Asleep until a fill or a retry wakes it.
+                    self.sh.live[slot / 64] &= !(1 << (slot % 64));
                 }
                 false
             }
@@ -216,6 +227,7 @@ impl Gpu {
                 if dest.len() < self.cfg.rop_queue {
                     dest.push_back(q);
                     self.sh.slots[slot] = None;
+                    self.sh.live[slot / 64] &= !(1 << (slot % 64));
                     self.sh.resident[c] -= 1;
                     true
                 } else {
@@ -232,6 +244,7 @@ impl Gpu {
             let s = self.sh.retry.pop_front().expect("non-empty") as usize;
             if let Some(c) = self.sh.slots[s].as_mut() {
                 c.wake = true;
+                self.sh.live[s / 64] |= 1 << (s % 64);
             }
         }
         let th = self.cfg.simd as f64 / self.sh.shader_cycles as f64;
@@ -240,11 +253,27 @@ impl Gpu {
             let pending = self.sh.resident[c] as f64;
             let mut completed = 0.0;
             if self.sh.resident[c] > 0 {
-                let base = c * self.sh.per_core;
-                for slot in base..base + self.sh.per_core {
-                    if self.step_ctx(c, slot) {
-                        completed += 1.0;
+                // The live slots of the core in slot order (a skipped slot's step is a no-op;
+                // a step changes only its own slot's bit).
+                let (base, end) = (c * self.sh.per_core, (c + 1) * self.sh.per_core);
+                let mut w = base / 64;
+                while w * 64 < end {
+                    let lo = base.max(w * 64) - w * 64;
+                    let hi = end.min(w * 64 + 64) - w * 64;
+                    let range = if hi - lo == 64 {
+                        u64::MAX
+                    } else {
+                        ((1u64 << (hi - lo)) - 1) << lo
+                    };
+                    let mut bits = self.sh.live[w] & range;
+                    while bits != 0 {
+                        let slot = w * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        if self.step_ctx(c, slot) {
+                            completed += 1.0;
+                        }
                     }
+                    w += 1;
                 }
             }
             total += completed;
