@@ -37,6 +37,17 @@ pub struct Cache {
 
 const EMPTY: u64 = u64::MAX;
 
+/// The first way of `set` (exactly `N` ways) holding `block`.
+#[inline(always)]
+fn first_match<const N: usize>(set: &[u64], block: u64) -> Option<usize> {
+    let set: &[u64; N] = set.try_into().expect("N ways");
+    let mut m = 0u32;
+    for (k, &t) in set.iter().enumerate() {
+        m |= ((t == block) as u32) << k;
+    }
+    (m != 0).then(|| m.trailing_zeros() as usize)
+}
+
 impl Cache {
     /// A cache of `bytes` capacity (rounded to whole sets, at least one) and `ways` ways.
     pub fn new(bytes: u64, ways: usize) -> Self {
@@ -75,10 +86,16 @@ impl Cache {
 
     fn find(&self, block: u64) -> Option<usize> {
         let s = self.set_of(block) * self.ways;
-        self.tags[s..s + self.ways]
-            .iter()
-            .position(|&t| t == block)
-            .map(|k| s + k)
+        let set = &self.tags[s..s + self.ways];
+        // A block is in at most one way of its set: the first match is the match. The common
+        // way counts compare the whole set without early exits (vectorised).
+        let k = match self.ways {
+            4 => first_match::<4>(set, block),
+            8 => first_match::<8>(set, block),
+            16 => first_match::<16>(set, block),
+            _ => set.iter().position(|&t| t == block),
+        };
+        k.map(|k| s + k)
     }
 
     /// The state of `block` (no LRU update) and its way index when present.
