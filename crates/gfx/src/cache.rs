@@ -33,6 +33,10 @@ pub struct Cache {
     clock: u64,
     /// Fills so far (lets waiters skip re-checking when nothing arrived).
     pub fills: u64,
+    /// Changes of the tags or pending bits so far (every reserve and fill counts): while it
+    /// stands still, [`Cache::state`] of every block is unchanged, so a unit that found every
+    /// block it looks ahead for present or pending may skip looking again.
+    pub epoch: u64,
 }
 
 const EMPTY: u64 = u64::MAX;
@@ -65,6 +69,7 @@ impl Cache {
             magic: (u128::from(u64::MAX) + 1).div_euclid(sets as u128) as u64,
             clock: 0,
             fills: 0,
+            epoch: 0,
         }
     }
 
@@ -167,6 +172,7 @@ impl Cache {
     }
 
     fn place(&mut self, v: usize, block: u64, dirty: bool, pending: bool) -> Option<u64> {
+        self.epoch += 1;
         let wb = (self.tags[v] != EMPTY && self.dirty[v]).then_some(self.tags[v]);
         self.tags[v] = block;
         self.stamp[v] = self.clock;
@@ -192,6 +198,7 @@ impl Cache {
     pub fn fill(&mut self, block: u64, dirty: bool) -> Option<u64> {
         self.clock += 1;
         self.fills += 1;
+        self.epoch += 1;
         if let Some(i) = self.find(block) {
             if self.pending[i] {
                 self.set_pending[i / self.ways] -= 1;

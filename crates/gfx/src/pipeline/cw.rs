@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 
 use super::Gpu;
+use crate::cache::State as Line;
 use crate::scene::{Quad, Region, QUAD_PX};
 use crate::stream::{Stream, Unit};
 
@@ -12,6 +13,10 @@ use crate::stream::{Stream, Unit};
 #[derive(Default)]
 pub(super) struct Cw {
     pub queue: VecDeque<Quad>,
+    /// The look-ahead that last found every colour block present or pending (frame, cache
+    /// epoch, quads looked at): while all are the same, looking again is skipped (as in ZS).
+    seen: Option<(u64, u64)>,
+    seen_quads: Vec<Quad>,
 }
 
 impl Gpu {
@@ -20,14 +25,27 @@ impl Gpu {
         for r in 0..self.cfg.rops {
             let cache = self.ids.colour0 + r;
             let pending = self.cw[r].queue.len() as f64;
-            for i in 0..self.cw[r].queue.len().min(self.cfg.lookahead) {
-                let q = self.cw[r].queue[i];
-                let d = &self.frame.draws[q.draw as usize];
-                if d.colour_write && d.blend {
-                    for b in self.layout.pixel_blocks(Region::Colour(d.target), q) {
-                        self.mem.ensure(cache, b, Stream::Colour);
+            let n = self.cw[r].queue.len().min(self.cfg.lookahead);
+            let key = (self.frame_index, self.mem.epoch(cache));
+            let w = &self.cw[r];
+            let same = w.seen == Some(key)
+                && w.seen_quads.len() == n
+                && w.queue.iter().zip(&w.seen_quads).all(|(a, b)| a == b);
+            if !same {
+                let mut miss = false;
+                for i in 0..n {
+                    let q = self.cw[r].queue[i];
+                    let d = &self.frame.draws[q.draw as usize];
+                    if d.colour_write && d.blend {
+                        for b in self.layout.pixel_blocks(Region::Colour(d.target), q) {
+                            miss |= self.mem.ensure_state(cache, b, Stream::Colour) == Line::Miss;
+                        }
                     }
                 }
+                let w = &mut self.cw[r];
+                w.seen = (!miss).then_some(key);
+                w.seen_quads.clear();
+                w.seen_quads.extend(w.queue.iter().take(n));
             }
             let mut completed = 0.0;
             if let Some(&q) = self.cw[r].queue.front() {

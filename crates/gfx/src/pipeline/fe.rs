@@ -10,6 +10,7 @@
 use std::collections::VecDeque;
 
 use super::Gpu;
+use crate::cache::State as Line;
 use crate::scene::{Quad, Region};
 use crate::stream::{Stream, Unit};
 
@@ -19,6 +20,9 @@ pub(super) struct Fe {
     pub queue: VecDeque<u32>,
     cur: Option<(u32, u32)>,
     order: Vec<Quad>,
+    /// The vertex look-ahead that last found every block present or pending: (frame, draw,
+    /// first vertex block, vertex-cache epoch). While the same, looking again is skipped.
+    seen: Option<(u64, u32, u32, u64)>,
 }
 
 impl Fe {
@@ -46,11 +50,18 @@ impl Gpu {
             // 4 × lookahead blocks deep).
             let need = |i: u32| self.frame.draws[d as usize].vblock_of(i);
             let first = need(next.min(total.saturating_sub(1)));
-            for vb in first..(first + 4 * self.cfg.lookahead as u32).min(vbuf.1) {
-                let vblock = Region::Vertex(vbuf.0).base() + vb as u64;
-                let iblock = Region::Index(vbuf.0).base() + vb as u64 / 4;
-                self.mem.ensure(self.ids.vertex, iblock, Stream::Index);
-                self.mem.ensure(self.ids.vertex, vblock, Stream::Vertex);
+            let key = (self.frame_index, d, first, self.mem.epoch(self.ids.vertex));
+            if self.fe.seen != Some(key) {
+                let mut miss = false;
+                for vb in first..(first + 4 * self.cfg.lookahead as u32).min(vbuf.1) {
+                    let vblock = Region::Vertex(vbuf.0).base() + vb as u64;
+                    let iblock = Region::Index(vbuf.0).base() + vb as u64 / 4;
+                    let v = self.ids.vertex;
+                    miss |= self.mem.ensure_state(v, iblock, Stream::Index) == Line::Miss;
+                    miss |= self.mem.ensure_state(v, vblock, Stream::Vertex) == Line::Miss;
+                }
+                // No miss: nothing requested, the epoch is still `key`'s.
+                self.fe.seen = (!miss).then_some(key);
             }
             while emitted < self.cfg.fe_rate && next < total {
                 let draw = &self.frame.draws[d as usize];

@@ -116,14 +116,22 @@ impl MemIf {
 
     /// Whether `block` is in cache `c`; if not, requests it (once) when the queue has room.
     pub fn ensure(&mut self, c: usize, block: u64, s: Stream) -> bool {
-        match self.caches[c].state(block) {
-            State::Hit => true,
-            State::Pending => false,
-            State::Miss => {
-                self.request(c, block, s);
-                false
-            }
+        self.ensure_state(c, block, s) == State::Hit
+    }
+
+    /// [`MemIf::ensure`] returning the state found: `Miss` when a request was due (sent or
+    /// not), the only case with an effect.
+    pub fn ensure_state(&mut self, c: usize, block: u64, s: Stream) -> State {
+        let st = self.caches[c].state(block);
+        if st == State::Miss {
+            self.request(c, block, s);
         }
+        st
+    }
+
+    /// The [`crate::cache::Cache::epoch`] of cache `c`.
+    pub fn epoch(&self, c: usize) -> u64 {
+        self.caches[c].epoch
     }
 
     /// [`MemIf::ensure`] followed, on a hit, by a read access of the block (LRU update), with

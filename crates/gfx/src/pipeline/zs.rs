@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::ops::Range;
 
 use super::Gpu;
+use crate::cache::State as Line;
 use crate::scene::{Quad, Region};
 use crate::stream::{Stream, Unit};
 
@@ -13,6 +14,11 @@ use crate::stream::{Stream, Unit};
 #[derive(Default)]
 pub(super) struct Zs {
     pub queue: VecDeque<Quad>,
+    /// The look-ahead that last found every HiZ and depth block present or pending: the frame,
+    /// the two caches' epochs and the quads looked at. While all are the same, looking again
+    /// would find the same (no request, no effect) and is skipped.
+    seen: Option<(u64, u64, u64)>,
+    seen_quads: Vec<Quad>,
 }
 
 /// Deterministic per-quad uniform in [0, 1) (the depth-test outcome of a quad).
@@ -42,14 +48,33 @@ impl Gpu {
         for r in 0..self.cfg.rops {
             let depth_cache = self.ids.depth0 + r;
             let pending = self.zs[r].queue.len() as f64;
-            for i in 0..self.zs[r].queue.len().min(self.cfg.lookahead) {
-                let q = self.zs[r].queue[i];
-                if let Some((h, zs)) = self.zs_blocks(q) {
-                    self.mem.ensure(self.ids.hiz, h, Stream::HiZ);
-                    for z in zs {
-                        self.mem.ensure(depth_cache, z, Stream::Depth);
+            let n = self.zs[r].queue.len().min(self.cfg.lookahead);
+            let key = (
+                self.frame_index,
+                self.mem.epoch(self.ids.hiz),
+                self.mem.epoch(depth_cache),
+            );
+            let z = &self.zs[r];
+            let same = z.seen == Some(key)
+                && z.seen_quads.len() == n
+                && z.queue.iter().zip(&z.seen_quads).all(|(a, b)| a == b);
+            if !same {
+                let mut miss = false;
+                for i in 0..n {
+                    let q = self.zs[r].queue[i];
+                    if let Some((h, zs)) = self.zs_blocks(q) {
+                        miss |= self.mem.ensure_state(self.ids.hiz, h, Stream::HiZ) == Line::Miss;
+                        for z in zs {
+                            miss |=
+                                self.mem.ensure_state(depth_cache, z, Stream::Depth) == Line::Miss;
+                        }
                     }
                 }
+                // No miss: nothing was requested, so the epochs are still `key`'s.
+                let z = &mut self.zs[r];
+                z.seen = (!miss).then_some(key);
+                z.seen_quads.clear();
+                z.seen_quads.extend(z.queue.iter().take(n));
             }
             let mut completed = 0.0;
             if let Some(&q) = self.zs[r].queue.front() {
