@@ -37,6 +37,8 @@ pub struct Cache {
     /// stands still, [`Cache::state`] of every block is unchanged, so a unit that found every
     /// block it looks ahead for present or pending may skip looking again.
     pub epoch: u64,
+    /// Changes of the tags or pending bits per set (as [`Cache::epoch`]).
+    set_epoch: Vec<u64>,
 }
 
 const EMPTY: u64 = u64::MAX;
@@ -70,7 +72,24 @@ impl Cache {
             clock: 0,
             fills: 0,
             epoch: 0,
+            set_epoch: vec![0; sets],
         }
+    }
+
+    /// The set of `block`.
+    pub fn set_index(&self, block: u64) -> usize {
+        self.set_of(block)
+    }
+
+    /// Changes of set `set`'s tags or pending bits so far: while it stands still, every block's
+    /// state in the set, and whether the set has a victim, are unchanged.
+    pub fn set_epoch(&self, set: usize) -> u64 {
+        self.set_epoch[set]
+    }
+
+    /// Every way of set `set` is pending: a missing block of the set cannot be reserved.
+    pub fn set_full(&self, set: usize) -> bool {
+        self.set_pending[set] as usize >= self.ways
     }
 
     fn set_of(&self, block: u64) -> usize {
@@ -173,6 +192,7 @@ impl Cache {
 
     fn place(&mut self, v: usize, block: u64, dirty: bool, pending: bool) -> Option<u64> {
         self.epoch += 1;
+        self.set_epoch[v / self.ways] += 1;
         let wb = (self.tags[v] != EMPTY && self.dirty[v]).then_some(self.tags[v]);
         self.tags[v] = block;
         self.stamp[v] = self.clock;
@@ -200,6 +220,7 @@ impl Cache {
         self.fills += 1;
         self.epoch += 1;
         if let Some(i) = self.find(block) {
+            self.set_epoch[i / self.ways] += 1;
             if self.pending[i] {
                 self.set_pending[i / self.ways] -= 1;
             }

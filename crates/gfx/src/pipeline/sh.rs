@@ -36,6 +36,11 @@ struct Ctx {
     /// its fill, which clears the bit through [`Sh::filled`]), so a re-examination skips their
     /// lookup; the context is already among the block's waiters.
     pend: u8,
+    /// Fetches that last missed with every way of their texture-cache set pending (bit j:
+    /// fetch j), at the set's epoch in [`Sh::full_epoch`]: while that epoch stands still, the
+    /// block is still absent and the set still has no victim, so looking again would miss
+    /// again without effect (the request cannot be sent) and is skipped.
+    full: u8,
 }
 
 /// The shader array: its queue, cores (fixed context slots) and texture waiters.
@@ -49,6 +54,10 @@ pub(super) struct Sh {
     waiters: FastMap<u64, Vec<(u32, u8)>>,
     /// Per slot: the texture blocks of its quad's fetches (computed once, at dispatch).
     blocks: Vec<[u64; 8]>,
+    /// Per slot: the texture-cache sets of those blocks.
+    sets: Vec<[u32; 8]>,
+    /// Per slot: the set epoch at which each fetch of [`Ctx::full`] missed.
+    full_epoch: Vec<[u64; 8]>,
     /// Bit per slot: the slot must be stepped this cycle (occupied and not a fetching context
     /// asleep, whose step does nothing), so that each cycle visits only these slots, in slot
     /// order.
@@ -69,6 +78,8 @@ impl Sh {
             executing: vec![0; cores],
             waiters: FastMap::default(),
             blocks: vec![[0; 8]; cores * contexts],
+            sets: vec![[0; 8]; cores * contexts],
+            full_epoch: vec![[0; 8]; cores * contexts],
             live: vec![0; (cores * contexts).div_ceil(64)],
             retry: VecDeque::new(),
             rr: 0,
@@ -133,8 +144,11 @@ impl Gpu {
                 .find(|&s| self.sh.slots[s].is_none())
                 .expect("a core below its context count has a free slot");
             let blocks = &mut self.sh.blocks[slot];
-            for j in 0..d.tex_fetches {
-                blocks[j as usize] = d.tex_block(q, j);
+            let sets = &mut self.sh.sets[slot];
+            let tex = &self.mem.caches[self.ids.tex];
+            for j in 0..d.tex_fetches as usize {
+                blocks[j] = d.tex_block(q, j as u8);
+                sets[j] = tex.set_index(blocks[j]) as u32;
             }
             self.sh.slots[slot] = Some(Ctx {
                 quad: q,
@@ -142,6 +156,7 @@ impl Gpu {
                 wake: true,
                 got: 0,
                 pend: 0,
+                full: 0,
             });
             self.sh.live[slot / 64] |= 1 << (slot % 64);
             self.sh.resident[c] += 1;
@@ -157,6 +172,7 @@ impl Gpu {
             wake,
             mut got,
             mut pend,
+            mut full,
         }) = self.sh.slots[slot]
         else {
             return false;
@@ -173,10 +189,28 @@ impl Gpu {
                     if (got | pend) & (1 << j) != 0 {
                         continue;
                     }
+                    let bit = 1u8 << j;
+                    let set = self.sh.sets[slot][j as usize] as usize;
+                    if full & bit != 0
+                        && self.mem.caches[self.ids.tex].set_epoch(set)
+                            == self.sh.full_epoch[slot][j as usize]
+                    {
+                        // Still absent from a set with no victim: it would miss again.
+                        retry = true;
+                        continue;
+                    }
+                    full &= !bit;
                     let b = self.sh.blocks[slot][j as usize];
                     match self.mem.ensure_read(self.ids.tex, b, Stream::Texture) {
                         Line::Hit => got |= 1 << j,
-                        Line::Miss => retry = true,
+                        Line::Miss => {
+                            retry = true;
+                            let tex = &self.mem.caches[self.ids.tex];
+                            if tex.set_full(set) {
+                                full |= bit;
+                                self.sh.full_epoch[slot][j as usize] = tex.set_epoch(set);
+                            }
+                        }
                         Line::Pending => {
                             pend |= 1 << j;
                             self.sh.waiters.entry(b).or_default().push((slot as u32, 1 << j));
@@ -187,6 +221,7 @@ impl Gpu {
                 let ctx = self.sh.slots[slot].as_mut().expect("occupied");
                 ctx.got = got;
                 ctx.pend = pend;
+                ctx.full = full;
                 ctx.wake = false;
                 if retry {
                     self.sh.retry.push_back(slot as u32);
