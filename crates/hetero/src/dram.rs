@@ -266,8 +266,9 @@ impl Channel {
         {
             let q = if write { &self.writes } else { &self.reads };
             let cap = self.c.row_hit_cap;
+            let ask = !write && policy.holds_reads();
             for e in q {
-                let ok = write || policy.eligible(e);
+                let ok = !ask || policy.eligible(e);
                 self.elig.push(ok);
                 if ok && col_open(&self.banks[e.bank as usize], e, cap) {
                     self.hit_pending[e.bank as usize] = true;

@@ -92,6 +92,11 @@ pub trait MemPolicy: Send {
     fn eligible(&self, _e: &DramEntry) -> bool {
         true
     }
+    /// Whether [`MemPolicy::eligible`] can ever answer false (a policy that overrides it says
+    /// so): when not, the controllers skip asking it for every queued read every cycle.
+    fn holds_reads(&self) -> bool {
+        false
+    }
     /// Which of the reads waiting for a free entry of channel `ch`'s read queue enters next
     /// (an index into `waiting`, non-empty; each [`Cand::row_hit`] says whether its row is open
     /// now). The document's controllers rank every pending request (spec 004 §5.3: "the oldest

@@ -143,6 +143,10 @@ impl MemPolicy for Sms {
         self.heads.contains(&e.tok)
     }
 
+    fn holds_reads(&self) -> bool {
+        true
+    }
+
     fn pick(&mut self, _: &Ctx, c: &[Cand]) -> Option<usize> {
         // Only bank heads are candidates; among banks, the oldest head first.
         best_by(c, |x| (x.arrival, x.tok))
