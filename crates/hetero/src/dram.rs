@@ -142,6 +142,12 @@ pub struct Channel {
     hit_pending: Vec<bool>,
     /// Per queue entry: eligible this cycle (scratch of [`Channel::cycle`]).
     elig: Vec<bool>,
+    /// After a cycle that found no command able to issue: the first DRAM cycle at which one
+    /// could, and the queue lengths then. Until that cycle, with the same queue lengths (the
+    /// queues only grow from outside, entries leave only by [`Channel::issue`], which resets
+    /// it, as refresh does) and a policy that holds no reads, nothing can issue either: the
+    /// scan is skipped (no policy hook is called in such a cycle).
+    blocked: Option<(u64, usize, usize)>,
     /// Counters.
     pub stats: DramStats,
 }
@@ -172,6 +178,7 @@ impl Channel {
             cands: Vec::new(),
             hit_pending: vec![false; c.banks as usize],
             elig: Vec::new(),
+            blocked: None,
             stats: DramStats::default(),
         }
     }
@@ -247,6 +254,7 @@ impl Channel {
                 b.next_act = b.next_act.max(now + self.c.t_rfc as u64);
             }
             self.next_ref += self.c.t_refi as u64;
+            self.blocked = None;
         }
         if self.reads.is_empty() && self.writes.is_empty() {
             return None;
@@ -258,11 +266,21 @@ impl Channel {
             self.draining = false;
         }
         let write = !self.writes.is_empty() && (self.draining || self.reads.is_empty());
+        let holds = policy.holds_reads();
+        if let Some((until, nr, nw)) = self.blocked {
+            if now < until && nr == self.reads.len() && nw == self.writes.len() && !holds {
+                return None;
+            }
+        }
+        self.blocked = None;
         // Candidates: requests whose next command may issue now. Each entry's eligibility is
         // asked once (`MemPolicy::eligible` takes `&self`), and the tFAW window once per cycle.
         self.cands.clear();
         self.hit_pending.iter_mut().for_each(|h| *h = false);
         self.elig.clear();
+        // The first cycle at which some entry's next command could issue (entries that cannot
+        // issue now; u64::MAX: none until the state changes).
+        let mut first = u64::MAX;
         {
             let q = if write { &self.writes } else { &self.reads };
             let cap = self.c.row_hit_cap;
@@ -275,22 +293,40 @@ impl Channel {
                 }
             }
             let oldest = *self.acts.iter().min().expect("4");
-            let faw_ok = self.faw_n < 4 || now >= oldest + self.c.t_faw as u64;
+            let faw_at = if self.faw_n < 4 {
+                0
+            } else {
+                oldest + self.c.t_faw as u64
+            };
+            let faw_ok = now >= faw_at;
             for (pos, e) in q.iter().enumerate() {
                 if !self.elig[pos] {
                     continue;
                 }
                 let b = &self.banks[e.bank as usize];
                 let (ok, row_hit) = match b.open {
-                    _ if col_open(b, e, cap) => (self.cas_ok(now, b, write), true),
-                    Some(_) => (
-                        now >= b.next_pre && !self.hit_pending[e.bank as usize],
-                        false,
-                    ),
-                    None => (
-                        now >= b.next_act && now >= self.next_act_any && faw_ok,
-                        false,
-                    ),
+                    _ if col_open(b, e, cap) => {
+                        let ok = self.cas_ok(now, b, write);
+                        if !ok {
+                            first = first.min(self.cas_at(b, write));
+                        }
+                        (ok, true)
+                    }
+                    Some(_) => {
+                        let blocked = self.hit_pending[e.bank as usize];
+                        let ok = now >= b.next_pre && !blocked;
+                        if !ok && !blocked {
+                            first = first.min(b.next_pre);
+                        }
+                        (ok, false)
+                    }
+                    None => {
+                        let ok = now >= b.next_act && now >= self.next_act_any && faw_ok;
+                        if !ok {
+                            first = first.min(b.next_act.max(self.next_act_any).max(faw_at));
+                        }
+                        (ok, false)
+                    }
                 };
                 if ok {
                     self.cands.push(Cand {
@@ -306,6 +342,9 @@ impl Channel {
             }
         }
         if self.cands.is_empty() {
+            if !holds {
+                self.blocked = Some((first, self.reads.len(), self.writes.len()));
+            }
             return None;
         }
         let pick = if write {
@@ -320,6 +359,15 @@ impl Channel {
         };
         let cand = self.cands[pick?];
         self.issue(now, cand.pos, write)
+    }
+
+    /// The first cycle at which [`Channel::cas_ok`] holds, the state unchanged.
+    fn cas_at(&self, b: &Bank, write: bool) -> u64 {
+        let lat = if write { self.c.t_cwl } else { self.c.t_cl } as u64;
+        b.next_col
+            .max(self.next_cas)
+            .max(self.bus_free.saturating_sub(lat))
+            .max(if write { self.next_wr } else { self.next_rd })
     }
 
     fn cas_ok(&self, now: u64, b: &Bank, write: bool) -> bool {
@@ -378,6 +426,7 @@ impl Channel {
     }
 
     fn issue(&mut self, now: u64, pos: usize, write: bool) -> Option<ReadDone> {
+        self.blocked = None;
         let e = if write {
             self.writes[pos]
         } else {

@@ -62,6 +62,10 @@ pub(super) struct Sh {
     /// asleep, whose step does nothing), so that each cycle visits only these slots, in slot
     /// order.
     live: Vec<u64>,
+    /// Per ROP queue (ZS r = r, CW r = rops + r): the done contexts that found it full and
+    /// sleep (not live) until it has room. A queue full when the contexts are stepped stays
+    /// full while they are (quads only enter it then), so their steps would do nothing.
+    sleepers: Vec<Vec<u32>>,
     /// Contexts with a request that could not be sent (queue full or set all pending), in order.
     retry: VecDeque<u32>,
     rr: usize,
@@ -81,6 +85,7 @@ impl Sh {
             sets: vec![[0; 8]; cores * contexts],
             full_epoch: vec![[0; 8]; cores * contexts],
             live: vec![0; (cores * contexts).div_ceil(64)],
+            sleepers: Vec::new(),
             retry: VecDeque::new(),
             rr: 0,
             shader_cycles: 1,
@@ -254,7 +259,8 @@ impl Gpu {
             }
             State::Done => {
                 let r = self.layout.rop(q);
-                let dest = if d.early_z || !d.depth_test {
+                let to_cw = d.early_z || !d.depth_test;
+                let dest = if to_cw {
                     &mut self.cw[r].queue
                 } else {
                     &mut self.zs[r].queue
@@ -266,6 +272,10 @@ impl Gpu {
                     self.sh.resident[c] -= 1;
                     true
                 } else {
+                    // Asleep until its queue has room when the contexts are stepped.
+                    let id = if to_cw { self.cfg.rops + r } else { r };
+                    self.sh.sleepers[id].push(slot as u32);
+                    self.sh.live[slot / 64] &= !(1 << (slot % 64));
                     false
                 }
             }
@@ -280,6 +290,25 @@ impl Gpu {
             if let Some(c) = self.sh.slots[s].as_mut() {
                 c.wake = true;
                 self.sh.live[s / 64] |= 1 << (s % 64);
+            }
+        }
+        // Done contexts whose ROP queue has room now wake (stepped below in slot order).
+        if self.sh.sleepers.len() != 2 * self.cfg.rops {
+            self.sh.sleepers = vec![Vec::new(); 2 * self.cfg.rops];
+        }
+        for id in 0..self.sh.sleepers.len() {
+            if self.sh.sleepers[id].is_empty() {
+                continue;
+            }
+            let len = if id < self.cfg.rops {
+                self.zs[id].queue.len()
+            } else {
+                self.cw[id - self.cfg.rops].queue.len()
+            };
+            if len < self.cfg.rop_queue {
+                for s in self.sh.sleepers[id].drain(..) {
+                    self.sh.live[s as usize / 64] |= 1 << (s % 64);
+                }
             }
         }
         let th = self.cfg.simd as f64 / self.sh.shader_cycles as f64;
