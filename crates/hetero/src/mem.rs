@@ -111,7 +111,9 @@ pub struct MemSystem {
     dram_now: u64,
     dram_step: u64,
     cpu_step: u64,
-    stats: BTreeMap<Source, SourceStats>,
+    /// Per-source counters, updated on every request (fast deterministic hashing; ordered
+    /// only when read, [`MemSystem::source_stats`]).
+    stats: FastMap<Source, SourceStats>,
     /// Dirty blocks written back to DRAM.
     pub writebacks: u64,
     /// Sums over stepped DRAM cycles and channels of (read-queue entries, reads waiting
@@ -147,7 +149,7 @@ impl MemSystem {
             // DRAM cycles per CPU cycle as a ratio of kHz.
             dram_step: (cfg.dram.clock_mhz * 1000.0).round() as u64,
             cpu_step: (cfg.cpu.clock_mhz * 1000.0).round() as u64,
-            stats: BTreeMap::new(),
+            stats: FastMap::default(),
             writebacks: 0,
             queue_sums: (0, 0, 0),
             cfg: cfg.clone(),
@@ -227,9 +229,14 @@ impl MemSystem {
         self.back_inval.drain(..)
     }
 
-    /// Per-source counters.
-    pub fn source_stats(&self) -> &BTreeMap<Source, SourceStats> {
-        &self.stats
+    /// Per-source counters, ordered by source.
+    pub fn source_stats(&self) -> BTreeMap<Source, SourceStats> {
+        self.stats.iter().map(|(k, v)| (*k, *v)).collect()
+    }
+
+    /// The counters of source `s` (zero if it sent nothing).
+    pub fn source_stat(&self, s: Source) -> SourceStats {
+        self.stats.get(&s).copied().unwrap_or_default()
     }
 
     /// DRAM counters summed over channels.

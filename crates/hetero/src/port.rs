@@ -98,12 +98,7 @@ impl HeteroPort {
             self.last_ready = (ready, live, cycles);
         }
         if self.t.is_multiple_of(MISS_RATE_EVERY) {
-            let s = self
-                .mem
-                .source_stats()
-                .get(&Source::Gpgpu)
-                .copied()
-                .unwrap_or_default();
+            let s = self.mem.source_stat(Source::Gpgpu);
             let (h0, m0) = self.last_rates;
             let (dh, dm) = (s.llc_hits - h0, s.llc_misses - m0);
             if let Some(ppm) = (dm * 1_000_000).checked_div(dh + dm) {
