@@ -267,12 +267,29 @@ mod tests {
         for sets in [1usize, 3, 5, 24, 96, 384, 1000, 4097] {
             let c = Cache::new(64 * sets as u64 * 2, 2);
             assert_eq!(c.sets, sets);
-            let hs = [0u64, 1, 23, 24, 25, 1 << 32, (1 << 40) + 7, u64::MAX, u64::MAX - 1];
-            for h in hs.into_iter().chain((0..2000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))) {
+            let hs = [
+                0u64,
+                1,
+                23,
+                24,
+                25,
+                1 << 32,
+                (1 << 40) + 7,
+                u64::MAX,
+                u64::MAX - 1,
+            ];
+            for h in hs
+                .into_iter()
+                .chain((0..2000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+            {
                 // set_of hashes the block first: check the reduction on the hashed value.
                 let b = h;
                 let x = b ^ (b >> 13) ^ (b >> 29);
-                assert_eq!(c.set_of(b), (x % sets as u64) as usize, "sets {sets}, block {b}");
+                assert_eq!(
+                    c.set_of(b),
+                    (x % sets as u64) as usize,
+                    "sets {sets}, block {b}"
+                );
             }
         }
     }

@@ -218,7 +218,11 @@ impl Gpu {
                         }
                         Line::Pending => {
                             pend |= 1 << j;
-                            self.sh.waiters.entry(b).or_default().push((slot as u32, 1 << j));
+                            self.sh
+                                .waiters
+                                .entry(b)
+                                .or_default()
+                                .push((slot as u32, 1 << j));
                         }
                     }
                 }

@@ -26,10 +26,10 @@
 use super::{best_by, Cand, Ctx, MemPolicy};
 use crate::config::PolicyConfig;
 use crate::dram::DramEntry;
+use crate::fasthash::FastSet;
 use crate::req::{Request, Source};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use crate::fasthash::FastSet;
 
 const MAX_APPS: usize = 64;
 
