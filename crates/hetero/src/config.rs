@@ -239,9 +239,9 @@ pub struct PolicyConfig {
     #[serde(default)]
     pub crit_closest_reason: bool,
     /// IM: non-critical GPGPU **stores** that miss the LLC are written around it (straight to
-    /// DRAM) instead of allocating. \[INTERP\] spec 004 §3 bypasses non-critical accesses by "no
-    /// allocation on fill"; a store miss in our write-back LLC allocates without a fill, so the
-    /// preset keeps stores allocating (`false`) and bypasses read fills only.
+    /// DRAM) instead of allocating: spec 004 §3, "The non-critical shader accesses that miss in
+    /// the LLC bypass the LLC", the accesses of the load/store instructions its rule marks
+    /// (`true`, the preset since session 14). `false`: stores allocate, reads alone bypass.
     pub gpgpu_store_bypass: bool,
     /// IM (and `im_bypass`): non-critical GPGPU **read** misses bypass the LLC (no allocation on
     /// fill), spec 004 §3 ("The non-critical shader accesses that miss in the LLC bypass the

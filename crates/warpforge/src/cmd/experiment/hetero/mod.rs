@@ -278,6 +278,7 @@ pub fn run(a: HeteroArgs) -> Result<()> {
         &interf,
         &interf_gpu,
         &hbase,
+        gcfg.clocks.core_mhz,
     );
     let mut report = report?;
     report["wall_seconds"] = json!(t0.elapsed().as_secs_f64());
@@ -370,6 +371,7 @@ fn report(
     interf: &BTreeMap<usize, sim::CoRun>,
     interf_gpu: &str,
     hbase: &HeteroConfig,
+    gpu_mhz: f64,
 ) -> Result<Value> {
     let mut pol = serde_json::Map::new();
     for p in policies {
@@ -463,11 +465,29 @@ fn report(
                     .sum::<f64>()
                     / *n as f64
             };
+            let mem: BTreeMap<String, f64> = r.memory.iter().cloned().collect();
+            // Seconds of the run: GPU core cycles at the GPU clock (2 GHz, `hetero-gpu`).
+            let secs = r.gpu_cycles as f64 / (gpu_mhz * 1e6);
+            let gbs = |k: &str| mem.get(k).copied().unwrap_or(0.0) * 64.0 / secs / 1e9;
             json!({
                 "cpu_cores": n,
+                "co_runners": &INTERFERENCE_APPS[..*n],
                 "gpu_cycles": r.gpu_cycles,
                 "gpu_cycles_change": r.gpu_cycles as f64 / base - 1.0,
                 "cpu_ipc_change": cpu_change,
+                "cpu_ipc_ratio": r
+                    .ipc
+                    .iter()
+                    .zip(INTERFERENCE_APPS)
+                    .map(|(s, a)| s / alone[a])
+                    .collect::<Vec<f64>>(),
+                "cpu_dram_read_gbs": gbs("cpu_dram_reads"),
+                "gpu_dram_read_gbs": gbs("gpu_dram_reads"),
+                "dram_write_gbs": gbs("dram_writes"),
+                "cpu_read_latency": mem.get("cpu_read_latency"),
+                "gpu_read_latency": mem.get("gpu_read_latency"),
+                "dram_bus_fraction": mem.get("dram_bus_fraction"),
+                "dram_read_overflow_mean": mem.get("dram_read_overflow_mean"),
             })
         })
         .collect();
