@@ -240,8 +240,9 @@ pub struct PolicyConfig {
     pub crit_closest_reason: bool,
     /// IM: non-critical GPGPU **stores** that miss the LLC are written around it (straight to
     /// DRAM) instead of allocating: spec 004 §3, "The non-critical shader accesses that miss in
-    /// the LLC bypass the LLC", the accesses of the load/store instructions its rule marks
-    /// (`true`, the preset since session 14). `false`: stores allocate, reads alone bypass.
+    /// the LLC bypass the LLC", which covers the stores its rule marks. The preset keeps `false`:
+    /// the `hetero-gpu` stores reach the LLC only as its thin write-back L2's dirty evictions,
+    /// which carry no store's criticality bit, so `true` writes every GPU store around.
     pub gpgpu_store_bypass: bool,
     /// IM (and `im_bypass`): non-critical GPGPU **read** misses bypass the LLC (no allocation on
     /// fill), spec 004 §3 ("The non-critical shader accesses that miss in the LLC bypass the

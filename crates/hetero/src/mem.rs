@@ -644,13 +644,17 @@ mod tests {
         out
     }
 
-    /// §3 under IM: a non-critical GPGPU store that misses the LLC is written around it (a DRAM
-    /// write, no allocation: a later read misses); a critical store allocates; a non-critical
+    /// §3 under IM with `policy.gpgpu_store_bypass`: a non-critical GPGPU store that misses the
+    /// LLC is written around it (a DRAM write, no allocation: a later read misses); a critical
+    /// store allocates; a non-critical
     /// read miss is served without allocating (the next read misses again), while a block that
     /// is already in the LLC is hit whatever the criticality.
     #[test]
     fn im_non_critical_gpgpu_accesses_bypass_the_llc_and_critical_ones_allocate() {
-        let mut m = sys("im");
+        let mut c = HeteroConfig::preset("hetero").unwrap();
+        c.set("policy.name", "im").unwrap();
+        c.set("policy.gpgpu_store_bypass", "true").unwrap();
+        let mut m = MemSystem::new(&c);
         let settle = |m: &mut MemSystem| {
             for _ in 0..400 {
                 let t = m.now() + 1;

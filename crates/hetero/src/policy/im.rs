@@ -14,7 +14,9 @@
 //!   to 10K GPU cycles (the document's 100K is longer than most of our runs) \[INTERP\].
 //! * **LLC bypass** (§3, "The non-critical shader accesses that miss in the LLC bypass the
 //!   LLC"): a non-critical GPGPU read miss is served without allocating, a non-critical GPGPU
-//!   store miss is written around the LLC to DRAM (`policy.gpgpu_store_bypass`, the preset);
+//!   store miss is written around the LLC to DRAM with `policy.gpgpu_store_bypass` (off in
+//!   the preset: our GPU's stores reach the LLC as its L2's dirty evictions, which carry no
+//!   store's criticality);
 //!   in all-GPU windows too (§5.6's mode changes DRAM priority only, the document exempts
 //!   nothing from §3). A later access to a bypassed block misses the LLC again (the GPU side is
 //!   non-inclusive: its L1D may still hold it) and allocates only if it is critical.
@@ -652,8 +654,8 @@ mod tests {
         );
     }
 
-    /// §3: every non-critical shader access (load or store) that misses the LLC bypasses it;
-    /// critical ones and CPU requests allocate; `gpgpu_store_bypass = false` keeps stores.
+    /// §3 with `gpgpu_store_bypass`: every non-critical shader access (load or store) that
+    /// misses the LLC bypasses it; critical ones and CPU requests allocate; `false` keeps stores.
     #[test]
     fn non_critical_loads_and_stores_bypass_critical_ones_allocate() {
         let g = GpuStatus::default();
@@ -668,9 +670,10 @@ mod tests {
         cpu_st.write = true;
         let mut c = cfg();
         assert!(
-            c.gpgpu_store_bypass,
-            "preset: the document's rule covers stores"
+            !c.gpgpu_store_bypass,
+            "preset: stores allocate (they carry no criticality)"
         );
+        c.gpgpu_store_bypass = true;
         let mut p = Im::make(&c, true, true, true);
         assert!(p.llc_bypass(&ctx, &Request::read(0, 0, Source::Gpgpu)));
         assert!(p.llc_bypass(&ctx, &st), "non-critical store written around");
