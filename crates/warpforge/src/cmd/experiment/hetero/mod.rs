@@ -565,3 +565,27 @@ fn print_summary(r: &Value, policies: &[String]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use warpforge_hetero::cpu::synth::{self, Class};
+
+    /// Claim 20's series changes only the number of memory-intensive co-runners: point n runs n
+    /// copies of one H-group application, each point's co-runners a prefix of the next one's.
+    #[test]
+    fn interference_points_differ_only_in_the_number_of_one_h_application() {
+        assert_eq!(
+            synth::find(INTERFERENCE_APP).map(|a| a.class),
+            Some(Class::H)
+        );
+        for w in INTERFERENCE_CORES.windows(2) {
+            let (a, b) = (interference_apps(w[0]), interference_apps(w[1]));
+            assert_eq!((a.len(), b.len()), (w[0], w[1]));
+            assert_eq!(a[..], b[..w[0]], "a prefix of the next point");
+            assert!(b
+                .iter()
+                .all(|c| *c == CpuApp::Spec(INTERFERENCE_APP.into())));
+        }
+    }
+}
