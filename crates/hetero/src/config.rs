@@ -239,9 +239,10 @@ pub struct PolicyConfig {
     #[serde(default)]
     pub crit_closest_reason: bool,
     /// IM: non-critical GPGPU **stores** that miss the LLC are written around it (straight to
-    /// DRAM) instead of allocating. \[INTERP\] spec 004 §3 bypasses non-critical accesses by "no
-    /// allocation on fill"; a store miss in our write-back LLC allocates without a fill, so the
-    /// preset keeps stores allocating (`false`) and bypasses read fills only.
+    /// DRAM) instead of allocating: spec 004 §3, "The non-critical shader accesses that miss in
+    /// the LLC bypass the LLC", which covers the stores its rule marks. The preset keeps `false`:
+    /// the `hetero-gpu` stores reach the LLC only as its thin write-back L2's dirty evictions,
+    /// which carry no store's criticality bit, so `true` writes every GPU store around.
     pub gpgpu_store_bypass: bool,
     /// IM (and `im_bypass`): non-critical GPGPU **read** misses bypass the LLC (no allocation on
     /// fill), spec 004 §3 ("The non-critical shader accesses that miss in the LLC bypass the

@@ -651,28 +651,51 @@ mod tests {
         out
     }
 
+    /// §3 under IM with `policy.gpgpu_store_bypass`: a non-critical GPGPU store that misses the
+    /// LLC is written around it (a DRAM write, no allocation: a later read misses); a critical
+    /// store allocates; a non-critical
+    /// read miss is served without allocating (the next read misses again), while a block that
+    /// is already in the LLC is hit whatever the criticality.
     #[test]
-    fn im_non_critical_gpgpu_store_allocates_and_read_bypass_does_not() {
-        let mut m = sys("im");
+    fn im_non_critical_gpgpu_accesses_bypass_the_llc_and_critical_ones_allocate() {
+        let mut c = HeteroConfig::preset("hetero").unwrap();
+        c.set("policy.name", "im").unwrap();
+        c.set("policy.gpgpu_store_bypass", "true").unwrap();
+        let mut m = MemSystem::new(&c);
+        let settle = |m: &mut MemSystem| {
+            for _ in 0..400 {
+                let t = m.now() + 1;
+                m.advance_to(t);
+            }
+        };
         let mut st = Request::read(1, 0x40000, Source::Gpgpu);
         st.write = true;
         m.issue(st);
         run_until_done(&mut m, 1);
+        settle(&mut m);
+        assert_eq!(m.dram_stats().writes, 1, "written around to DRAM");
         m.issue(Request::read(2, 0x40000, Source::Gpgpu));
         let c = run_until_done(&mut m, 1);
-        assert!(c[0].llc_hit, "the stored block is in the LLC");
-        for _ in 0..200 {
-            let t = m.now() + 1;
-            m.advance_to(t);
-        }
-        assert_eq!(m.dram_stats().writes, 0, "no write-around");
-        // A non-critical read miss is served but not allocated: the next read misses again.
-        m.issue(Request::read(3, 0x80000, Source::Gpgpu));
+        assert!(!c[0].llc_hit, "the written-around block is not in the LLC");
+        // A critical store allocates (no DRAM write), and any later read hits it.
+        let mut cs = Request::read(3, 0xc0000, Source::Gpgpu);
+        cs.write = true;
+        cs.critical = true;
+        m.issue(cs);
         run_until_done(&mut m, 1);
-        m.issue(Request::read(4, 0x80000, Source::Gpgpu));
+        settle(&mut m);
+        assert_eq!(m.dram_stats().writes, 1, "no write-around");
+        m.issue(Request::read(4, 0xc0000, Source::Gpgpu));
+        let c = run_until_done(&mut m, 1);
+        assert!(c[0].llc_hit, "the critical store's block is in the LLC");
+        // A non-critical read miss is served but not allocated: the next read misses again.
+        let reads = m.dram_stats().reads;
+        m.issue(Request::read(5, 0x80000, Source::Gpgpu));
+        run_until_done(&mut m, 1);
+        m.issue(Request::read(6, 0x80000, Source::Gpgpu));
         let c = run_until_done(&mut m, 1);
         assert!(!c[0].llc_hit, "bypassed fill");
-        assert_eq!(m.dram_stats().reads, 2);
+        assert_eq!(m.dram_stats().reads, reads + 2);
     }
 
     #[test]

@@ -12,9 +12,16 @@
 //!   for a `probe_window`; the mode is kept for one more window while the GPU's IPC of a window
 //!   beats the previous window's by more than `probe_tolerance`. The preset scales the window
 //!   to 10K GPU cycles (the document's 100K is longer than most of our runs) \[INTERP\].
-//! * **LLC bypass** of non-critical GPGPU reads (§3), outside all-GPU windows; non-critical
-//!   stores are written around the LLC only with `policy.gpgpu_store_bypass` (\[INTERP\]);
-//!   `policy.gpgpu_read_bypass = false` turns the read bypass off (ablation).
+//! * **LLC bypass** (§3, "The non-critical shader accesses that miss in the LLC bypass the
+//!   LLC"): a non-critical GPGPU read miss is served without allocating, a non-critical GPGPU
+//!   store miss is written around the LLC to DRAM with `policy.gpgpu_store_bypass` (off in
+//!   the preset: our GPU's stores reach the LLC as its L2's dirty evictions, which carry no
+//!   store's criticality);
+//!   in all-GPU windows too (§5.6's mode changes DRAM priority only, the document exempts
+//!   nothing from §3). A later access to a bypassed block misses the LLC again (the GPU side is
+//!   non-inclusive: its L1D may still hold it) and allocates only if it is critical.
+//!   `policy.gpgpu_read_bypass = false` / `gpgpu_store_bypass = false` turn either part off
+//!   (ablations).
 //!
 //! Ablations (registered policies): `im_sched`, `im_llc` (each alone, no bypass, no probe) and
 //! `im_bypass` (the §3 bypass alone), all on the GPU-favoring order.
@@ -301,7 +308,6 @@ impl MemPolicy for Im {
             }
             && r.source == Source::Gpgpu
             && !r.critical
-            && !self.all_gpu
     }
 
     fn tick(&mut self, ctx: &Ctx) {
@@ -566,7 +572,10 @@ mod tests {
         let ctx = at(0, &g2);
         p.all_gpu = true;
         assert_eq!(p.pick(&ctx, &[ng, cpu]), Some(0));
-        assert!(!p.llc_bypass(&ctx, &Request::read(0, 0, Source::Gpgpu)));
+        assert!(
+            p.llc_bypass(&ctx, &Request::read(0, 0, Source::Gpgpu)),
+            "§3's bypass holds in the window"
+        );
         p.all_gpu = false;
         assert_eq!(p.pick(&ctx, &[ng, cpu]), Some(1));
         assert!(p.llc_bypass(&ctx, &Request::read(0, 0, Source::Gpgpu)));
@@ -646,23 +655,58 @@ mod tests {
         );
     }
 
+    /// §3 with `gpgpu_store_bypass`: every non-critical shader access (load or store) that
+    /// misses the LLC bypasses it; critical ones and CPU requests allocate; `false` keeps stores.
     #[test]
-    fn non_critical_stores_allocate_unless_store_bypass_is_set() {
+    fn non_critical_loads_and_stores_bypass_critical_ones_allocate() {
         let g = GpuStatus::default();
         let ctx = at(0, &g);
         let mut st = Request::read(0, 0, Source::Gpgpu);
         st.write = true;
         let mut crit = Request::read(0, 0, Source::Gpgpu);
         crit.critical = true;
+        let mut crit_st = st;
+        crit_st.critical = true;
+        let mut cpu_st = Request::read(0, 0, Source::Cpu(1));
+        cpu_st.write = true;
         let mut c = cfg();
-        assert!(!c.gpgpu_store_bypass, "preset: stores allocate");
-        let mut p = Im::make(&c, true, true, true);
-        assert!(p.llc_bypass(&ctx, &Request::read(0, 0, Source::Gpgpu)));
-        assert!(!p.llc_bypass(&ctx, &crit), "critical fills allocate");
-        assert!(!p.llc_bypass(&ctx, &st), "a store miss has no fill");
+        assert!(
+            !c.gpgpu_store_bypass,
+            "preset: stores allocate (they carry no criticality)"
+        );
         c.gpgpu_store_bypass = true;
         let mut p = Im::make(&c, true, true, true);
-        assert!(p.llc_bypass(&ctx, &st), "write-around when asked");
+        assert!(p.llc_bypass(&ctx, &Request::read(0, 0, Source::Gpgpu)));
+        assert!(p.llc_bypass(&ctx, &st), "non-critical store written around");
+        assert!(!p.llc_bypass(&ctx, &crit), "critical fills allocate");
+        assert!(!p.llc_bypass(&ctx, &crit_st), "critical stores allocate");
+        assert!(!p.llc_bypass(&ctx, &cpu_st), "CPU stores allocate");
+        c.gpgpu_store_bypass = false;
+        let mut p = Im::make(&c, true, true, true);
+        assert!(!p.llc_bypass(&ctx, &st), "stores allocate with the key off");
+    }
+
+    /// §5.6's all-GPU mode raises every GPU request's DRAM priority; §3's bypass still holds.
+    #[test]
+    fn bypass_holds_in_all_gpu_windows() {
+        let g = GpuStatus::default();
+        let ctx = at(0, &g);
+        let mut p = Im::make(&cfg(), true, true, true);
+        p.all_gpu = true;
+        let nc = Request::read(0, 0, Source::Gpgpu);
+        let mut crit = nc;
+        crit.critical = true;
+        assert!(
+            p.llc_bypass(&ctx, &nc),
+            "non-critical read bypasses in the window"
+        );
+        assert!(!p.llc_bypass(&ctx, &crit));
+        // And the mode does raise the non-critical read above a CPU read (row hits equal).
+        let cands = [
+            cand(1, true, Source::Gpgpu, false, 10),
+            cand(2, true, Source::Cpu(0), false, 5),
+        ];
+        assert_eq!(p.pick(&ctx, &cands), Some(0));
     }
 
     #[test]
@@ -690,7 +734,7 @@ mod tests {
         // IM-SCHED and IM-LLC alone do not bypass.
         assert!(!Im::make(&c, true, false, false).llc_bypass(&ctx, &nc));
         assert!(!Im::make(&c, false, true, false).llc_bypass(&ctx, &nc));
-        // Full IM with the key off keeps stores and reads allocating.
+        // Full IM with the read key off keeps reads allocating.
         c.gpgpu_read_bypass = false;
         let mut p = Im::make(&c, true, true, true);
         assert!(!p.llc_bypass(&ctx, &nc), "read bypass off");

@@ -36,8 +36,19 @@ pub const POLICIES: [&str; 6] = ["frfcfs", "gpu_favoring", "im", "sms_09", "sms_
 
 /// Co-runner counts of the interference series (claim 20).
 pub const INTERFERENCE_CORES: [usize; 4] = [0, 1, 2, 4];
-/// The memory-intensive co-runners of the interference series, in the order they are added.
-pub const INTERFERENCE_APPS: [&str; 4] = ["mcf", "lbm", "milc", "libquantum"];
+/// The memory-intensive co-runner of the interference series: with n co-runners, cores 0..n
+/// each run their own copy (own seed and address space), so that only the number of
+/// memory-intensive co-runners changes from point to point (claim 20, Fig. 1: the GPU's loss
+/// grows with the number of active CPU cores). `bwaves` is the one co-runner Fig. 1 names
+/// (410.bwaves, 1C1G) and is in §8.3's H group. Until session 13 the series added four
+/// different applications (mcf, lbm, milc, libquantum), so the count was confounded with which
+/// application joined (mcf alone drew 0.15 GB/s, lbm added 0.47, milc and libquantum 0.90).
+pub const INTERFERENCE_APP: &str = "bwaves";
+
+/// The co-runners of the interference point with `n` CPU cores.
+pub fn interference_apps(n: usize) -> Vec<CpuApp> {
+    vec![CpuApp::Spec(INTERFERENCE_APP.to_string()); n]
+}
 
 /// Arguments of `experiment hetero`.
 #[derive(clap::Args)]
@@ -189,11 +200,9 @@ pub fn run(a: HeteroArgs) -> Result<()> {
             }
         }
     }
-    for ia in INTERFERENCE_APPS {
-        let c = CpuApp::Spec(ia.to_string());
-        if !a.no_interference && apps.insert(c.name()) {
-            tasks.push(Task::Alone(c));
-        }
+    let c = CpuApp::Spec(INTERFERENCE_APP.to_string());
+    if !a.no_interference && apps.insert(c.name()) {
+        tasks.push(Task::Alone(c));
     }
     for (i, _) in mixes.iter().enumerate() {
         for p in &policies {
@@ -231,10 +240,7 @@ pub fn run(a: HeteroArgs) -> Result<()> {
                             .map(Done::Corun)
                     }
                     Task::Interf(n) => {
-                        let apps: Vec<CpuApp> = INTERFERENCE_APPS[..*n]
-                            .iter()
-                            .map(|x| CpuApp::Spec(x.to_string()))
-                            .collect();
+                        let apps = interference_apps(*n);
                         sim::corun(&interf_gpu, a.size, &gcfg, &hbase, &apps, warm, &traces)
                             .map(Done::Corun)
                     }
@@ -278,6 +284,7 @@ pub fn run(a: HeteroArgs) -> Result<()> {
         &interf,
         &interf_gpu,
         &hbase,
+        gcfg.clocks.core_mhz,
     );
     let mut report = report?;
     report["wall_seconds"] = json!(t0.elapsed().as_secs_f64());
@@ -370,6 +377,7 @@ fn report(
     interf: &BTreeMap<usize, sim::CoRun>,
     interf_gpu: &str,
     hbase: &HeteroConfig,
+    gpu_mhz: f64,
 ) -> Result<Value> {
     let mut pol = serde_json::Map::new();
     for p in policies {
@@ -453,21 +461,30 @@ fn report(
         .iter()
         .map(|(n, r)| {
             let base = interf[&0].gpu_cycles as f64;
+            let alone_ipc = alone[INTERFERENCE_APP];
             let cpu_change = if *n == 0 {
                 0.0
             } else {
-                r.ipc
-                    .iter()
-                    .zip(INTERFERENCE_APPS)
-                    .map(|(s, a)| s / alone[a] - 1.0)
-                    .sum::<f64>()
-                    / *n as f64
+                r.ipc.iter().map(|s| s / alone_ipc - 1.0).sum::<f64>() / *n as f64
             };
+            let mem: BTreeMap<String, f64> = r.memory.iter().cloned().collect();
+            // Seconds of the run: GPU core cycles at the GPU clock (2 GHz, `hetero-gpu`).
+            let secs = r.gpu_cycles as f64 / (gpu_mhz * 1e6);
+            let gbs = |k: &str| mem.get(k).copied().unwrap_or(0.0) * 64.0 / secs / 1e9;
             json!({
                 "cpu_cores": n,
+                "co_runners": interference_apps(*n).iter().map(|c| c.name()).collect::<Vec<_>>(),
                 "gpu_cycles": r.gpu_cycles,
                 "gpu_cycles_change": r.gpu_cycles as f64 / base - 1.0,
                 "cpu_ipc_change": cpu_change,
+                "cpu_ipc_ratio": r.ipc.iter().map(|s| s / alone_ipc).collect::<Vec<f64>>(),
+                "cpu_dram_read_gbs": gbs("cpu_dram_reads"),
+                "gpu_dram_read_gbs": gbs("gpu_dram_reads"),
+                "dram_write_gbs": gbs("dram_writes"),
+                "cpu_read_latency": mem.get("cpu_read_latency"),
+                "gpu_read_latency": mem.get("gpu_read_latency"),
+                "dram_bus_fraction": mem.get("dram_bus_fraction"),
+                "dram_read_overflow_mean": mem.get("dram_read_overflow_mean"),
             })
         })
         .collect();
@@ -503,7 +520,11 @@ fn report(
         },
         "interference": {
             "workload": interf_gpu,
-            "co_runners": INTERFERENCE_APPS,
+            "co_runners": interference_apps(INTERFERENCE_CORES[INTERFERENCE_CORES.len() - 1])
+                .iter()
+                .map(|c| c.name())
+                .collect::<Vec<_>>(),
+            "definition": "n copies of one memory-intensive application (own seed and address space per core), n = 0, 1, 2, 4; FR-FCFS",
             "points": interference,
         },
         "document_values": {
@@ -541,6 +562,30 @@ fn print_summary(r: &Value, policies: &[String]) {
                 p["cpu_cores"],
                 p["gpu_cycles_change"].as_f64().unwrap_or(f64::NAN)
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use warpforge_hetero::cpu::synth::{self, Class};
+
+    /// Claim 20's series changes only the number of memory-intensive co-runners: point n runs n
+    /// copies of one H-group application, each point's co-runners a prefix of the next one's.
+    #[test]
+    fn interference_points_differ_only_in_the_number_of_one_h_application() {
+        assert_eq!(
+            synth::find(INTERFERENCE_APP).map(|a| a.class),
+            Some(Class::H)
+        );
+        for w in INTERFERENCE_CORES.windows(2) {
+            let (a, b) = (interference_apps(w[0]), interference_apps(w[1]));
+            assert_eq!((a.len(), b.len()), (w[0], w[1]));
+            assert_eq!(a[..], b[..w[0]], "a prefix of the next point");
+            assert!(b
+                .iter()
+                .all(|c| *c == CpuApp::Spec(INTERFERENCE_APP.into())));
         }
     }
 }
