@@ -41,10 +41,10 @@ impl WalkStats {
     /// Records one run: the bits it read and its trace.
     pub fn record(&mut self, bits: &[Bits; 5], w: &Walk) {
         self.runs += 1;
-        for u in 0..5 {
-            self.io[u] += bits[u].io as u64;
-            self.ao[u] += bits[u].ao as u64;
-            self.th[u] += bits[u].th as u64;
+        for (u, b) in bits.iter().enumerate() {
+            self.io[u] += b.io as u64;
+            self.ao[u] += b.ao as u64;
+            self.th[u] += b.th as u64;
             self.examined[u] += w.examined[u] as u64;
             self.flagged[u] += w.bottleneck[u] as u64;
         }
