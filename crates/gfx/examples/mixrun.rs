@@ -7,8 +7,10 @@
 //! `cargo run --release -p warpforge-gfx --example mixrun -- TITLE [POLICY] [KIND] [MAX_FRAME_CYCLES] [MIX] [SIZE]`
 //!
 //! KIND: `base` (default; algorithm marking, 16 MB LLC), `llc8` (8 MB LLC), `crit` / `noncrit`
-//! (the critical / non-critical accesses ideal in the LLC, gate held as in the experiment) or
-//! `random` (random marking at 0.5 per stream). MAX_FRAME_CYCLES (default 50M, the experiment's)
+//! (the critical / non-critical accesses ideal in the LLC, gate held as in the experiment),
+//! `held` (the baseline with the gate held as in `crit` / `noncrit`, nothing ideal: the
+//! classification those runs idealise, with its diagnostics) or `random` (random marking at 0.5
+//! per stream). MAX_FRAME_CYCLES (default 50M, the experiment's)
 //! caps each frame's GPU cycles: a small cap gives a short, partial run for callgrind. MIX: HL
 //! (default), H or L. SIZE: tiny (default) or small.
 
@@ -53,8 +55,9 @@ fn main() {
             });
             run.opts.cfg.held_gate = Some(t.below_target());
         }
+        "held" => run.opts.cfg.held_gate = Some(t.below_target()),
         "random" => run.marking = Marking::Random([0.5; 8]),
-        k => panic!("unknown KIND `{k}` (base, llc8, crit, noncrit, random)"),
+        k => panic!("unknown KIND `{k}` (base, llc8, crit, noncrit, held, random)"),
     }
     let r = mix::run(&run).expect("run");
     println!("{} {} {} {} {}", t.name, run.policy, kind, mix_name, size);

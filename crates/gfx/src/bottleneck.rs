@@ -1,6 +1,15 @@
 //! Algorithms 1 and 2 of document 004 (section 2.5): the bottleneck vector, found by walking the
 //! active pipeline path from back to front, continuing upstream past a unit only while it is
 //! underloaded. The `else` of the printed listing belongs to the early-Z test (section 2.5 fix).
+//!
+//! Decision on the printed listing \[INTERP\]: it has one `end if` more than it has `if`s, and
+//! read as printed (an `end if` closing the early-Z test, then `else`) the late-Z walk would run
+//! when CW is *not* underloaded, i.e. exactly when the prose says the walk stops ("if the
+//! algorithm encounters an underloaded unit U, it examines the unit V in front of U"). The prose
+//! also says the algorithm "traverses the path FE-ZS-SH-CW (if early-Z is enabled) or the path
+//! FE-SH-ZS-CW (if early-Z is disabled) from back to front", so the `else` is taken as the
+//! early-Z test's and both walks start only from an underloaded CW (tests
+//! `busy_cw_stops_the_walk`, `late_z_walk_also_needs_an_underloaded_cw`).
 
 use crate::counters::Bits;
 use crate::stream::Unit;
@@ -8,53 +17,66 @@ use crate::stream::Unit;
 /// One bit per unit, indexed by `Unit as usize`.
 pub type Bottleneck = [bool; 5];
 
+/// What one run of Algorithm 1 did (diagnostic of claim 4): the bottleneck vector, the units
+/// whose bottleneck test the walk reached, and whether Algorithm 2 fired (an FE bottleneck,
+/// which also marks SH and ZS).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Walk {
+    /// The bottleneck vector (index = `Unit as usize`).
+    pub bottleneck: Bottleneck,
+    /// Units whose bottleneck test was evaluated (CW and BT always).
+    pub examined: [bool; 5],
+    /// Algorithm 2 found FE bottlenecked (and so set SH and ZS too).
+    pub fe_rule: bool,
+}
+
 /// Algorithm 1 on the classification bits `b` (indexed by `Unit as usize`) for the current
 /// draw state (`early_z`).
 pub fn detect(b: &[Bits; 5], early_z: bool) -> Bottleneck {
+    walk(b, early_z).bottleneck
+}
+
+/// Algorithm 1 with its trace ([`Walk`]).
+pub fn walk(b: &[Bits; 5], early_z: bool) -> Walk {
     let [fe, zs, sh, cw, bt] = Unit::ALL.map(|u| b[u as usize]);
-    let mut out = [false; 5];
-    let set = |out: &mut Bottleneck, u: Unit| out[u as usize] = true;
-    if cw.bottlenecked() {
-        set(&mut out, Unit::Cw);
-    }
-    if bt.bottlenecked() {
-        set(&mut out, Unit::Bt);
-    }
+    let mut w = Walk::default();
+    let test = |w: &mut Walk, u: Unit, hit: bool| {
+        w.examined[u as usize] = true;
+        if hit {
+            w.bottleneck[u as usize] = true;
+        }
+    };
+    test(&mut w, Unit::Cw, cw.bottlenecked());
+    test(&mut w, Unit::Bt, bt.bottlenecked());
     if cw.underloaded() {
         if early_z {
-            if sh.bottlenecked_all() {
-                set(&mut out, Unit::Sh);
-            }
+            test(&mut w, Unit::Sh, sh.bottlenecked_all());
             if sh.underloaded() {
-                if zs.bottlenecked() {
-                    set(&mut out, Unit::Zs);
-                }
+                test(&mut w, Unit::Zs, zs.bottlenecked());
                 if zs.underloaded() {
-                    check_fe(&fe, &mut out);
+                    check_fe(&fe, &mut w);
                 }
             }
         } else {
-            if zs.bottlenecked() {
-                set(&mut out, Unit::Zs);
-            }
+            test(&mut w, Unit::Zs, zs.bottlenecked());
             if zs.underloaded() {
-                if sh.bottlenecked_all() {
-                    set(&mut out, Unit::Sh);
-                }
+                test(&mut w, Unit::Sh, sh.bottlenecked_all());
                 if sh.underloaded() {
-                    check_fe(&fe, &mut out);
+                    check_fe(&fe, &mut w);
                 }
             }
         }
     }
-    out
+    w
 }
 
 /// Algorithm 2: a bottlenecked FE also marks SH and ZS.
-fn check_fe(fe: &Bits, out: &mut Bottleneck) {
+fn check_fe(fe: &Bits, w: &mut Walk) {
+    w.examined[Unit::Fe as usize] = true;
     if fe.bottlenecked() {
+        w.fe_rule = true;
         for u in [Unit::Fe, Unit::Sh, Unit::Zs] {
-            out[u as usize] = true;
+            w.bottleneck[u as usize] = true;
         }
     }
 }
@@ -135,5 +157,54 @@ mod tests {
         // FE flowing: nothing.
         let b = detect(&bits(FLOWING, IDLE, IDLE, IDLE, IDLE), true);
         assert!(units(b).is_empty());
+    }
+
+    #[test]
+    fn late_z_walk_also_needs_an_underloaded_cw() {
+        // The bracket decision: with late-Z and every CW occupied, the walk stops at CW, even
+        // with ZS and SH stuck (read as printed, the late-Z branch would run here instead).
+        let b = detect(&bits(STUCK, STUCK, STUCK, FLOWING, IDLE), false);
+        assert!(units(b).is_empty());
+        let w = walk(&bits(STUCK, STUCK, STUCK, FLOWING, IDLE), false);
+        assert_eq!(w.examined, [false, false, false, true, true]);
+    }
+
+    #[test]
+    fn bt_is_checked_whatever_the_draw_path() {
+        for early_z in [true, false] {
+            for cw in [IDLE, FLOWING, STUCK] {
+                let b = detect(&bits(IDLE, IDLE, IDLE, cw, STUCK), early_z);
+                assert!(b[Unit::Bt as usize], "cw {cw:?} early_z {early_z}");
+            }
+        }
+    }
+
+    #[test]
+    fn one_occupied_instance_flags_cw_by_the_general_rule() {
+        // CW (and ZS, BT, FE) by the general rule TH = 0 and IO = 1: one occupied instance with
+        // low throughput is enough, where SH needs every core occupied (AO).
+        let b = detect(&bits(IDLE, IDLE, IDLE, PARTLY, IDLE), true);
+        assert!(b[Unit::Cw as usize]);
+        let b = detect(&bits(IDLE, IDLE, PARTLY, IDLE, IDLE), true);
+        assert!(!b[Unit::Sh as usize]);
+    }
+
+    #[test]
+    fn a_flowing_unit_is_not_a_bottleneck_and_an_occupied_one_stops_the_walk() {
+        // SH occupied on every core and at peak throughput (TH = 1): not bottlenecked, not
+        // underloaded: ZS and FE are not examined, so nothing is marked.
+        let w = walk(&bits(STUCK, STUCK, FLOWING, IDLE, IDLE), true);
+        assert_eq!(w.bottleneck, [false; 5]);
+        assert_eq!(w.examined, [false, false, true, true, true]);
+        assert!(!w.fe_rule);
+    }
+
+    #[test]
+    fn the_walk_trace_reports_algorithm_2() {
+        let w = walk(&bits(PARTLY, IDLE, IDLE, IDLE, IDLE), false);
+        assert!(w.fe_rule);
+        assert_eq!(w.examined, [true; 5]);
+        let w = walk(&bits(FLOWING, IDLE, IDLE, IDLE, IDLE), true);
+        assert!(!w.fe_rule && w.examined[Unit::Fe as usize]);
     }
 }

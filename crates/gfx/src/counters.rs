@@ -205,6 +205,23 @@ mod tests {
     }
 
     #[test]
+    fn one_instance_has_ao_equal_to_io_and_throughput_needs_every_instance() {
+        // Section 2.4: IO any, AO all instances, TH all instances. A single instance (FE, BT)
+        // has AO = IO; one slow instance among flowing ones clears TH.
+        let (mut flowing, mut slow) = (FlowCounter::default(), FlowCounter::default());
+        for _ in 0..300 {
+            flowing.observe(4.0, 1.0, 1.0, 1.0); // occupied, at peak throughput
+            slow.observe(4.0, 0.0, 1.0, 1.0); // occupied, nothing completes
+        }
+        let one = Bits::of(&[flowing]);
+        assert!(one.io && one.ao && one.th && !one.bottlenecked() && !one.underloaded());
+        let idle = Bits::of(&[FlowCounter::default()]);
+        assert_eq!(idle.io, idle.ao);
+        let three = Bits::of(&[flowing, flowing, slow]);
+        assert!(three.io && three.ao && !three.th && three.bottlenecked());
+    }
+
+    #[test]
     fn evaluated_gpu_counters_take_196_bytes() {
         assert_eq!(FlowCounters::new(16, 64).storage_bytes(), 196);
     }

@@ -24,6 +24,10 @@ pub struct Access {
     pub stream: Stream,
     /// The criticality bit of section 2.6, carried to the DRAM scheduler.
     pub critical: bool,
+    /// Diagnostic only (no policy reads it): the originating unit was flagged by Algorithm 1 at
+    /// issue, whatever the frame-rate gate said, i.e. the classification of Figures 8-9, which
+    /// the document reports for every title, the above-target ones included (claim 4).
+    pub marked: bool,
 }
 
 /// The memory side of the GPU, advanced one GPU cycle (1 GHz) at a time.

@@ -104,7 +104,9 @@ pub struct MixResult {
     pub fps: f64,
     /// GPU accesses of the measured frames.
     pub counts: StreamCounts,
-    /// GPU reads of the measured frames served by DRAM, with their critical bits (claim 4).
+    /// GPU reads of the measured frames served by DRAM, with their critical bits (claim 4) and
+    /// their units' Algorithm 1 flags before the frame-rate gate (`marked`, Fig. 9's
+    /// classification).
     pub dram: StreamCounts,
     /// Mean signed estimator error over the measured frames with a prediction.
     pub estimate_error: Option<f64>,
@@ -119,6 +121,17 @@ pub struct MixResult {
     pub bottleneck_share: [f64; 5],
     /// Share of the measured cycles with the frame-rate gate open (predicted FPS below target).
     pub gate_share: f64,
+    /// Algorithm 1's runs over the measured frames: bits, walk, flags (diagnostic of claim 4).
+    pub walk: crate::pipeline::probe::WalkStats,
+    /// Each unit's sampled activity over the measured frames, what its instances waited for
+    /// (diagnostic of claims 3-4; index = `Unit as usize`).
+    pub waits: [crate::pipeline::probe::Waits; 5],
+    /// The whole GPU's sampled activity over the measured frames
+    /// (`crate::pipeline::probe::gpu_activity`).
+    pub gpu_waits: crate::pipeline::probe::Waits,
+    /// Per unit, the samples in which the GPU stood still while the unit waited for a
+    /// non-critical / a critical read (`crate::pipeline::probe::Stalls`).
+    pub stalls: crate::pipeline::probe::Stalls,
     /// Cycles and estimator error of every measured frame.
     pub frames: Vec<(u64, Option<f64>)>,
     /// The memory-scheduling policy's own counters at the end of the run (e.g. IM-SCHED's mean
@@ -251,6 +264,7 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
         reads: std::array::from_fn(|s| d.reads[s] - dram_before.reads[s]),
         writes: [0; 8],
         critical: std::array::from_fn(|s| d.critical[s] - dram_before.critical[s]),
+        marked: std::array::from_fn(|s| d.marked[s] - dram_before.marked[s]),
     };
     let gpu_dram_latency = std::array::from_fn(|k| {
         let (a, b) = (mem.dram_latency[k], lat_before[k]);
@@ -279,6 +293,10 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
         complete: r.complete,
         bottleneck_share: r.bottleneck_share(),
         gate_share: r.gate_share(),
+        walk: r.walk(),
+        waits: r.waits(),
+        gpu_waits: r.gpu_waits(),
+        stalls: r.stalls(),
         frames: r
             .frames
             .iter()

@@ -23,14 +23,16 @@ pub struct SharedMem {
     /// The CPU cores of the mix.
     pub cpu: Option<CpuCluster>,
     /// GPU reads served by DRAM (LLC misses, ideal ones excluded), per stream, with their
-    /// critical bits (`writes` stays 0): claim 4 counts the critical share of these.
+    /// critical bits and their ungated `marked` bits (`writes` stays 0): claim 4 counts the
+    /// critical share of these.
     pub dram: StreamCounts,
     /// Latency of the GPU reads served by DRAM, memory-side (CPU) cycles from issue to the data's
     /// return, summed and counted per critical bit (index 0: non-critical, 1: critical): how long
     /// each class waits under a policy (diagnostic of claims 7-8).
     pub dram_latency: [(u64, u64); 2],
-    /// Stream, critical bit and memory-side issue cycle of each GPU read in flight, by token.
-    reads: FastMap<u64, (u8, bool, u64)>,
+    /// Stream, critical bit, marked bit and memory-side issue cycle of each GPU read in flight,
+    /// by token.
+    reads: FastMap<u64, (u8, bool, bool, u64)>,
     gpu_cycle: u64,
 }
 
@@ -59,15 +61,16 @@ fn source(a: &Access) -> Source {
 fn take(
     c: Completion,
     done: &mut Vec<u64>,
-    reads: &mut FastMap<u64, (u8, bool, u64)>,
+    reads: &mut FastMap<u64, (u8, bool, bool, u64)>,
     dram: &mut StreamCounts,
     latency: &mut [(u64, u64); 2],
 ) {
     if matches!(c.source, Source::Gfx(_)) && !c.write {
-        if let Some((s, critical, at)) = reads.remove(&c.id) {
+        if let Some((s, critical, marked, at)) = reads.remove(&c.id) {
             if !c.llc_hit {
                 dram.reads[s as usize] += 1;
                 dram.critical[s as usize] += critical as u64;
+                dram.marked[s as usize] += marked as u64;
                 let l = &mut latency[critical as usize];
                 l.0 += c.cycle.saturating_sub(at);
                 l.1 += 1;
@@ -92,7 +95,8 @@ impl GpuMemory for SharedMem {
         r.ideal = self.ideal.is_some_and(|i| i.covers(&a));
         if !a.write {
             let at = self.gpu_cycle * self.ratio;
-            self.reads.insert(a.token, (a.stream as u8, a.critical, at));
+            self.reads
+                .insert(a.token, (a.stream as u8, a.critical, a.marked, at));
         }
         self.mem.issue(r);
         true
@@ -152,6 +156,7 @@ mod tests {
                 write: false,
                 stream: crate::stream::Stream::Texture,
                 critical: i % 2 == 1,
+                marked: i % 2 == 1,
             };
             assert!(m.issue(a));
         }

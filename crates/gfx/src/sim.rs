@@ -91,6 +91,44 @@ impl RunResult {
         })
     }
 
+    /// Algorithm 1's runs over the measured frames (diagnostic of claim 4).
+    pub fn walk(&self) -> crate::pipeline::probe::WalkStats {
+        let mut w = crate::pipeline::probe::WalkStats::default();
+        for f in &self.frames {
+            w.add(&f.walk);
+        }
+        w
+    }
+
+    /// The units' sampled activity over the measured frames (index = `Unit as usize`).
+    pub fn waits(&self) -> [crate::pipeline::probe::Waits; 5] {
+        let mut w = [crate::pipeline::probe::Waits::default(); 5];
+        for f in &self.frames {
+            for (a, x) in w.iter_mut().zip(&f.waits) {
+                a.add(x);
+            }
+        }
+        w
+    }
+
+    /// The whole GPU's sampled activity over the measured frames.
+    pub fn gpu_waits(&self) -> crate::pipeline::probe::Waits {
+        let mut w = crate::pipeline::probe::Waits::default();
+        for f in &self.frames {
+            w.add(&f.gpu_waits);
+        }
+        w
+    }
+
+    /// Which units the GPU waited for while it stood still, over the measured frames.
+    pub fn stalls(&self) -> crate::pipeline::probe::Stalls {
+        let mut w = crate::pipeline::probe::Stalls::default();
+        for f in &self.frames {
+            w.add(&f.stalls);
+        }
+        w
+    }
+
     /// Share of the measured cycles in which the frame-rate gate was open (predicted FPS below
     /// the target): the share in which the critical bit could be set at all.
     pub fn gate_share(&self) -> f64 {
@@ -148,6 +186,7 @@ pub fn summarize(title: &Title, frames: &[FrameStats], warmup: usize, n: usize) 
             counts.reads[s] += f.counts.reads[s];
             counts.writes[s] += f.counts.writes[s];
             counts.critical[s] += f.counts.critical[s];
+            counts.marked[s] += f.counts.marked[s];
         }
     }
     let mean = |e: Vec<f64>| (!e.is_empty()).then(|| e.iter().sum::<f64>() / e.len() as f64);

@@ -154,3 +154,23 @@ fn marking_rules_and_determinism() {
     assert_eq!(Stream::Vertex.unit(), Unit::Fe);
     assert_eq!(Stream::Colour.unit(), Unit::Cw);
 }
+
+#[test]
+fn algorithm_1_runs_once_per_period() {
+    // Section 2.5 "run periodically" with the period of section 10.4 item 1 (1K GPU cycles by
+    // default): the walk runs once every `period` cycles, whatever the period.
+    let t = custom(|_| {});
+    for period in [500u64, 1000, 4000] {
+        let mut o = opts();
+        o.cfg.period = period;
+        let r = sim::run(&t, &o, &mut FixedLatency::new(150, 0.4));
+        let cycles: u64 = r.frames.iter().map(|f| f.cycles).sum();
+        let runs = r.walk().runs as i64;
+        let expect = (cycles / period) as i64;
+        assert!(
+            (runs - expect).abs() <= r.frames.len() as i64,
+            "period {period}: {runs} runs in {cycles} cycles"
+        );
+        assert!(runs > 0);
+    }
+}

@@ -50,3 +50,24 @@ impl Gpu {
         completed
     }
 }
+
+impl Gpu {
+    /// What BT is doing (the wait probe, a diagnostic): its next source block.
+    pub(super) fn bt_activity(&self) -> super::probe::Activity {
+        use super::probe::{self, Activity};
+        let Some((b, next)) = self.bt.cur else {
+            return if self.bt.queue.is_empty() {
+                Activity::Idle
+            } else {
+                Activity::Busy
+            };
+        };
+        let src = Region::Colour(self.frame.blits[b as usize].src).base() + next as u64;
+        let c = self.ids.blit;
+        if self.mem.caches[c].contains(src) {
+            Activity::Busy
+        } else {
+            probe::waiting_for(self, [(c, src)]).unwrap_or(Activity::Busy)
+        }
+    }
+}

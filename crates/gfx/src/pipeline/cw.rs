@@ -74,3 +74,27 @@ impl Gpu {
         total
     }
 }
+
+impl Gpu {
+    /// What CW `r` is doing (the wait probe, a diagnostic): the head quad's missing colour
+    /// blocks when it blends.
+    pub(super) fn cw_activity(&self, r: usize) -> super::probe::Activity {
+        use super::probe::{self, Activity};
+        let Some(&q) = self.cw[r].queue.front() else {
+            return Activity::Idle;
+        };
+        let d = &self.frame.draws[q.draw as usize];
+        if d.colour_write && d.blend {
+            let cache = self.ids.colour0 + r;
+            let missing = self
+                .layout
+                .pixel_blocks(Region::Colour(d.target), q)
+                .filter(|&b| !self.mem.caches[cache].contains(b))
+                .map(|b| (cache, b));
+            if let Some(a) = probe::waiting_for(self, missing) {
+                return a;
+            }
+        }
+        Activity::Busy
+    }
+}

@@ -103,3 +103,46 @@ impl Gpu {
         emitted as f64
     }
 }
+
+impl Gpu {
+    /// What FE is doing (the wait probe, a diagnostic): the next quad's missing vertex and index
+    /// blocks, else whether its destination queue has room.
+    pub(super) fn fe_activity(&self) -> super::probe::Activity {
+        use super::probe::{self, Activity};
+        let Some((d, next)) = self.fe.cur else {
+            return if self.fe.queue.is_empty() {
+                Activity::Idle
+            } else {
+                Activity::Busy
+            };
+        };
+        let draw = &self.frame.draws[d as usize];
+        let vbuf = draw.vbuf;
+        if vbuf.1 > 0 {
+            let vb = draw.vblock_of(next) as u64;
+            let c = self.ids.vertex;
+            let blocks = [
+                Region::Vertex(vbuf.0).base() + vb,
+                Region::Index(vbuf.0).base() + vb / 4,
+            ];
+            let missing = blocks
+                .into_iter()
+                .filter(|&b| !self.mem.caches[c].contains(b))
+                .map(|b| (c, b));
+            if let Some(a) = probe::waiting_for(self, missing) {
+                return a;
+            }
+        }
+        let q = self.fe.order[next as usize];
+        let full = if draw.early_z && draw.depth_test {
+            self.zs[self.layout.rop(q)].queue.len() >= self.cfg.rop_queue
+        } else {
+            self.sh.queue.len() >= self.cfg.sh_queue
+        };
+        if full {
+            Activity::Blocked
+        } else {
+            Activity::Busy
+        }
+    }
+}

@@ -10,6 +10,7 @@ use crate::bottleneck::Bottleneck;
 use crate::cache::{Cache, State};
 use crate::mem::{Access, GpuMemory, BLOCK};
 use crate::stream::Stream;
+use warpforge_hetero::fasthash::FastMap;
 
 /// How accesses get their critical bit.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,6 +35,9 @@ pub struct StreamCounts {
     pub writes: [u64; 8],
     /// Accesses with the critical bit, per stream.
     pub critical: [u64; 8],
+    /// Accesses whose unit Algorithm 1 had flagged at issue, before the frame-rate gate (the
+    /// classification of Figures 8-9; diagnostic of claim 4), per stream.
+    pub marked: [u64; 8],
 }
 
 impl StreamCounts {
@@ -70,6 +74,14 @@ pub struct MemIf {
     rng: ChaCha8Rng,
     /// Access counts.
     pub counts: StreamCounts,
+    /// The critical bit of every read in flight, by [`awaited_key`] (diagnostic: which reads
+    /// the units wait for, [`MemIf::awaited`]).
+    awaited: FastMap<u64, bool>,
+}
+
+/// The key of block `block` of cache `c` in [`MemIf`]'s in-flight table.
+fn awaited_key(c: usize, block: u64) -> u64 {
+    ((c as u64) << 40) | block
 }
 
 impl MemIf {
@@ -91,6 +103,7 @@ impl MemIf {
             marking,
             rng: ChaCha8Rng::seed_from_u64(seed),
             counts: StreamCounts::default(),
+            awaited: FastMap::default(),
         }
     }
 
@@ -176,14 +189,18 @@ impl MemIf {
             self.in_flight += 1;
             self.pending[c] += 1;
             let critical = self.critical(s);
+            let marked = self.bottleneck[s.unit() as usize];
             self.counts.reads[s as usize] += 1;
             self.counts.critical[s as usize] += critical as u64;
+            self.counts.marked[s as usize] += marked as u64;
+            self.awaited.insert(awaited_key(c, block), critical);
             self.out.push_back(Access {
                 token,
                 addr: block * BLOCK,
                 write: false,
                 stream: s,
                 critical,
+                marked,
             });
             return true;
         }
@@ -193,14 +210,17 @@ impl MemIf {
     /// Sends a write of `block` (always accepted; writes do not wait for the queue).
     pub fn write(&mut self, block: u64, s: Stream) {
         let critical = self.critical(s);
+        let marked = self.bottleneck[s.unit() as usize];
         self.counts.writes[s as usize] += 1;
         self.counts.critical[s as usize] += critical as u64;
+        self.counts.marked[s as usize] += marked as u64;
         self.out.push_back(Access {
             token: u64::MAX,
             addr: block * BLOCK,
             write: true,
             stream: s,
             critical,
+            marked,
         });
     }
 
@@ -240,6 +260,7 @@ impl MemIf {
                 self.free_tokens.push(t);
                 self.in_flight -= 1;
                 self.pending[c] -= 1;
+                self.awaited.remove(&awaited_key(c, block));
                 self.filled.push((c, block));
                 if let Some(v) = self.caches[c].fill(block, false) {
                     let s = self.streams[c];
@@ -252,6 +273,12 @@ impl MemIf {
     /// Reads of cache `c` sent and not yet filled.
     pub fn pending(&self, c: usize) -> usize {
         self.pending[c]
+    }
+
+    /// What a unit waiting for `block` of cache `c` waits on: `Some(critical bit)` of its read
+    /// in flight, `None` when the block is present or not requested yet (diagnostic).
+    pub fn awaited(&self, c: usize, block: u64) -> Option<bool> {
+        self.awaited.get(&awaited_key(c, block)).copied()
     }
 
     /// Reads the outgoing queue can still take.
@@ -267,5 +294,70 @@ impl MemIf {
     /// Reads sent and not yet completed, plus queued accesses.
     pub fn busy(&self) -> bool {
         self.in_flight > 0 || !self.out.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mem::FixedLatency;
+    use crate::stream::Unit;
+
+    fn sent(m: &mut MemIf) -> Vec<Access> {
+        m.out.drain(..).collect()
+    }
+
+    /// Section 2.6: an access is critical iff the unit that originates its stream is flagged
+    /// and the predicted FPS is below target; every stream of a flagged unit inherits its bit
+    /// (SH: texture and shader), the streams of unflagged units stay non-critical, and the
+    /// diagnostic `marked` bit is the unit's flag before the gate.
+    #[test]
+    fn each_stream_inherits_its_units_bit_through_the_gate() {
+        let mut m = MemIf::new(64, Marking::Algorithm, 1);
+        let ids: Vec<usize> = Stream::ALL
+            .iter()
+            .map(|&s| m.add_cache(4 << 10, 4, s))
+            .collect();
+        m.bottleneck = [false; 5];
+        m.bottleneck[Unit::Sh as usize] = true;
+        for gate in [true, false] {
+            m.below_target = gate;
+            for (k, &s) in Stream::ALL.iter().enumerate() {
+                let block = 1000 * (gate as u64 + 1) + k as u64;
+                assert!(m.request(ids[k], block, s));
+                m.write(block + 500, s);
+            }
+            for a in sent(&mut m) {
+                let flagged = a.stream.unit() == Unit::Sh;
+                assert_eq!(a.marked, flagged, "{:?}", a.stream);
+                assert_eq!(a.critical, flagged && gate, "{:?} gate {gate}", a.stream);
+            }
+        }
+        let c = &m.counts;
+        assert_eq!(c.marked[Stream::Texture as usize], 4, "2 reads, 2 writes");
+        assert_eq!(c.critical[Stream::Texture as usize], 2, "the gated half");
+        assert_eq!(c.marked[Stream::Depth as usize], 0);
+    }
+
+    /// The in-flight table answers which class of read a waiting unit waits on, and forgets a
+    /// read once it is filled.
+    #[test]
+    fn awaited_reads_carry_their_critical_bit_until_filled() {
+        let mut m = MemIf::new(64, Marking::Algorithm, 1);
+        let tex = m.add_cache(4 << 10, 4, Stream::Texture);
+        let z = m.add_cache(4 << 10, 4, Stream::Depth);
+        m.bottleneck[Unit::Sh as usize] = true;
+        assert_eq!(m.ensure_read(tex, 7, Stream::Texture), State::Pending);
+        assert_eq!(m.ensure_read(z, 7, Stream::Depth), State::Pending);
+        assert_eq!(m.awaited(tex, 7), Some(true));
+        assert_eq!(m.awaited(z, 7), Some(false));
+        assert_eq!(m.awaited(tex, 8), None, "never requested");
+        let mut mem = FixedLatency::new(3, 1.0);
+        for _ in 0..20 {
+            m.tick(&mut mem);
+        }
+        assert!(m.caches[tex].contains(7));
+        assert_eq!(m.awaited(tex, 7), None, "filled");
+        assert_eq!(m.awaited(z, 7), None);
     }
 }

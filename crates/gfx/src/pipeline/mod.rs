@@ -13,6 +13,7 @@ mod bt;
 mod cw;
 mod fe;
 pub mod memif;
+pub mod probe;
 mod sh;
 mod zs;
 
@@ -150,6 +151,15 @@ pub struct FrameStats {
     /// Cycles in which the frame-rate gate was open (predicted FPS below target, or the gate
     /// held there): only then can an access be critical (section 2.6).
     pub gate_cycles: u64,
+    /// Algorithm 1's runs in the frame (diagnostic of claim 4).
+    pub walk: probe::WalkStats,
+    /// Sampled activity of each unit's instances (diagnostic of claims 3-4; index = `Unit as
+    /// usize`).
+    pub waits: [probe::Waits; 5],
+    /// Sampled activity of the whole GPU ([`probe::gpu_activity`]).
+    pub gpu_waits: probe::Waits,
+    /// Which units wait for which class of read while the GPU stands still.
+    pub stalls: probe::Stalls,
 }
 
 /// Source of frames (the frame generator).
@@ -185,6 +195,10 @@ pub struct Gpu {
     frame_counts: StreamCounts,
     bottleneck_cycles: [u64; 5],
     gate_cycles: u64,
+    walk: probe::WalkStats,
+    waits: [probe::Waits; 5],
+    gpu_waits: probe::Waits,
+    stalls: probe::Stalls,
     /// Completed frames.
     pub frames: Vec<FrameStats>,
 }
@@ -259,6 +273,10 @@ impl Gpu {
             frame_counts: StreamCounts::default(),
             bottleneck_cycles: [0; 5],
             gate_cycles: 0,
+            walk: probe::WalkStats::default(),
+            waits: [probe::Waits::default(); 5],
+            gpu_waits: probe::Waits::default(),
+            stalls: probe::Stalls::default(),
             frames: Vec::new(),
         }
     }
@@ -345,6 +363,7 @@ impl Gpu {
             reads: diff(&counts.reads, &self.frame_counts.reads),
             writes: diff(&counts.writes, &self.frame_counts.writes),
             critical: diff(&counts.critical, &self.frame_counts.critical),
+            marked: diff(&counts.marked, &self.frame_counts.marked),
         };
         self.frame_counts = counts;
         let fps = self.fps_of(cycles as f64);
@@ -356,6 +375,10 @@ impl Gpu {
             counts: fc,
             bottleneck_cycles: std::mem::take(&mut self.bottleneck_cycles),
             gate_cycles: std::mem::take(&mut self.gate_cycles),
+            walk: std::mem::take(&mut self.walk),
+            waits: std::mem::take(&mut self.waits),
+            gpu_waits: std::mem::take(&mut self.gpu_waits),
+            stalls: std::mem::take(&mut self.stalls),
         });
         self.last_fps = Some(fps);
         if self.frame_index + 1 < self.cfg.estimator_start {
@@ -417,8 +440,13 @@ impl Gpu {
         self.now += 1;
         if self.now.is_multiple_of(self.cfg.period) {
             let bits = self.counters.bits();
-            self.mem.bottleneck = bottleneck::detect(&bits, self.early_z);
+            let walk = bottleneck::walk(&bits, self.early_z);
+            self.walk.record(&bits, &walk);
+            self.mem.bottleneck = walk.bottleneck;
             self.estimate();
+        }
+        if self.now.is_multiple_of(probe::PROBE_EVERY) {
+            self.probe();
         }
         for (u, b) in self.mem.bottleneck.iter().enumerate() {
             self.bottleneck_cycles[u] += *b as u64;

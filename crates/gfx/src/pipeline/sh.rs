@@ -350,3 +350,46 @@ impl Gpu {
         total
     }
 }
+
+impl Gpu {
+    /// What shader core `c` is doing (the wait probe, a diagnostic): busy while a context
+    /// executes or is ready, else waiting for the texture blocks its fetching contexts miss,
+    /// else (only finished contexts) blocked by full ROP queues.
+    pub(super) fn sh_activity(&self, c: usize) -> super::probe::Activity {
+        use super::probe::{self, Activity};
+        if self.sh.resident[c] == 0 {
+            return Activity::Idle;
+        }
+        if self.sh.executing[c] > 0 {
+            return Activity::Busy;
+        }
+        let base = c * self.sh.per_core;
+        let ctxs = || {
+            self.sh.slots[base..base + self.sh.per_core]
+                .iter()
+                .flatten()
+        };
+        if ctxs().any(|x| matches!(x.state, State::Ready | State::Exec(_))) {
+            return Activity::Busy;
+        }
+        let tex = self.ids.tex;
+        let missing = ctxs()
+            .filter(|x| x.state == State::Fetch)
+            .flat_map(|x| {
+                let d = &self.frame.draws[x.quad.draw as usize];
+                (0..d.tex_fetches)
+                    .filter(move |j| x.got & (1 << j) == 0)
+                    .map(move |j| d.tex_block(x.quad, j))
+            })
+            .filter(|&b| !self.mem.caches[tex].contains(b))
+            .map(|b| (tex, b));
+        if let Some(a) = probe::waiting_for(self, missing) {
+            return a;
+        }
+        if ctxs().any(|x| x.state == State::Fetch) {
+            Activity::Busy
+        } else {
+            Activity::Blocked
+        }
+    }
+}

@@ -119,3 +119,37 @@ impl Gpu {
         total
     }
 }
+
+impl Gpu {
+    /// What ZS `r` is doing (the wait probe, a diagnostic): the head quad's missing HiZ and
+    /// depth blocks, else whether its destination has room.
+    pub(super) fn zs_activity(&self, r: usize) -> super::probe::Activity {
+        use super::probe::{self, Activity};
+        let Some(&q) = self.zs[r].queue.front() else {
+            return Activity::Idle;
+        };
+        let blocks = self.zs_blocks(q);
+        if let Some((h, zs)) = &blocks {
+            let (hiz, depth) = (self.ids.hiz, self.ids.depth0 + r);
+            let missing = std::iter::once((hiz, *h))
+                .chain(zs.clone().map(|z| (depth, z)))
+                .filter(|&(c, b)| !self.mem.caches[c].contains(b));
+            if let Some(a) = probe::waiting_for(self, missing) {
+                return a;
+            }
+        }
+        let d = &self.frame.draws[q.draw as usize];
+        let reject = blocks.is_some() && unit_hash(q, self.frame_index) < d.z_reject;
+        let room = reject
+            || if self.route_after_zs(q) {
+                self.sh.queue.len() < self.cfg.sh_queue
+            } else {
+                self.cw[r].queue.len() < self.cfg.rop_queue
+            };
+        if room {
+            Activity::Busy
+        } else {
+            Activity::Blocked
+        }
+    }
+}

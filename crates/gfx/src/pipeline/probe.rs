@@ -1,0 +1,298 @@
+//! Diagnostics of claims 3-4 (issue 16; no mechanism reads them): what Algorithm 1 saw and did
+//! at each run ([`WalkStats`]), and what each unit instance was doing, sampled every
+//! [`PROBE_EVERY`] GPU cycles ([`Waits`]): idle, working, waiting for a read of a *critical* or
+//! a *non-critical* access (its critical bit as issued, section 2.6), waiting for a block not yet
+//! requested (the outgoing queue or the cache set was full), or blocked by a full downstream
+//! queue. A unit that waits for a non-critical read in a frame-time-bound phase is where the
+//! non-critical reads lie on the frame's critical path.
+
+use serde::Serialize;
+
+use super::Gpu;
+use crate::bottleneck::Walk;
+use crate::counters::Bits;
+use crate::stream::Unit;
+
+/// GPU cycles between two samples of the wait probe.
+pub const PROBE_EVERY: u64 = 64;
+
+/// Algorithm 1's runs: how often each unit's classification bit was set, how often the walk
+/// reached each unit's bottleneck test, how often it flagged it, and how often Algorithm 2 fired
+/// (index = `Unit as usize`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct WalkStats {
+    /// Runs of Algorithm 1.
+    pub runs: u64,
+    /// Runs with IOccupancy = 1.
+    pub io: [u64; 5],
+    /// Runs with AOccupancy = 1.
+    pub ao: [u64; 5],
+    /// Runs with Throughput = 1.
+    pub th: [u64; 5],
+    /// Runs whose walk evaluated the unit's bottleneck test.
+    pub examined: [u64; 5],
+    /// Runs that flagged the unit (Algorithm 2's SH and ZS marks included).
+    pub flagged: [u64; 5],
+    /// Runs in which Algorithm 2 found FE bottlenecked.
+    pub fe_rule: u64,
+}
+
+impl WalkStats {
+    /// Records one run: the bits it read and its trace.
+    pub fn record(&mut self, bits: &[Bits; 5], w: &Walk) {
+        self.runs += 1;
+        for (u, b) in bits.iter().enumerate() {
+            self.io[u] += b.io as u64;
+            self.ao[u] += b.ao as u64;
+            self.th[u] += b.th as u64;
+            self.examined[u] += w.examined[u] as u64;
+            self.flagged[u] += w.bottleneck[u] as u64;
+        }
+        self.fe_rule += w.fe_rule as u64;
+    }
+
+    /// Adds `o`.
+    pub fn add(&mut self, o: &WalkStats) {
+        self.runs += o.runs;
+        for u in 0..5 {
+            self.io[u] += o.io[u];
+            self.ao[u] += o.ao[u];
+            self.th[u] += o.th[u];
+            self.examined[u] += o.examined[u];
+            self.flagged[u] += o.flagged[u];
+        }
+        self.fe_rule += o.fe_rule;
+    }
+}
+
+/// What one unit instance was doing at a sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activity {
+    /// No work.
+    Idle,
+    /// Working (or able to work this cycle).
+    Busy,
+    /// Waiting for data whose reads are in flight, all issued critical (`true`) or all
+    /// non-critical (`false`).
+    Wait(bool),
+    /// Waiting for reads in flight of both kinds.
+    WaitBoth,
+    /// Waiting for data not requested yet (no room to send the read).
+    Unsent,
+    /// Done with its head, the downstream queue full.
+    Blocked,
+}
+
+/// Sampled activity of one unit, in instance-samples (ZS, CW: per ROP; SH: per core).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Waits {
+    /// Instance-samples.
+    pub samples: u64,
+    /// Working.
+    pub busy: u64,
+    /// Waiting for critical reads only.
+    pub wait_critical: u64,
+    /// Waiting for non-critical reads only.
+    pub wait_noncritical: u64,
+    /// Waiting for critical and non-critical reads.
+    pub wait_both: u64,
+    /// Waiting for a block not yet requested.
+    pub wait_unsent: u64,
+    /// Blocked by a full downstream queue.
+    pub blocked: u64,
+}
+
+impl Waits {
+    /// Counts one instance-sample.
+    pub fn count(&mut self, a: Activity) {
+        self.samples += 1;
+        match a {
+            Activity::Idle => {}
+            Activity::Busy => self.busy += 1,
+            Activity::Wait(true) => self.wait_critical += 1,
+            Activity::Wait(false) => self.wait_noncritical += 1,
+            Activity::WaitBoth => self.wait_both += 1,
+            Activity::Unsent => self.wait_unsent += 1,
+            Activity::Blocked => self.blocked += 1,
+        }
+    }
+
+    /// Adds `o`.
+    pub fn add(&mut self, o: &Waits) {
+        self.samples += o.samples;
+        self.busy += o.busy;
+        self.wait_critical += o.wait_critical;
+        self.wait_noncritical += o.wait_noncritical;
+        self.wait_both += o.wait_both;
+        self.wait_unsent += o.wait_unsent;
+        self.blocked += o.blocked;
+    }
+}
+
+/// In the samples where no instance of any unit works ([`gpu_activity`] not `Busy`): per unit
+/// (index = `Unit as usize`), the samples in which one of its instances waits for a
+/// non-critical read, and those in which one waits for a critical read. Where the frame stands
+/// still, these are the units whose reads it waits for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Stalls {
+    /// Samples with the GPU stalled and the unit waiting for a non-critical read.
+    pub noncritical: [u64; 5],
+    /// Samples with the GPU stalled and the unit waiting for a critical read.
+    pub critical: [u64; 5],
+}
+
+impl Stalls {
+    /// Records one sample of the units' instance counts `w`.
+    pub fn record(&mut self, w: &[Waits; 5]) {
+        if gpu_activity(w) == Activity::Busy {
+            return;
+        }
+        for (u, x) in w.iter().enumerate() {
+            self.noncritical[u] += (x.wait_noncritical + x.wait_both > 0) as u64;
+            self.critical[u] += (x.wait_critical + x.wait_both > 0) as u64;
+        }
+    }
+
+    /// Adds `o`.
+    pub fn add(&mut self, o: &Stalls) {
+        for u in 0..5 {
+            self.noncritical[u] += o.noncritical[u];
+            self.critical[u] += o.critical[u];
+        }
+    }
+}
+
+/// The activity of an instance waiting for the blocks `missing` (cache id, block): by the
+/// critical bits of their reads in flight ([`classify`]), `Unsent` when none was requested yet;
+/// `None` when nothing is missing.
+pub(super) fn waiting_for(
+    g: &Gpu,
+    missing: impl IntoIterator<Item = (usize, u64)>,
+) -> Option<Activity> {
+    let (mut any, mut crit, mut non) = (false, false, false);
+    for (c, b) in missing {
+        any = true;
+        match g.mem.awaited(c, b) {
+            Some(true) => crit = true,
+            Some(false) => non = true,
+            None => {}
+        }
+    }
+    any.then(|| classify(crit, non).unwrap_or(Activity::Unsent))
+}
+
+/// A wait for reads in flight, by whether critical (`crit`) and non-critical (`non`) ones are
+/// among them; `None` if neither.
+pub fn classify(crit: bool, non: bool) -> Option<Activity> {
+    match (crit, non) {
+        (true, true) => Some(Activity::WaitBoth),
+        (true, false) => Some(Activity::Wait(true)),
+        (false, true) => Some(Activity::Wait(false)),
+        (false, false) => None,
+    }
+}
+
+/// The whole GPU at one sample, from its units' instance counts `w`: `Busy` if any instance of
+/// any unit works, else a wait for the reads the waiting instances await ([`classify`]: only
+/// non-critical ones, only critical ones, or both), else `Unsent`, `Blocked` or `Idle` in that
+/// order. A sample in which nothing works and only non-critical reads are awaited is one in
+/// which the frame's progress waits on non-critical reads alone.
+pub fn gpu_activity(w: &[Waits; 5]) -> Activity {
+    let any = |f: fn(&Waits) -> u64| w.iter().any(|x| f(x) > 0);
+    let crit = any(|x| x.wait_critical + x.wait_both);
+    let non = any(|x| x.wait_noncritical + x.wait_both);
+    if any(|x| x.busy) {
+        Activity::Busy
+    } else if let Some(a) = classify(crit, non) {
+        a
+    } else if any(|x| x.wait_unsent) {
+        Activity::Unsent
+    } else if any(|x| x.blocked) {
+        Activity::Blocked
+    } else {
+        Activity::Idle
+    }
+}
+
+impl Gpu {
+    /// Samples every unit instance's activity into this frame's [`Waits`], and the whole GPU's
+    /// ([`gpu_activity`]).
+    pub(super) fn probe(&mut self) {
+        let mut w = [Waits::default(); 5];
+        w[Unit::Fe as usize].count(self.fe_activity());
+        for r in 0..self.cfg.rops {
+            w[Unit::Zs as usize].count(self.zs_activity(r));
+            w[Unit::Cw as usize].count(self.cw_activity(r));
+        }
+        for c in 0..self.cfg.cores {
+            w[Unit::Sh as usize].count(self.sh_activity(c));
+        }
+        w[Unit::Bt as usize].count(self.bt_activity());
+        for (acc, x) in self.waits.iter_mut().zip(&w) {
+            acc.add(x);
+        }
+        self.gpu_waits.count(gpu_activity(&w));
+        self.stalls.record(&w);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_gpu_waits_on_a_non_critical_read_only_when_nothing_works() {
+        let one = |a: Activity| {
+            let mut w = Waits::default();
+            w.count(a);
+            w
+        };
+        let idle = Waits::default();
+        let mut w = [idle; 5];
+        assert_eq!(gpu_activity(&w), Activity::Idle);
+        w[0] = one(Activity::Wait(true));
+        assert_eq!(gpu_activity(&w), Activity::Wait(true));
+        w[4] = one(Activity::Wait(false));
+        assert_eq!(gpu_activity(&w), Activity::WaitBoth);
+        w[0] = one(Activity::Blocked);
+        assert_eq!(gpu_activity(&w), Activity::Wait(false));
+        let mut s = Stalls::default();
+        s.record(&w);
+        assert_eq!(
+            s.noncritical,
+            [0, 0, 0, 0, 1],
+            "BT waits for a non-critical read"
+        );
+        assert_eq!(s.critical, [0; 5]);
+        w[2] = one(Activity::Busy);
+        assert_eq!(gpu_activity(&w), Activity::Busy);
+        s.record(&w);
+        assert_eq!(
+            s.noncritical,
+            [0, 0, 0, 0, 1],
+            "a working unit: not a stall"
+        );
+    }
+
+    #[test]
+    fn waits_count_each_activity_once() {
+        let mut w = Waits::default();
+        for a in [
+            Activity::Idle,
+            Activity::Busy,
+            Activity::Wait(true),
+            Activity::Wait(false),
+            Activity::Wait(false),
+            Activity::WaitBoth,
+            Activity::Unsent,
+            Activity::Blocked,
+        ] {
+            w.count(a);
+        }
+        assert_eq!(
+            (w.samples, w.busy, w.wait_critical, w.wait_noncritical),
+            (8, 1, 1, 2)
+        );
+        assert_eq!((w.wait_both, w.wait_unsent, w.blocked), (1, 1, 1));
+    }
+}
