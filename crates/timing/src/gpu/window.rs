@@ -430,8 +430,8 @@ impl Gpu {
         let mut boxes = Outboxes::default();
         // Some SM queued a request in the last window (overlap: see `all_quiet`).
         let mut queued = false;
-        // The last dispatch pass refused a CTA on every SM (`Gpu::wakes` then), and no CTA
-        // has finished since.
+        // The last dispatch pass refused a CTA on every SM (`Gpu::wakes` then), and no warp
+        // has exited since.
         let mut full: Option<u64> = None;
         let mut ejected = u64::MAX;
         let cap = self.cfg.icnt.input_buffer as usize;
@@ -500,10 +500,12 @@ impl Gpu {
                     ejected = tm;
                 }
                 // Step 1: dispatch for the window's cycles, all placed at `c0`. A pass over
-                // every SM that places nothing (`full`) is not repeated until a CTA finishes
-                // or an SM wakes: whether an SM takes a CTA depends only on its free resources
-                // (which only a finished CTA returns) and, asleep, on the launch's shared-memory
-                // carve-out it adopts when it wakes; the skipped passes would place nothing.
+                // every SM that places nothing (`full`) is not repeated until a warp exits or
+                // an SM wakes: whether an SM takes a CTA depends only on its free CTA slots,
+                // warp slots, registers and shared memory (which only exiting warps return: a
+                // warp its slot, the last of a CTA the rest) and, asleep, on the launch's
+                // shared-memory carve-out it adopts when it wakes; the skipped passes would
+                // place nothing.
                 if full.is_some_and(|n| n != self.wakes) {
                     full = None;
                 }
@@ -694,16 +696,14 @@ impl Gpu {
                     }
                     if o.exited {
                         last_exit = end;
+                        // A warp that exits frees its warp slot (a CTA its resources).
+                        full = None;
                     }
                 }
                 // The SMs that queued requests: their queues were not empty at the window's
                 // end, which the next window start's quiet test sees (`all_quiet`).
                 queued = overlap && outcomes.iter().any(|o| o.queued);
-                let released = self.release_after_window(src, &outcomes);
-                if released > 0 {
-                    full = None;
-                }
-                done += released;
+                done += self.release_after_window(src, &outcomes);
                 self.sleep_after_window(c0 + w, &outcomes);
                 // Step 4: the memory side through the window's time span (overlap: during
                 // the next window's step 2).
