@@ -12,7 +12,9 @@
 //!    network does not drain during the window, so the SM sees the queue's room as of `c0` minus
 //!    its own pushes (window-granular credits);
 //! 3. sequential: the front end commits the window's stores and atomics in (cycle, SM, issue)
-//!    order; finished CTAs are released; idle SMs go to sleep;
+//!    order; finished CTAs are released; idle SMs go to sleep (each SM's job of step 2 has
+//!    recorded at its end whether its SM finished a CTA, is still busy and queued a request, so
+//!    this step reads flags, not SMs);
 //! 4. sequential: DRAM, L2 and the interconnect run every tick of the window's time span in the
 //!    usual order; the request network takes a request only at an interconnect tick after the
 //!    core cycle that queued it (its `born` cycle), as the one-cycle engine would.
@@ -22,7 +24,10 @@
 //! the requests the SMs queued are handed to the memory side (`Outboxes`; an SM's queue room
 //! stays reduced by those the network has not taken yet), and step 1 ejects the replies that
 //! arrived by the end of window `k - 1`'s memory side, so replies reach the SMs one window later
-//! than without overlap. When every awake SM is quiet (idle skipping) and at the launch's end,
+//! than without overlap. An SM's job hands its own window's requests over at the window's end
+//! once the phase's request network is done with the outboxes (else the next window start does
+//! it); the result is the same either way ([`Outboxes`]). When every awake SM is quiet (idle
+//! skipping) and at the launch's end,
 //! the memory side catches up first and the network's untaken requests return to the SMs'
 //! queues.
 //!
