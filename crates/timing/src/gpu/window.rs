@@ -576,7 +576,7 @@ impl Gpu {
                 // jobs' hand-over (`hand_over`), through one raw pointer.
                 boxes.size(n_sm);
                 boxes.phase += 1;
-                let hand = overlap.then(|| Hand {
+                let hand = overlap.then_some(Hand {
                     boxes: boxes.boxes.as_mut_ptr(),
                     fresh: boxes.fresh.as_mut_ptr(),
                     phase: boxes.phase,
