@@ -179,6 +179,8 @@ pub struct Gpu {
     awake: Vec<u32>,
     /// Per SM: `Some(c)` while asleep, `c` being its first core cycle not yet accounted.
     asleep: Vec<Option<u64>>,
+    /// SMs woken so far ([`Gpu::wake`]; the window engine's dispatch uses it).
+    wakes: u64,
     /// Per SM: the launch whose start (`Sm::start_kernel`) it has seen; a sleeper catches up
     /// when it wakes.
     started: Vec<u64>,
@@ -271,6 +273,7 @@ impl Gpu {
             },
             asleep: vec![cfg.sim.skip_idle.then_some(0); n_sm],
             started: vec![0; n_sm],
+            wakes: 0,
             dozing: vec![None; n_sm],
             stepping: Vec::with_capacity(n_sm),
             launch: 0,
@@ -450,6 +453,7 @@ impl Gpu {
         let Some(since) = self.asleep[s].take() else {
             return;
         };
+        self.wakes += 1;
         let sm = &mut self.sms[s];
         if self.started[s] != self.launch {
             sm.start_kernel(self.code_base, (self.launch - 1) as u32);

@@ -312,6 +312,48 @@ fn network_phases_inside_the_team_phase_keep_threads_identical() {
     }
 }
 
+/// Session 14: at a window's end each SM's job hands its queued requests to its outbox (when
+/// the phase's request network is done with the outboxes; otherwise the next window start
+/// does it, as before) and records whether the SM is still busy, finished a CTA or queued a
+/// request, which the sequential part then reads instead of the SMs; a dispatch pass that
+/// refuses every SM is not repeated until a CTA finishes. With one thread every hand-over runs
+/// in the jobs; with several, jobs that end before the request network fall back, so equal
+/// statistics on 1 to 5 threads show that both paths agree. One-entry request queues (the
+/// queue room set by the hand-over binds), idle skipping on and off (the quiet test must see
+/// the handed-over queues), more CTAs than the machine holds (dispatch passes refused), and
+/// overlap with and without the partition split.
+#[test]
+fn sm_jobs_hand_over_and_sleep_identically_on_one_to_five_threads() {
+    let tight = [
+        ("sim.window", "4"),
+        ("sim.window_overlap", "true"),
+        ("icnt.input_buffer", "1"),
+        ("icnt.ejection_buffer", "2"),
+    ];
+    let split = [
+        ("sim.window", "4"),
+        ("sim.window_overlap", "true"),
+        ("sim.window_partitions", "true"),
+    ];
+    for (set, name, sms, skip) in [
+        (&tight[..], "kmn", 120, true),
+        (&tight[..], "bfs", 4, true),
+        (&tight[..], "micro_copy", 15, false),
+        (&split[..], "bfs", 120, true),
+        (&split[..], "mm", 2, true),
+        (&split[..], "sr2", 4, false),
+    ] {
+        let one = run_with(name, sms, 1, skip, set);
+        for threads in [2, 3, 5] {
+            assert!(
+                one == run_with(name, sms, threads, skip, set),
+                "{name} on {sms} SMs ({set:?}, idle skipping {skip}): statistics differ \
+                 between 1 and {threads} threads"
+            );
+        }
+    }
+}
+
 /// The window engine with the interconnect (and the L2) off the core clock: window starts fall
 /// between interconnect ticks, and a span's interconnect ticks are not its core cycles. On the
 /// GPGPU-Sim 3.2.0 presets (`gtx480-cawa`, `gtx480-caws`: interconnect at 1400 MHz, twice the

@@ -12,7 +12,9 @@
 //!    network does not drain during the window, so the SM sees the queue's room as of `c0` minus
 //!    its own pushes (window-granular credits);
 //! 3. sequential: the front end commits the window's stores and atomics in (cycle, SM, issue)
-//!    order; finished CTAs are released; idle SMs go to sleep;
+//!    order; finished CTAs are released; idle SMs go to sleep (each SM's job of step 2 has
+//!    recorded at its end whether its SM finished a CTA, is still busy and queued a request, so
+//!    this step reads flags, not SMs);
 //! 4. sequential: DRAM, L2 and the interconnect run every tick of the window's time span in the
 //!    usual order; the request network takes a request only at an interconnect tick after the
 //!    core cycle that queued it (its `born` cycle), as the one-cycle engine would.
@@ -22,7 +24,10 @@
 //! the requests the SMs queued are handed to the memory side (`Outboxes`; an SM's queue room
 //! stays reduced by those the network has not taken yet), and step 1 ejects the replies that
 //! arrived by the end of window `k - 1`'s memory side, so replies reach the SMs one window later
-//! than without overlap. When every awake SM is quiet (idle skipping) and at the launch's end,
+//! than without overlap. An SM's job hands its own window's requests over at the window's end
+//! once the phase's request network is done with the outboxes (else the next window start does
+//! it); the result is the same either way ([`Outboxes`]). When every awake SM is quiet (idle
+//! skipping) and at the launch's end,
 //! the memory side catches up first and the network's untaken requests return to the SMs'
 //! queues.
 //!
@@ -45,7 +50,7 @@ use crate::gpu::Progress;
 use crate::mem::icnt::{Network, Sources};
 use crate::mem::req::MemReq;
 use std::collections::VecDeque;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use warpforge_core::{
     DynInst, KernelInfo, Sequential, SourceError, WarpSource, WarpStep, WindowFronts,
 };
@@ -75,13 +80,20 @@ impl WarpSource for OnSm<'_> {
     fn finish_cta(&mut self, _cta: u32) {}
 }
 
-/// What one SM's window left: the first error (core cycle, error), and whether some cycle made
-/// progress or retired a warp.
+/// What one SM's window left: the first error (core cycle, error), whether some cycle made
+/// progress or retired a warp, and the SM's end-of-window bookkeeping, done by the SM's own job
+/// so that the sequential part after the team phase only reads these flags: whether it is
+/// still busy (it sleeps otherwise, [`Gpu::sleep_after_window`]), whether it finished a CTA
+/// ([`Gpu::release_after_window`]) and whether it queued a request in the window (its request
+/// queue was not empty at the window's end, before any hand-over: [`Outboxes::hand_over`]).
 #[derive(Default)]
 struct Outcome {
     err: Option<(u64, SourceError)>,
     progressed: bool,
     exited: bool,
+    busy: bool,
+    finished: bool,
+    queued: bool,
 }
 
 /// The front end an SM fetches through.
@@ -130,10 +142,21 @@ fn step_sm(sm: &mut Sm, c0: u64, w: u64, mut front: Front<'_>) -> Outcome {
 
 /// `sim.window_overlap`: the requests the SMs queued, handed to the memory side at window
 /// starts (per SM, in queue order), and the SMs whose outbox is not empty (ascending).
+///
+/// An SM's job hands its own window's requests over at the window's end ([`hand_over`]) once
+/// the memory side of its team phase no longer reads the outboxes, and marks the SM `fresh`;
+/// [`Outboxes::take_from`] at the next window start then only updates the list for it. An SM
+/// whose job ended before the memory side did (another thread still ran the request network)
+/// is handed over there, as before; either way the outbox and the queue room are the same.
 #[derive(Default)]
 struct Outboxes {
     boxes: Vec<VecDeque<MemReq>>,
     list: Vec<u32>,
+    /// Per SM: (team phase, state) of the last hand-over by the SM's job: 1 = handed, 2 =
+    /// handed and the outbox went from empty to non-empty; 0 = taken into account.
+    fresh: Vec<(u64, u8)>,
+    /// Team phases run so far (`fresh` is valid only for the last one).
+    phase: u64,
 }
 
 impl Sources for Outboxes {
@@ -148,11 +171,33 @@ impl Sources for Outboxes {
     }
 }
 
+/// The outboxes as the request network sees them inside a team phase, through the same raw
+/// pointer the SMs' jobs use after it ([`hand_over`]).
+struct RawBoxes<'a> {
+    base: *mut VecDeque<MemReq>,
+    list: &'a [u32],
+}
+
+impl Sources for RawBoxes<'_> {
+    fn head(&self, s: usize) -> Option<&MemReq> {
+        // SAFETY: `base` points at one outbox per SM; while the request network runs, no SM job
+        // touches an outbox ([`hand_over`] waits for the network's end).
+        unsafe { (*self.base.add(s)).front() }
+    }
+    fn pop(&mut self, s: usize) -> MemReq {
+        // SAFETY: as in `head`.
+        unsafe { (*self.base.add(s)).pop_front().expect("head") }
+    }
+    fn active(&self) -> Option<&[u32]> {
+        Some(self.list)
+    }
+}
+
 /// The request network's sources at one tick of an overlapped memory span: the outboxes'
 /// requests born before core cycle `.1`.
-struct BornBefore<'a>(&'a mut Outboxes, u64);
+struct BornBefore<'a, S: Sources>(&'a mut S, u64);
 
-impl Sources for BornBefore<'_> {
+impl<S: Sources> Sources for BornBefore<'_, S> {
     fn head(&self, s: usize) -> Option<&MemReq> {
         self.0.head(s).filter(|r| r.born < self.1)
     }
@@ -167,9 +212,9 @@ impl Sources for BornBefore<'_> {
 /// The request network's interconnect cycle `icnt` at time `t` of the overlapped memory span
 /// starting at (time, core cycle) `(t0, c0)` (core period `pc`): it takes the outboxes'
 /// requests born before the first core cycle at or after `t`, as the one-cycle engine could.
-fn take_born(
+fn take_born<S: Sources>(
     net: &mut Network,
-    boxes: &mut Outboxes,
+    boxes: &mut S,
     icnt: u64,
     t: u64,
     (t0, c0): (u64, u64),
@@ -178,15 +223,45 @@ fn take_born(
     net.cycle(icnt, &mut BornBefore(boxes, c0 + (t - t0).div_ceil(pc)));
 }
 
-impl Outboxes {
-    /// Takes the requests the awake SMs queued (behind those not yet taken) and sets each awake
-    /// SM's queue room to what the network has not taken (`cap` less its outbox).
-    fn take_from(&mut self, sms: &mut [Sm], awake: &[u32], cap: usize) {
-        if self.boxes.len() < sms.len() {
-            self.boxes.resize_with(sms.len(), VecDeque::new);
+/// SM `sm`'s hand-over at the end of its window, in its own job (`sim.window_overlap`): its
+/// queued requests go behind those in its outbox `b` and its queue room becomes what the
+/// network has not taken (`cap` less the outbox), as [`Outboxes::take_from`] would do at the
+/// next window start (nothing changes either in between: the memory side of the next team
+/// phase starts after that). Returns the `fresh` state (see [`Outboxes`]).
+fn hand_over(sm: &mut Sm, b: &mut VecDeque<MemReq>, cap: usize) -> u8 {
+    let mut f = 1;
+    if !sm.out_q.is_empty() {
+        if b.is_empty() {
+            f = 2;
         }
+        b.extend(sm.out_q.drain(..));
+    }
+    sm.set_out_cap(cap.saturating_sub(b.len()));
+    f
+}
+
+impl Outboxes {
+    /// One outbox and one `fresh` entry per SM of `n`.
+    fn size(&mut self, n: usize) {
+        if self.boxes.len() < n {
+            self.boxes.resize_with(n, VecDeque::new);
+            self.fresh.resize(n, (0, 0));
+        }
+    }
+
+    /// Takes the requests the awake SMs queued (behind those not yet taken) and sets each awake
+    /// SM's queue room to what the network has not taken (`cap` less its outbox); an SM its job
+    /// handed over in the last team phase (`fresh`) is only listed.
+    fn take_from(&mut self, sms: &mut [Sm], awake: &[u32], cap: usize) {
+        self.size(sms.len());
         let mut added = false;
         for &s in awake {
+            let f = &mut self.fresh[s as usize];
+            if f.0 == self.phase && f.1 != 0 {
+                added |= f.1 == 2;
+                f.1 = 0;
+                continue;
+            }
             let (sm, b) = (&mut sms[s as usize], &mut self.boxes[s as usize]);
             if !sm.out_q.is_empty() {
                 added |= b.is_empty();
@@ -205,11 +280,10 @@ impl Outboxes {
     }
 
     /// Hands the requests the network has not taken back to their SMs' queues (in front of
-    /// anything queued since) and gives every SM its full queue room.
+    /// anything queued since) and gives every SM its full queue room. (After
+    /// [`Outboxes::take_from`], so that no hand-over is left `fresh`.)
     fn give_back(&mut self, sms: &mut [Sm], awake: &[u32], cap: usize) {
-        if self.boxes.len() < sms.len() {
-            self.boxes.resize_with(sms.len(), VecDeque::new);
-        }
+        self.size(sms.len());
         for &s in self.list.iter().chain(awake) {
             let (sm, b) = (&mut sms[s as usize], &mut self.boxes[s as usize]);
             while let Some(r) = b.pop_back() {
@@ -224,12 +298,12 @@ impl Outboxes {
 /// The memory side's ticks with times in `[.., t_end)`, taking requests from `boxes`: the
 /// window starting at core cycle `c0`, time `t0`, as step 4 runs it (core period `pc`).
 #[allow(clippy::too_many_arguments)]
-fn mem_span(
+fn mem_span<S: Sources>(
     mem: &mut Mem,
     cyc: &mut [u64; 4],
     next: &mut [u64; 4],
     period: &[u64; 4],
-    boxes: &mut Outboxes,
+    boxes: &mut S,
     side: (u64, u64),
     t_end: u64,
     pc: u64,
@@ -270,6 +344,46 @@ fn split_span(
         j.run();
     }
     parts.finish(mem, cyc, next);
+}
+
+/// The SMs' jobs' hand-over (`sim.window_overlap`): the outboxes and `fresh` entries of
+/// [`Outboxes`] (one per SM), the team phase's number and the full queue room.
+struct Hand {
+    boxes: *mut VecDeque<MemReq>,
+    fresh: *mut (u64, u8),
+    phase: u64,
+    cap: usize,
+}
+// SAFETY: each SM job touches only its own SM's entries (`end_window`).
+unsafe impl Sync for Hand {}
+
+/// The end of SM `s`'s window, in its job: records whether it queued a request, finished a CTA
+/// or is still busy (what the sequential part after the team phase needs, [`Outcome`]), and
+/// with `hand` hands its requests over ([`hand_over`]) if the request network of the phase is
+/// done with the outboxes (`side_done`); otherwise [`Outboxes::take_from`] does it at the next
+/// window start.
+///
+/// # Safety
+/// `sm` is SM `s`; `hand` (if any) points at one outbox and one `fresh` entry per SM, of which
+/// no other thread uses `s`'s once `side_done` is set.
+unsafe fn end_window(
+    sm: &mut Sm,
+    s: usize,
+    o: &mut Outcome,
+    hand: Option<&Hand>,
+    side_done: &AtomicBool,
+) {
+    o.queued = !sm.out_q.is_empty();
+    // With its queue handed over an SM that queued a request is still busy.
+    o.busy = o.queued || sm.busy();
+    o.finished = !sm.finished.is_empty();
+    if let Some(h) = hand {
+        if side_done.load(Ordering::Acquire) {
+            // SAFETY: the caller's contract; the request network released the outboxes.
+            let (b, f) = unsafe { (&mut *h.boxes.add(s), &mut *h.fresh.add(s)) };
+            *f = (h.phase, hand_over(sm, b, h.cap));
+        }
+    }
 }
 
 /// Raw access to the SMs and their outcomes from the team's threads (the window's SM jobs).
@@ -319,6 +433,11 @@ impl Gpu {
         let overlap = self.cfg.sim.window_overlap;
         let mut pending: Option<(u64, u64)> = None;
         let mut boxes = Outboxes::default();
+        // Some SM queued a request in the last window (overlap: see `all_quiet`).
+        let mut queued = false;
+        // The last dispatch pass refused a CTA on every SM (`Gpu::wakes` then), and no warp
+        // has exited since.
+        let mut full: Option<u64> = None;
         let mut ejected = u64::MAX;
         let cap = self.cfg.icnt.input_buffer as usize;
         // `sim.window_partitions` (not with a memory port: it sees the whole memory side).
@@ -327,16 +446,20 @@ impl Gpu {
         loop {
             let c0 = self.cyc[CORE];
             let t0 = self.next[CORE];
-            let all_quiet = |g: &Self| {
+            // An SM that queued a request in the last window is not quiet (its queue was not
+            // empty at the window's end), even where its job has handed the queue over.
+            let all_quiet = |g: &Self, queued: bool| {
                 g.cfg.sim.skip_idle
+                    && !queued
                     && g.mem.port.is_none()
                     && g.awake
                         .iter()
                         .all(|&s| g.sms[s as usize].quiet_until(c0).is_some())
             };
-            if pending.is_some() && all_quiet(self) {
+            if pending.is_some() && all_quiet(self, queued) {
                 // Idle skipping needs the memory side at `t0`: catch up first.
                 self.catch_up(&mut pending, &mut boxes, &mut parts, split_mem, w, cap);
+                queued = false;
             }
             if pending.is_none() {
                 // Idle skipping may stop the other clocks between core ticks: their ticks
@@ -353,7 +476,7 @@ impl Gpu {
             // none at `t0` (there).
             let mut ticked = false;
             let mut skip = None;
-            if pending.is_none() && all_quiet(self) {
+            if pending.is_none() && all_quiet(self, queued) {
                 // Idle skipping must see the memory side at `t0`: run its ticks there first
                 // (an interconnect tick there ejects its arrived replies).
                 ticked = self.next[ICNT] == t0;
@@ -381,12 +504,22 @@ impl Gpu {
                     }
                     ejected = tm;
                 }
-                // Step 1: dispatch for the window's cycles, all placed at `c0`.
+                // Step 1: dispatch for the window's cycles, all placed at `c0`. A pass over
+                // every SM that places nothing (`full`) is not repeated until a warp exits or
+                // an SM wakes: whether an SM takes a CTA depends only on its free CTA slots,
+                // warp slots, registers and shared memory (which only exiting warps return: a
+                // warp its slot, the last of a CTA the rest) and, asleep, on the launch's
+                // shared-memory carve-out it adopts when it wakes; the skipped passes would
+                // place nothing.
+                if full.is_some_and(|n| n != self.wakes) {
+                    full = None;
+                }
                 for i in 0..w {
                     let now = c0 + i;
-                    if next_cta >= total || now < dispatch_at {
+                    if next_cta >= total || now < dispatch_at || full.is_some() {
                         continue;
                     }
+                    let mut refused = 0;
                     for j in 0..n_sm {
                         if next_cta >= total {
                             break;
@@ -395,6 +528,7 @@ impl Gpu {
                         if gap > 0 && next_ok > now * 1000 {
                             break;
                         }
+                        refused += 1;
                         if self.asleep[s].is_some() {
                             if !self.sms[s].can_take_cta(k) {
                                 continue;
@@ -409,7 +543,11 @@ impl Gpu {
                             last_progress = c0;
                             last_exit = c0;
                             cta_rr = (s + 1) % n_sm;
+                            refused = 0;
                         }
+                    }
+                    if refused == n_sm {
+                        full = Some(self.wakes);
                     }
                 }
                 // Step 2: every awake SM through the window (overlap: and the memory side
@@ -434,24 +572,44 @@ impl Gpu {
                 } else {
                     None
                 };
-                let boxes_ref = &mut boxes;
-                let mem_side = move || match (span, whole, side, span_end) {
-                    // SAFETY: once, before the partitions (they wait for it); nothing else
-                    // uses the memory side during the phase.
-                    (Some(sp), _, Some(side), Some(end)) => unsafe {
-                        sp.inject(end, |net, i, t| take_born(net, boxes_ref, i, t, side, pc));
-                    },
-                    (None, Some((mem, cyc, next)), Some(side), Some(end)) => {
-                        mem_span(mem, cyc, next, period, boxes_ref, side, end, pc);
+                // The outboxes, for the request network and then (`side_done`) for the SMs'
+                // jobs' hand-over (`hand_over`), through one raw pointer.
+                boxes.size(n_sm);
+                boxes.phase += 1;
+                let hand = overlap.then_some(Hand {
+                    boxes: boxes.boxes.as_mut_ptr(),
+                    fresh: boxes.fresh.as_mut_ptr(),
+                    phase: boxes.phase,
+                    cap,
+                });
+                let side_done = AtomicBool::new(false);
+                let mut raw = RawBoxes {
+                    base: boxes.boxes.as_mut_ptr(),
+                    list: &boxes.list,
+                };
+                let side_done_ref = &side_done;
+                let mem_side = move || {
+                    match (span, whole, side, span_end) {
+                        // SAFETY: once, before the partitions (they wait for it); nothing else
+                        // uses the memory side during the phase.
+                        (Some(sp), _, Some(side), Some(end)) => unsafe {
+                            sp.inject(end, |net, i, t| take_born(net, &mut raw, i, t, side, pc));
+                        },
+                        (None, Some((mem, cyc, next)), Some(side), Some(end)) => {
+                            mem_span(mem, cyc, next, period, &mut raw, side, end, pc);
+                        }
+                        _ => {}
                     }
-                    _ => {}
+                    // The request network is done with the outboxes.
+                    side_done_ref.store(true, Ordering::Release);
                 };
                 outcomes.clear();
                 outcomes.resize_with(self.awake.len(), Outcome::default);
                 let n_sm32 = n_sm as u32;
-                let split = src.window_fronts(n_sm32).is_some();
-                if split {
-                    let fronts: &dyn WindowFronts = src.window_fronts(n_sm32).expect("split");
+                let fronts = src.window_fronts(n_sm32);
+                let split = fronts.is_some();
+                if let Some(fronts) = fronts {
+                    let fronts: &dyn WindowFronts = fronts;
                     let order = &self.awake;
                     let n_jobs = order.len() + n_parts;
                     let slots = SmSlots {
@@ -485,6 +643,9 @@ impl Gpu {
                                 sm: s as u32,
                             },
                         );
+                        // SAFETY: SM `s`'s own outbox and `fresh` entry, after the request
+                        // network's last use of the outboxes (acquired through `side_done`).
+                        unsafe { end_window(sm, s, out, hand.as_ref(), &side_done) };
                     };
                     match &mut self.team {
                         Some(team) => team.run(n_jobs, &job, mem_side),
@@ -503,10 +664,13 @@ impl Gpu {
                     }
                     for (i, &s) in self.awake.iter().enumerate() {
                         let sm = &mut self.sms[s as usize];
-                        outcomes[i] = step_sm(sm, c0, w, Front::Whole(&mut *src));
-                        if outcomes[i].err.is_some() {
+                        let o = &mut outcomes[i];
+                        *o = step_sm(sm, c0, w, Front::Whole(&mut *src));
+                        if o.err.is_some() {
                             break;
                         }
+                        // SAFETY: on this thread, after the request network (`mem_side`).
+                        unsafe { end_window(sm, s as usize, o, hand.as_ref(), &side_done) };
                     }
                 }
                 // The first failure in (cycle, SM) order, whichever thread met it.
@@ -537,10 +701,15 @@ impl Gpu {
                     }
                     if o.exited {
                         last_exit = end;
+                        // A warp that exits frees its warp slot (a CTA its resources).
+                        full = None;
                     }
                 }
-                done += self.release_finished(src);
-                self.sleep_idle(c0 + w);
+                // The SMs that queued requests: their queues were not empty at the window's
+                // end, which the next window start's quiet test sees (`all_quiet`).
+                queued = overlap && outcomes.iter().any(|o| o.queued);
+                done += self.release_after_window(src, &outcomes);
+                self.sleep_after_window(c0 + w, &outcomes);
                 // Step 4: the memory side through the window's time span (overlap: during
                 // the next window's step 2).
                 if overlap {
@@ -593,6 +762,39 @@ impl Gpu {
             }
         }
         Ok(())
+    }
+
+    /// [`Gpu::release_finished`] after a window: only the SMs whose job saw a finished CTA
+    /// (`outcomes`, in the order of `awake`), in SM order; returns how many.
+    fn release_after_window(&mut self, src: &mut dyn WarpSource, outcomes: &[Outcome]) -> u64 {
+        let mut n = 0;
+        for (o, &i) in outcomes.iter().zip(&self.awake) {
+            if o.finished {
+                let s = &mut self.sms[i as usize];
+                for &c in &s.finished {
+                    src.finish_cta(c);
+                    n += 1;
+                }
+                s.finished.clear();
+            }
+        }
+        n
+    }
+
+    /// [`Gpu::sleep_idle`] after a window, from its SM jobs' answers (`outcomes`, in the order
+    /// of `awake`): SMs left with nothing to do sleep from core cycle `from` on.
+    fn sleep_after_window(&mut self, from: u64, outcomes: &[Outcome]) {
+        if self.cfg.sim.skip_idle {
+            let asleep = &mut self.asleep;
+            let mut busy = outcomes.iter().map(|o| o.busy);
+            self.awake.retain(|&i| {
+                let b = busy.next().expect("an outcome per awake SM");
+                if !b {
+                    asleep[i as usize] = Some(from);
+                }
+                b
+            });
+        }
     }
 
     /// `sim.window_overlap`: runs the pending window's memory side now (with the requests the
