@@ -63,20 +63,23 @@ fn dram_reads_by_stream(r: &MixResult) -> Value {
 /// Unit names in `Unit as usize` order (JSON keys).
 const UNITS: [&str; 5] = ["fe", "zs", "sh", "cw", "bt"];
 
+/// Per pipeline unit (`UNITS` order), each count of `v` as a fraction of `n`.
+fn per_unit(v: &[u64; 5], n: f64) -> Value {
+    UNITS
+        .iter()
+        .zip(v)
+        .map(|(u, x)| (u.to_string(), json!(round(*x as f64 / n))))
+        .collect::<Map<String, Value>>()
+        .into()
+}
+
 /// Algorithm 1's runs (diagnostic of claim 4): per unit, the share of the runs with each
 /// classification bit set, with its bottleneck test reached, and flagged; the share of runs in
 /// which Algorithm 2 fired.
 fn algorithm(r: &MixResult) -> Value {
     let w = &r.walk;
     let n = w.runs.max(1) as f64;
-    let per = |v: &[u64; 5]| -> Value {
-        UNITS
-            .iter()
-            .zip(v)
-            .map(|(u, x)| (u.to_string(), json!(round(*x as f64 / n))))
-            .collect::<Map<String, Value>>()
-            .into()
-    };
+    let per = |v: &[u64; 5]| per_unit(v, n);
     json!({
         "runs": w.runs,
         "io": per(&w.io),
@@ -113,14 +116,7 @@ fn unit_activity(r: &MixResult) -> Value {
     // Per unit, the share of the samples in which the GPU stood still (nothing worked) while
     // one of the unit's instances waited for a non-critical / a critical read.
     let n = r.gpu_waits.samples.max(1) as f64;
-    let per = |v: &[u64; 5]| -> Value {
-        UNITS
-            .iter()
-            .zip(v)
-            .map(|(u, x)| (u.to_string(), json!(round(*x as f64 / n))))
-            .collect::<Map<String, Value>>()
-            .into()
-    };
+    let per = |v: &[u64; 5]| per_unit(v, n);
     m.insert(
         "stalled_on".into(),
         json!({"noncritical": per(&r.stalls.noncritical), "critical": per(&r.stalls.critical)}),
