@@ -510,16 +510,23 @@ pub fn run(a: CawaArgs) -> Result<()> {
     report.insert("cpl_accuracy".into(), opt(mean(&accs)));
     report.insert("cpl_accuracy_policy".into(), json!(acc_policy));
     report.insert("cpl_accuracy_per_workload".into(), Value::Object(acc_w));
+    // `key` = the mean over the workloads of `of` under policy `pi`, and `key_per_workload`.
+    let put = |report: &mut Map<String, Value>,
+               key: &str,
+               pi: usize,
+               of: &dyn Fn(&Outcome) -> Option<f64>| {
+        let (mut per_w, mut v) = (Map::new(), Vec::new());
+        for (wi, w) in workloads.iter().enumerate() {
+            let x = of(get(pi, wi));
+            v.extend(x);
+            per_w.insert((*w).into(), opt(x));
+        }
+        report.insert(key.into(), opt(mean(&v)));
+        report.insert(format!("{key}_per_workload"), Value::Object(per_w));
+    };
     // The same measurement under RR, where CPL only observes: under CAWA, gCAWS speeds up the
     // warps CPL ranks critical, which changes which warp finishes last.
-    let (mut rr_w, mut rr_accs) = (Map::new(), Vec::new());
-    for (wi, w) in workloads.iter().enumerate() {
-        let x = acc_of(get(0, wi));
-        rr_accs.extend(x);
-        rr_w.insert((*w).into(), opt(x));
-    }
-    report.insert("cpl_accuracy_rr".into(), opt(mean(&rr_accs)));
-    report.insert("cpl_accuracy_rr_per_workload".into(), Value::Object(rr_w));
+    put(&mut report, "cpl_accuracy_rr", 0, &acc_of);
     // The same accuracy restricted to the TBs whose warps' execution times spread by at least
     // 1% (`cpl::SPREAD_MIN_PPM`): in the others the oracle critical warp is a matter of a few
     // cycles and one half is the expected score (issue #12 task 3). `cpl_accuracy` keeps
@@ -531,14 +538,7 @@ pub fn run(a: CawaArgs) -> Result<()> {
         )
     };
     for (key, pi) in [("cpl_accuracy_spread", ap), ("cpl_accuracy_spread_rr", 0)] {
-        let (mut per_w, mut v) = (Map::new(), Vec::new());
-        for (wi, w) in workloads.iter().enumerate() {
-            let x = acc_spread(get(pi, wi));
-            v.extend(x);
-            per_w.insert((*w).into(), opt(x));
-        }
-        report.insert(key.into(), opt(mean(&v)));
-        report.insert(format!("{key}_per_workload"), Value::Object(per_w));
+        put(&mut report, key, pi, &acc_spread);
     }
     // The inclusive reading of "slow" (`cpl::Marks`: the warp counts itself among its TB's
     // warps, which is what makes footnote 2's 100% for one- or two-warp TBs follow from the TB
@@ -556,14 +556,7 @@ pub fn run(a: CawaArgs) -> Result<()> {
             )
         };
         for (suffix, pi) in [("", ap), ("_rr", 0)] {
-            let (mut per_w, mut v) = (Map::new(), Vec::new());
-            for (wi, w) in workloads.iter().enumerate() {
-                let x = of(get(pi, wi));
-                v.extend(x);
-                per_w.insert((*w).into(), opt(x));
-            }
-            report.insert(format!("{key}{suffix}"), opt(mean(&v)));
-            report.insert(format!("{key}{suffix}_per_workload"), Value::Object(per_w));
+            put(&mut report, &format!("{key}{suffix}"), pi, &of);
         }
     }
     let mut rates = Map::new();
