@@ -154,8 +154,12 @@ impl ParallelFor for Sequential {
 ///
 /// The host API (`warpforge_simt::Device`) runs kernels functionally by itself; when a runner is
 /// installed it instead wraps each launch in a [`WarpSource`] and hands it to the runner, which
-/// simulates it cycle by cycle and keeps its own per-kernel statistics.
-pub trait KernelRunner {
+/// simulates it cycle by cycle and keeps its own per-kernel statistics. Runners are [`Any`]
+/// (`std::any::Any`), so the owner can take a `Box<dyn KernelRunner>` back as its concrete type
+/// (`Box<dyn Any>` by upcasting, then `downcast`) without building another runner in its place.
+///
+/// [`Any`]: std::any::Any
+pub trait KernelRunner: std::any::Any {
     /// Simulates the launch to completion.
     fn run_kernel(&mut self, source: &mut dyn WarpSource) -> Result<(), SourceError>;
 
