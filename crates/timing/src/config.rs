@@ -874,6 +874,14 @@ pub struct SimConfig {
     /// either way (CPL only feeds the policies that read it).
     #[serde(default)]
     pub cpl: bool,
+    /// CPL's rank-correlation diagnostic (issue #12, session 15): keeps every accuracy
+    /// sample's counter parts per thread block and reports Spearman's rho between the warps'
+    /// final execution times and their counters, and each term of Eq. 4.1, at 25%, 50% and 75%
+    /// of each TB's lifetime (`cpl_rank_tbs`, `cpl_rho_*` in `raw.core`). Implies `sim.cpl`.
+    /// Off by default (it holds a TB's samples until the TB finishes); timing is identical
+    /// either way.
+    #[serde(default)]
+    pub cpl_rank: bool,
     /// Synchronisation window, core cycles (`gpu/window.rs`): 1 (the default) steps every SM
     /// and the memory side cycle by cycle; `W` > 1 lets every SM run `W` cycles on its own
     /// (on any thread) between synchronisations, with window semantics for global memory

@@ -313,6 +313,34 @@ counters! {
         cpl_samples_spread,
         /// `cpl_correct` of those TBs.
         cpl_correct_spread,
+        /// `cpl_correct` by the `nInst * CPI_avg` term of Eq. 4.1 alone (ties in the warp's
+        /// favour, as for the counter): which part of the counter finds the critical warp.
+        cpl_correct_inst,
+        /// `cpl_correct` by the `nStall` term of Eq. 4.1 alone.
+        cpl_correct_stall,
+        /// Rank-correlation diagnostic (`sim.cpl_rank`, `cpl::TbRecord::rho`): finished TBs of
+        /// at least 3 warps whose warp times spread by at least 1%.
+        cpl_rank_tbs,
+        /// Over those TBs, the sum of (Spearman's rho + 1) x 1e6 between the warps' final
+        /// execution times and their CPL counters at 25% of the TB's lifetime:
+        /// `/ cpl_rank_tbs / 1e6 - 1` is the mean rho (-1 to 1; 0 = no relation).
+        cpl_rho_counter_25_ppm,
+        /// The same at 50% of the TB's lifetime.
+        cpl_rho_counter_50_ppm,
+        /// The same at 75%.
+        cpl_rho_counter_75_ppm,
+        /// The same for the counter's `nInst * CPI_avg` term alone, at 25%.
+        cpl_rho_inst_25_ppm,
+        /// The `nInst * CPI_avg` term at 50%.
+        cpl_rho_inst_50_ppm,
+        /// The `nInst * CPI_avg` term at 75%.
+        cpl_rho_inst_75_ppm,
+        /// The counter's `nStall` term alone, at 25%.
+        cpl_rho_stall_25_ppm,
+        /// The `nStall` term at 50%.
+        cpl_rho_stall_50_ppm,
+        /// The `nStall` term at 75%.
+        cpl_rho_stall_75_ppm,
         /// Finished TBs whose warp execution times spread by at least 1%.
         tbs_spread,
         /// Sum over finished TBs of (slowest - fastest warp execution time) / slowest, in parts

@@ -93,6 +93,34 @@ fn tiny_report_has_consistent_speedups_and_the_claim_metrics() {
         }
         assert!(r[format!("{key}_per_workload")].is_object(), "{key}");
     }
+    // Session 15: each term of Eq. 4.1 scored alone on the same samples, and the rank
+    // correlation of each with the final warp times at 25/50/75% of each TB's lifetime.
+    for key in [
+        "cpl_accuracy_inst_term",
+        "cpl_accuracy_stall_term",
+        "cpl_accuracy_inst_term_rr",
+        "cpl_accuracy_stall_term_rr",
+    ] {
+        let x = r[key].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&x), "{key} {x}");
+    }
+    for key in ["cpl_rank_rho", "cpl_rank_rho_rr"] {
+        for part in ["counter", "inst", "stall"] {
+            let row = r[key][part].as_array().unwrap();
+            assert_eq!(row.len(), 3, "{key} {part}");
+            for x in row.iter().filter_map(|x| x.as_f64()) {
+                assert!((-1.0..=1.0).contains(&x), "{key} {part} {x}");
+            }
+        }
+        for w in ["kmn", "nw", "bp"] {
+            let tbs = r[format!("{key}_per_workload")][w]["tbs"].as_f64().unwrap();
+            let row = r[format!("{key}_per_workload")][w]["counter"]
+                .as_array()
+                .unwrap();
+            // A workload without a TB of 3+ warps with a 1% spread has no rho.
+            assert_eq!(tbs == 0.0, row.iter().all(|x| x.is_null()), "{key} {w}");
+        }
+    }
     for p in ["rr", "gcaws", "cawa"] {
         for w in ["kmn", "nw", "bp"] {
             let sp = r["tb_warp_time_spread"][p][w].as_f64().unwrap();

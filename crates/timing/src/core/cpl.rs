@@ -153,6 +153,11 @@ pub struct Cpl {
     marks: [Marks; 64],
     /// Per CTA slot: the accuracy state of its resident thread block.
     tbs: Vec<TbAccuracy>,
+    /// The `nInst * CPI_avg` term of each warp slot's counter as of its last issue (the rest
+    /// of [`Cpl::value`] is `nStall`).
+    inst_term: [i64; 64],
+    /// The rank-correlation diagnostic's history (`sim.cpl_rank`), when it is on.
+    rank: Option<Box<RankTrace>>,
 }
 
 impl Default for Cpl {
@@ -169,6 +174,8 @@ impl Default for Cpl {
             crit: [0; 64],
             marks: [Marks::default(); 64],
             tbs: Vec::new(),
+            inst_term: [0; 64],
+            rank: None,
         }
     }
 }
@@ -180,6 +187,12 @@ impl Cpl {
             rule,
             ..Self::default()
         }
+    }
+
+    /// The same state, recording the rank-correlation diagnostic ([`TbRecord::rho`]) if `on`.
+    pub fn with_rank(mut self, on: bool) -> Self {
+        self.rank = on.then(Box::default);
+        self
     }
 
     /// The same state with stall rule `stall`.
@@ -196,6 +209,7 @@ impl Cpl {
         self.last_issue[w] = now;
         self.n_stall[w] = 0;
         self.last_idx[w] = u32::MAX;
+        self.inst_term[w] = 0;
         // No issue yet: every cycle since dispatch is a stall cycle (counted at the first issue
         // under `AtIssue`).
         self.crit[w] = match self.stall {
@@ -245,11 +259,37 @@ impl Cpl {
             behind * cycles / self.issued[w] as i64
         };
         let value = ahead + self.n_stall[w] as i64;
+        self.inst_term[w] = ahead;
         self.crit[w] = match self.stall {
             Stall::AtIssue => value,
             // From the next cycle on, every cycle without an issue is one more stall cycle.
             Stall::Accruing => value - now as i64 - 1,
         };
+    }
+
+    /// Warp slot `w`, waiting at a barrier since its last issue (the barrier instruction), was
+    /// released at core cycle `now`. The wait is synchronization, not one of the stalls that
+    /// Eq. 4.1's `nStall` counts: "`nStall` is the stall cycles incurred by shared resource
+    /// contention and the scheduler" (Lee 2017 §4.2.1; Chapter 3 keeps Sync apart from those
+    /// stall factors). The next issue's gap therefore counts from the release, not from the
+    /// barrier's issue. (Counting the wait made the warps that reach a barrier first, the fast
+    /// ones, the most critical: issue #12, session 15.) Under [`Stall::Accruing`] the cycles
+    /// accrued while waiting are taken back.
+    pub fn release(&mut self, w: usize, now: u64) {
+        let from = self.last_issue[w];
+        if now > from {
+            if self.stall == Stall::Accruing {
+                self.crit[w] -= (now - from) as i64;
+            }
+            self.last_issue[w] = now;
+        }
+    }
+
+    /// The three parts of warp slot `w`'s counter at core cycle `now`: [counter, `nInst *
+    /// CPI_avg` term, `nStall` term].
+    fn terms(&self, w: usize, now: u64) -> [i64; 3] {
+        let v = self.value(w, now);
+        [v, self.inst_term[w], v - self.inst_term[w]]
     }
 
     /// The criticality counter (Eq. 4.1) of warp slot `w` at core cycle `now` (after its last
@@ -308,27 +348,44 @@ impl Cpl {
     /// CPL stops updating a warp that leaves the scheduler's pool, and its slot keeps its
     /// last value).
     pub fn sample(&mut self, live: u64, slot: usize, now: u64) {
-        let frozen: &[i64] = self.tbs.get(slot).map_or(&[], |t| &t.frozen);
+        let frozen: &[[i64; 3]] = self.tbs.get(slot).map_or(&[], |t| &t.frozen);
         let others = (live.count_ones() as usize + frozen.len()).saturating_sub(1);
         let mut m = live;
         while m != 0 {
             let w = m.trailing_zeros() as usize;
             m &= m - 1;
-            let mine = self.value(w, now);
-            let mut not_above = frozen.iter().filter(|&&f| f <= mine).count();
+            let mine = self.terms(w, now);
+            // Per part of the counter: the TB's other warps whose part is not above this one's.
+            let mut not_above = [0usize; 3];
+            for f in frozen {
+                for (i, n) in not_above.iter_mut().enumerate() {
+                    *n += usize::from(f[i] <= mine[i]);
+                }
+            }
             let mut o = live & !(1u64 << w);
             while o != 0 {
                 let v = o.trailing_zeros() as usize;
                 o &= o - 1;
-                if self.crit[v] <= self.crit[w] {
-                    not_above += 1;
+                let theirs = self.terms(v, now);
+                for (i, n) in not_above.iter_mut().enumerate() {
+                    *n += usize::from(theirs[i] <= mine[i]);
                 }
             }
+            if let Some(r) = self.rank.as_mut() {
+                r.sample(slot, now, w, mine);
+            }
+            let [not_above, inst_not_above, stall_not_above] = not_above;
             let n = others as u64 + 1;
             let k = &mut self.marks[w];
             k.samples += 1;
             if 2 * not_above >= others {
                 k.top += 1;
+            }
+            if 2 * inst_not_above >= others {
+                k.top_inst += 1;
+            }
+            if 2 * stall_not_above >= others {
+                k.top_stall += 1;
             }
             if 2 * not_above + 1 >= others {
                 k.top_inclusive += 1;
@@ -349,11 +406,14 @@ impl Cpl {
         if self.tbs.len() <= slot {
             self.tbs.resize_with(slot + 1, TbAccuracy::default);
         }
-        let value = self.value(w, now);
+        let terms = self.terms(w, now);
         let exec = now - self.born[w];
         let born = self.born[w];
+        if let Some(r) = self.rank.as_mut() {
+            r.exit(slot, w, exec, now, terms);
+        }
         let t = &mut self.tbs[slot];
-        t.frozen.push(value);
+        t.frozen.push(terms);
         if t.oracle.is_none_or(|(e, _)| exec >= e) {
             t.oracle = Some((exec, self.marks[w]));
         }
@@ -372,14 +432,21 @@ impl Cpl {
         t.frozen.clear();
         let (slowest, marks) = t.oracle.take().unwrap_or_default();
         let fastest = t.fastest.take().unwrap_or(0);
-        let lifetime = t.last_exit - t.first_born.take().unwrap_or(t.last_exit);
+        let first_born = t.first_born.take().unwrap_or(t.last_exit);
+        let last_exit = t.last_exit;
         t.last_exit = 0;
+        let spread_ppm = ((slowest - fastest) * 1_000_000)
+            .checked_div(slowest)
+            .unwrap_or(0);
+        let rho = self
+            .rank
+            .as_mut()
+            .and_then(|r| r.tb_done(slot, first_born, last_exit, spread_ppm >= SPREAD_MIN_PPM));
         TbRecord {
             marks,
-            spread_ppm: ((slowest - fastest) * 1_000_000)
-                .checked_div(slowest)
-                .unwrap_or(0),
-            lifetime,
+            spread_ppm,
+            lifetime: last_exit - first_born,
+            rho,
         }
     }
 
@@ -401,8 +468,9 @@ impl Cpl {
 /// critical warp so far.
 #[derive(Debug, Clone, Default)]
 struct TbAccuracy {
-    /// Criticality counters of the TB's exited warps, as they were at exit.
-    frozen: Vec<i64>,
+    /// Criticality counters of the TB's exited warps as they were at exit ([`Cpl::terms`]:
+    /// the counter and its two parts).
+    frozen: Vec<[i64; 3]>,
     /// The longest-running exited warp: (execution time, its accuracy samples).
     oracle: Option<(u64, Marks)>,
     /// The shortest execution time (core cycles) of the TB's exited warps.
@@ -424,6 +492,12 @@ pub struct TbRecord {
     pub spread_ppm: u64,
     /// Core cycles from the TB's first warp dispatch to its last warp exit.
     pub lifetime: u64,
+    /// The rank-correlation diagnostic (`sim.cpl_rank`, [`RankTrace`]): Spearman's rho, parts
+    /// per million, between the warps' final execution times and, by row, their counters at
+    /// 25%, 50% and 75% of the TB's lifetime; by column the counter, its `nInst * CPI_avg`
+    /// term and its `nStall` term. `None` when the diagnostic is off, or for a TB of fewer
+    /// than 3 warps or without a 1% spread of warp times (its order is noise).
+    pub rho: Option<[[i64; 3]; 3]>,
 }
 
 impl TbRecord {
@@ -454,6 +528,10 @@ pub struct Marks {
     pub samples: u64,
     /// Samples in which it ranked in the slow half, the others-only reading (`cpl_accuracy`).
     pub top: u64,
+    /// The same by the counter's `nInst * CPI_avg` term alone.
+    pub top_inst: u64,
+    /// The same by the counter's `nStall` term alone.
+    pub top_stall: u64,
     /// Samples in which it ranked in the slow half counting itself among the TB's warps.
     pub top_inclusive: u64,
     /// Sum over the samples of the strict reading's chance level, parts per million.
@@ -466,6 +544,116 @@ pub struct Marks {
 /// oracle critical warp is more than noise: 1%. Below it, which warp finishes last is decided by
 /// a few cycles and the expected accuracy of any counter is about one half (issue #12, task 3).
 pub const SPREAD_MIN_PPM: u64 = 10_000;
+
+/// The rank-correlation diagnostic of issue #12 (session 15; `sim.cpl_rank`): every accuracy
+/// sample's counter parts per warp, kept per CTA slot until the TB finishes, then reduced to
+/// Spearman's rho between the warps' final execution times (the oracle, §8.2) and their counter
+/// at 25%, 50% and 75% of the TB's lifetime ([`TbRecord::rho`]). A warp that has exited by then
+/// enters with the values it exited with, as in the accuracy samples.
+#[derive(Debug, Clone, Default)]
+struct RankTrace {
+    /// Per CTA slot: (core cycle, warp slot, [`Cpl::terms`]) of each live warp at each sample.
+    samples: Vec<Vec<(u64, u8, [i64; 3])>>,
+    /// Per CTA slot: (warp slot, execution time, exit cycle, [`Cpl::terms`] at exit).
+    exits: Vec<Vec<(u8, u64, u64, [i64; 3])>>,
+}
+
+impl RankTrace {
+    fn slot(&mut self, slot: usize) {
+        if self.samples.len() <= slot {
+            self.samples.resize_with(slot + 1, Vec::new);
+            self.exits.resize_with(slot + 1, Vec::new);
+        }
+    }
+
+    fn sample(&mut self, slot: usize, now: u64, w: usize, terms: [i64; 3]) {
+        self.slot(slot);
+        self.samples[slot].push((now, w as u8, terms));
+    }
+
+    fn exit(&mut self, slot: usize, w: usize, exec: u64, now: u64, terms: [i64; 3]) {
+        self.slot(slot);
+        self.exits[slot].push((w as u8, exec, now, terms));
+    }
+
+    /// The TB of CTA slot `slot` (first dispatch `born`, last exit `end`) finished: its rho
+    /// table if it has at least 3 warps and a real spread; the history is cleared.
+    fn tb_done(&mut self, slot: usize, born: u64, end: u64, spread: bool) -> Option<[[i64; 3]; 3]> {
+        self.slot(slot);
+        let samples = std::mem::take(&mut self.samples[slot]);
+        let exits = std::mem::take(&mut self.exits[slot]);
+        if exits.len() < 3 || !spread {
+            return None;
+        }
+        let times: Vec<f64> = exits.iter().map(|e| e.1 as f64).collect();
+        let mut rho = [[0i64; 3]; 3];
+        for (q, row) in rho.iter_mut().enumerate() {
+            let at = born + (q as u64 + 1) * (end - born) / 4;
+            // The first sample point at or after that moment.
+            let Some(t) = samples.iter().map(|s| s.0).filter(|&t| t >= at).min() else {
+                continue;
+            };
+            let mut live = [None; 64];
+            for s in samples.iter().filter(|s| s.0 == t) {
+                live[s.1 as usize] = Some(s.2);
+            }
+            let vals: Option<Vec<[i64; 3]>> = exits
+                .iter()
+                .map(|&(w, _, gone, terms)| {
+                    if gone <= t {
+                        Some(terms)
+                    } else {
+                        live[w as usize]
+                    }
+                })
+                .collect();
+            let Some(vals) = vals else { continue };
+            for (i, r) in row.iter_mut().enumerate() {
+                let x: Vec<f64> = vals.iter().map(|v| v[i] as f64).collect();
+                *r = (spearman(&x, &times) * 1e6).round() as i64;
+            }
+        }
+        Some(rho)
+    }
+}
+
+/// Average ranks (0-based; ties share the mean of their ranks).
+fn ranks(v: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
+    let mut r = vec![0.0; v.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && v[order[j + 1]] == v[order[i]] {
+            j += 1;
+        }
+        for &k in &order[i..=j] {
+            r[k] = (i + j) as f64 / 2.0;
+        }
+        i = j + 1;
+    }
+    r
+}
+
+/// Spearman's rank correlation of `x` and `y` (Pearson's of their average ranks); 0 when
+/// either is constant (no order to correlate).
+pub fn spearman(x: &[f64], y: &[f64]) -> f64 {
+    let (rx, ry) = (ranks(x), ranks(y));
+    let n = rx.len() as f64;
+    let (mx, my) = (rx.iter().sum::<f64>() / n, ry.iter().sum::<f64>() / n);
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in rx.iter().zip(&ry) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx) * (a - mx);
+        syy += (b - my) * (b - my);
+    }
+    if sxx == 0.0 || syy == 0.0 {
+        0.0
+    } else {
+        sxy / (sxx * syy).sqrt()
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -486,6 +674,149 @@ mod tests {
         // Algorithm 5: a forward branch from PC1 to PC4 skips PC2, PC3.
         c.on_issue(0, 3, 4, 1);
         assert_eq!(c.n_inst(0), -1 - 2 - 1);
+    }
+
+    /// The self-consistent reading of §4.3 (a) (back-edge `+(cur - tgt) + 1`, forward skip
+    /// `-((tgt - cur) - 1)`, `-1` per commit) telescopes: after any path, `nInst` is minus one
+    /// minus the static index of the last instruction issued. It is a function of where the
+    /// warp is, not of how much it has run: a warp on its fifth loop iteration and one on its
+    /// first, at the same instruction, hold the same `nInst`, and a divergent warp that ran
+    /// both sides of Algorithm 5's if-else holds the same `nInst` at PC5 as one that ran one
+    /// side. (Issue #12, session 15: why `nInst` cannot see the extra iterations that make our
+    /// critical warps critical.)
+    #[test]
+    fn ninst_is_a_function_of_the_current_instruction_only() {
+        let paths: [&[u32]; 4] = [
+            // Algorithm 5: taken at PC1 (-> PC4), not taken (PC2, PC3 -> PC5), divergent.
+            &[0, 3, 4],
+            &[0, 1, 2, 4],
+            &[0, 1, 2, 3, 4],
+            // A loop 1..=4 run five times, then the exit.
+            &[
+                0, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 5,
+            ],
+        ];
+        for path in paths {
+            let mut c = Cpl::default();
+            c.start(0, 0);
+            for (t, &i) in path.iter().enumerate() {
+                c.on_issue(0, i, t as u64, 1);
+                assert_eq!(c.n_inst(0), -(i as i64) - 1, "{path:?} at {t}");
+            }
+        }
+        // Two warps at instruction 3 of the loop, one on its first iteration and one on its
+        // third: no disparity.
+        let mut c = Cpl::default();
+        c.start(0, 0);
+        c.start(1, 0);
+        for (t, &i) in [0u32, 1, 2, 3].iter().enumerate() {
+            c.on_issue(0, i, t as u64, 0b11);
+        }
+        for (t, &i) in [0u32, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3].iter().enumerate() {
+            c.on_issue(1, i, t as u64, 0b11);
+        }
+        assert_eq!(c.n_inst(0), c.n_inst(1));
+    }
+
+    /// Eq. 4.1's `nStall` is "the stall cycles incurred by shared resource contention and the
+    /// scheduler" (Lee 2017 §4.2.1): a wait at a barrier is not one of them. A warp that issues
+    /// its barrier at cycle 10, is released at 50 and issues again at 53 stalled 2 cycles (51
+    /// and 52), not 42; under the accruing rule the wait is taken back at the release.
+    #[test]
+    fn nstall_does_not_count_barrier_waits() {
+        for stall in [Stall::AtIssue, Stall::Accruing] {
+            let mut c = Cpl::default().with_stall(stall);
+            c.start(0, 0);
+            c.on_issue(0, 0, 0, 1);
+            c.on_issue(0, 1, 10, 1); // the barrier, after 9 stall cycles
+            assert_eq!(c.n_stall(0), 9);
+            if stall == Stall::Accruing {
+                assert_eq!(c.value(0, 50), 9 + 39, "accrues while it waits");
+            }
+            c.release(0, 50);
+            // (The accruing counter is kept as the next cycle will find it.)
+            assert_eq!(c.value(0, 51), 9, "{stall:?}: the wait is not a stall");
+            c.on_issue(0, 2, 53, 1);
+            assert_eq!(c.n_stall(0), 9 + 2, "{stall:?}");
+            assert_eq!(c.value(0, 54) - c.inst_term[0], 11, "{stall:?}");
+        }
+        // Without a release the same gap counts whole.
+        let mut c = Cpl::default();
+        c.start(0, 0);
+        c.on_issue(0, 0, 0, 1);
+        c.on_issue(0, 1, 10, 1);
+        c.on_issue(0, 2, 53, 1);
+        assert_eq!(c.n_stall(0), 9 + 42);
+    }
+
+    #[test]
+    fn spearman_ranks_with_ties() {
+        let y = [10.0, 20.0, 30.0, 40.0];
+        assert!((spearman(&[1.0, 2.0, 3.0, 4.0], &y) - 1.0).abs() < 1e-12);
+        assert!((spearman(&[9.0, 5.0, 2.0, -1.0], &y) + 1.0).abs() < 1e-12);
+        assert_eq!(
+            spearman(&[3.0, 3.0, 3.0, 3.0], &y),
+            0.0,
+            "constant: no order"
+        );
+        // Ties share their mean rank: ranks 0.5 0.5 2 3 against 0 1 2 3.
+        let r = spearman(&[1.0, 1.0, 2.0, 3.0], &y);
+        assert!((r - 0.9486832980505138).abs() < 1e-12, "{r}");
+        assert_eq!(ranks(&[5.0, 1.0, 5.0]), vec![1.5, 0.0, 1.5]);
+    }
+
+    /// The rank diagnostic and the per-term accuracy on a TB of three warps whose stall cycles
+    /// order them like their final execution times while their `nInst` term does not: rho is
+    /// 1 for the counter and the stall term at every moment, and the term samples say which
+    /// part found the critical warp.
+    #[test]
+    fn rank_trace_correlates_each_term_with_the_final_warp_times() {
+        let mut c = Cpl::default().with_rank(true);
+        let tb = 0b111;
+        for w in 0..3 {
+            c.start(w, 0);
+        }
+        // Warp w issues instruction k at cycle k * (w + 1) + w: the later warps stall more,
+        // all run the same straight-line code (no nInst term).
+        for k in 0..100u32 {
+            for w in 0..3usize {
+                let t = k as u64 * (w as u64 + 1) + w as u64;
+                c.on_issue(w, k, t, tb);
+            }
+        }
+        for t in super::sample_points(0, 300) {
+            let live = (0..3).filter(|&w| 99 * (w as u64 + 1) + w as u64 >= t);
+            let live = live.fold(0u64, |m, w| m | 1 << w);
+            if live != 0 {
+                c.sample(live, 0, t);
+            }
+        }
+        for w in 0..3 {
+            c.exit(w, 0, 99 * (w as u64 + 1) + w as u64 + 1);
+        }
+        let m = c.marks[2];
+        assert_eq!(
+            (m.top, m.top_stall, m.top_inst),
+            (m.samples, m.samples, m.samples)
+        );
+        let r = c.tb_done(0);
+        let rho = r.rho.expect("3 warps with a spread");
+        for row in rho {
+            assert_eq!(row[0], 1_000_000, "counter: {rho:?}");
+            assert_eq!(row[1], 0, "nInst term constant: {rho:?}");
+            assert_eq!(row[2], 1_000_000, "nStall term: {rho:?}");
+        }
+        // Off by default; and no table for a TB of two warps.
+        let mut c = Cpl::default();
+        c.start(0, 0);
+        c.exit(0, 0, 10);
+        assert_eq!(c.tb_done(0).rho, None);
+        let mut c = Cpl::default().with_rank(true);
+        c.start(0, 0);
+        c.start(1, 0);
+        c.exit(0, 0, 10);
+        c.exit(1, 0, 20);
+        assert_eq!(c.tb_done(0).rho, None);
     }
 
     #[test]
@@ -707,6 +1038,8 @@ mod tests {
             Marks {
                 samples: 1,
                 top: 1,
+                top_inst: 1,
+                top_stall: 1,
                 top_inclusive: 1,
                 chance_ppm: 1_000_000,
                 chance_inclusive_ppm: 1_000_000

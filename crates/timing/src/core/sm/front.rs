@@ -285,7 +285,7 @@ impl Sm {
         }
         let cs = self.warps[w].cta_slot as usize;
         if self.warps[w].fetch_done {
-            self.check_barrier(cs);
+            self.check_barrier(cs, now);
         }
         Ok(probed || (skips == 0 && !held))
     }
@@ -323,7 +323,7 @@ impl Sm {
                     self.accept(w, slot, now, &mut ready);
                     let cs = self.warps[w].cta_slot as usize;
                     if self.warps[w].fetch_done {
-                        self.check_barrier(cs);
+                        self.check_barrier(cs, now);
                     }
                 }
             }

@@ -4,8 +4,9 @@
 use super::*;
 
 impl Sm {
-    /// Releases the barrier of CTA slot `cs` when every warp has arrived or is done.
-    pub(super) fn check_barrier(&mut self, cs: usize) {
+    /// Releases the barrier of CTA slot `cs` when every warp has arrived or is done (at core
+    /// cycle `now`: CPL does not count the wait as stall cycles, [`cpl::Cpl::release`]).
+    pub(super) fn check_barrier(&mut self, cs: usize, now: u64) {
         let c = self.ctas[cs];
         if !c.active || c.arrived == 0 {
             return;
@@ -29,8 +30,12 @@ impl Sm {
             let w = m.trailing_zeros() as usize;
             m &= m - 1;
             let wp = &mut self.warps[w];
+            let waited = wp.at_barrier;
             wp.at_barrier = false;
             wp.fetch_barrier = false;
+            if self.cpl_on && waited {
+                self.cpl.release(w, now);
+            }
         }
         self.touch(c.warps);
         self.ctas[cs].arrived = 0;
@@ -464,7 +469,7 @@ impl Sm {
                 let cs = self.warps[w].cta_slot as usize;
                 self.warps[w].at_barrier = true;
                 self.ctas[cs].arrived += 1;
-                self.check_barrier(cs);
+                self.check_barrier(cs, now);
             }
             return;
         }
@@ -591,6 +596,34 @@ impl Sm {
                 // The accuracy record of the TB's oracle critical warp (spec 000 §8.2).
                 let r = self.cpl.tb_done(cs);
                 self.stats.cpl_correct += r.marks.top;
+                self.stats.cpl_correct_inst += r.marks.top_inst;
+                self.stats.cpl_correct_stall += r.marks.top_stall;
+                if let Some(rho) = r.rho {
+                    let st = &mut self.stats;
+                    st.cpl_rank_tbs += 1;
+                    let sums = [
+                        [
+                            &mut st.cpl_rho_counter_25_ppm,
+                            &mut st.cpl_rho_inst_25_ppm,
+                            &mut st.cpl_rho_stall_25_ppm,
+                        ],
+                        [
+                            &mut st.cpl_rho_counter_50_ppm,
+                            &mut st.cpl_rho_inst_50_ppm,
+                            &mut st.cpl_rho_stall_50_ppm,
+                        ],
+                        [
+                            &mut st.cpl_rho_counter_75_ppm,
+                            &mut st.cpl_rho_inst_75_ppm,
+                            &mut st.cpl_rho_stall_75_ppm,
+                        ],
+                    ];
+                    for (row, sum) in rho.iter().zip(sums) {
+                        for (v, s) in row.iter().zip(sum) {
+                            *s += (v + 1_000_000) as u64;
+                        }
+                    }
+                }
                 self.stats.cpl_samples += r.marks.samples;
                 self.stats.cpl_correct_inclusive += r.marks.top_inclusive;
                 self.stats.cpl_chance_ppm += r.marks.chance_ppm;
@@ -608,7 +641,7 @@ impl Sm {
                 self.finished.push(c.cta);
                 self.stats.ctas += 1;
             } else {
-                self.check_barrier(cs);
+                self.check_barrier(cs, now);
             }
         }
     }

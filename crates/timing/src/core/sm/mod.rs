@@ -465,10 +465,11 @@ impl Sm {
             age_counter: 0,
             cpl: Box::new(
                 Cpl::new(cpl::Critical::parse(&cfg.core.cpl_critical).unwrap_or_default())
-                    .with_stall(cpl::Stall::parse(&cfg.core.cpl_stall).unwrap_or_default()),
+                    .with_stall(cpl::Stall::parse(&cfg.core.cpl_stall).unwrap_or_default())
+                    .with_rank(cfg.sim.cpl_rank),
             ),
             // Set below from the policies just built.
-            cpl_on: cfg.sim.cpl,
+            cpl_on: cfg.sim.cpl || cfg.sim.cpl_rank,
             fetch_rr: 0,
             l1i: Cache::new(&cfg.l1i),
             imshr: Mshr::new(cfg.l1i.mshr_entries as usize, 1),

@@ -12,6 +12,13 @@
 //! CAWA's L1D hit rate of loads by CPL-critical warps over RR's, averaged over the workloads
 //! where RR's is not zero.
 //!
+//! CPL diagnostics of session 15 (issue #12): `cpl_accuracy_inst_term` and
+//! `cpl_accuracy_stall_term` score each term of Eq. 4.1 alone on the same samples;
+//! `cpl_rank_rho` (under the accuracy policy) and `cpl_rank_rho_rr` give, per part of the counter
+//! (`counter`, `inst`, `stall`), the mean Spearman rho between the warps' final execution times
+//! and their values at 25%, 50% and 75% of each TB's lifetime (`sim.cpl_rank`; not at the paper
+//! size).
+//!
 //! Diagnostics (issue #12): `cpl_accuracy_spread` is the same accuracy over the TBs whose warp
 //! execution times spread by at least 1% (`cpl::SPREAD_MIN_PPM`); `tb_warp_time_spread` (mean
 //! (slowest - fastest) / slowest warp time per TB), `tb_spread_fraction` (TBs with such a
@@ -265,6 +272,12 @@ pub fn run(a: CawaArgs) -> Result<()> {
     // scheduler: CPL runs in all of them (under RR and GTO too, where no policy reads it).
     base.set("sim.cpl", "true")
         .map_err(|e| anyhow!("sim.cpl: {e}"))?;
+    // CPL's rank-correlation diagnostic (`cpl_rank_rho*`), except at the paper size, where
+    // holding every TB's samples until it finishes would cost too much memory.
+    if a.size != Size::Paper {
+        base.set("sim.cpl_rank", "true")
+            .map_err(|e| anyhow!("sim.cpl_rank: {e}"))?;
+    }
 
     // Which policies this build can run (the oracle CAWS scheduler may be absent).
     let mut missing: BTreeMap<&str, String> = BTreeMap::new();
@@ -547,6 +560,9 @@ pub fn run(a: CawaArgs) -> Result<()> {
         ("cpl_accuracy_inclusive", "cpl_correct_inclusive"),
         ("cpl_accuracy_chance", "cpl_chance_ppm"),
         ("cpl_accuracy_inclusive_chance", "cpl_chance_inclusive_ppm"),
+        // Each term of Eq. 4.1 alone, on the same samples (issue #12, session 15).
+        ("cpl_accuracy_inst_term", "cpl_correct_inst"),
+        ("cpl_accuracy_stall_term", "cpl_correct_stall"),
     ] {
         let scale = if correct.ends_with("_ppm") { 1e6 } else { 1.0 };
         let of = |o: &Outcome| {
@@ -558,6 +574,45 @@ pub fn run(a: CawaArgs) -> Result<()> {
         for (suffix, pi) in [("", ap), ("_rr", 0)] {
             put(&mut report, &format!("{key}{suffix}"), pi, &of);
         }
+    }
+    // Spearman's rho between the warps' final execution times and CPL's counter, and each term
+    // of Eq. 4.1, at 25%, 50% and 75% of each TB's lifetime (`sim.cpl_rank`; TBs of at least 3
+    // warps with a 1% spread of warp times): the mean over TBs per workload, and its mean over
+    // the workloads that have such TBs.
+    let parts = ["counter", "inst", "stall"];
+    for (suffix, pi) in [("", ap), ("_rr", 0)] {
+        let mut per_w = Map::new();
+        let mut all = vec![Vec::new(); 9];
+        for (wi, w) in workloads.iter().enumerate() {
+            let o = get(pi, wi);
+            let tbs = num(o, &["raw", "core", "cpl_rank_tbs"]);
+            let mut by_part = Map::new();
+            for (k, part) in parts.iter().enumerate() {
+                let row: Vec<Value> = ["25", "50", "75"]
+                    .iter()
+                    .enumerate()
+                    .map(|(q, pct)| {
+                        let key = format!("cpl_rho_{part}_{pct}_ppm");
+                        let r = ratio(num(o, &["raw", "core", &key]) / 1e6, tbs).map(|x| x - 1.0);
+                        all[3 * k + q].extend(r);
+                        opt(r)
+                    })
+                    .collect();
+                by_part.insert((*part).into(), Value::Array(row));
+            }
+            by_part.insert("tbs".into(), json!(tbs));
+            per_w.insert((*w).into(), Value::Object(by_part));
+        }
+        let mut means = Map::new();
+        for (k, part) in parts.iter().enumerate() {
+            let row: Vec<Value> = (0..3).map(|q| opt(mean(&all[3 * k + q]))).collect();
+            means.insert((*part).into(), Value::Array(row));
+        }
+        report.insert(format!("cpl_rank_rho{suffix}"), Value::Object(means));
+        report.insert(
+            format!("cpl_rank_rho{suffix}_per_workload"),
+            Value::Object(per_w),
+        );
     }
     let mut rates = Map::new();
     for (pi, (name, _)) in configs.iter().enumerate() {
