@@ -554,8 +554,21 @@ pub const SPREAD_MIN_PPM: u64 = 10_000;
 struct RankTrace {
     /// Per CTA slot: (core cycle, warp slot, [`Cpl::terms`]) of each live warp at each sample.
     samples: Vec<Vec<(u64, u8, [i64; 3])>>,
-    /// Per CTA slot: (warp slot, execution time, exit cycle, [`Cpl::terms`] at exit).
-    exits: Vec<Vec<(u8, u64, u64, [i64; 3])>>,
+    /// Per CTA slot: its exited warps.
+    exits: Vec<Vec<Exit>>,
+}
+
+/// One exited warp of the rank diagnostic.
+#[derive(Debug, Clone, Copy)]
+struct Exit {
+    /// Warp slot.
+    w: u8,
+    /// Execution time, core cycles (dispatch to exit).
+    exec: u64,
+    /// The core cycle it exited.
+    at: u64,
+    /// [`Cpl::terms`] at its exit.
+    terms: [i64; 3],
 }
 
 impl RankTrace {
@@ -573,7 +586,12 @@ impl RankTrace {
 
     fn exit(&mut self, slot: usize, w: usize, exec: u64, now: u64, terms: [i64; 3]) {
         self.slot(slot);
-        self.exits[slot].push((w as u8, exec, now, terms));
+        self.exits[slot].push(Exit {
+            w: w as u8,
+            exec,
+            at: now,
+            terms,
+        });
     }
 
     /// The TB of CTA slot `slot` (first dispatch `born`, last exit `end`) finished: its rho
@@ -585,7 +603,7 @@ impl RankTrace {
         if exits.len() < 3 || !spread {
             return None;
         }
-        let times: Vec<f64> = exits.iter().map(|e| e.1 as f64).collect();
+        let times: Vec<f64> = exits.iter().map(|e| e.exec as f64).collect();
         let mut rho = [[0i64; 3]; 3];
         for (q, row) in rho.iter_mut().enumerate() {
             let at = born + (q as u64 + 1) * (end - born) / 4;
@@ -599,11 +617,11 @@ impl RankTrace {
             }
             let vals: Option<Vec<[i64; 3]>> = exits
                 .iter()
-                .map(|&(w, _, gone, terms)| {
-                    if gone <= t {
-                        Some(terms)
+                .map(|e| {
+                    if e.at <= t {
+                        Some(e.terms)
                     } else {
-                        live[w as usize]
+                        live[e.w as usize]
                     }
                 })
                 .collect();
