@@ -108,3 +108,35 @@ fn policies_that_read_criticality_turn_cpl_on() {
         );
     }
 }
+
+/// `sim.cpl_rank` (issue #12, session 15) turns CPL on and adds the rank-correlation counters,
+/// and nothing else: the accuracy counters and every other statistic equal those of
+/// `sim.cpl`. Each rho sum is one (rho + 1) x 1e6 in [0, 2e6] per ranked TB.
+#[test]
+fn cpl_rank_adds_only_its_counters() {
+    let on = run("bt", "gtx480-cawa", &[("sim.cpl", "true")]);
+    let rank = run("bt", "gtx480-cawa", &[("sim.cpl_rank", "true")]);
+    assert_eq!(raw(&on, "core", "cpl_rank_tbs"), 0, "off without the flag");
+    let tbs = raw(&rank, "core", "cpl_rank_tbs");
+    assert!(tbs > 0, "BT's TBs of 8 warps spread: some must be ranked");
+    assert!(tbs <= raw(&rank, "core", "ctas"));
+    let samples = raw(&rank, "core", "cpl_samples");
+    for key in [
+        "cpl_samples",
+        "cpl_correct",
+        "cpl_correct_inclusive",
+        "cpl_correct_inst",
+        "cpl_correct_stall",
+    ] {
+        assert_eq!(raw(&on, "core", key), raw(&rank, "core", key), "{key}");
+        assert!(raw(&rank, "core", key) <= samples, "{key}");
+    }
+    for part in ["counter", "inst", "stall"] {
+        for pct in ["25", "50", "75"] {
+            let key = format!("cpl_rho_{part}_{pct}_ppm");
+            assert!(raw(&rank, "core", &key) <= 2_000_000 * tbs, "{key}");
+            assert_eq!(raw(&on, "core", &key), 0, "{key}");
+        }
+    }
+    assert_eq!(without_cpl(&on), without_cpl(&rank));
+}
