@@ -16,7 +16,10 @@
 //!   higher CPI always means "more critical").
 //! * `CPI_avg` = core cycles since the warp's dispatch / instructions issued (at least 1).
 //! * `nStall` accumulates the cycles between consecutive issues of the warp minus one (the
-//!   `Δ − 1` reading of Algorithm 6), the first issue counting from dispatch. *When* the gap
+//!   `Δ − 1` reading of Algorithm 6), the first issue counting from dispatch, except the wait
+//!   at a barrier: after a barrier's release the gap counts from the release ([`Cpl::release`];
+//!   §4.2.1: "`nStall` is the stall cycles incurred by shared resource contention and the
+//!   scheduler"; session 15). *When* the gap
 //!   enters the counter is `core.cpl_stall` ([`Stall`]). By default ([`Stall::AtIssue`]) it is
 //!   added when the warp issues, as Algorithm 6 places it: lines 4-8 of `WARPSCHEDULER` are
 //!   `w ← findNextWarp(); if w.isReady() then w.nStall ← w.nStall + stallCycles;
@@ -35,6 +38,11 @@
 //!   adds it there; neither counts a gap still under way, so `AtIssue` stays the default
 //!   (`small`, 3.2.0 preset: CPL accuracy 0.51 at issue vs 0.58 accruing, CAWA over RR on
 //!   Sens 1.122 vs 1.086, GTO 1.106).
+//!
+//! Under the self-consistent reading above `nInst` telescopes to minus one minus the static
+//! index of the last issued instruction: it locates the warp, it does not count its work, so it
+//! cannot see loop iterations still to run (test
+//! `ninst_is_a_function_of_the_current_instruction_only`; issue #12, session 15).
 //!
 //! Decisions (§4.3 ambiguities): `nInst` starts at 0 for every warp (all warps of a TB start
 //! equal) and enters Eq. 4.1 relative to the TB's minimum (an absolute counter starting at 0
