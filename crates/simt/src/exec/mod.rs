@@ -200,6 +200,24 @@ pub struct Env<'a> {
 
 const FULL: u32 = u32::MAX;
 
+/// The lane-dependent special registers, the same in every warp: `%laneid`, `%lanemask_eq`,
+/// `%lanemask_le`, `%lanemask_lt`, `%lanemask_ge`, `%lanemask_gt` (32-bit masks), by lane.
+const LANE_ROWS: [[u64; WARP_SIZE]; 6] = {
+    let m32 = 0xffff_ffffu64;
+    let mut rows = [[0u64; WARP_SIZE]; 6];
+    let mut l = 0;
+    while l < WARP_SIZE {
+        rows[0][l] = l as u64;
+        rows[1][l] = 1u64 << l;
+        rows[2][l] = ((2u64 << l) - 1) & m32;
+        rows[3][l] = (1u64 << l) - 1;
+        rows[4][l] = !((1u64 << l) - 1) & m32;
+        rows[5][l] = !((2u64 << l) - 1) & m32;
+        l += 1;
+    }
+    rows
+};
+
 impl Env<'_> {
     /// Prepares CTA `id` in `cta` (reusing its buffers).
     pub fn init_cta(&self, cta: &mut Cta, id: u32, sm: u32) {
@@ -218,9 +236,15 @@ impl Env<'_> {
         cta.live_warps = nwarps as u32;
         cta.warps.resize_with(nwarps, Warp::default);
         let sb = code.special_base as usize;
+        // A one-dimensional block: `%tid` by lane without `Dim3::unlinear`'s three divisions.
+        let linear = self.block.y == 1 && self.block.z == 1;
+        let nslots = code.nslots as usize;
         for (w, warp) in cta.warps.iter_mut().enumerate() {
-            warp.regs.clear();
-            warp.regs.resize(code.nslots as usize, [0; WARP_SIZE]);
+            // Every register starts at zero: the kept rows are cleared in one fill (a memset),
+            // new ones added as zeros.
+            warp.regs.truncate(nslots);
+            warp.regs.as_flattened_mut().fill(0);
+            warp.regs.resize(nslots, [0; WARP_SIZE]);
             let first = w as u32 * 32;
             let n = (nthreads - first).min(32);
             warp.live = if n == 32 { FULL } else { (1u32 << n) - 1 };
@@ -263,19 +287,30 @@ impl Env<'_> {
             for (k, v) in uniform {
                 r[k as usize] = [v; WARP_SIZE];
             }
-            for lane in 0..32u32 {
-                let t = self.block.unlinear((first + lane) as u64);
-                let l = lane as usize;
-                r[sp::TID as usize][l] = t.x as u64;
-                r[sp::TID as usize + 1][l] = t.y as u64;
-                r[sp::TID as usize + 2][l] = t.z as u64;
-                r[sp::LANEID as usize][l] = lane as u64;
-                r[sp::LM_EQ as usize][l] = 1u64 << lane;
-                r[sp::LM_LE as usize][l] = trunc((2u64 << lane) - 1, 32);
-                r[sp::LM_LT as usize][l] = (1u64 << lane) - 1;
-                r[sp::LM_GE as usize][l] = trunc(!((1u64 << lane) - 1), 32);
-                r[sp::LM_GT as usize][l] = trunc(!((2u64 << lane) - 1), 32);
+            if linear {
+                // `Dim3::unlinear` with y = z = 1: x = i mod x, y = 0, z = i / x (lanes past
+                // the block's last thread included, as the general loop writes them).
+                let bx = self.block.x as u64;
+                for l in 0..WARP_SIZE {
+                    let i = first as u64 + l as u64;
+                    r[sp::TID as usize][l] = (i % bx) as u32 as u64;
+                    r[sp::TID as usize + 2][l] = (i / bx) as u32 as u64;
+                }
+            } else {
+                for lane in 0..32u32 {
+                    let t = self.block.unlinear((first + lane) as u64);
+                    let l = lane as usize;
+                    r[sp::TID as usize][l] = t.x as u64;
+                    r[sp::TID as usize + 1][l] = t.y as u64;
+                    r[sp::TID as usize + 2][l] = t.z as u64;
+                }
             }
+            r[sp::LANEID as usize] = LANE_ROWS[0];
+            r[sp::LM_EQ as usize] = LANE_ROWS[1];
+            r[sp::LM_LE as usize] = LANE_ROWS[2];
+            r[sp::LM_LT as usize] = LANE_ROWS[3];
+            r[sp::LM_GE as usize] = LANE_ROWS[4];
+            r[sp::LM_GT as usize] = LANE_ROWS[5];
         }
     }
 

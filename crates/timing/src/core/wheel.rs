@@ -43,6 +43,7 @@ impl<T: Copy> Wheel<T> {
     ///
     /// # Panics
     /// If `at` is not after the last cycle drained.
+    #[inline]
     pub fn push(&mut self, at: u64, ev: T) {
         assert!(
             at > self.last,

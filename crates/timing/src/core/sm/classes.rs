@@ -30,12 +30,18 @@ pub(super) struct Classes {
     post: [Cell<u8>; 64],
     /// Latest `now` classified (an earlier one re-reads every warp).
     last: Cell<u64>,
+    /// Per scheduler (warp `w` belongs to scheduler `w % n_sched`): no decoding warp of its
+    /// may issue before this cycle (a lower bound of their `until`; the scan of its decoding
+    /// warps is skipped before it).
+    dec_min: Vec<Cell<u64>>,
+    /// Schedulers.
+    n_sched: usize,
     /// Warps of each sub-core.
     pub(super) sub_masks: [u64; MAX_SUB],
 }
 
 impl Classes {
-    pub(super) fn new(sub_cores: usize) -> Self {
+    pub(super) fn new(sub_cores: usize, n_sched: usize) -> Self {
         let mut sub_masks = [0u64; MAX_SUB];
         for w in 0..64 {
             sub_masks[w % sub_cores] |= 1 << w;
@@ -46,6 +52,8 @@ impl Classes {
             until: std::array::from_fn(|_| Cell::new(0)),
             post: std::array::from_fn(|_| Cell::new(0)),
             last: Cell::new(0),
+            dec_min: (0..n_sched.max(1)).map(|_| Cell::new(u64::MAX)).collect(),
+            n_sched: n_sched.max(1),
             sub_masks,
         }
     }
@@ -61,6 +69,15 @@ impl Classes {
         self.masks[old].set(self.masks[old].get() & !(1u64 << w));
         self.masks[i].set(self.masks[i].get() | 1u64 << w);
         self.slot[w].set(i as u8);
+    }
+}
+
+impl Classes {
+    /// Whether warp `w`'s kept state reads its scoreboard or loads in flight: decoding with a
+    /// hazard at its head ([`Sm::unblock`]; a blocked warp is known from `Sm::blocked`).
+    #[inline]
+    pub(super) fn hazard_pending(&self, w: usize) -> bool {
+        self.slot[w].get() as usize == DECODING && self.post[w].get() >= POST_DATA
     }
 }
 
@@ -123,9 +140,14 @@ impl Sm {
             self.unit_kind(inst.class)
         };
         if wp.ready_at[h] > now {
-            c.until[w].set(wp.ready_at[h]);
+            let until = wp.ready_at[h];
+            c.until[w].set(until);
             c.post[w].set(post);
             c.put(w, DECODING);
+            let d = &c.dec_min[w % c.n_sched];
+            if until < d.get() {
+                d.set(until);
+            }
         } else {
             self.settle(w, post);
         }
@@ -151,13 +173,23 @@ impl Sm {
             debug_assert!(self.warps[w].live, "used warp slots hold live warps");
             self.reclassify(w, now);
         }
-        let mut m = c.mask(DECODING) & live;
-        while m != 0 {
-            let w = m.trailing_zeros() as usize;
-            m &= m - 1;
-            if c.until[w].get() <= now {
-                self.settle(w, c.post[w].get());
+        // Decoding warps whose head is now decoded (none before `dec_min`); the bound is
+        // tightened to the earliest of those left.
+        let d = &c.dec_min[s];
+        if d.get() <= now {
+            let mut m = c.mask(DECODING) & live;
+            let mut next = u64::MAX;
+            while m != 0 {
+                let w = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let u = c.until[w].get();
+                if u <= now {
+                    self.settle(w, c.post[w].get());
+                } else {
+                    next = next.min(u);
+                }
             }
+            d.set(next);
         }
         let mut ready = c.mask(NEED + 3);
         let mut wanting = 0u64;

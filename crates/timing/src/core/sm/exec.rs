@@ -5,6 +5,7 @@ use super::*;
 use crate::mem::l1bank::BankArbiter;
 
 impl Sm {
+    #[inline]
     pub(super) fn push_ev(&mut self, at: u64, ev: Ev) {
         self.events.push(at, ev);
     }

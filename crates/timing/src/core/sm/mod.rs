@@ -455,7 +455,7 @@ impl Sm {
             touched_issue: Cell::new(0),
             touched_fetch: 0,
             nofetch: 0,
-            classes: Box::new(classes::Classes::new(c.sub_cores as usize)),
+            classes: Box::new(classes::Classes::new(c.sub_cores as usize, n_sched)),
             fetched_all: 0,
             regs_used: 0,
             smem_used: 0,
@@ -808,13 +808,19 @@ impl Sm {
         self.ctas[self.warps[w].cta_slot as usize].warps
     }
 
-    /// Warp `w`'s scoreboard or loads in flight changed: its stall reason must be re-read.
+    /// Warp `w`'s scoreboard or loads in flight changed: its stall reason must be re-read
+    /// where it depends on them, i.e. where the warp waits on a hazard or its decoding head
+    /// had one (a warp whose head had no hazard keeps it: writes only clear pending
+    /// registers; every other reason reads neither).
     #[inline]
     fn unblock(&self, w: usize) {
-        let keep = !(1u64 << w);
-        self.blocked.set(self.blocked.get() & keep);
-        self.blocked_mem.set(self.blocked_mem.get() & keep);
-        self.touched_issue.set(self.touched_issue.get() | 1 << w);
+        let bit = 1u64 << w;
+        let was = self.blocked.get() & bit != 0;
+        self.blocked.set(self.blocked.get() & !bit);
+        self.blocked_mem.set(self.blocked_mem.get() & !bit);
+        if was || self.classes.hazard_pending(w) {
+            self.touched_issue.set(self.touched_issue.get() | bit);
+        }
     }
 
     /// The state that fetch or issue reads of the warps in `mask` changed (I-buffer, barrier,
@@ -851,7 +857,8 @@ impl Sm {
     pub fn cycle(&mut self, now: u64) {
         self.progressed = false;
         self.exited_warp = false;
-        if self.skip_idle && !self.busy() {
+        // (`busy` is true whenever a warp is resident: tested first, it is one comparison.)
+        if self.used_warps == 0 && self.skip_idle && !self.busy() {
             // Nothing in flight: every stage would find nothing to do; only the schedulers'
             // idle cycles are counted and the collectors' round robin advances, as the full
             // path would.
@@ -860,7 +867,7 @@ impl Sm {
             return;
         }
         // A probe sees the cycles in which the SM has work, as with `sim.skip_idle` (above).
-        let unprobed = self.probe.is_some() && !self.busy();
+        let unprobed = self.probe.is_some() && self.used_warps == 0 && !self.busy();
         self.cpl_sample(now, now + 1);
         // Writeback events.
         let mut due = std::mem::take(&mut self.due);
@@ -882,7 +889,10 @@ impl Sm {
                     wp.inflight -= 1;
                     if branch {
                         wp.branch_pending = false;
+                        // (`Sm::touch`: fetch and the control-hazard reason read it.)
                         self.touched_fetch |= 1 << warp;
+                        self.touched_issue
+                            .set(self.touched_issue.get() | 1 << warp);
                     }
                     if self.elim_on {
                         let (cs, wic) = (wp.cta_slot as usize, wp.warp_in_cta);
