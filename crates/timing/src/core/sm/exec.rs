@@ -248,20 +248,6 @@ impl Sm {
                     let i = m.trailing_zeros() as usize;
                     m &= m - 1;
                     let c = &mut self.cus[i];
-                    if !c.dup {
-                        // Distinct banks: each read is served if its bank is free and waits
-                        // (a conflict) otherwise, whatever the order (the loop below, as bit
-                        // operations).
-                        let wait = c.set & bank_busy;
-                        self.stats.bank_conflicts += wait.count_ones() as u64;
-                        bank_busy |= c.set;
-                        c.set = wait;
-                        c.reads = wait.count_ones() as u8;
-                        if wait == 0 {
-                            self.cu_pending &= !(1 << i);
-                        }
-                        continue;
-                    }
                     let mut j = 0;
                     while j < c.reads as usize {
                         let b = c.banks[j];

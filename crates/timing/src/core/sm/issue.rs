@@ -501,8 +501,6 @@ impl Sm {
         c.warp = w as u8;
         c.seq = self.cu_seq;
         c.reads = 0;
-        c.set = 0;
-        c.dup = false;
         for &r in &inst.src[..inst.n_src as usize] {
             // A register a redundancy policy renamed is read from its rename area; the bank
             // is one of the warp's sub-core's own (all of them with one sub-core).
@@ -521,9 +519,6 @@ impl Sm {
             let b = (sub as u32 * bps + local) as u8;
             c.banks[c.reads as usize] = b;
             c.reads += 1;
-            let bit = 1u64 << b;
-            c.dup |= c.set & bit != 0;
-            c.set |= bit;
         }
         if c.reads > 0 {
             self.cu_pending |= 1 << ci;

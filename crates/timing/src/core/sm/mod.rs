@@ -113,15 +113,8 @@ struct Tracker {
 struct Cu {
     warp: u8,
     seq: u64,
-    /// Operand reads left.
     reads: u8,
-    /// Their banks (only read when `dup`).
     banks: [u8; 8],
-    /// The banks of the reads left as a bit set, when no two of them share a bank bit
-    /// (`!dup`): one bit per read.
-    set: u64,
-    /// Two reads share a bank: the reads are served from `banks`, one by one.
-    dup: bool,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -414,8 +407,6 @@ impl Sm {
             seq: 0,
             reads: 0,
             banks: [0; 8],
-            set: 0,
-            dup: false,
         };
         Self {
             id,
