@@ -75,6 +75,12 @@ impl<T: Copy> Wheel<T> {
         self.slots = slots;
     }
 
+    /// Whether an event may be due at or before `now` (`false`: certainly none).
+    #[inline]
+    pub fn any_due(&self, now: u64) -> bool {
+        self.len > 0 && self.first.get() <= now
+    }
+
     /// The earliest cycle with a pending event.
     pub fn peek_time(&self) -> Option<u64> {
         if self.len == 0 {
@@ -115,6 +121,9 @@ impl<T: Copy> Wheel<T> {
         self.last = now;
         if self.len == 0 {
             self.first.set(u64::MAX);
+        } else if self.first.get() <= now {
+            // Every event left is due after `now`.
+            self.first.set(now + 1);
         }
     }
 }

@@ -711,7 +711,10 @@ impl Sm {
         if self.skip_idle && !self.busy() {
             return Some(u64::MAX);
         }
-        if !self.in_q.is_empty()
+        // (The tests most often true on a busy SM first.)
+        if self.cu_busy != 0
+            || self.ldst.busy
+            || !self.in_q.is_empty()
             || !self.out_q.is_empty()
             || self.held_mask != 0
             || self.imiss_unsent != 0
@@ -719,8 +722,6 @@ impl Sm {
             || !self.l1d.miss_queue.is_empty()
             || !self.cc.miss_queue.is_empty()
             || !self.tc.miss_queue.is_empty()
-            || self.ldst.busy
-            || self.cu_busy != 0
         {
             return None;
         }
@@ -869,44 +870,47 @@ impl Sm {
         // A probe sees the cycles in which the SM has work, as with `sim.skip_idle` (above).
         let unprobed = self.probe.is_some() && self.used_warps == 0 && !self.busy();
         self.cpl_sample(now, now + 1);
-        // Writeback events.
-        let mut due = std::mem::take(&mut self.due);
-        due.clear();
-        self.events.drain_until(now, |ev| due.push(ev));
-        for &ev in &due {
-            match ev {
-                Ev::Writeback {
-                    warp,
-                    regs,
-                    n,
-                    branch,
-                } => {
-                    self.unblock(warp as usize);
-                    let wp = &mut self.warps[warp as usize];
-                    for &r in &regs[..n as usize] {
-                        wp.sb.release(r);
+        // Writeback events (with none due, only the wheel's cycle advances).
+        if !self.events.any_due(now) {
+            self.events.drain_until(now, |_| {});
+        } else {
+            let mut due = std::mem::take(&mut self.due);
+            due.clear();
+            self.events.drain_until(now, |ev| due.push(ev));
+            for &ev in &due {
+                match ev {
+                    Ev::Writeback {
+                        warp,
+                        regs,
+                        n,
+                        branch,
+                    } => {
+                        self.unblock(warp as usize);
+                        let wp = &mut self.warps[warp as usize];
+                        for &r in &regs[..n as usize] {
+                            wp.sb.release(r);
+                        }
+                        wp.inflight -= 1;
+                        if branch {
+                            wp.branch_pending = false;
+                            // (`Sm::touch`: fetch and the control-hazard reason read it.)
+                            self.touched_fetch |= 1 << warp;
+                            self.touched_issue.set(self.touched_issue.get() | 1 << warp);
+                        }
+                        if self.elim_on {
+                            let (cs, wic) = (wp.cta_slot as usize, wp.warp_in_cta);
+                            self.elim.written(cs, wic, &regs[..n as usize]);
+                        }
+                        self.probe_cycle.committed += 1;
                     }
-                    wp.inflight -= 1;
-                    if branch {
-                        wp.branch_pending = false;
-                        // (`Sm::touch`: fetch and the control-hazard reason read it.)
-                        self.touched_fetch |= 1 << warp;
-                        self.touched_issue
-                            .set(self.touched_issue.get() | 1 << warp);
+                    Ev::Tracker(t) => {
+                        self.probe_cycle.committed += 1;
+                        self.tracker_done(t)
                     }
-                    if self.elim_on {
-                        let (cs, wic) = (wp.cta_slot as usize, wp.warp_in_cta);
-                        self.elim.written(cs, wic, &regs[..n as usize]);
-                    }
-                    self.probe_cycle.committed += 1;
-                }
-                Ev::Tracker(t) => {
-                    self.probe_cycle.committed += 1;
-                    self.tracker_done(t)
                 }
             }
+            self.due = due;
         }
-        self.due = due;
         // One reply per cycle fills the L1D or the constant cache.
         if let Some(r) = self.in_q.pop_front() {
             self.progressed = true;
