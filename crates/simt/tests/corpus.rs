@@ -280,6 +280,10 @@ fn special_registers() {
   mov.u64 %rd2, %clock64;
   sub.s64 %rd3, %rd2, %rd1;    st.global.u64 [%rd63+64], %rd3;
   mov.u32 %r1, %lanemask_eq;   st.global.u32 [%rd63+72], %r1;
+  mov.u32 %r1, %lanemask_le;   st.global.u32 [%rd63+80], %r1;
+  mov.u32 %r1, %lanemask_gt;   st.global.u32 [%rd63+88], %r1;
+  mov.u32 %r1, %tid.y;         st.global.u32 [%rd63+96], %r1;
+  mov.u32 %r1, %tid.z;         st.global.u32 [%rd63+104], %r1;
 "#;
     let r = run("", body, 2, 48, &[]);
     for (g, o) in r.out.iter().enumerate() {
@@ -292,6 +296,13 @@ fn special_registers() {
         assert_eq!(&o[4..8], &[48, 2, g as u64 / 48, tid]);
         assert!(o[8] > 0 && o[8] < 10, "clock advances");
         assert_eq!(o[9], 1 << lane);
+        assert_eq!(o[10], ((2u64 << lane) - 1) & 0xffff_ffff, "lanemask_le");
+        assert_eq!(o[11], !((2u64 << lane) - 1) & 0xffff_ffff, "lanemask_gt");
+        assert_eq!(
+            &o[12..14],
+            &[0, 0],
+            "tid.y, tid.z of a one-dimensional block"
+        );
     }
 }
 

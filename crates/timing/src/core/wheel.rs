@@ -154,9 +154,12 @@ mod tests {
             let step = if rnd(10) == 0 { 1 + rnd(50) } else { 1 };
             let next_due = h.peek().map_or(u64::MAX, |Reverse((t, _, _))| *t);
             now = (now + step).min(next_due.max(now + 1));
+            let due = h.peek().is_some_and(|Reverse((t, _, _))| *t <= now);
+            assert!(w.any_due(now) || !due, "any_due says none but one is due");
             assert_eq!(w.peek_time(), h.peek().map(|Reverse((t, _, _))| *t));
             let mut got = Vec::new();
             w.drain_until(now, |e| got.push(e));
+            assert!(!w.any_due(now), "nothing left due after a drain");
             let mut want = Vec::new();
             while let Some(Reverse((t, _, e))) = h.peek().copied() {
                 if t > now {
