@@ -291,10 +291,11 @@ impl Env<'_> {
                 // `Dim3::unlinear` with y = z = 1: x = i mod x, y = 0, z = i / x (lanes past
                 // the block's last thread included, as the general loop writes them).
                 let bx = self.block.x as u64;
-                for l in 0..WARP_SIZE {
+                let (xs, rest) = r[sp::TID as usize..].split_at_mut(1);
+                for (l, (x, z)) in xs[0].iter_mut().zip(rest[1].iter_mut()).enumerate() {
                     let i = first as u64 + l as u64;
-                    r[sp::TID as usize][l] = (i % bx) as u32 as u64;
-                    r[sp::TID as usize + 2][l] = (i / bx) as u32 as u64;
+                    *x = (i % bx) as u32 as u64;
+                    *z = (i / bx) as u32 as u64;
                 }
             } else {
                 for lane in 0..32u32 {
