@@ -86,7 +86,10 @@ fn cursor(epoch: u64, end: usize, next: usize) -> u64 {
 
 /// A cursor word's next index and range end.
 fn unpack(c: u64) -> (usize, usize) {
-    ((c & IDX_MASK) as usize, ((c >> IDX_BITS) & IDX_MASK) as usize)
+    (
+        (c & IDX_MASK) as usize,
+        ((c >> IDX_BITS) & IDX_MASK) as usize,
+    )
 }
 
 /// A value alone on its cache lines (two, for the adjacent-line prefetcher).
@@ -689,7 +692,11 @@ mod tests {
             for n in [0usize, 1, 5, 40] {
                 let cost: Vec<u32> = (0..n as u32).map(|i| 1 + i % 7 * 100).collect();
                 balanced(t, &cost, 50, &mut b);
-                assert_eq!((b[0], b[t], b.len()), (0, n, t + 1), "{t} threads, {n} jobs");
+                assert_eq!(
+                    (b[0], b[t], b.len()),
+                    (0, n, t + 1),
+                    "{t} threads, {n} jobs"
+                );
                 assert!(b.windows(2).all(|w| w[0] <= w[1]));
             }
         }
@@ -700,7 +707,13 @@ mod tests {
         use std::sync::atomic::AtomicU32;
         for threads in [1, 2, 3] {
             let mut team = Team::new(threads);
-            for (n, same) in [(5usize, false), (5, true), (40, false), (40, true), (0, false)] {
+            for (n, same) in [
+                (5usize, false),
+                (5, true),
+                (40, false),
+                (40, true),
+                (0, false),
+            ] {
                 let cost: Vec<u32> = (0..n as u32).map(|i| 1 + (i * 37) % 11).collect();
                 let hits: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
                 team.run_balanced(

@@ -576,7 +576,11 @@ fn jobs_answer_the_quiet_test_and_the_commit_identically_on_any_thread_count() {
                 }
                 let mut dev = Device::new();
                 dev.set_runner(Box::new(TimingRunner::new(cfg, threads)));
-                assert_eq!(w.run(&mut dev, Size::Tiny).unwrap(), Check::Passed, "{name}");
+                assert_eq!(
+                    w.run(&mut dev, Size::Tiny).unwrap(),
+                    Check::Passed,
+                    "{name}"
+                );
                 let mut r = dev.take_runner().unwrap();
                 let t = r.as_any_mut().downcast_mut::<TimingRunner>().unwrap();
                 let got = (t.stats_json(), t.skipped_core_cycles());

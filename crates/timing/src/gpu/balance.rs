@@ -109,8 +109,7 @@ impl JobCosts {
         }
         self.jobs.clear();
         self.jobs.extend_from_slice(&self.part[..n_parts]);
-        self.jobs
-            .extend(awake.iter().map(|&s| self.sm[s as usize]));
+        self.jobs.extend(awake.iter().map(|&s| self.sm[s as usize]));
     }
 
     /// The prepared phase's expected job costs, in job order.
@@ -162,7 +161,11 @@ mod tests {
         let mut c = JobCosts::default();
         c.phase(8, 2, &[1, 5]);
         assert!(!c.same());
-        assert_eq!(c.jobs(), [UNKNOWN_NS; 4], "unmeasured jobs cost the default");
+        assert_eq!(
+            c.jobs(),
+            [UNKNOWN_NS; 4],
+            "unmeasured jobs cost the default"
+        );
         assert_eq!(c.lead(), u64::from(UNKNOWN_NS));
         for _ in 0..64 {
             c.phase(8, 2, &[1, 5]);
@@ -175,7 +178,11 @@ mod tests {
         assert!(!c.same(), "an SM woke");
         let (jobs, lead) = (c.jobs(), c.lead());
         assert!((195..=205).contains(&jobs[0]) && (295..=305).contains(&jobs[1]));
-        assert!((8_900..=9_000).contains(&jobs[2]), "SM 1 measured: {}", jobs[2]);
+        assert!(
+            (8_900..=9_000).contains(&jobs[2]),
+            "SM 1 measured: {}",
+            jobs[2]
+        );
         assert_eq!(jobs[3], UNKNOWN_NS, "SM 5 was never measured");
         assert_eq!(jobs[4], UNKNOWN_NS, "SM 6 is new");
         assert!((1_950..=2_000).contains(&lead));

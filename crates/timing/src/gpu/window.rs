@@ -370,8 +370,8 @@ unsafe impl Sync for Hand {}
 /// or is still busy (what the sequential part after the team phase needs, [`Outcome`]), and
 /// with `hand` hands its requests over ([`hand_over`]) if the request network of the phase is
 /// done with the outboxes (`side_done`); otherwise [`Outboxes::take_from`] does it at the next
-/// window start. With `quiet_at` (the next window's first core cycle, `sim.window_overlap`
-/// with idle skipping), it also answers that window start's quiet test for the SM
+/// window start. With `quiet_at` (the next window's first core cycle; `sim.window_overlap` on
+/// a team, with idle skipping), it also answers that window start's quiet test for the SM
 /// (`Outcome::quiet`): nothing the sequential part runs before that test changes what
 /// [`Sm::quiet_until`] reads (the commit, the release of finished CTAs and sleeping touch
 /// neither the SM's warps, queues nor units), so the answer is the one the calling thread
@@ -479,10 +479,14 @@ impl Gpu {
                         .iter()
                         .all(|&s| g.sms[s as usize].quiet_until(c0).is_some())
             };
-            // Right after an overlapped window (`pending`), its SM jobs have answered the quiet
-            // test for this window start (`Outcome::quiet`; the awake SMs are those jobs' SMs
-            // less the ones that went to sleep, which are quiet).
+            // Right after an overlapped window (`pending`) on a team, its SM jobs have answered
+            // the quiet test for this window start (`Outcome::quiet`; the awake SMs are those
+            // jobs' SMs less the ones that went to sleep, which are quiet); on one thread the
+            // SMs are asked here.
             let first_quiet = |g: &Self, queued: bool, outcomes: &[Outcome]| {
+                if g.team.is_none() {
+                    return all_quiet(g, queued);
+                }
                 g.cfg.sim.skip_idle
                     && !queued
                     && g.mem.port.is_none()
@@ -590,8 +594,13 @@ impl Gpu {
                 let side = pending.take();
                 // The next window start's quiet test (overlap: it runs before anything changes
                 // the SMs, `first_quiet`).
-                let quiet_at = (overlap && self.cfg.sim.skip_idle && self.mem.port.is_none())
-                    .then_some(c0 + w);
+                // With one thread the calling thread's own scan is cheaper (it stops at the
+                // first SM that is not quiet, and every SM is in its caches).
+                let quiet_at = (overlap
+                    && self.team.is_some()
+                    && self.cfg.sim.skip_idle
+                    && self.mem.port.is_none())
+                .then_some(c0 + w);
                 let span_end = side.map(|(t, _)| t + w * pc);
                 // Split (`sim.window_partitions`): the whole split memory side inside the team
                 // phase (`TeamSpan`): the request network's ticks on the calling thread, the
@@ -735,7 +744,9 @@ impl Gpu {
                             break;
                         }
                         // SAFETY: on this thread, after the request network (`mem_side`).
-                        unsafe { end_window(sm, s as usize, o, hand.as_ref(), &side_done, quiet_at) };
+                        unsafe {
+                            end_window(sm, s as usize, o, hand.as_ref(), &side_done, quiet_at)
+                        };
                     }
                 }
                 // The first failure in (cycle, SM) order, whichever thread met it.

@@ -119,13 +119,25 @@ mod tests {
         assert_eq!(auto_threads(16, 15.6, 120, 1), 1);
         // The window engine: the 16-core figures' best count on 120 SMs, never above it.
         assert_eq!(auto_threads(16, 0.0, 120, 4), 8);
-        assert_eq!(auto_threads(64, 0.0, 132, 4), 8, "capped where 16 threads gained less");
+        assert_eq!(
+            auto_threads(64, 0.0, 132, 4),
+            8,
+            "capped where 16 threads gained less"
+        );
         assert_eq!(auto_threads(16, 0.0, 80, 4), 5, "one thread per 15 SMs");
         assert_eq!(auto_threads(16, 10.0, 120, 4), 6, "the free cores");
         // One thread where the figures show no gain.
-        assert_eq!(auto_threads(16, 0.0, 15, 4), 1, "15 SMs: kmn slower on any count");
+        assert_eq!(
+            auto_threads(16, 0.0, 15, 4),
+            1,
+            "15 SMs: kmn slower on any count"
+        );
         assert_eq!(auto_threads(16, 0.0, 29, 4), 1);
-        assert_eq!(auto_threads(2, 0.1, 120, 4), 1, "a 2-core machine is too small");
+        assert_eq!(
+            auto_threads(2, 0.1, 120, 4),
+            1,
+            "a 2-core machine is too small"
+        );
         assert_eq!(auto_threads(3, 0.0, 120, 4), 1);
         assert_eq!(auto_threads(4, 0.0, 120, 4), 4);
         assert_eq!(auto_threads(16, 12.6, 120, 4), 1, "fewer than 4 cores free");
