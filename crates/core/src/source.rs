@@ -119,9 +119,23 @@ pub trait WindowFronts: Sync {
         out: &mut DynInst,
     ) -> Result<WarpStep, SourceError>;
 
+    /// Whether SM `sm`'s front has anything for [`commit`](WindowFronts::commit) (stores,
+    /// deferred atomics, instructions for an observer) after its calls of
+    /// [`next_on`](WindowFronts::next_on) in the current window, asked by the thread that
+    /// stepped the SM at the window's end, so that the commit need not look at every SM's
+    /// front on one thread. The default says yes (the commit then checks itself).
+    ///
+    /// # Safety
+    /// As for [`next_on`](WindowFronts::next_on): not concurrently with a call for the same SM.
+    unsafe fn pending_on(&self, _sm: u32) -> bool {
+        true
+    }
+
     /// Ends the window: makes its stores visible and executes its deferred atomics, in
     /// (cycle, SM, issue) order. `sms`: the SMs whose fronts were used in the window
-    /// ([`next_on`](WindowFronts::next_on)), ascending; the others have nothing to commit.
+    /// ([`next_on`](WindowFronts::next_on)), ascending, or of those at least every one for
+    /// which [`pending_on`](WindowFronts::pending_on) said yes; the others have nothing to
+    /// commit.
     /// Work on different addresses may be spread over `par`'s threads; the result must not
     /// depend on their number.
     fn commit(&mut self, sms: &[u32], par: &mut dyn ParallelFor) -> Result<(), SourceError>;

@@ -61,6 +61,7 @@ pub struct Progress {
     pub ctas_total: u64,
 }
 
+mod balance;
 mod parts;
 mod window;
 

@@ -13,11 +13,18 @@
 //! SM's step reads and writes only that SM, so the result does not depend on which thread
 //! stepped which SM.
 //!
-//! The window engine's phases ([`Team::run`]) are claimed differently: each participant owns a
-//! contiguous home range of the phase's jobs with a cursor on its own cache line, runs it in
-//! order, then helps with the others' leftovers, and reports its count once. No cache line is
-//! written by two threads per job, and an SM keeps running on the same thread (its state stays
-//! in that core's caches) unless a thread falls behind.
+//! The window engine's phases ([`Team::run`], [`Team::run_balanced`]) are claimed differently:
+//! each participant owns a contiguous home range of the phase's jobs with a cursor on its own
+//! cache line, runs it in order, reports its count, then helps with the others' leftovers. No
+//! cache line is written by two threads per job, and a job (an SM, a memory partition) keeps
+//! running on the same thread (its state stays in that core's caches) unless a thread falls
+//! behind. Opening a phase costs the calling thread one store per participant's cursor (plain
+//! release stores, which the store buffer overlaps) and one sequentially consistent store of the
+//! phase word, the only line idle workers spin on; a phase needs no closing stores (an exhausted
+//! cursor cannot be claimed, and a cursor is rewritten in one store: epoch, range end and next
+//! index in one word). With [`Team::run_balanced`] the home ranges follow each job's expected
+//! cost rather than its index, so that a few expensive jobs (the memory side's chain) do not
+//! share a participant with a fair share of the SMs.
 
 use crate::core::sm::Sm;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
@@ -55,12 +62,34 @@ struct Shared {
     poisoned: AtomicBool,
     quit: AtomicBool,
     /// [`Team::run`] phases: one cursor per participant (the calling thread is participant 0),
-    /// each on its own cache line: epoch (high 32 bits) and the next index to claim (low 32)
-    /// of the participant's home range (`home`).
+    /// each on its own cache line: epoch, end of the participant's home range and next index
+    /// to claim ([`cursor`]).
     cursors: Box<[Pad<AtomicU64>]>,
-    /// Jobs completed in the current `run` phase (each participant adds its count once, when
-    /// it finds nothing left to claim).
+    /// The epoch of the last `run` phase opened (workers spin on this line alone).
+    phase: Pad<AtomicU64>,
+    /// Jobs completed in all `run` phases so far (each participant adds its home range's count
+    /// once, and each job it takes from another range).
     done: Pad<AtomicUsize>,
+}
+
+/// Bits of a cursor word for the next index and for the range end (so at most `2^20 - 1` jobs
+/// per phase); the epoch takes the 24 bits above them.
+const IDX_BITS: u32 = 20;
+const IDX_MASK: u64 = (1 << IDX_BITS) - 1;
+/// Epochs wrap at 24 bits.
+const EPOCH_MASK: u64 = (1 << 24) - 1;
+
+/// A `run` cursor word: `epoch` (24 bits), the range's end and the next index (20 bits each).
+fn cursor(epoch: u64, end: usize, next: usize) -> u64 {
+    ((epoch & EPOCH_MASK) << (2 * IDX_BITS)) | ((end as u64) << IDX_BITS) | next as u64
+}
+
+/// A cursor word's next index and range end.
+fn unpack(c: u64) -> (usize, usize) {
+    (
+        (c & IDX_MASK) as usize,
+        ((c >> IDX_BITS) & IDX_MASK) as usize,
+    )
 }
 
 /// A value alone on its cache lines (two, for the adjacent-line prefetcher).
@@ -72,6 +101,50 @@ struct Pad<T>(T);
 /// running on the same thread and its state stays in that core's caches.
 fn home(p: usize, t: usize, n: usize) -> (usize, usize) {
     (p * n / t, (p + 1) * n / t)
+}
+
+/// The longest expected time of a participant with home ranges `bounds` ([`balanced`]'s
+/// layout) over jobs of costs `cost`, participant 0 starting with `lead`.
+fn longest(bounds: &[usize], cost: &[u32], lead: u64) -> u64 {
+    bounds
+        .windows(2)
+        .enumerate()
+        .map(|(p, r)| {
+            let own: u64 = cost[r[0]..r[1]].iter().map(|&c| u64::from(c)).sum();
+            own + if p == 0 { lead } else { 0 }
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Home ranges by expected cost: the start of each of `t` participants' ranges over jobs of
+/// costs `cost` (in `bounds[0..t]`, `bounds[t] = n`), participant 0 starting with `lead` (the
+/// cost of what it runs before its jobs). A job belongs to the participant whose equal share of
+/// the total (lead included) holds the job's midpoint, so the ranges are contiguous, in job
+/// order, and every participant's load is within one job of an equal share. Without any cost
+/// the ranges are [`home`]'s.
+fn balanced(t: usize, cost: &[u32], lead: u64, bounds: &mut Vec<usize>) {
+    let n = cost.len();
+    bounds.clear();
+    let total = lead + cost.iter().map(|&c| u64::from(c)).sum::<u64>();
+    if total == 0 || t <= 1 {
+        bounds.extend((0..t).map(|p| home(p, t, n).0));
+        bounds.push(n);
+        return;
+    }
+    bounds.push(0);
+    let mut acc = lead;
+    for (i, &c) in cost.iter().enumerate() {
+        let mid2 = 2 * acc + u64::from(c);
+        let owner = ((u128::from(mid2) * t as u128) / (2 * u128::from(total))) as usize;
+        while bounds.len() <= owner.min(t - 1) {
+            bounds.push(i);
+        }
+        acc += u64::from(c);
+    }
+    while bounds.len() <= t {
+        bounds.push(n);
+    }
 }
 
 impl Shared {
@@ -111,30 +184,23 @@ impl Shared {
         }
     }
 
-    /// Whether the current phase has an SM left to claim.
-    fn open(&self) -> bool {
+    /// Whether the current `cycle` phase has an SM left to claim, or a `run` phase newer than
+    /// epoch `seen` is open.
+    fn open(&self, seen: u64) -> bool {
         let i = (self.claim.load(Ordering::SeqCst) & 0xFFFF_FFFF) as usize;
-        i < self.len.load(Ordering::SeqCst)
-            || (0..self.cursors.len()).any(|q| self.run_claimable(q))
-    }
-
-    /// Whether participant `q`'s cursor of the current `run` phase has an index left.
-    fn run_claimable(&self, q: usize) -> bool {
-        let c = self.cursors[q].0.load(Ordering::SeqCst);
-        let n = self.len.load(Ordering::SeqCst);
-        (c & 0xFFFF_FFFF) < home(q, self.cursors.len(), n).1 as u64
+        i < self.len.load(Ordering::SeqCst) || self.phase.0.load(Ordering::SeqCst) != seen
     }
 
     /// Claims one index of participant `q`'s home range of the current `run` phase.
     fn run_claim(&self, q: usize) -> Option<usize> {
         let cur = &self.cursors[q].0;
         loop {
+            // One word holds the range's end and the next index, so an exhausted cursor (every
+            // cursor of a finished phase) is never claimed, and a new phase's cursor is
+            // written whole.
             let c = cur.load(Ordering::Acquire);
-            // `len` is read after the cursor: a cursor of this epoch was opened after the
-            // phase's length was published, and the claim below fails if the epoch moved on.
-            let n = self.len.load(Ordering::Acquire);
-            let i = (c & 0xFFFF_FFFF) as usize;
-            if i >= home(q, self.cursors.len(), n).1 {
+            let (i, end) = unpack(c);
+            if i >= end {
                 return None;
             }
             if cur
@@ -146,33 +212,48 @@ impl Shared {
         }
     }
 
-    /// Participant `p` of a `run` phase: claims and runs its home range's jobs in order, then
-    /// takes what is left of the others' (a late or slower participant's); returns whether it
-    /// ran any.
+    /// Runs job `i` of the current `run` phase (claimed by this thread).
+    fn run_job(&self, i: usize) {
+        // SAFETY: the caller claimed `i` on a cursor of the open phase (`run` returns only
+        // after every index completed, and wrote the job before the cursors, release; the
+        // claim acquired the cursor); no other participant claimed `i`.
+        let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe {
+            let job = self.job.load(Ordering::Acquire);
+            (*(job as *const Job)).0(i);
+        }));
+        if step.is_err() {
+            self.poisoned.store(true, Ordering::Release);
+        }
+    }
+
+    /// Participant `p` of a `run` phase: claims and runs its home range's jobs in order and
+    /// reports their count, then takes what is left of the others' ranges (a late or slower
+    /// participant's), reporting each; returns whether it ran any.
     fn work_run(&self, p: usize) -> bool {
-        let t = self.cursors.len();
         let mut ran = 0usize;
-        for k in 0..t {
-            let q = (p + k) % t;
-            while let Some(i) = self.run_claim(q) {
-                // SAFETY: the claim succeeded on (epoch, i) with `i` in `q`'s home range, so
-                // the phase is open (`run` returns only after every index completed) and its
-                // job is the one published before the cursor was opened; no other participant
-                // claimed `i`.
-                let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe {
-                    let job = self.job.load(Ordering::Acquire);
-                    (*(job as *const Job)).0(i);
-                }));
-                if step.is_err() {
-                    self.poisoned.store(true, Ordering::Release);
-                }
-                ran += 1;
-            }
+        while let Some(i) = self.run_claim(p) {
+            self.run_job(i);
+            ran += 1;
         }
         if ran > 0 {
             self.done.0.fetch_add(ran, Ordering::AcqRel);
         }
-        ran > 0
+        self.steal(p) | (ran > 0)
+    }
+
+    /// Runs what is left of the other participants' home ranges (each job reported as it
+    /// completes); returns whether it ran any.
+    fn steal(&self, p: usize) -> bool {
+        let t = self.cursors.len();
+        let mut any = false;
+        for k in 1..t {
+            while let Some(i) = self.run_claim((p + k) % t) {
+                self.run_job(i);
+                self.done.0.fetch_add(1, Ordering::AcqRel);
+                any = true;
+            }
+        }
+        any
     }
 }
 
@@ -186,6 +267,13 @@ pub struct Team {
     workers: Vec<JoinHandle<()>>,
     threads: Vec<Thread>,
     epoch: u64,
+    /// Jobs completed by the end of the last `run` phase (`Shared::done`'s target).
+    done: usize,
+    /// The home ranges' starts of the current `run` phase (`bounds[t]` = its job count), and
+    /// of the last balanced phase (kept while the jobs stay the same and it is nearly as
+    /// balanced, so that jobs keep their threads).
+    bounds: Vec<usize>,
+    kept: Vec<usize>,
 }
 
 impl Team {
@@ -204,8 +292,9 @@ impl Team {
             poisoned: AtomicBool::new(false),
             quit: AtomicBool::new(false),
             cursors: (0..threads.max(1))
-                .map(|_| Pad(AtomicU64::new(0xFFFF_FFFF)))
+                .map(|_| Pad(AtomicU64::new(cursor(0, 0, 0))))
                 .collect(),
+            phase: Pad(AtomicU64::new(0)),
             done: Pad(AtomicUsize::new(0)),
         });
         let workers: Vec<JoinHandle<()>> = (1..threads.max(1))
@@ -213,13 +302,23 @@ impl Team {
                 let s = Arc::clone(&shared);
                 std::thread::spawn(move || {
                     let mut idle = 0u32;
+                    // The last `run` phase this worker has taken part in.
+                    let mut seen = 0u64;
                     while !s.quit.load(Ordering::Acquire) {
-                        if s.work() | s.work_run(p) {
+                        let e = s.phase.0.load(Ordering::Acquire);
+                        let ran = if e != seen {
+                            seen = e;
+                            s.work_run(p);
+                            true
+                        } else {
+                            false
+                        };
+                        if ran | s.work() {
                             idle = 0;
                         } else if idle < SPINS {
                             std::hint::spin_loop();
                             idle += 1;
-                        } else if s.open() {
+                        } else if s.open(seen) {
                             // The phase's next SMs are still being fetched: let the fetching
                             // thread have the core on a busy machine.
                             std::thread::yield_now();
@@ -227,7 +326,7 @@ impl Team {
                             // SeqCst with `Team::wake`: either `open` sees the new phase or
                             // `wake` sees this worker parked and unparks it.
                             s.parked.fetch_add(1, Ordering::SeqCst);
-                            if !s.open() && !s.quit.load(Ordering::SeqCst) {
+                            if !s.open(seen) && !s.quit.load(Ordering::SeqCst) {
                                 std::thread::park();
                             }
                             s.parked.fetch_sub(1, Ordering::SeqCst);
@@ -243,6 +342,9 @@ impl Team {
             workers,
             threads,
             epoch: 0,
+            done: 0,
+            bounds: Vec::new(),
+            kept: Vec::new(),
         }
     }
 
@@ -339,8 +441,8 @@ impl Team {
     ///
     /// Participant `p` (the calling thread is 0) first runs the contiguous home range
     /// `p * n / T .. (p + 1) * n / T` in order, claiming from a cursor of its own (no shared
-    /// counter per job), then helps with what is left of the other ranges; it reports its count
-    /// once. With a stable `n` an index runs on the same thread window after window, unless that
+    /// counter per job), reports its count, then helps with what is left of the other ranges.
+    /// With a stable `n` an index runs on the same thread window after window, unless that
     /// thread was late, so its state stays in one core's caches. Which thread ran which index
     /// must not matter to the caller (each job touches only its own data).
     ///
@@ -349,43 +451,96 @@ impl Team {
     /// the jobs touch, unless those jobs wait for it (the window engine runs the memory side,
     /// or the request network's ticks that its partition jobs wait for, there).
     pub fn run(&mut self, n: usize, job: &(dyn Fn(usize) + Sync), after: impl FnOnce()) {
+        self.run_balanced(&[], 0, false, n, job, after);
+    }
+
+    /// [`Team::run`] with home ranges by expected cost ([`balanced`]): `cost[i]` is job `i`'s
+    /// (any unit), `lead` that of `after` in the same unit; an empty `cost` gives `run`'s
+    /// ranges by index. `same`: the jobs are those of the last balanced phase, in the same
+    /// order; its ranges are then kept unless the new ones shorten the longest participant's
+    /// expected time by more than an eighth (so that a job does not flip between two threads
+    /// on measurement noise). Only the distribution of the jobs over the threads depends on
+    /// the costs, never what a job does.
+    ///
+    /// # Panics
+    /// If `cost` is neither empty nor `n` long, or `n` is `2^20` or more.
+    pub fn run_balanced(
+        &mut self,
+        cost: &[u32],
+        lead: u64,
+        same: bool,
+        n: usize,
+        job: &(dyn Fn(usize) + Sync),
+        after: impl FnOnce(),
+    ) {
+        assert!(cost.is_empty() || cost.len() == n, "one cost per job");
+        assert!((n as u64) <= IDX_MASK, "at most 2^20 - 1 jobs per phase");
         let s = &self.shared;
         let t = s.cursors.len();
-        self.epoch = (self.epoch + 1) & 0xFFFF_FFFF;
+        self.epoch = (self.epoch + 1) & EPOCH_MASK;
+        if self.epoch == 0 {
+            self.epoch = 1;
+        }
         // SAFETY (lifetime erasure): the job is only called for claims of this phase, and this
-        // function returns only after every index has completed; claims of a finished phase
-        // fail (every cursor is at the end of its range, then closed below).
+        // function returns only after every index has completed; cursors of a finished phase
+        // are exhausted (every index was claimed), so no claim succeeds before the next phase
+        // rewrites them.
         let job: &'static (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(job) };
         let holder = Job(job);
-        // The `cycle` claim word stays closed during a `run` phase.
-        s.claim
-            .store((self.epoch << 32) | 0xFFFF_FFFF, Ordering::SeqCst);
+        if cost.is_empty() {
+            self.bounds.clear();
+            self.bounds.extend((0..t).map(|p| home(p, t, n).0));
+            self.bounds.push(n);
+        } else {
+            balanced(t, cost, lead, &mut self.bounds);
+            let keep = same
+                && self.kept.len() == t + 1
+                && self.kept[t] == n
+                && 8 * longest(&self.kept, cost, lead) <= 9 * longest(&self.bounds, cost, lead);
+            if keep {
+                self.bounds.clone_from(&self.kept);
+            } else {
+                self.kept.clone_from(&self.bounds);
+            }
+        }
+        // The `cycle` claim word is exhausted after its phase (`claim` reached `ready`), so it
+        // needs no store here. The job first, then each cursor whole (release: a successful
+        // claim acquires the job), then the phase word the idle workers watch.
         s.job
             .store(&holder as *const Job as *mut (), Ordering::Release);
-        s.len.store(n, Ordering::Release);
-        s.done.0.store(0, Ordering::Release);
         for (p, c) in s.cursors.iter().enumerate() {
             c.0.store(
-                (self.epoch << 32) | home(p, t, n).0 as u64,
-                Ordering::SeqCst,
+                cursor(self.epoch, self.bounds[p + 1], self.bounds[p]),
+                Ordering::Release,
             );
         }
+        s.phase.0.store(self.epoch, Ordering::SeqCst);
+        self.done = self.done.wrapping_add(n);
         self.wake();
         // A panic in `after` is re-raised once the phase is over (the job must not outlive it).
         let after = std::panic::catch_unwind(std::panic::AssertUnwindSafe(after));
-        s.work_run(0);
+        let mut ran = 0usize;
+        while let Some(i) = s.run_claim(0) {
+            s.run_job(i);
+            ran += 1;
+        }
+        if ran > 0 {
+            s.done.0.fetch_add(ran, Ordering::AcqRel);
+        }
+        // Wait for the others; take over a late participant's leftovers now and then (a
+        // worker descheduled on a busy machine must not hold the phase up).
         let mut k = 0u32;
-        while s.done.0.load(Ordering::Acquire) != n {
+        while s.done.0.load(Ordering::Acquire) != self.done {
+            if k % 1024 == 1023 {
+                s.steal(0);
+            }
             if k < SPINS {
                 std::hint::spin_loop();
                 k += 1;
             } else {
+                s.steal(0);
                 std::thread::yield_now();
             }
-        }
-        // Close the phase before `holder` goes out of scope.
-        for c in s.cursors.iter() {
-            c.0.store((self.epoch << 32) | 0xFFFF_FFFF, Ordering::SeqCst);
         }
         if let Err(p) = after {
             std::panic::resume_unwind(p);
@@ -510,6 +665,85 @@ mod tests {
             );
             assert_eq!(after, 1);
             assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+        }
+    }
+
+    #[test]
+    fn balanced_ranges_follow_the_costs() {
+        let mut b = Vec::new();
+        // Without costs: `home`'s ranges.
+        balanced(3, &[0; 7], 0, &mut b);
+        assert_eq!(b, [0, 2, 4, 7]);
+        // One expensive job alone; the lead counts for participant 0.
+        balanced(2, &[1, 1, 1, 1, 1, 1, 10], 0, &mut b);
+        assert_eq!(b, [0, 6, 7], "the six cheap jobs share a thread");
+        balanced(2, &[1, 1, 1, 1, 1, 1, 10], 16, &mut b);
+        assert_eq!(b, [0, 0, 7], "a lead of 16 leaves participant 0 no job");
+        // The window engine's shape: six partitions (cheap), then SMs; a lead.
+        let cost = [9, 9, 9, 9, 9, 9, 88, 88, 88, 88];
+        balanced(4, &cost, 17, &mut b);
+        assert_eq!(b.len(), 5);
+        assert!(b.windows(2).all(|w| w[0] <= w[1]) && b[4] == cost.len());
+        assert!(
+            longest(&b, &cost, 17) <= (17 + cost.iter().sum::<u32>() as u64) / 4 + 88,
+            "within one job of an equal share: {b:?}"
+        );
+        for t in 1..=6 {
+            for n in [0usize, 1, 5, 40] {
+                let cost: Vec<u32> = (0..n as u32).map(|i| 1 + i % 7 * 100).collect();
+                balanced(t, &cost, 50, &mut b);
+                assert_eq!(
+                    (b[0], b[t], b.len()),
+                    (0, n, t + 1),
+                    "{t} threads, {n} jobs"
+                );
+                assert!(b.windows(2).all(|w| w[0] <= w[1]));
+            }
+        }
+    }
+
+    #[test]
+    fn run_balanced_does_every_index_once_and_keeps_ranges() {
+        use std::sync::atomic::AtomicU32;
+        for threads in [1, 2, 3] {
+            let mut team = Team::new(threads);
+            for (n, same) in [
+                (5usize, false),
+                (5, true),
+                (40, false),
+                (40, true),
+                (0, false),
+            ] {
+                let cost: Vec<u32> = (0..n as u32).map(|i| 1 + (i * 37) % 11).collect();
+                let hits: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+                team.run_balanced(
+                    &cost,
+                    3,
+                    same,
+                    n,
+                    &|i| {
+                        hits[i].fetch_add(1, Ordering::Relaxed);
+                    },
+                    || {},
+                );
+                assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+            }
+            // Nearly the same costs: the last ranges are kept.
+            let cost = vec![100u32; 12];
+            team.run_balanced(&cost, 0, false, 12, &|_| {}, || {});
+            let first = team.bounds.clone();
+            // (With 2 threads the new ranges would be [0, 5, 12]: 700 against 750.)
+            let mut cost2 = cost.clone();
+            cost2[0] = 250;
+            team.run_balanced(&cost2, 0, true, 12, &|_| {}, || {});
+            assert_eq!(team.bounds, first, "{threads} threads");
+            // A large change moves them.
+            if threads > 1 {
+                let mut cost3 = cost.clone();
+                cost3[0] = 1_000;
+                team.run_balanced(&cost3, 0, true, 12, &|_| {}, || {});
+                assert_ne!(team.bounds, first, "{threads} threads");
+            }
         }
     }
 

@@ -548,3 +548,60 @@ fn racing_stores_and_atomics_commit_identically_on_one_two_and_three_threads() {
         );
     }
 }
+
+/// Session 15: the overlapped window's SM jobs answer the next window start's quiet test of idle
+/// skipping themselves (`Outcome::quiet` in `gpu/window.rs`), tell the commit whether their SM's
+/// front has anything to commit (`WindowFronts::pending_on`), and the team hands the jobs out by
+/// their measured cost (`Team::run_balanced`). A latency-bound kernel still has most of its cycles
+/// skipped (the jobs' answers find the SMs quiet), a store-heavy one commits (output checks pass),
+/// and the statistics are identical on 1 to 4 threads, with and without the partition split.
+#[test]
+fn jobs_answer_the_quiet_test_and_the_commit_identically_on_any_thread_count() {
+    for split in ["false", "true"] {
+        for (name, sms) in [("micro_lat_dram", 15), ("micro_copy", 30), ("kmn", 120)] {
+            let mut first: Option<(serde_json::Value, u64)> = None;
+            for threads in 1..=4 {
+                let w = registry()
+                    .into_iter()
+                    .find(|w| w.info().name == name)
+                    .unwrap();
+                let mut cfg = GpuConfig::preset("gtx480").unwrap();
+                cfg.set("core.num_sms", &sms.to_string()).unwrap();
+                for (k, v) in [
+                    ("sim.window", "4"),
+                    ("sim.window_overlap", "true"),
+                    ("sim.window_partitions", split),
+                ] {
+                    cfg.set(k, v).unwrap();
+                }
+                let mut dev = Device::new();
+                dev.set_runner(Box::new(TimingRunner::new(cfg, threads)));
+                assert_eq!(
+                    w.run(&mut dev, Size::Tiny).unwrap(),
+                    Check::Passed,
+                    "{name}"
+                );
+                let mut r = dev.take_runner().unwrap();
+                let t = r.as_any_mut().downcast_mut::<TimingRunner>().unwrap();
+                let got = (t.stats_json(), t.skipped_core_cycles());
+                match &first {
+                    None => {
+                        let cycles = got.0["total"]["cycles"].as_u64().unwrap();
+                        if name == "micro_lat_dram" {
+                            assert!(
+                                got.1 * 2 > cycles,
+                                "{name}, split {split}: only {} of {cycles} cycles skipped",
+                                got.1
+                            );
+                        }
+                        first = Some(got);
+                    }
+                    Some(one) => assert!(
+                        *one == got,
+                        "{name} on {sms} SMs, split {split}: 1 and {threads} threads differ"
+                    ),
+                }
+            }
+        }
+    }
+}

@@ -275,10 +275,26 @@ impl WindowFronts for ExecSource<'_, '_> {
         Ok(WarpStep::Inst)
     }
 
+    unsafe fn pending_on(&self, sm: u32) -> bool {
+        let Some(win) = self.win.as_deref() else {
+            return false;
+        };
+        // SAFETY: not concurrently with a call for the same SM (contract), so this is the only
+        // reference to the SM's part.
+        win.parts.get(sm as usize).is_some_and(|p| {
+            let p = unsafe { &*p.get() };
+            !(p.deferred.is_empty() && p.seen.is_empty() && p.gmem.view_log().is_empty())
+        })
+    }
+
     fn commit(&mut self, sms: &[u32], par: &mut dyn ParallelFor) -> Result<(), SourceError> {
         let Some(win) = self.win.as_deref_mut() else {
             return Ok(());
         };
+        if sms.is_empty() {
+            // Nothing to commit (the engine asked `pending_on`): no allocation, no work.
+            return Ok(());
+        }
         // The SMs with something to commit, ascending: the others cost nothing.
         let mut busy = std::mem::take(&mut win.busy);
         busy.clear();
@@ -289,6 +305,10 @@ impl WindowFronts for ExecSource<'_, '_> {
             })
         }));
         debug_assert!(busy.windows(2).all(|w| w[0] < w[1]), "SMs ascending");
+        if busy.is_empty() {
+            win.busy = busy;
+            return Ok(());
+        }
         let parts = &mut win.parts;
         if let Some(o) = self.obs.0.as_deref_mut() {
             let seen: Vec<&[Seen]> = parts_of(parts, &busy).iter().map(|p| &*p.seen).collect();

@@ -43,12 +43,14 @@
 //! the window semantics above. A source that cannot split its front end (a trace, an observer
 //! attached) is fetched on the calling thread, SM by SM, each SM's `W` cycles in a row.
 
+use super::balance::{now, since, JobCosts};
 use super::parts::{PartJob, Parts, TeamSpan};
 use super::{dram_l2_ticks, Gpu, Mem, RunError, SmPorts, CORE, DRAM, ICNT, L2};
 use crate::core::sm::Sm;
 use crate::gpu::Progress;
 use crate::mem::icnt::{Network, Sources};
 use crate::mem::req::MemReq;
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use warpforge_core::{
@@ -94,6 +96,13 @@ struct Outcome {
     busy: bool,
     finished: bool,
     queued: bool,
+    /// The SM's answer to the next window start's quiet test, taken at the window's end
+    /// (`quiet_at`): it did not queue a request and [`Sm::quiet_until`] found it quiet.
+    quiet: bool,
+    /// The SM's split front has something to commit ([`WindowFronts::pending_on`]).
+    commit: bool,
+    /// The job's wall time in nanoseconds, with a team (0: not measured).
+    ns: u32,
 }
 
 /// The front end an SM fetches through.
@@ -361,7 +370,12 @@ unsafe impl Sync for Hand {}
 /// or is still busy (what the sequential part after the team phase needs, [`Outcome`]), and
 /// with `hand` hands its requests over ([`hand_over`]) if the request network of the phase is
 /// done with the outboxes (`side_done`); otherwise [`Outboxes::take_from`] does it at the next
-/// window start.
+/// window start. With `quiet_at` (the next window's first core cycle; `sim.window_overlap` on
+/// a team, with idle skipping), it also answers that window start's quiet test for the SM
+/// (`Outcome::quiet`): nothing the sequential part runs before that test changes what
+/// [`Sm::quiet_until`] reads (the commit, the release of finished CTAs and sleeping touch
+/// neither the SM's warps, queues nor units), so the answer is the one the calling thread
+/// would compute there, without reading every awake SM's state on one thread.
 ///
 /// # Safety
 /// `sm` is SM `s`; `hand` (if any) points at one outbox and one `fresh` entry per SM, of which
@@ -372,6 +386,7 @@ unsafe fn end_window(
     o: &mut Outcome,
     hand: Option<&Hand>,
     side_done: &AtomicBool,
+    quiet_at: Option<u64>,
 ) {
     o.queued = !sm.out_q.is_empty();
     // With its queue handed over an SM that queued a request is still busy.
@@ -383,6 +398,9 @@ unsafe fn end_window(
             let (b, f) = unsafe { (&mut *h.boxes.add(s), &mut *h.fresh.add(s)) };
             *f = (h.phase, hand_over(sm, b, h.cap));
         }
+    }
+    if let Some(c) = quiet_at {
+        o.quiet = !o.queued && sm.quiet_until(c).is_some();
     }
 }
 
@@ -427,6 +445,11 @@ impl Gpu {
         let mut next_ok = 0u64;
         let pc = self.period[CORE];
         let mut outcomes: Vec<Outcome> = Vec::new();
+        // The SMs whose fronts have something to commit (ascending).
+        let mut to_commit: Vec<u32> = Vec::new();
+        // With a team: the jobs' measured costs, for balanced home ranges (`balance.rs`).
+        let mut costs = JobCosts::default();
+        let timed = self.team.is_some();
         // `sim.window_overlap`: the window (time, core cycle) whose memory side has not run
         // yet, the requests handed to it, the interconnect tick of the last reply ejection,
         // and each SM's full request-queue room.
@@ -456,7 +479,20 @@ impl Gpu {
                         .iter()
                         .all(|&s| g.sms[s as usize].quiet_until(c0).is_some())
             };
-            if pending.is_some() && all_quiet(self, queued) {
+            // Right after an overlapped window (`pending`) on a team, its SM jobs have answered
+            // the quiet test for this window start (`Outcome::quiet`; the awake SMs are those
+            // jobs' SMs less the ones that went to sleep, which are quiet); on one thread the
+            // SMs are asked here.
+            let first_quiet = |g: &Self, queued: bool, outcomes: &[Outcome]| {
+                if g.team.is_none() {
+                    return all_quiet(g, queued);
+                }
+                g.cfg.sim.skip_idle
+                    && !queued
+                    && g.mem.port.is_none()
+                    && outcomes.iter().all(|o| o.quiet)
+            };
+            if pending.is_some() && first_quiet(self, queued, &outcomes) {
                 // Idle skipping needs the memory side at `t0`: catch up first.
                 self.catch_up(&mut pending, &mut boxes, &mut parts, split_mem, w, cap);
                 queued = false;
@@ -556,6 +592,15 @@ impl Gpu {
                     boxes.take_from(&mut self.sms, &self.awake, cap);
                 }
                 let side = pending.take();
+                // The next window start's quiet test (overlap: it runs before anything changes
+                // the SMs, `first_quiet`).
+                // With one thread the calling thread's own scan is cheaper (it stops at the
+                // first SM that is not quiet, and every SM is in its caches).
+                let quiet_at = (overlap
+                    && self.team.is_some()
+                    && self.cfg.sim.skip_idle
+                    && self.mem.port.is_none())
+                .then_some(c0 + w);
                 let span_end = side.map(|(t, _)| t + w * pc);
                 // Split (`sim.window_partitions`): the whole split memory side inside the team
                 // phase (`TeamSpan`): the request network's ticks on the calling thread, the
@@ -588,7 +633,10 @@ impl Gpu {
                     list: &boxes.list,
                 };
                 let side_done_ref = &side_done;
+                let lead_ns = Cell::new(0u32);
+                let lead_ref = &lead_ns;
                 let mem_side = move || {
+                    let t = timed.then(now);
                     match (span, whole, side, span_end) {
                         // SAFETY: once, before the partitions (they wait for it); nothing else
                         // uses the memory side during the phase.
@@ -602,6 +650,9 @@ impl Gpu {
                     }
                     // The request network is done with the outboxes.
                     side_done_ref.store(true, Ordering::Release);
+                    if let Some(t) = t {
+                        lead_ref.set(since(t));
+                    }
                 };
                 outcomes.clear();
                 outcomes.resize_with(self.awake.len(), Outcome::default);
@@ -612,6 +663,10 @@ impl Gpu {
                     let fronts: &dyn WindowFronts = fronts;
                     let order = &self.awake;
                     let n_jobs = order.len() + n_parts;
+                    if timed {
+                        costs.phase(n_sm, n_parts, order);
+                    }
+                    let costs_ref = &costs;
                     let slots = SmSlots {
                         sms: self.sms.as_mut_ptr(),
                         out: outcomes.as_mut_ptr(),
@@ -621,11 +676,15 @@ impl Gpu {
                     // injects while the others step SMs (any order gives the same results).
                     let job = |i: usize| {
                         let slots = &slots;
+                        let t = timed.then(now);
                         if i < n_parts {
                             // SAFETY: each job index runs once (`Team::run`), and `mem_side`
                             // (the span's injection) runs once on the calling thread, which
                             // runs it before it takes any job.
                             unsafe { span.expect("split").part(i) };
+                            if let Some(t) = t {
+                                costs_ref.part_done(i, since(t));
+                            }
                             return;
                         }
                         let i = i - n_parts;
@@ -643,12 +702,27 @@ impl Gpu {
                                 sm: s as u32,
                             },
                         );
+                        // SAFETY: this thread stepped SM `s` and is done with its front.
+                        out.commit = unsafe { fronts.pending_on(s as u32) };
                         // SAFETY: SM `s`'s own outbox and `fresh` entry, after the request
                         // network's last use of the outboxes (acquired through `side_done`).
-                        unsafe { end_window(sm, s, out, hand.as_ref(), &side_done) };
+                        unsafe { end_window(sm, s, out, hand.as_ref(), &side_done, quiet_at) };
+                        if let Some(t) = t {
+                            out.ns = since(t).max(1);
+                        }
                     };
                     match &mut self.team {
-                        Some(team) => team.run(n_jobs, &job, mem_side),
+                        Some(team) => {
+                            team.run_balanced(
+                                costs.jobs(),
+                                costs.lead(),
+                                costs.same(),
+                                n_jobs,
+                                &job,
+                                mem_side,
+                            );
+                            costs.update(&self.awake, outcomes.iter().map(|o| o.ns), lead_ns.get());
+                        }
                         None => {
                             mem_side();
                             (0..n_jobs).for_each(job);
@@ -670,7 +744,9 @@ impl Gpu {
                             break;
                         }
                         // SAFETY: on this thread, after the request network (`mem_side`).
-                        unsafe { end_window(sm, s as usize, o, hand.as_ref(), &side_done) };
+                        unsafe {
+                            end_window(sm, s as usize, o, hand.as_ref(), &side_done, quiet_at)
+                        };
                     }
                 }
                 // The first failure in (cycle, SM) order, whichever thread met it.
@@ -687,11 +763,21 @@ impl Gpu {
                     return Err(e.into());
                 }
                 // Step 3: commit, release finished CTAs, sleep.
-                if split {
+                // Only the SMs whose job found something to commit (`pending_on`), so that
+                // this thread does not look at every awake SM's front.
+                to_commit.clear();
+                to_commit.extend(
+                    self.awake
+                        .iter()
+                        .zip(&outcomes)
+                        .filter(|(_, o)| o.commit)
+                        .map(|(&s, _)| s),
+                );
+                if split && !to_commit.is_empty() {
                     let fronts = src.window_fronts(n_sm32).expect("split");
                     match &mut self.team {
-                        Some(team) => fronts.commit(&self.awake, team)?,
-                        None => fronts.commit(&self.awake, &mut Sequential)?,
+                        Some(team) => fronts.commit(&to_commit, team)?,
+                        None => fronts.commit(&to_commit, &mut Sequential)?,
                     }
                 }
                 let end = c0 + w - 1;

@@ -9,7 +9,8 @@
 //! 0.84x-0.89x with two threads on 80 and 132 SMs and 0.86x-1.06x with 4 to 16, so the cap is
 //! one thread (explicit `--threads N` still runs N); raise it when `bench --what scaling`
 //! measures a gain on every machine size. The window engine (`sim.window` > 1) synchronises
-//! once per window and has its own cap, [`AUTO_CAP_WINDOW`].
+//! once per window and has its own rule: at most [`AUTO_CAP_WINDOW`] threads, one per
+//! [`SMS_PER_THREAD_WINDOW`] SMs, and only with at least [`MIN_CORES_WINDOW`] free cores.
 
 use warpforge_timing::GpuConfig;
 
@@ -17,13 +18,23 @@ use warpforge_timing::GpuConfig;
 /// why).
 pub const AUTO_CAP: usize = 1;
 /// The most threads `auto` picks for the window engine (`sim.window` > 1, which synchronises
-/// once per window instead of once per cycle): docs/PERFORMANCE.md, "window engine". Two: on
-/// the idle 2-core machine (2026-11-26 13:43-13:48 UTC, load 1.3-1.5, main at `d991264`, medians
-/// of 3-5 interleaved rounds, `sim.window=4`), two threads against one took `bfs` 1.03 s against
-/// 1.48 s and `kmn` 5.17 s against 7.87 s on 120 SMs (with `sim.window_overlap`: 0.93 against
-/// 1.36 s, 4.35 against 8.11 s), and 0.80 against 1.28 s, 3.63 against 4.73 s on 15 SMs. Not
-/// higher: more than two threads has not been measured since the eighth session's changes.
-pub const AUTO_CAP_WINDOW: usize = 2;
+/// once per window instead of once per cycle): docs/PERFORMANCE.md, "Session 15: engine". On
+/// a 16-core Xeon (2026-11-27 03:46 UTC, idle, main at `330187a`, `bench --what scaling --set
+/// sim.window=4 --set sim.window_overlap=true --set sim.window_partitions=true --sms 120,15`),
+/// 120 SMs ran fastest on 8 threads (`kmn` 1.30x, `bfs` 1.45x over one thread) and slower on
+/// 16 (1.20x, 1.37x); so eight.
+pub const AUTO_CAP_WINDOW: usize = 8;
+/// The window engine's `auto` gives each thread at least this many simulated SMs: on the same
+/// run, 15 SMs were slower than one thread with every thread count on `kmn` (0.81x-0.93x; `bfs`
+/// gained up to 1.78x), so a 15-SM machine runs on one thread, and 120 SMs (where both gained
+/// up to 8 threads) on up to eight.
+pub const SMS_PER_THREAD_WINDOW: u32 = 15;
+/// The window engine's `auto` runs one thread unless at least this many cores are free: on the
+/// same run two threads gained only 1.02x on `kmn` (1.19x on `bfs`) and four 1.10x (1.38x),
+/// and on the idle 2-core development VM two threads measured 0.96x-1.06x against one after
+/// session 14 (docs/PERFORMANCE.md, "Session 14: wall clock on the idle machine"): a 2- or
+/// 3-core machine is too small to profit.
+pub const MIN_CORES_WINDOW: usize = 4;
 /// `auto` gives each thread at least this many simulated SMs.
 pub const SMS_PER_THREAD: u32 = 4;
 
@@ -58,12 +69,15 @@ fn load_average() -> Option<f64> {
 /// synchronised every `window` core cycles (`sim.window`).
 pub fn auto_threads(cores: usize, load: f64, sms: u32, window: u32) -> usize {
     let free = (cores as f64 - load.max(0.0)).round().max(1.0) as usize;
-    let by_size = (sms / SMS_PER_THREAD).max(1) as usize;
-    let cap = if window > 1 {
-        AUTO_CAP_WINDOW
+    let (per_thread, cap) = if window > 1 {
+        if free < MIN_CORES_WINDOW {
+            return 1;
+        }
+        (SMS_PER_THREAD_WINDOW, AUTO_CAP_WINDOW)
     } else {
-        AUTO_CAP
+        (SMS_PER_THREAD, AUTO_CAP)
     };
+    let by_size = (sms / per_thread).max(1) as usize;
     let n = free.min(cap).min(by_size).min(cores.max(1));
     if n < 2 {
         1
@@ -103,10 +117,30 @@ mod tests {
             "a 4-SM machine is too small"
         );
         assert_eq!(auto_threads(16, 15.6, 120, 1), 1);
-        // The window engine has its own cap, with the same fallbacks.
-        assert_eq!(auto_threads(16, 0.0, 120, 4), AUTO_CAP_WINDOW.min(16));
-        assert_eq!(auto_threads(2, 0.1, 120, 4), AUTO_CAP_WINDOW.min(2));
-        assert_eq!(auto_threads(2, 1.2, 120, 4), 1, "one core busy: one thread");
+        // The window engine: the 16-core figures' best count on 120 SMs, never above it.
+        assert_eq!(auto_threads(16, 0.0, 120, 4), 8);
+        assert_eq!(
+            auto_threads(64, 0.0, 132, 4),
+            8,
+            "capped where 16 threads gained less"
+        );
+        assert_eq!(auto_threads(16, 0.0, 80, 4), 5, "one thread per 15 SMs");
+        assert_eq!(auto_threads(16, 10.0, 120, 4), 6, "the free cores");
+        // One thread where the figures show no gain.
+        assert_eq!(
+            auto_threads(16, 0.0, 15, 4),
+            1,
+            "15 SMs: kmn slower on any count"
+        );
+        assert_eq!(auto_threads(16, 0.0, 29, 4), 1);
+        assert_eq!(
+            auto_threads(2, 0.1, 120, 4),
+            1,
+            "a 2-core machine is too small"
+        );
+        assert_eq!(auto_threads(3, 0.0, 120, 4), 1);
+        assert_eq!(auto_threads(4, 0.0, 120, 4), 4);
+        assert_eq!(auto_threads(16, 12.6, 120, 4), 1, "fewer than 4 cores free");
         assert_eq!(
             auto_threads(16, 0.0, 4, 4),
             1,
