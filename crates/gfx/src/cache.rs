@@ -166,16 +166,17 @@ impl Cache {
         }
     }
 
-    fn victim(&self, block: u64) -> Option<usize> {
+    /// The way a miss of `block` takes: the first non-pending way with the smallest stamp (an
+    /// empty way counts as 0) whose block `spare` does not hold on to.
+    fn victim(&self, block: u64, spare: impl Fn(u64) -> bool) -> Option<usize> {
         let set = self.set_of(block);
         if self.set_pending[set] as usize >= self.ways {
             return None;
         }
-        // The first non-pending way with the smallest stamp (an empty way counts as 0).
         let s = set * self.ways;
         let mut best: Option<(usize, u64)> = None;
         for i in s..s + self.ways {
-            if self.pending[i] {
+            if self.pending[i] || (self.tags[i] != EMPTY && spare(self.tags[i])) {
                 continue;
             }
             let k = if self.tags[i] == EMPTY {
@@ -208,8 +209,20 @@ impl Cache {
     /// pending; `Ok(victim)` with the evicted block if it was dirty (a write-back).
     #[allow(clippy::result_unit_err)]
     pub fn reserve(&mut self, block: u64) -> Result<Option<u64>, ()> {
+        self.reserve_sparing(block, |_| false)
+    }
+
+    /// [`Cache::reserve`] that evicts no block for which `spare` holds (`Err(())` also when
+    /// every way not pending holds such a block): an in-order unit's look-ahead keeps the
+    /// blocks of the quads ahead of the one it fetches for ([`crate::pipeline::memif::MemIf::ensure_window`]).
+    #[allow(clippy::result_unit_err)]
+    pub fn reserve_sparing(
+        &mut self,
+        block: u64,
+        spare: impl Fn(u64) -> bool,
+    ) -> Result<Option<u64>, ()> {
         self.clock += 1;
-        let v = self.victim(block).ok_or(())?;
+        let v = self.victim(block, spare).ok_or(())?;
         Ok(self.place(v, block, false, true))
     }
 
@@ -229,7 +242,7 @@ impl Cache {
             self.dirty[i] |= dirty;
             return None;
         }
-        let v = self.victim(block)?;
+        let v = self.victim(block, |_| false)?;
         self.place(v, block, dirty, false)
     }
 
@@ -306,5 +319,21 @@ mod tests {
         assert_eq!(c.state(1), State::Hit);
         assert_eq!(c.reserve(3), Ok(None));
         assert_eq!(c.state(1), State::Miss, "1 was the only non-pending way");
+    }
+
+    #[test]
+    fn a_sparing_reservation_takes_no_spared_block() {
+        let mut c = Cache::new(64 * 2, 2); // one set, two ways
+        c.fill(1, false);
+        c.fill(2, true);
+        assert!(c.access(1, false), "2 is now least recent");
+        assert_eq!(c.reserve_sparing(3, |b| b == 2), Ok(None), "1 taken, not 2");
+        assert!(c.contains(2) && !c.contains(1));
+        assert_eq!(
+            c.reserve_sparing(4, |b| b == 2),
+            Err(()),
+            "3 pending, 2 spared: no way"
+        );
+        assert_eq!(c.reserve(4), Ok(Some(2)), "unspared: the dirty 2 goes");
     }
 }

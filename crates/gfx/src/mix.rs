@@ -116,6 +116,11 @@ pub struct MixResult {
     pub cpu_ipc: Vec<f64>,
     /// All frames completed.
     pub complete: bool,
+    /// Frames completed, warm-up included (`warmup + frames` when [`MixResult::complete`]).
+    pub frames_done: usize,
+    /// GPU cycles simulated, warm-up included (a run that hits the cap, `RunOpts::max_frame_cycles`
+    /// per frame, stops at about `max_frame_cycles x (warmup + frames)`).
+    pub gpu_cycles: u64,
     /// Share of the measured cycles in which Algorithm 1 marked each unit bottlenecked (FE, ZS,
     /// SH, CW, BT; index = `Unit as usize`).
     pub bottleneck_share: [f64; 5],
@@ -291,6 +296,8 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
         estimate_error_plain: r.estimate_error_plain,
         cpu_ipc,
         complete: r.complete,
+        frames_done: gpu.frames.len(),
+        gpu_cycles: gpu.now(),
         bottleneck_share: r.bottleneck_share(),
         gate_share: r.gate_share(),
         walk: r.walk(),

@@ -189,6 +189,7 @@ fn frame_experiment_refuses_bad_input() {
         vec!["--titles", "Doom9"],
         vec!["--policy", "fastest"],
         vec!["--size", "huge"],
+        vec!["--max-frame-cycles", "0"],
     ] {
         let out = wf()
             .args(["experiment", "frame", "--json", json.to_str().unwrap()])
@@ -202,4 +203,67 @@ fn frame_experiment_refuses_bad_input() {
         assert!(msg.contains(args[1]), "error names the bad value: {msg}");
         assert!(!json.exists(), "no output on error");
     }
+}
+
+/// A run that hits the frame cap is a reported failure (issue 16, GT1 under IM): listed in
+/// `failed_runs` with its cycles, left out of every mean, which say how many titles they cover,
+/// and named in a warning on stdout; the experiment still writes its report.
+#[test]
+fn frame_runs_that_hit_the_cap_are_reported_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("frame.json");
+    let cap = 5000u64;
+    let out = wf()
+        .args(["experiment", "frame", "--titles", "L4D", "--policy", "im"])
+        .args(["--max-frame-cycles", &cap.to_string()])
+        .args(["--json", json.to_str().unwrap(), "--jobs", "2"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let failed = r["failed_runs"].as_array().unwrap();
+    // No frame fits in 5,000 GPU cycles: every run fails (baseline, IM, two 8 MB runs, two
+    // ideal runs, random marking).
+    assert_eq!(failed.len(), 7, "{failed:?}");
+    assert_eq!(failed.len() as u64, r["run_time"]["runs"].as_u64().unwrap());
+    for f in failed {
+        assert_eq!(f["title"], "L4D");
+        let (done, wanted) = (
+            f["frames_done"].as_u64().unwrap(),
+            f["frames_wanted"].as_u64().unwrap(),
+        );
+        assert!(done < wanted, "{f}");
+        let cycles = f["gpu_cycles"].as_u64().unwrap();
+        assert!(cycles >= cap && cycles <= cap * wanted, "{f}");
+    }
+    let variants: Vec<&str> = failed
+        .iter()
+        .map(|f| f["variant"].as_str().unwrap())
+        .collect();
+    for v in [
+        "base",
+        "policy",
+        "llc_8mb",
+        "ideal_critical",
+        "random_marking",
+    ] {
+        assert!(variants.contains(&v), "{v} in {variants:?}");
+    }
+    // The means cover no title and name the failed one; nothing averages a 0-FPS run.
+    for v in [&r["policies"]["im"], &r["llc_8mb"]["im"]] {
+        assert_eq!(v["titles"], 0, "{v}");
+        assert_eq!(v["failed_titles"], serde_json::json!(["L4D"]), "{v}");
+        assert!(v["fps_gain"].is_null(), "{v}");
+        assert_eq!(v["per_title"]["L4D"]["failed"], true, "{v}");
+    }
+    assert_eq!(r["ideal_fps_gain"]["titles"], 0);
+    assert!(r["ideal_fps_gain"]["critical"].is_null());
+    assert_eq!(r["random_marking_titles"], 0);
+    let text = String::from_utf8_lossy(&out);
+    assert!(
+        text.contains("warning: 7 run(s) hit the frame cap") && text.contains("L4D HL policy im"),
+        "{text}"
+    );
 }

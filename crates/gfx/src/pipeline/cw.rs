@@ -5,7 +5,6 @@
 use std::collections::VecDeque;
 
 use super::Gpu;
-use crate::cache::State as Line;
 use crate::scene::{Quad, Region, QUAD_PX};
 use crate::stream::{Stream, Unit};
 
@@ -33,13 +32,13 @@ impl Gpu {
                 && w.queue.iter().zip(&w.seen_quads).all(|(a, b)| a == b);
             if !same {
                 let mut miss = false;
+                self.mem.window_start();
                 for i in 0..n {
                     let q = self.cw[r].queue[i];
                     let d = &self.frame.draws[q.draw as usize];
                     if d.colour_write && d.blend {
-                        for b in self.layout.pixel_blocks(Region::Colour(d.target), q) {
-                            miss |= self.mem.ensure_state(cache, b, Stream::Colour) == Line::Miss;
-                        }
+                        let blocks = self.layout.pixel_blocks(Region::Colour(d.target), q);
+                        miss |= self.mem.ensure_window(cache, blocks, Stream::Colour);
                     }
                 }
                 let w = &mut self.cw[r];

@@ -77,6 +77,9 @@ pub struct MemIf {
     /// The critical bit of every read in flight, by [`awaited_key`] (diagnostic: which reads
     /// the units wait for, [`MemIf::awaited`]).
     awaited: FastMap<u64, bool>,
+    /// The (cache, block) pairs of the quads looked at so far in the current look-ahead window
+    /// ([`MemIf::window_start`], [`MemIf::ensure_window`]).
+    window: Vec<(usize, u64)>,
 }
 
 /// The key of block `block` of cache `c` in [`MemIf`]'s in-flight table.
@@ -104,6 +107,7 @@ impl MemIf {
             rng: ChaCha8Rng::seed_from_u64(seed),
             counts: StreamCounts::default(),
             awaited: FastMap::default(),
+            window: Vec::new(),
         }
     }
 
@@ -142,6 +146,33 @@ impl MemIf {
         st
     }
 
+    /// Starts the look-ahead window of an in-order unit (ZS, CW): the quads it holds are then
+    /// looked at head first with [`MemIf::ensure_window`].
+    pub fn window_start(&mut self) {
+        self.window.clear();
+    }
+
+    /// The look-ahead for the next quad of the window: requests the missing blocks of `blocks`
+    /// in cache `c` as [`MemIf::ensure_state`] does, except that a request never evicts a block
+    /// of a quad ahead of this one in the window, nor another block of this quad. \[INTERP\]
+    /// The look-ahead prefetches for the quads behind the head (section 2.1's units work in
+    /// order); without this rule a window whose blocks alias in more sets' ways than the cache
+    /// has lets the fills for later quads evict the head's blocks again and again, a livelock
+    /// (issue 16: GT1 under IM stood for good at draw command 193 with CW 0's head quad and
+    /// four quads behind it on the same four sets of its 4-way colour cache). Returns whether
+    /// a block was missing (requested or not).
+    pub fn ensure_window(&mut self, c: usize, blocks: std::ops::Range<u64>, s: Stream) -> bool {
+        self.window.extend(blocks.clone().map(|b| (c, b)));
+        let mut miss = false;
+        for b in blocks {
+            if self.caches[c].state(b) == State::Miss {
+                self.request_sparing(c, b, s, true);
+                miss = true;
+            }
+        }
+        miss
+    }
+
     /// The [`crate::cache::Cache::epoch`] of cache `c`.
     pub fn epoch(&self, c: usize) -> u64 {
         self.caches[c].epoch
@@ -169,8 +200,20 @@ impl MemIf {
 
     /// Requests missing `block` of cache `c` if the queue and the set have room: whether it did.
     fn request(&mut self, c: usize, block: u64, s: Stream) -> bool {
+        self.request_sparing(c, block, s, false)
+    }
+
+    /// [`MemIf::request`]; with `spare_window`, the line it reserves holds no block of the
+    /// current look-ahead window ([`MemIf::ensure_window`]).
+    fn request_sparing(&mut self, c: usize, block: u64, s: Stream, spare_window: bool) -> bool {
         if self.out.len() < self.cap {
-            match self.caches[c].reserve(block) {
+            let window = &self.window;
+            let reserved = if spare_window {
+                self.caches[c].reserve_sparing(block, |b| window.contains(&(c, b)))
+            } else {
+                self.caches[c].reserve(block)
+            };
+            match reserved {
                 Err(()) => return false,
                 Ok(Some(v)) => {
                     let ws = self.streams[c];
@@ -359,5 +402,40 @@ mod tests {
         assert!(m.caches[tex].contains(7));
         assert_eq!(m.awaited(tex, 7), None, "filled");
         assert_eq!(m.awaited(z, 7), None);
+    }
+
+    /// Issue 16 (GT1 under IM stood still at draw command 193): an in-order unit (CW, ZS) whose
+    /// look-ahead window holds more quads on one set than the cache has ways. Driven as the CW
+    /// does each cycle (look ahead head first, serve the head when its block is present, then
+    /// memory), every quad is served: the look-ahead for the quads behind never evicts the
+    /// head's block. Without the sparing rule the fills for the later quads evicted the head's
+    /// block before the head could use it, and the window never moved (a livelock).
+    #[test]
+    fn a_look_ahead_window_aliasing_one_set_still_serves_its_head() {
+        let mut m = MemIf::new(64, Marking::Never, 1);
+        let c = m.add_cache(64 * 4 * 4, 4, Stream::Colour); // 4 sets of 4 ways
+        let set = m.caches[c].set_index(1000);
+        // Eight quads, one colour block each, all on one set; a window of five.
+        let quads: Vec<u64> = (1000..)
+            .filter(|&b| m.caches[c].set_index(b) == set)
+            .take(8)
+            .collect();
+        let mut mem = FixedLatency::new(20, 1.0);
+        let mut head = 0;
+        for _ in 0..5000 {
+            m.window_start();
+            for &b in quads[head..].iter().take(5) {
+                m.ensure_window(c, b..b + 1, Stream::Colour);
+            }
+            if m.caches[c].contains(quads[head]) {
+                m.write_allocate(c, quads[head]);
+                head += 1;
+                if head == quads.len() {
+                    break;
+                }
+            }
+            m.tick(&mut mem);
+        }
+        assert_eq!(head, quads.len(), "quads served: {head} of {}", quads.len());
     }
 }

@@ -6,7 +6,6 @@ use std::collections::VecDeque;
 use std::ops::Range;
 
 use super::Gpu;
-use crate::cache::State as Line;
 use crate::scene::{Quad, Region};
 use crate::stream::{Stream, Unit};
 
@@ -60,14 +59,12 @@ impl Gpu {
                 && z.queue.iter().zip(&z.seen_quads).all(|(a, b)| a == b);
             if !same {
                 let mut miss = false;
+                self.mem.window_start();
                 for i in 0..n {
                     let q = self.zs[r].queue[i];
                     if let Some((h, zs)) = self.zs_blocks(q) {
-                        miss |= self.mem.ensure_state(self.ids.hiz, h, Stream::HiZ) == Line::Miss;
-                        for z in zs {
-                            miss |=
-                                self.mem.ensure_state(depth_cache, z, Stream::Depth) == Line::Miss;
-                        }
+                        miss |= self.mem.ensure_window(self.ids.hiz, h..h + 1, Stream::HiZ);
+                        miss |= self.mem.ensure_window(depth_cache, zs, Stream::Depth);
                     }
                 }
                 // No miss: nothing was requested, so the epochs are still `key`'s.

@@ -39,6 +39,10 @@ pub struct FrameArgs {
     /// Policies compared with `frfcfs` (comma-separated; default: all of claims 7-14).
     #[arg(long, value_delimiter = ',')]
     pub policy: Vec<String>,
+    /// GPU cycles a frame may take before its run is given up (default 50M): a run that hits
+    /// it is listed in the report's `failed_runs` and left out of every mean.
+    #[arg(long)]
+    pub max_frame_cycles: Option<u64>,
     /// Simulations at once (default: available cores).
     #[arg(long)]
     pub jobs: Option<usize>,

@@ -84,9 +84,14 @@ pub struct Plan {
 impl Plan {
     /// The plan of the arguments; errors name the bad value.
     pub fn new(a: &FrameArgs) -> Result<Plan> {
-        let Some(opts) = RunOpts::sized(&a.size) else {
+        let Some(mut opts) = RunOpts::sized(&a.size) else {
             bail!("unknown --size `{}` (expected tiny or small)", a.size);
         };
+        match a.max_frame_cycles {
+            Some(0) => bail!("--max-frame-cycles 0: a frame needs at least 1 GPU cycle"),
+            Some(n) => opts.max_frame_cycles = n,
+            None => {}
+        }
         let mixes = if a.size == "tiny" { 1 } else { 3 };
         let titles = if a.titles.is_empty() {
             TITLES.to_vec()

@@ -143,14 +143,51 @@ fn opt(x: Option<f64>) -> Value {
     x.map_or(Value::Null, |v| json!(round(v)))
 }
 
+/// A run's purpose and policy as `failed_runs` names them.
+fn variant(j: &Job) -> &'static str {
+    match j.kind {
+        Kind::Base => "base",
+        Kind::IdealCritical => "ideal_critical",
+        Kind::IdealNonCritical => "ideal_noncritical",
+        Kind::RandomIm => "random_marking",
+        Kind::Policy(_) => "policy",
+        Kind::Llc8(_) => "llc_8mb",
+    }
+}
+
+/// The runs that hit the frame cap (`RunOpts::max_frame_cycles` per frame) before finishing
+/// their frames: a reported failure, left out of every mean (a 0-FPS run would otherwise drop
+/// out of a geometric mean silently).
+fn failed_runs(plan: &Plan, results: &[(Job, MixResult)]) -> Vec<Value> {
+    results
+        .iter()
+        .filter(|(_, r)| !r.complete)
+        .map(|(j, r)| {
+            json!({
+                "title": j.title.name,
+                "mix": j.mix,
+                "variant": variant(j),
+                "policy": j.run.policy,
+                "llc_kb": j.run.llc_kb,
+                "frames_done": r.frames_done,
+                "frames_wanted": plan.opts.warmup + plan.opts.frames,
+                "gpu_cycles": r.gpu_cycles,
+                "max_frame_cycles": j.run.opts.max_frame_cycles,
+            })
+        })
+        .collect()
+}
+
 impl Report {
     /// Builds the report from the plan's results.
     pub fn build(plan: &Plan, out: &Outcome) -> Report {
         let results: &[(Job, MixResult)] = &out.runs;
+        // Only runs that finished their frames: a run that hit the frame cap is listed in
+        // `failed_runs` and counts as missing in every figure.
         let find_mix = |kind: &Kind, t: &str, mix: &str| {
             results
                 .iter()
-                .find(|(j, _)| &j.kind == kind && j.title.name == t && j.mix == mix)
+                .find(|(j, r)| &j.kind == kind && j.title.name == t && j.mix == mix && r.complete)
                 .map(|(_, r)| r)
         };
         // Per-title figures come from the HL mix.
@@ -174,7 +211,13 @@ impl Report {
         let job_of = |kind: &Kind, t: &str, mix: &str| {
             results
                 .iter()
-                .find(|(j, _)| &j.kind == kind && j.title.name == t && j.mix == mix)
+                .find(|(j, r)| &j.kind == kind && j.title.name == t && j.mix == mix && r.complete)
+        };
+        // Whether a run of `kind` (or of its `base`) on title `t` was planned and hit the cap.
+        let failed = |kind: &Kind, base: &Kind, t: &str| {
+            results.iter().any(|(j, r)| {
+                (&j.kind == kind || &j.kind == base) && j.title.name == t && !r.complete
+            })
         };
         // (FPS ratio, CPU weighted-speedup ratio) of `kind` over `base`, geomean over a title's
         // mixes (the document's per-workload geometric mean over its three mixes).
@@ -333,7 +376,13 @@ impl Report {
         let summarize_over = |kind: &Kind, base: &Kind, set: &[&Title]| -> Value {
             let (mut f, mut c, mut e) = (Vec::new(), Vec::new(), Vec::new());
             let mut per_title = Map::new();
+            let mut failed_titles = Vec::new();
             for t in set {
+                if failed(kind, base, t.name) {
+                    failed_titles.push(t.name);
+                    per_title.insert(t.name.into(), json!({"failed": true}));
+                    continue;
+                }
                 if let Some((fr, cr)) = versus(kind, base, t) {
                     f.push(fr);
                     if let Some(cr) = cr {
@@ -383,6 +432,8 @@ impl Report {
                 "fps_gain": opt(geomean(&f).map(|x| x - 1.0)),
                 "cpu_weighted_speedup": opt(geomean(&c)),
                 "equal_weight": opt(geomean(&e)),
+                "titles": f.len(),
+                "failed_titles": failed_titles,
                 "per_title": per_title,
             })
         };
@@ -450,13 +501,16 @@ impl Report {
             "ideal_fps_gain": {
                 "critical": opt(geomean(&ic).map(|x| x - 1.0)),
                 "noncritical": opt(geomean(&inc).map(|x| x - 1.0)),
+                "titles": ic.len(),
                 "per_title": per_title,
             },
             "critical_fraction": opt((!cf.is_empty()).then(|| cf.iter().sum::<f64>() / cf.len() as f64)),
             "critical_fraction_ungated": opt(mean(&cf_ungated)),
             "critical_fraction_all_titles": opt(mean(&cf_all)),
             "random_marking_gain": opt(geomean(&random).map(|x| x - 1.0)),
+            "random_marking_titles": random.len(),
             "algorithm_marking_gain": opt(geomean(&im_alg).map(|x| x - 1.0)),
+            "algorithm_marking_titles": im_alg.len(),
             "estimator_mae": opt(mae),
             "estimator_max_error": max.unwrap_or(Value::Null),
             "estimator_mae_plain": opt((!errors_plain.is_empty()).then(|| {
@@ -464,6 +518,7 @@ impl Report {
             })),
             "policies": policies,
             "llc_8mb": {"im": llc8},
+            "failed_runs": failed_runs(plan, results),
             "mixes": mixes,
             "cpu_alone_ipc": alone,
             "run_time": {
@@ -480,9 +535,33 @@ impl Report {
         }
     }
 
-    /// One line per headline figure.
+    /// One line per headline figure, then a warning naming each run that hit the frame cap.
     pub fn summary(&self) -> String {
         let j = &self.json;
+        let mut warn = String::new();
+        if let Some(f) = j["failed_runs"].as_array().filter(|f| !f.is_empty()) {
+            let runs: Vec<String> = f
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} {} {} {} ({} KB LLC, {} of {} frames in {} GPU cycles)",
+                        r["title"].as_str().unwrap_or("?"),
+                        r["mix"].as_str().unwrap_or("?"),
+                        r["variant"].as_str().unwrap_or("?"),
+                        r["policy"].as_str().unwrap_or("?"),
+                        r["llc_kb"],
+                        r["frames_done"],
+                        r["frames_wanted"],
+                        r["gpu_cycles"]
+                    )
+                })
+                .collect();
+            warn = format!(
+                "\nwarning: {} run(s) hit the frame cap and are left out of every mean (failed_runs): {}",
+                runs.len(),
+                runs.join("; ")
+            );
+        }
         format!(
             "ideal critical {} vs non-critical {}; critical fraction {}; random marking {} (algorithm {}); estimator MAE {} max {}",
             j["ideal_fps_gain"]["critical"],
@@ -492,7 +571,7 @@ impl Report {
             j["algorithm_marking_gain"],
             j["estimator_mae"],
             j["estimator_max_error"]
-        )
+        ) + &warn
     }
 
     /// The SVG charts: (file name, document).
