@@ -694,7 +694,11 @@ mod tests {
         }
         drain(&mut s, 0);
         let sent: Vec<(bool, bool)> = s.to_dram.iter().map(|d| (d.write, d.crit)).collect();
-        assert_eq!(sent, [(true, true), (true, false)], "each store, its own bit");
+        assert_eq!(
+            sent,
+            [(true, true), (true, false)],
+            "each store, its own bit"
+        );
         assert_eq!(s.out_q.len(), 2, "both acknowledged by the slice");
         // The same critical store on the write-back slice stays in it: nothing is sent.
         let (mut wb, a) = slice("lazy");
