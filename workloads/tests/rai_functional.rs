@@ -44,7 +44,7 @@ macro_rules! passes {
     };
 }
 
-passes!(lbm, cfd, bs, red);
+passes!(lbm, cfd, bfs1m, bs, red);
 
 #[test]
 fn table_3_applications_are_registered() {

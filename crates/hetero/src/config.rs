@@ -240,9 +240,10 @@ pub struct PolicyConfig {
     pub crit_closest_reason: bool,
     /// IM: non-critical GPGPU **stores** that miss the LLC are written around it (straight to
     /// DRAM) instead of allocating: spec 004 §3, "The non-critical shader accesses that miss in
-    /// the LLC bypass the LLC", which covers the stores its rule marks. The preset keeps `false`:
-    /// the `hetero-gpu` stores reach the LLC only as its thin write-back L2's dirty evictions,
-    /// which carry no store's criticality bit, so `true` writes every GPU store around.
+    /// the LLC bypass the LLC", which covers the stores its rule marks. The preset: `true`; each
+    /// store reaches the LLC with the bit the SM marked it with (`hetero-gpu`'s thin L2 slices
+    /// are write-through). With a write-back GPU L2 the stores would arrive as dirty evictions
+    /// without a bit (`crit = false`), and `true` would write every GPU store around.
     pub gpgpu_store_bypass: bool,
     /// IM (and `im_bypass`): non-critical GPGPU **read** misses bypass the LLC (no allocation on
     /// fill), spec 004 §3 ("The non-critical shader accesses that miss in the LLC bypass the

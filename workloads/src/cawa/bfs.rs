@@ -85,47 +85,52 @@ impl Workload for Bfs {
     }
 
     fn run(&self, dev: &mut Device, size: Size) -> Result<Check, WorkloadError> {
-        let n = nodes(size);
-        let g = graph(n, &mut rng("bfs", size));
-        let m = load(dev, PTX, "bfs")?;
-        let start = dev.alloc_copy(&g.start)?;
-        let degree = dev.alloc_copy(&g.degree)?;
-        let edges = dev.alloc_copy(&g.edges)?;
-        let mut mask = vec![0u8; n as usize];
-        mask[0] = 1;
-        let frontier = dev.alloc_copy(&mask)?;
-        let visited = dev.alloc_copy(&mask)?;
-        let updating = dev.malloc(n as u64)?;
-        let mut cost0 = vec![-1i32; n as usize];
-        cost0[0] = 0;
-        let cost = dev.alloc_copy(&cost0)?;
-        let over = dev.malloc(4)?;
-        let cfg = grid1d(n, BLOCK);
-        let level = |dev: &mut Device, _: i32| -> Result<(), WorkloadError> {
-            let args = [
-                A::Ptr(start),
-                A::Ptr(degree),
-                A::Ptr(edges),
-                A::Ptr(frontier),
-                A::Ptr(updating),
-                A::Ptr(visited),
-                A::Ptr(cost),
-                A::S32(n as i32),
-            ];
-            dev.launch(m, "bfs_expand", cfg, &args)?;
-            let args = [
-                A::Ptr(frontier),
-                A::Ptr(updating),
-                A::Ptr(visited),
-                A::Ptr(over),
-                A::S32(n as i32),
-            ];
-            dev.launch(m, "bfs_update", cfg, &args)?;
-            Ok(())
-        };
-        let stuck = |_| "bfs: frontier loop did not terminate".to_string();
-        rounds_until_clear(dev, over, n as usize, level, stuck)?;
-        let got = dev.read::<i32>(cost, n as usize)?;
-        Ok(compare_exact("bfs cost", &got, &reference(&g)))
+        run_graph(dev, &graph(nodes(size), &mut rng("bfs", size)))
     }
+}
+
+/// Runs BFS from node 0 on graph `g` (the host frontier loop) and checks every node's level
+/// against [`reference`]; shared with `bfs1m` (document 004's input).
+pub fn run_graph(dev: &mut Device, g: &Csr) -> Result<Check, WorkloadError> {
+    let n = g.start.len() as u32;
+    let m = load(dev, PTX, "bfs")?;
+    let start = dev.alloc_copy(&g.start)?;
+    let degree = dev.alloc_copy(&g.degree)?;
+    let edges = dev.alloc_copy(&g.edges)?;
+    let mut mask = vec![0u8; n as usize];
+    mask[0] = 1;
+    let frontier = dev.alloc_copy(&mask)?;
+    let visited = dev.alloc_copy(&mask)?;
+    let updating = dev.malloc(n as u64)?;
+    let mut cost0 = vec![-1i32; n as usize];
+    cost0[0] = 0;
+    let cost = dev.alloc_copy(&cost0)?;
+    let over = dev.malloc(4)?;
+    let cfg = grid1d(n, BLOCK);
+    let level = |dev: &mut Device, _: i32| -> Result<(), WorkloadError> {
+        let args = [
+            A::Ptr(start),
+            A::Ptr(degree),
+            A::Ptr(edges),
+            A::Ptr(frontier),
+            A::Ptr(updating),
+            A::Ptr(visited),
+            A::Ptr(cost),
+            A::S32(n as i32),
+        ];
+        dev.launch(m, "bfs_expand", cfg, &args)?;
+        let args = [
+            A::Ptr(frontier),
+            A::Ptr(updating),
+            A::Ptr(visited),
+            A::Ptr(over),
+            A::S32(n as i32),
+        ];
+        dev.launch(m, "bfs_update", cfg, &args)?;
+        Ok(())
+    };
+    let stuck = |_| "bfs: frontier loop did not terminate".to_string();
+    rounds_until_clear(dev, over, n as usize, level, stuck)?;
+    let got = dev.read::<i32>(cost, n as usize)?;
+    Ok(compare_exact("bfs cost", &got, &reference(g)))
 }

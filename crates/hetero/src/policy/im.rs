@@ -14,9 +14,9 @@
 //!   to 10K GPU cycles (the document's 100K is longer than most of our runs) \[INTERP\].
 //! * **LLC bypass** (§3, "The non-critical shader accesses that miss in the LLC bypass the
 //!   LLC"): a non-critical GPGPU read miss is served without allocating, a non-critical GPGPU
-//!   store miss is written around the LLC to DRAM with `policy.gpgpu_store_bypass` (off in
-//!   the preset: our GPU's stores reach the LLC as its L2's dirty evictions, which carry no
-//!   store's criticality);
+//!   store miss is written around the LLC to DRAM (`policy.gpgpu_store_bypass`, on in the
+//!   preset since session 15: each store reaches the LLC with the bit its instruction was
+//!   marked with, `hetero-gpu`'s thin L2 being write-through);
 //!   in all-GPU windows too (§5.6's mode changes DRAM priority only, the document exempts
 //!   nothing from §3). A later access to a bypassed block misses the LLC again (the GPU side is
 //!   non-inclusive: its L1D may still hold it) and allocates only if it is critical.
@@ -671,10 +671,9 @@ mod tests {
         cpu_st.write = true;
         let mut c = cfg();
         assert!(
-            !c.gpgpu_store_bypass,
-            "preset: stores allocate (they carry no criticality)"
+            c.gpgpu_store_bypass,
+            "preset: the document's bypass covers the stores (they carry their bit)"
         );
-        c.gpgpu_store_bypass = true;
         let mut p = Im::make(&c, true, true, true);
         assert!(p.llc_bypass(&ctx, &Request::read(0, 0, Source::Gpgpu)));
         assert!(p.llc_bypass(&ctx, &st), "non-critical store written around");

@@ -675,6 +675,50 @@ mod tests {
         assert!(!s.busy());
     }
 
+    /// Document 004 §3 marks the load/store misses of a private cache; a store reaches the
+    /// memory side with its bit only through a write-through slice (the `hetero-gpu` preset): a
+    /// write-back slice sends it on later as a dirty eviction, which carries no instruction's bit.
+    #[test]
+    fn write_through_sends_each_store_on_with_its_criticality_bit() {
+        let (mut s, a) = slice("lazy");
+        s.write = WritePolicy::WriteThrough;
+        for (id, crit) in [(5, true), (6, false)] {
+            s.accept(
+                0,
+                MemReq {
+                    crit,
+                    id: ACK | id,
+                    ..store(a)
+                },
+            );
+        }
+        drain(&mut s, 0);
+        let sent: Vec<(bool, bool)> = s.to_dram.iter().map(|d| (d.write, d.crit)).collect();
+        assert_eq!(
+            sent,
+            [(true, true), (true, false)],
+            "each store, its own bit"
+        );
+        assert_eq!(s.out_q.len(), 2, "both acknowledged by the slice");
+        // The same critical store on the write-back slice stays in it: nothing is sent.
+        let (mut wb, a) = slice("lazy");
+        wb.accept(
+            0,
+            MemReq {
+                crit: true,
+                ..store(a)
+            },
+        );
+        drain(&mut wb, 0);
+        assert!(wb.to_dram.is_empty());
+        // `hetero-gpu` sends its stores through.
+        let g = GpuConfig::preset("hetero-gpu").unwrap();
+        assert_eq!(
+            WritePolicy::parse(&g.l2.cache.write_policy),
+            Some(WritePolicy::WriteThrough)
+        );
+    }
+
     #[test]
     fn a_critical_read_merging_into_a_pending_fetch_makes_it_critical() {
         let (mut s, a) = slice("lazy");

@@ -62,7 +62,9 @@ pub struct HeteroArgs {
     /// GPU workload size. `small` (default): kernels of 36K-180K GPU cycles, long enough for
     /// the §5.6 probe window (100K GPU cycles) and ~100 invocations of the §3 algorithm; the whole
     /// experiment takes about 23 CPU-minutes (12 min wall on 2 idle cores). `tiny` (6K-29K GPU
-    /// cycles, under 1 CPU-minute) for quick checks; larger sizes take longer.
+    /// cycles, under 1 CPU-minute) for quick checks. `paper`: Table 3's inputs (without
+    /// `--workloads`: lbm, cfd, bfs1m, fwt, bs, red; `bfs1m` is BFS on the 1M-node graph, `fwt`
+    /// keeps 32K samples), footprints beyond the 16 MB LLC but for cfd's (12.8 MB); hours.
     #[arg(long, default_value = "small", value_parser = crate::cmd::run::parse_size)]
     size: Size,
     /// GPU workloads (ours; default: Table 3's six applications, our implementations where they
@@ -136,7 +138,11 @@ fn traces_dir() -> PathBuf {
 pub fn run(a: HeteroArgs) -> Result<()> {
     let t0 = Instant::now();
     let workloads: Vec<String> = if a.workloads.is_empty() {
-        mixes::default_workloads(a.stand_ins)
+        if a.size == Size::Paper && !a.stand_ins {
+            mixes::document_workloads()
+        } else {
+            mixes::default_workloads(a.stand_ins)
+        }
     } else {
         if a.stand_ins {
             bail!("--stand-ins selects the default workloads: give it without --workloads");
