@@ -90,7 +90,7 @@ impl Workload for Bfs {
 }
 
 /// Runs BFS from node 0 on graph `g` (the host frontier loop) and checks every node's level
-/// against [`reference`]; shared with `bfs1m` (document 004's input).
+/// against [`reference()`]; shared with `bfs1m` (document 004's input).
 pub fn run_graph(dev: &mut Device, g: &Csr) -> Result<Check, WorkloadError> {
     let n = g.start.len() as u32;
     let m = load(dev, PTX, "bfs")?;
