@@ -500,10 +500,10 @@ pub struct TbRecord {
     pub spread_ppm: u64,
     /// Core cycles from the TB's first warp dispatch to its last warp exit.
     pub lifetime: u64,
-    /// The rank-correlation diagnostic (`sim.cpl_rank`, the private `RankTrace`): Spearman's rho, parts
-    /// per million, between the warps' final execution times and, by row, their counters at
-    /// 25%, 50% and 75% of the TB's lifetime; by column the counter, its `nInst * CPI_avg`
-    /// term and its `nStall` term. `None` when the diagnostic is off, or for a TB of fewer
+    /// The rank-correlation diagnostic (`sim.cpl_rank`, the private `RankTrace`): Spearman's
+    /// rho, parts per million, between the warps' final execution times and, by row, their
+    /// counters at 25%, 50% and 75% of the TB's lifetime; by column the counter, its
+    /// `nInst * CPI_avg` term and its `nStall` term. `None` when the diagnostic is off, or for a TB of fewer
     /// than 3 warps or without a 1% spread of warp times (its order is noise).
     pub rho: Option<[[i64; 3]; 3]>,
 }
