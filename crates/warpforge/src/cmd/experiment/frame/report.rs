@@ -26,6 +26,11 @@ fn geomean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
 }
 
+/// Arithmetic mean of `v`, `None` if empty.
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
 /// Claim 4 (Fig. 9): the critical share of the GPU's DRAM accesses (reads served by DRAM).
 fn critical_fraction(r: &MixResult) -> f64 {
     r.dram.total_critical() as f64 / r.dram.total().max(1) as f64
@@ -184,12 +189,12 @@ impl Report {
         let results: &[(Job, MixResult)] = &out.runs;
         // Only runs that finished their frames: a run that hit the frame cap is listed in
         // `failed_runs` and counts as missing in every figure.
-        let find_mix = |kind: &Kind, t: &str, mix: &str| {
+        let job_of = |kind: &Kind, t: &str, mix: &str| {
             results
                 .iter()
                 .find(|(j, r)| &j.kind == kind && j.title.name == t && j.mix == mix && r.complete)
-                .map(|(_, r)| r)
         };
+        let find_mix = |kind: &Kind, t: &str, mix: &str| job_of(kind, t, mix).map(|(_, r)| r);
         // Per-title figures come from the HL mix.
         let find = |kind: &Kind, t: &str| find_mix(kind, t, "HL");
         let ratio = |kind: &Kind, t: &str| -> Option<f64> {
@@ -207,11 +212,6 @@ impl Report {
                 sum += ipc / out.alone(a, j.run.llc_kb).filter(|x| *x > 0.0)?;
             }
             Some(sum)
-        };
-        let job_of = |kind: &Kind, t: &str, mix: &str| {
-            results
-                .iter()
-                .find(|(j, r)| &j.kind == kind && j.title.name == t && j.mix == mix && r.complete)
         };
         // Whether a run of `kind` (or of its `base`) on title `t` was planned and hit the cap.
         let failed = |kind: &Kind, base: &Kind, t: &str| {
@@ -360,7 +360,6 @@ impl Report {
             .filter_map(|t| find(&Kind::Base, t.name))
             .map(critical_fraction_ungated)
             .collect();
-        let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
         let random: Vec<f64> = low
             .iter()
             .filter_map(|t| ratio(&Kind::RandomIm, t))
@@ -504,7 +503,7 @@ impl Report {
                 "titles": ic.len(),
                 "per_title": per_title,
             },
-            "critical_fraction": opt((!cf.is_empty()).then(|| cf.iter().sum::<f64>() / cf.len() as f64)),
+            "critical_fraction": opt(mean(&cf)),
             "critical_fraction_ungated": opt(mean(&cf_ungated)),
             "critical_fraction_all_titles": opt(mean(&cf_all)),
             "random_marking_gain": opt(geomean(&random).map(|x| x - 1.0)),
