@@ -14,7 +14,7 @@ use std::mem::size_of;
 use warpforge_core::DynInst;
 
 use crate::config::{CacheConfig, GpuConfig};
-use crate::core::sm::Sm;
+use crate::core::sm::SmState as Sm;
 use crate::core::warp::Warp;
 use crate::dram::{Channel, DramReq};
 use crate::mem::icnt::Network;

@@ -28,7 +28,7 @@
 //! is charged the skipped cycles in bulk when it resumes.
 
 use crate::config::GpuConfig;
-use crate::core::sm::Sm;
+use crate::core::sm::{Sm, SmState};
 use crate::dram::addrmap::AddrMap;
 use crate::dram::port::MemoryPort;
 use crate::dram::Channel;
@@ -168,7 +168,11 @@ impl Mem {
 /// The simulated GPU.
 pub struct Gpu {
     cfg: GpuConfig,
+    /// With `sim.skip_idle` an SM's state is built at its first wake ([`Gpu::wake`],
+    /// [`Sm::build`]): an SM that never gets a CTA costs a few bytes.
     sms: Vec<Sm>,
+    /// The address map the SMs are built with.
+    map: AddrMap,
     mem: Mem,
     team: Option<Team>,
     /// Scratch list of reply destinations.
@@ -245,11 +249,22 @@ impl Gpu {
         let threads = threads.max(1);
         Self {
             sms: (0..n_sm)
-                .map(|i| Sm::new(i as u16, &cfg, map.clone()))
+                .map(|i| {
+                    if cfg.sim.skip_idle {
+                        Sm::unbuilt(&cfg)
+                    } else {
+                        Sm::new(i as u16, &cfg, map.clone())
+                    }
+                })
                 .collect(),
             mem: Mem {
                 req_net: Network::new(&cfg.icnt, n_sm, n_slices, false),
-                reply_net: Network::new(&cfg.icnt, n_slices, n_sm, true),
+                // With SMs built at their first CTA, so are their reply buffers.
+                reply_net: if cfg.sim.skip_idle {
+                    Network::new_lazy(&cfg.icnt, n_slices, n_sm, true)
+                } else {
+                    Network::new(&cfg.icnt, n_slices, n_sm, true)
+                },
                 slices: (0..n_slices)
                     .map(|i| {
                         L2Slice::new(i as u16, &cfg.l2, map.clone()).with_partitions(
@@ -290,6 +305,7 @@ impl Gpu {
             cyc: [0; 4],
             skipped: 0,
             uncharged: 0,
+            map,
             cfg,
         }
     }
@@ -299,6 +315,7 @@ impl Gpu {
         let mut v: Vec<_> = self
             .sms
             .iter_mut()
+            .filter_map(Sm::state_mut)
             .flat_map(|s| std::mem::take(&mut s.warp_log))
             .collect();
         v.sort_by_key(|w| (w.cta, w.warp));
@@ -351,7 +368,11 @@ impl Gpu {
             cycles: self.cyc[CORE] - self.uncharged,
             ..Default::default()
         };
-        for s in &self.sms {
+        for sm in &self.sms {
+            let Some(s) = sm.state() else {
+                t.stalls.idle += sm.unbuilt_idle_stalls();
+                continue;
+            };
             t.core.add(&s.stats);
             t.stalls.add(&s.stalls);
             t.latency.add(&s.latency);
@@ -456,6 +477,10 @@ impl Gpu {
         };
         self.wakes += 1;
         let sm = &mut self.sms[s];
+        if !sm.is_built() {
+            sm.build(s as u16, &self.cfg, &self.map);
+            self.mem.reply_net.reserve_dst(s);
+        }
         if self.started[s] != self.launch {
             sm.start_kernel(self.code_base, (self.launch - 1) as u32);
             if let Some(c) = &self.l1d_launch {
@@ -745,7 +770,7 @@ impl Gpu {
         if stop.load(Ordering::Relaxed) {
             return Err(RunError::Interrupted);
         }
-        let insts = self.sms.iter().map(|s| s.stats.warp_insts).sum::<u64>();
+        let insts = self.warp_insts();
         progress(&Progress {
             kernel: kernel.to_string(),
             cycles,
@@ -756,13 +781,22 @@ impl Gpu {
         Ok(())
     }
 
+    /// Warp instructions issued so far by every SM (all launches).
+    fn warp_insts(&self) -> u64 {
+        self.sms
+            .iter()
+            .filter_map(Sm::state)
+            .map(|s| s.stats.warp_insts)
+            .sum()
+    }
+
     fn diagnosis(&self, what: &str, since: u64) -> String {
         let mut s = format!(
             "{what}: no progress for {since} core cycles at cycle {}; live warps:\n",
             self.cyc[CORE]
         );
         let mut limit = 24;
-        for sm in &self.sms {
+        for sm in self.sms.iter().filter_map(Sm::state) {
             sm.diagnose(self.cyc[CORE], &mut s, &mut limit);
         }
         if limit == 0 {
@@ -828,7 +862,7 @@ impl Gpu {
         if total == 0 {
             return Ok(());
         }
-        Sm::check_fits(&self.cfg, &k)
+        SmState::check_fits(&self.cfg, &k)
             .map_err(|e| RunError::Source(SourceError::new(format!("kernel `{}`: {e}", k.name))))?;
         self.code_base = crate::mem::code::code_base(&k.name);
         self.launch += 1;
@@ -850,7 +884,7 @@ impl Gpu {
         let dispatch_at = start_cycle
             + u64::from(self.cfg.core.launch_latency)
             + total * u64::from(self.cfg.core.cta_launch_latency);
-        let start_insts = self.sms.iter().map(|s| s.stats.warp_insts).sum::<u64>();
+        let start_insts = self.warp_insts();
         if self.cfg.sim.window > 1 {
             return self.run_windows(
                 src,

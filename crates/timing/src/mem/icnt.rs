@@ -77,6 +77,24 @@ impl Network {
     /// A network from `n_src` sources to `n_dst` destinations; `to_sm` routes by `req.sm`
     /// (replies), otherwise by `req.slice` (requests).
     pub fn new(c: &IcntConfig, n_src: usize, n_dst: usize, to_sm: bool) -> Self {
+        Self::build(c, n_src, n_dst, to_sm, true)
+    }
+
+    /// [`Network::new`] whose destinations get their buffers from [`Network::reserve_dst`]
+    /// (the reply network of a GPU whose SMs are built at their first CTA: a destination that
+    /// never receives a packet costs no buffer).
+    pub fn new_lazy(c: &IcntConfig, n_src: usize, n_dst: usize, to_sm: bool) -> Self {
+        Self::build(c, n_src, n_dst, to_sm, false)
+    }
+
+    /// Allocates destination `d`'s buffer (as [`Network::new`] does for every destination), so
+    /// that the queue does not grow while packets flow.
+    pub fn reserve_dst(&mut self, d: usize) {
+        let q = &mut self.dst_q[d];
+        q.reserve(self.cap.min(64).saturating_sub(q.len()));
+    }
+
+    fn build(c: &IcntConfig, n_src: usize, n_dst: usize, to_sm: bool, buffers: bool) -> Self {
         // The request network's L2-slice destinations buffer `output_buffer` packets when set.
         let cap = if !to_sm && c.output_buffer > 0 {
             c.output_buffer
@@ -101,7 +119,13 @@ impl Network {
             held_list: Vec::new(),
             spare: Vec::new(),
             dst_q: (0..n_dst)
-                .map(|_| VecDeque::with_capacity(cap.min(64) as usize))
+                .map(|_| {
+                    if buffers {
+                        VecDeque::with_capacity(cap.min(64) as usize)
+                    } else {
+                        VecDeque::new()
+                    }
+                })
                 .collect(),
             stats: NetStats::default(),
         }

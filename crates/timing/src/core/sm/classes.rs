@@ -1,5 +1,5 @@
 //! Per-warp issue classification kept between cycles: each live warp's reason for not issuing
-//! (or the unit it needs) is re-read only when the warp was touched ([`Sm::touch`]) or its
+//! (or the unit it needs) is re-read only when the warp was touched ([`SmState::touch`]) or its
 //! I-buffer head finished decoding, so a scheduler's view costs a few mask operations per
 //! cycle instead of a read of every warp (used without latency attribution or a probe).
 
@@ -74,14 +74,14 @@ impl Classes {
 
 impl Classes {
     /// Whether warp `w`'s kept state reads its scoreboard or loads in flight: decoding with a
-    /// hazard at its head ([`Sm::unblock`]; a blocked warp is known from `Sm::blocked`).
+    /// hazard at its head ([`SmState::unblock`]; a blocked warp is known from `SmState::blocked`).
     #[inline]
     pub(super) fn hazard_pending(&self, w: usize) -> bool {
         self.slot[w].get() as usize == DECODING && self.post[w].get() >= POST_DATA
     }
 }
 
-impl Sm {
+impl SmState {
     fn unit_kind(&self, c: OpClass) -> u8 {
         match self.unit_of(c) {
             Unit::Sp => 0,
@@ -91,7 +91,7 @@ impl Sm {
         }
     }
 
-    /// Places warp `w` by its decoded state `post` ([`Sm::warp_why`] past the decode check).
+    /// Places warp `w` by its decoded state `post` ([`SmState::warp_why`] past the decode check).
     #[inline]
     fn settle(&self, w: usize, post: u8) {
         let c = &self.classes;
@@ -109,7 +109,7 @@ impl Sm {
         }
     }
 
-    /// Re-reads warp `w` at `now`: the decisions of [`Sm::warp_why`] that depend neither on
+    /// Re-reads warp `w` at `now`: the decisions of [`SmState::warp_why`] that depend neither on
     /// later cycles nor on free collectors.
     fn reclassify(&self, w: usize, now: u64) {
         let c = &self.classes;
@@ -153,9 +153,9 @@ impl Sm {
         }
     }
 
-    /// [`Sm::classify`] from the kept per-warp state: (mask of warps, ready warps,
+    /// [`SmState::classify`] from the kept per-warp state: (mask of warps, ready warps,
     /// long-waiting warps, the stall reason closest to issuing), identical to reading every
-    /// warp with [`Sm::warp_why`].
+    /// warp with [`SmState::warp_why`].
     pub(super) fn classify_kept(&self, s: usize, now: u64, free: &Free) -> (u64, u64, u64, Why) {
         let c = &self.classes;
         let smask = self.sched_masks[s];

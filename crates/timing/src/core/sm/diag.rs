@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl Sm {
+impl SmState {
     /// Describes every live warp and what it waits for (deadlock / livelock diagnosis).
     pub fn diagnose(&self, now: u64, out: &mut String, limit: &mut usize) {
         use std::fmt::Write;

@@ -4,7 +4,7 @@
 use super::*;
 use crate::mem::l1bank::BankArbiter;
 
-impl Sm {
+impl SmState {
     #[inline]
     pub(super) fn push_ev(&mut self, at: u64, ev: Ev) {
         self.events.push(at, ev);
@@ -412,7 +412,7 @@ impl Sm {
         started
     }
 
-    /// [`Sm::start_mem`] of instruction `inst` of `warp` (`self.cu_insts` is empty meanwhile).
+    /// [`SmState::start_mem`] of instruction `inst` of `warp` (`self.cu_insts` is empty meanwhile).
     fn start_mem_of(&mut self, inst: &DynInst, warp: u8, now: u64) -> bool {
         let mut regs = [0u16; MAX_DST];
         let n_dst = inst.n_dst;

@@ -7,7 +7,7 @@ use super::*;
 /// number open, §6.3 ambiguity 4).
 const MAX_SKIPS_PER_FETCH: u32 = 4;
 
-impl Sm {
+impl SmState {
     /// Kernel boundary: flush the L1D, constant and texture caches (GPGPU-Sim
     /// `-gpgpu_flush_l1_cache 1`) and the L1I; the kernel's instructions live at `code_base` ([`code::code_base`]).
     pub fn start_kernel(&mut self, code_base: u64, launch: u32) {
@@ -21,7 +21,7 @@ impl Sm {
     }
 
     /// Unified L1/shared array: the L1D of this launch has geometry `c`
-    /// ([`crate::mem::carveout`]); called after [`Sm::start_kernel`], which flushed it.
+    /// ([`crate::mem::carveout`]); called after [`SmState::start_kernel`], which flushed it.
     pub fn resize_l1d(&mut self, c: &crate::config::CacheConfig) {
         self.l1d.resize(c);
     }
@@ -164,7 +164,7 @@ impl Sm {
         let mut served = 0u64;
         let mut slots = 0u32;
         while slots < self.fetch_per_cycle {
-            // Warps found unfetchable stay so until touched (`Sm::touch`): the scan skips them.
+            // Warps found unfetchable stay so until touched (`SmState::touch`): the scan skips them.
             self.nofetch &= !self.touched_fetch;
             self.touched_fetch = 0;
             let mut pick = None;

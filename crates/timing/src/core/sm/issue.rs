@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl Sm {
+impl SmState {
     /// Releases the barrier of CTA slot `cs` when every warp has arrived or is done (at core
     /// cycle `now`: CPL does not count the wait as stall cycles, [`cpl::Cpl::release`]).
     pub(super) fn check_barrier(&mut self, cs: usize, now: u64) {
@@ -141,9 +141,9 @@ impl Sm {
         self.classify_into(s, now, free, &mut [None; 64])
     }
 
-    /// [`Sm::classify`], also leaving each live warp's reason in `whys` (`None`: ready) when
+    /// [`SmState::classify`], also leaving each live warp's reason in `whys` (`None`: ready) when
     /// latency attribution or a probe is on. Otherwise the result comes from the per-warp
-    /// state kept by [`Sm::classify_kept`] (`whys` is not written).
+    /// state kept by [`SmState::classify_kept`] (`whys` is not written).
     pub(super) fn classify_into(
         &self,
         s: usize,
@@ -226,7 +226,7 @@ impl Sm {
     }
 
     /// Probes every live warp of `mask` (a scheduler that found no ready warp), `n` cycles;
-    /// `whys` are their reasons from [`Sm::classify_into`].
+    /// `whys` are their reasons from [`SmState::classify_into`].
     pub(super) fn probe_all(&mut self, mask: u64, now: u64, n: u64, whys: &[Option<Why>; 64]) {
         let mut m = mask;
         while m != 0 {
@@ -649,7 +649,7 @@ impl Sm {
 
 /// Why a warp with no instruction to look at waits: at a barrier or finished (`Sync`), a branch
 /// being resolved (`Control`) or an empty instruction buffer (`Fetch`); `None` when an
-/// instruction is at the head of its buffer. Shared by [`Sm::warp_why`] and the kept
+/// instruction is at the head of its buffer. Shared by [`SmState::warp_why`] and the kept
 /// per-warp classification.
 pub(super) fn headless_why(wp: &Warp) -> Option<Why> {
     if wp.at_barrier {

@@ -1,10 +1,10 @@
 //! One SIMT core (SM), spec 000 §1.1 and §8.1 item 1. Stages, per core cycle:
 //!
-//! * sequential phase ([`Sm::dispatch_cta`], [`Sm::fetch`]): CTA dispatch, and fetch through the
+//! * sequential phase ([`SmState::dispatch_cta`], [`SmState::fetch`]): CTA dispatch, and fetch through the
 //!   L1I into per-warp instruction buffers. Fetch calls [`WarpSource::next`], which executes the
 //!   instruction functionally, so it runs in SM order; a warp is not fetched past a barrier
 //!   until its CTA has arrived, nor past a branch until it has executed.
-//! * parallel phase ([`Sm::cycle`]): writeback events, one reply from the interconnect (L1
+//! * parallel phase ([`SmState::cycle`]): writeback events, one reply from the interconnect (L1
 //!   fill), the LD/ST unit (coalescer, shared memory, constant cache, L1D), operand collectors
 //!   with register-bank arbitration and dispatch to SP/SFU/LD-ST units, then issue by the warp
 //!   schedulers (scoreboard, barriers), and retirement of finished warps and CTAs.
@@ -18,6 +18,9 @@ mod diag;
 mod exec;
 mod front;
 mod issue;
+mod lazy;
+
+pub use lazy::Sm;
 
 use super::cpl::{self, Cpl};
 use super::elim::{self, At, Eliminator, Fetch};
@@ -108,7 +111,7 @@ struct Tracker {
     pc: u64,
 }
 
-/// One operand collector (whether it is busy: bit `i` of [`Sm::cu_busy`]).
+/// One operand collector (whether it is busy: bit `i` of [`SmState::cu_busy`]).
 #[derive(Clone)]
 struct Cu {
     warp: u8,
@@ -181,15 +184,15 @@ enum Why {
     Idle,
 }
 
-/// One SM.
-pub struct Sm {
+/// The state of one SM (held by an [`Sm`] from its first CTA on, `lazy.rs`).
+pub struct SmState {
     id: u16,
     // configuration
     max_warps: usize,
     regs_total: u32,
     smem_total: u32,
     n_sched: usize,
-    /// The scheduler that goes first at the next issue cycle (round robin, see `Sm::issue`).
+    /// The scheduler that goes first at the next issue cycle (round robin, see `SmState::issue`).
     issue_first: usize,
     /// Current issue-spread window (`now / ISSUE_WINDOW`) and the warp slots that issued in it
     /// (`CoreStats::issuing_warps`).
@@ -238,7 +241,7 @@ pub struct Sm {
     ctas: Vec<CtaSlot>,
     used_warps: u64,
     /// Warps whose head instruction waits on the scoreboard, as last classified; valid until
-    /// a register of the warp is released or its loads in flight change (`Sm::unblock`), since
+    /// a register of the warp is released or its loads in flight change (`SmState::unblock`), since
     /// nothing else changes a stalled warp's head, barrier or buffer state. Lets the schedulers
     /// skip reading stalled warps every cycle.
     blocked: Cell<u64>,
@@ -247,7 +250,7 @@ pub struct Sm {
     fetched_all: u64,
     /// The subset of `blocked` with loads in flight (stall reason `MemData`).
     blocked_mem: Cell<u64>,
-    /// Warps whose fetch- or issue-relevant state changed ([`Sm::touch`]) since the
+    /// Warps whose fetch- or issue-relevant state changed ([`SmState::touch`]) since the
     /// schedulers' classification last read them.
     touched_issue: Cell<u64>,
     /// The same, since the fetch scan last read them.
@@ -387,7 +390,7 @@ pub struct Sm {
     held_mask: u64,
 }
 
-impl Sm {
+impl SmState {
     /// SM `id` of `cfg`.
     pub fn new(id: u16, cfg: &GpuConfig, map: AddrMap) -> Self {
         let c = &cfg.core;
@@ -690,7 +693,7 @@ impl Sm {
     }
 
     /// Whether CTA dispatch could place a CTA of `k` here now (the checks of
-    /// [`Sm::dispatch_cta`] before it touches anything).
+    /// [`SmState::dispatch_cta`] before it touches anything).
     pub fn can_take_cta(&self, k: &KernelInfo) -> bool {
         let (w, r, s) = Self::cta_resources(k);
         let free_warps = self.max_warps as u32 - self.used_warps.count_ones();
@@ -703,8 +706,8 @@ impl Sm {
     /// Whole-GPU idle skipping: `None` when fetch, a pipeline stage or retirement might change
     /// state in core cycle `now`; otherwise `Some(t)`, the earliest core cycle at which this SM's
     /// own state could change (`u64::MAX`: only a reply from the network can wake it). In
-    /// cycles `now..t`, with no reply arriving, [`Sm::cycle`] would only count the same stall
-    /// reasons and occupancy every cycle, which [`Sm::skip_cycles`] adds in bulk. Conservative:
+    /// cycles `now..t`, with no reply arriving, [`SmState::cycle`] would only count the same stall
+    /// reasons and occupancy every cycle, which [`SmState::skip_cycles`] adds in bulk. Conservative:
     /// any queued request, busy collector or LD/ST unit, fetchable or retirable warp, or warp
     /// ready to issue means "not quiet".
     pub fn quiet_until(&self, now: u64) -> Option<u64> {
@@ -759,9 +762,9 @@ impl Sm {
         Some(until)
     }
 
-    /// Accounts `n` core cycles from `now` in which [`Sm::quiet_until`] said nothing happens:
+    /// Accounts `n` core cycles from `now` in which [`SmState::quiet_until`] said nothing happens:
     /// the stall reasons, occupancy and collector round robin advance exactly as `n` calls of
-    /// [`Sm::cycle`] would.
+    /// [`SmState::cycle`] would.
     pub fn skip_cycles(&mut self, now: u64, n: u64) {
         self.progressed = false;
         self.exited_warp = false;
@@ -893,7 +896,7 @@ impl Sm {
                         wp.inflight -= 1;
                         if branch {
                             wp.branch_pending = false;
-                            // (`Sm::touch`: fetch and the control-hazard reason read it.)
+                            // (`SmState::touch`: fetch and the control-hazard reason read it.)
                             self.touched_fetch |= 1 << warp;
                             self.touched_issue.set(self.touched_issue.get() | 1 << warp);
                         }
@@ -1029,12 +1032,12 @@ mod tests {
             for dp in [false, true] {
                 cfg.core.dp_on_sfu = dp;
                 let map = AddrMap::new(&cfg.dram, cfg.l2.slices_per_channel).unwrap();
-                let sm = Sm::new(0, &cfg, map);
+                let sm = SmState::new(0, &cfg, map);
                 for k in CLASSES {
                     let want = (
-                        Sm::unit_for(k, dp),
-                        Sm::class_cycles(&cfg.core.latency, k),
-                        Sm::class_cycles(&cfg.core.initiation, k),
+                        SmState::unit_for(k, dp),
+                        SmState::class_cycles(&cfg.core.latency, k),
+                        SmState::class_cycles(&cfg.core.initiation, k),
                     );
                     let (lat, ii) = sm.lat_ii(k);
                     assert_eq!(
