@@ -87,7 +87,8 @@ pub trait WarpSource: Send {
     /// The per-SM front ends of window mode (`sim.window` > 1 in the timing model), or `None`
     /// (the default) where this source cannot run SMs' front ends concurrently; the timing
     /// model then fetches through [`next`](WarpSource::next) on one thread, in a fixed order.
-    /// `sms`: the number of SMs.
+    /// `sms`: one more than the highest index of an SM that may run a CTA (at most the number
+    /// of SMs; it may grow from one window to the next, as the machine gives more SMs work).
     fn window_fronts(&mut self, _sms: u32) -> Option<&mut dyn WindowFronts> {
         None
     }

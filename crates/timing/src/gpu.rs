@@ -173,6 +173,9 @@ pub struct Gpu {
     sms: Vec<Sm>,
     /// The address map the SMs are built with.
     map: AddrMap,
+    /// One more than the highest index of an SM built so far: the SMs a window's front ends
+    /// serve ([`WarpSource::window_fronts`]).
+    built_span: u32,
     mem: Mem,
     team: Option<Team>,
     /// Scratch list of reply destinations.
@@ -306,6 +309,7 @@ impl Gpu {
             skipped: 0,
             uncharged: 0,
             map,
+            built_span: if cfg.sim.skip_idle { 0 } else { n_sm as u32 },
             cfg,
         }
     }
@@ -350,6 +354,12 @@ impl Gpu {
     /// The configuration.
     pub fn config(&self) -> &GpuConfig {
         &self.cfg
+    }
+
+    /// SMs whose state has been built: with `sim.skip_idle`, those that have had a CTA
+    /// (`core/sm/lazy.rs`); otherwise all.
+    pub fn built_sms(&self) -> usize {
+        self.sms.iter().filter(|s| s.is_built()).count()
     }
 
     /// Core cycles simulated so far (all kernels).
@@ -480,6 +490,7 @@ impl Gpu {
         if !sm.is_built() {
             sm.build(s as u16, &self.cfg, &self.map);
             self.mem.reply_net.reserve_dst(s);
+            self.built_span = self.built_span.max(s as u32 + 1);
         }
         if self.started[s] != self.launch {
             sm.start_kernel(self.code_base, (self.launch - 1) as u32);

@@ -656,7 +656,8 @@ impl Gpu {
                 };
                 outcomes.clear();
                 outcomes.resize_with(self.awake.len(), Outcome::default);
-                let n_sm32 = n_sm as u32;
+                // (Only the SMs built so far can have a CTA.)
+                let n_sm32 = self.built_span;
                 let fronts = src.window_fronts(n_sm32);
                 let split = fronts.is_some();
                 if let Some(fronts) = fronts {
