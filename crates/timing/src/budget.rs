@@ -14,7 +14,7 @@ use std::mem::size_of;
 use warpforge_core::DynInst;
 
 use crate::config::{CacheConfig, GpuConfig};
-use crate::core::sm::SmState as Sm;
+use crate::core::sm::SmState;
 use crate::core::warp::Warp;
 use crate::dram::{Channel, DramReq};
 use crate::mem::icnt::Network;
@@ -82,7 +82,7 @@ pub fn sm_bytes(cfg: &GpuConfig) -> u64 {
     let c = &cfg.core;
     let req = size_of::<MemReq>() as u64;
     let collectors = (c.collectors_sp + c.collectors_sfu + c.collectors_mem) as u64;
-    size_of::<Sm>() as u64
+    size_of::<SmState>() as u64
         + c.max_warps as u64 * size_of::<Warp>() as u64
         + c.max_ctas as u64 * (48 + 4)
         + collectors * (size_of::<DynInst>() as u64 + 32)
