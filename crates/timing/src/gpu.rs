@@ -466,7 +466,7 @@ impl Gpu {
                 continue;
             }
             self.wake(d, self.cyc[CORE]);
-            let s = &mut self.sms[d];
+            let s: &mut SmState = &mut self.sms[d];
             while self.mem.reply_net.peek(d, now).is_some() && s.can_accept_reply() {
                 let r = if early {
                     self.mem.reply_net.pop_held(d)
@@ -530,10 +530,17 @@ impl Gpu {
                     continue;
                 }
                 self.undoze(s, now);
-            } else if doze_ok && !self.sms[s].has_probe() && self.sms[s].busy() {
-                if let Some(until) = self.sms[s].quiet_until(now) {
+            } else if doze_ok {
+                // (Awake, so built.)
+                let sm: &SmState = &self.sms[s];
+                let quiet = if !sm.has_probe() && sm.busy() {
+                    sm.quiet_until(now)
+                } else {
+                    None
+                };
+                if let Some(until) = quiet {
                     if until > now {
-                        let sm = &mut self.sms[s];
+                        let sm: &mut SmState = &mut self.sms[s];
                         // What a quiet cycle leaves for phase 3.
                         sm.progressed = false;
                         sm.exited_warp = false;
@@ -617,7 +624,7 @@ impl Gpu {
         }
         let mut until = cap;
         for &s in &self.awake {
-            let sm = &self.sms[s as usize];
+            let sm: &SmState = &self.sms[s as usize];
             // A dozing SM's state is as when it began to doze: its answer is the same.
             let u = match self.dozing[s as usize] {
                 Some((_, u)) if sm.in_q.is_empty() => u,
@@ -723,7 +730,7 @@ impl Gpu {
     fn release_finished(&mut self, src: &mut dyn WarpSource) -> u64 {
         let mut n = 0;
         for &i in &self.awake {
-            let s = &mut self.sms[i as usize];
+            let s: &mut SmState = &mut self.sms[i as usize];
             for &c in &s.finished {
                 src.finish_cta(c);
                 n += 1;
@@ -1052,7 +1059,7 @@ impl Gpu {
                     }
                     None => {
                         for &s in &self.stepping {
-                            let sm = &mut self.sms[s as usize];
+                            let sm: &mut SmState = &mut self.sms[s as usize];
                             sm.fetch(now, src)?;
                             sm.cycle(now);
                         }
@@ -1060,7 +1067,7 @@ impl Gpu {
                 }
                 // Phase 3: release finished CTAs, in SM order.
                 for &i in &self.awake {
-                    let s = &self.sms[i as usize];
+                    let s: &SmState = &self.sms[i as usize];
                     if s.progressed {
                         last_progress = now;
                     }

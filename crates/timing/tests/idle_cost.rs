@@ -101,9 +101,17 @@ fn sms_without_work_hold_no_state() {
         // got a CTA, the same ones, and the 4,000-SM run needs less than 2x the 15-SM peak.
         let (p_small, b_small, s_small) = run_peak(15, set);
         let (p_huge, b_huge, s_huge) = run_peak(4000, set);
-        println!("{set:?}: run peak 15 SMs {p_small} B, 4,000 SMs {p_huge} B; built {b_small}, {b_huge}");
-        assert_eq!(s_small["total"]["cycles"], s_huge["total"]["cycles"], "{set:?}");
-        assert!((1..=15).contains(&b_small), "{set:?}: {b_small} of 15 SMs built");
+        println!(
+            "{set:?}: run peak 15 SMs {p_small} B, 4,000 SMs {p_huge} B; built {b_small}, {b_huge}"
+        );
+        assert_eq!(
+            s_small["total"]["cycles"], s_huge["total"]["cycles"],
+            "{set:?}"
+        );
+        assert!(
+            (1..=15).contains(&b_small),
+            "{set:?}: {b_small} of 15 SMs built"
+        );
         assert_eq!(b_huge, b_small, "{set:?}: SMs built on 4,000 SMs and on 15");
         assert!(
             p_huge < 2 * p_small,

@@ -47,7 +47,10 @@ impl Sm {
     /// An SM of `cfg` built at its first CTA ([`Sm::build`]). Only with `sim.skip_idle`: an SM
     /// that is not built is empty and asleep, and is never stepped.
     pub fn unbuilt(cfg: &GpuConfig) -> Self {
-        debug_assert!(cfg.sim.skip_idle, "an SM is built lazily only with sim.skip_idle");
+        debug_assert!(
+            cfg.sim.skip_idle,
+            "an SM is built lazily only with sim.skip_idle"
+        );
         Self {
             state: None,
             idle: 0,
