@@ -57,7 +57,7 @@ use warpforge_core::{
     DynInst, KernelInfo, Sequential, SourceError, WarpSource, WarpStep, WindowFronts,
 };
 
-/// One SM's view of a split front end, for [`Sm::fetch`].
+/// One SM's view of a split front end, for [`SmState::fetch`](crate::core::sm::SmState::fetch).
 struct OnSm<'f> {
     fronts: &'f dyn WindowFronts,
     info: &'f KernelInfo,
