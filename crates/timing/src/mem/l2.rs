@@ -247,7 +247,19 @@ impl L2Slice {
     }
 
     /// One L2 cycle.
+    #[inline]
     pub fn cycle(&mut self, now: u64) {
+        // An idle slice (no fill due, nothing in the ROP or crossing queues) does nothing:
+        // answered here, inlined into the memory side's loop, without the call.
+        if self.fills.is_empty() && self.rop.is_empty() && self.far_q.is_empty() {
+            return;
+        }
+        self.step(now);
+    }
+
+    /// [`L2Slice::cycle`] of a slice with a fill or a request queued.
+    #[inline(never)]
+    fn step(&mut self, now: u64) {
         self.fill_step(now);
         // The ROP queue's head, or a crossing request that is due earlier.
         let far = match (self.rop.front(), self.far_q.front()) {
