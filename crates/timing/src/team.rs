@@ -212,6 +212,28 @@ impl Shared {
         }
     }
 
+    /// Claims the last unclaimed index of participant `q`'s home range of the current `run`
+    /// phase (a thief's claim: it shortens the range from its end, so that the owner, which
+    /// claims from the front, keeps its first jobs and a stolen job is one the owner would have
+    /// run last).
+    fn steal_claim(&self, q: usize) -> Option<usize> {
+        let cur = &self.cursors[q].0;
+        loop {
+            // Owner and thieves move the two ends of one word, so each index is claimed once.
+            let c = cur.load(Ordering::Acquire);
+            let (i, end) = unpack(c);
+            if i >= end {
+                return None;
+            }
+            if cur
+                .compare_exchange_weak(c, c - (1 << IDX_BITS), Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                return Some(end - 1);
+            }
+        }
+    }
+
     /// Runs job `i` of the current `run` phase (claimed by this thread).
     fn run_job(&self, i: usize) {
         // SAFETY: the caller claimed `i` on a cursor of the open phase (`run` returns only
@@ -241,13 +263,14 @@ impl Shared {
         self.steal(p) | (ran > 0)
     }
 
-    /// Runs what is left of the other participants' home ranges (each job reported as it
-    /// completes); returns whether it ran any.
+    /// Runs what is left of the other participants' home ranges, each from its end (each job
+    /// reported as it completes); returns whether it ran any. When it returns, every cursor
+    /// of the phase is exhausted (cursors never grow within a phase).
     fn steal(&self, p: usize) -> bool {
         let t = self.cursors.len();
         let mut any = false;
         for k in 1..t {
-            while let Some(i) = self.run_claim((p + k) % t) {
+            while let Some(i) = self.steal_claim((p + k) % t) {
                 self.run_job(i);
                 self.done.0.fetch_add(1, Ordering::AcqRel);
                 any = true;
@@ -527,13 +550,12 @@ impl Team {
         if ran > 0 {
             s.done.0.fetch_add(ran, Ordering::AcqRel);
         }
-        // Wait for the others; take over a late participant's leftovers now and then (a
-        // worker descheduled on a busy machine must not hold the phase up).
+        // Take over what is left of the others' ranges, from their ends (a participant that
+        // finishes early helps at once: the per-window costs vary, and a worker descheduled on
+        // a busy machine must not hold the phase up), then wait for the jobs in flight.
+        s.steal(0);
         let mut k = 0u32;
         while s.done.0.load(Ordering::Acquire) != self.done {
-            if k % 1024 == 1023 {
-                s.steal(0);
-            }
             if k < SPINS {
                 std::hint::spin_loop();
                 k += 1;
@@ -745,6 +767,57 @@ mod tests {
                 assert_ne!(team.bounds, first, "{threads} threads");
             }
         }
+    }
+
+    #[test]
+    fn owner_claims_from_the_front_and_thieves_from_the_end() {
+        let team = Team::new(1);
+        let s = &team.shared;
+        s.cursors[0].0.store(cursor(5, 10, 3), Ordering::SeqCst);
+        let mut got = Vec::new();
+        for k in 0..4 {
+            got.push(s.run_claim(0).expect("owner"));
+            got.push(s.steal_claim(0).expect("thief"));
+            assert_eq!((got[2 * k], got[2 * k + 1]), (3 + k, 9 - k));
+        }
+        // One index left, then none for either.
+        assert!(s.steal_claim(0).is_some_and(|i| !got.contains(&i)));
+        assert_eq!((s.run_claim(0), s.steal_claim(0)), (None, None));
+    }
+
+    #[test]
+    fn a_participant_that_finishes_early_takes_the_others_last_jobs() {
+        use std::sync::atomic::AtomicU8;
+        let mut team = Team::new(2);
+        let n = 20;
+        // Who ran each job: 1 = the calling thread, 2 = the worker.
+        let by: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(0)).collect();
+        let me = std::thread::current().id();
+        team.run(
+            n,
+            &|i| {
+                let main = std::thread::current().id() == me;
+                assert_eq!(by[i].swap(if main { 1 } else { 2 }, Ordering::SeqCst), 0);
+                // The worker's jobs are slow: the calling thread finishes its range first.
+                if !main {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+            },
+            || {},
+        );
+        let by: Vec<u8> = by.iter().map(|b| b.load(Ordering::SeqCst)).collect();
+        assert!(by.iter().all(|&b| b != 0), "every job ran: {by:?}");
+        // Home ranges 0..10 (calling thread) and 10..20 (worker): in each, the owner's jobs
+        // are a prefix and the thief's a suffix.
+        for (range, owner) in [(0..10, 1u8), (10..20, 2)] {
+            let r = &by[range];
+            let k = r.iter().take_while(|&&b| b == owner).count();
+            assert!(r[k..].iter().all(|&b| b != owner), "{by:?}");
+        }
+        assert!(
+            by[10..].contains(&1),
+            "the calling thread took some of the slow jobs: {by:?}"
+        );
     }
 
     #[test]
