@@ -10,7 +10,8 @@
 //! one thread (explicit `--threads N` still runs N); raise it when `bench --what scaling`
 //! measures a gain on every machine size. The window engine (`sim.window` > 1) synchronises
 //! once per window and has its own rule: at most [`AUTO_CAP_WINDOW`] threads, one per
-//! [`SMS_PER_THREAD_WINDOW`] SMs, and only with at least [`MIN_CORES_WINDOW`] free cores.
+//! [`SMS_PER_THREAD_WINDOW`] SMs; with fewer than [`MIN_CORES_WINDOW`] free cores, two threads
+//! from [`SMS_SMALL_HOST`] SMs up (one below, and with fewer than two free cores).
 
 use warpforge_timing::GpuConfig;
 
@@ -29,12 +30,20 @@ pub const AUTO_CAP_WINDOW: usize = 8;
 /// gained up to 1.78x), so a 15-SM machine runs on one thread, and 120 SMs (where both gained
 /// up to 8 threads) on up to eight.
 pub const SMS_PER_THREAD_WINDOW: u32 = 15;
-/// The window engine's `auto` runs one thread unless at least this many cores are free: on the
-/// same run two threads gained only 1.02x on `kmn` (1.19x on `bfs`) and four 1.10x (1.38x),
-/// and on the idle 2-core development VM two threads measured 0.96x-1.06x against one after
-/// session 14 (docs/PERFORMANCE.md, "Session 14: wall clock on the idle machine"): a 2- or
-/// 3-core machine is too small to profit.
+/// With fewer than this many free cores the window engine's `auto` runs at most
+/// [`SMALL_HOST_THREADS`] threads, and only on machines of at least [`SMS_SMALL_HOST`] SMs:
+/// more threads than that were not measured on 2- and 3-core hosts.
 pub const MIN_CORES_WINDOW: usize = 4;
+/// The window engine's thread count on a host with 2 or 3 free cores. On the 2-core
+/// development VM (docs/PERFORMANCE.md, "Session 16: engine"; the lead's idle figures at 06:58
+/// UTC and this session's), two threads beat one on every 120-SM case with `sim.window` > 1:
+/// `bfs` 1.36x, `kmn` 1.16x-1.42x idle, and 1.12x-1.15x under a load average of 15-20.
+pub const SMALL_HOST_THREADS: usize = 2;
+/// The fewest simulated SMs for which the window engine's `auto` runs two threads on a host
+/// with 2 or 3 free cores: on the 2-core VM, `kmn` with 30 SMs and `sim.window=4` was slower on
+/// two threads (0.93x) and with 60 SMs faster (1.25x), `bfs` faster on both (docs/PERFORMANCE.md,
+/// "Session 16: engine").
+pub const SMS_SMALL_HOST: u32 = 60;
 /// `auto` gives each thread at least this many simulated SMs.
 pub const SMS_PER_THREAD: u32 = 4;
 
@@ -71,7 +80,11 @@ pub fn auto_threads(cores: usize, load: f64, sms: u32, window: u32) -> usize {
     let free = (cores as f64 - load.max(0.0)).round().max(1.0) as usize;
     let (per_thread, cap) = if window > 1 {
         if free < MIN_CORES_WINDOW {
-            return 1;
+            return if free >= SMALL_HOST_THREADS && sms >= SMS_SMALL_HOST {
+                SMALL_HOST_THREADS
+            } else {
+                1
+            };
         }
         (SMS_PER_THREAD_WINDOW, AUTO_CAP_WINDOW)
     } else {
@@ -133,14 +146,26 @@ mod tests {
             "15 SMs: kmn slower on any count"
         );
         assert_eq!(auto_threads(16, 0.0, 29, 4), 1);
+        // A 2- or 3-core host: two threads on large machines (the 2-core figures), one on
+        // small machines and when a core is busy.
+        assert_eq!(auto_threads(2, 0.1, 120, 4), 2, "2 idle cores, 120 SMs");
+        assert_eq!(auto_threads(2, 0.3, 60, 16), 2);
+        assert_eq!(auto_threads(2, 0.1, 30, 4), 1, "30 SMs: kmn slower on two");
+        assert_eq!(auto_threads(2, 0.6, 120, 4), 1, "a busy core: one thread");
         assert_eq!(
-            auto_threads(2, 0.1, 120, 4),
+            auto_threads(2, 15.0, 120, 4),
             1,
-            "a 2-core machine is too small"
+            "a loaded host: one thread"
         );
-        assert_eq!(auto_threads(3, 0.0, 120, 4), 1);
+        assert_eq!(
+            auto_threads(3, 0.0, 120, 4),
+            2,
+            "3 cores: two, as measured on 2"
+        );
+        assert_eq!(auto_threads(1, 0.0, 120, 4), 1);
         assert_eq!(auto_threads(4, 0.0, 120, 4), 4);
-        assert_eq!(auto_threads(16, 12.6, 120, 4), 1, "fewer than 4 cores free");
+        assert_eq!(auto_threads(16, 12.6, 120, 4), 2, "3 cores free");
+        assert_eq!(auto_threads(16, 14.6, 120, 4), 1, "one core free");
         assert_eq!(
             auto_threads(16, 0.0, 4, 4),
             1,
