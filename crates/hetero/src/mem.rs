@@ -41,6 +41,47 @@ pub struct SourceStats {
     pub latency_sum: u64,
 }
 
+/// Where the DRAM reads of one requester class waited (a diagnostic of the policies, spec 004
+/// §5.4): in front of the controller (the reads that reached it while its read queue was full)
+/// and in the read queue, and which reads were ahead of them. Classes of the `[u64; 3]` arrays:
+/// 0 = critical GPU read (CG), 1 = non-critical GPU read (NG), 2 = CPU read, each as marked
+/// when counted. Cycles are memory (CPU) cycles; every field is a sum over the served reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct WaitStats {
+    /// DRAM reads served (column access issued).
+    pub reads: u64,
+    /// Of those, reads whose column access found the row open without an activation of its
+    /// own (row hits).
+    pub row_hits: u64,
+    /// Cycles from reaching the controller to entering its read queue.
+    pub front_cycles: u64,
+    /// Cycles from entering the read queue to the column access.
+    pub queue_cycles: u64,
+    /// Reads waiting in front of the controller, ahead of the read, when it arrived, by class.
+    pub ahead_front: [u64; 3],
+    /// Reads in the read queue when the read entered it, by class.
+    pub ahead_queue: [u64; 3],
+    /// Reads of the channel served while the read was in the read queue, by class.
+    pub passed_by: [u64; 3],
+}
+
+/// The [`WaitStats`] class of a DRAM read: 0 = CG, 1 = NG, 2 = CPU.
+fn wait_class(e: &DramEntry) -> usize {
+    match (e.source.is_gpu(), e.critical) {
+        (true, true) => 0,
+        (true, false) => 1,
+        (false, _) => 2,
+    }
+}
+
+/// A DRAM read being followed for [`WaitStats`].
+struct Follow {
+    ahead_front: [u64; 3],
+    admitted: u64,
+    ahead_queue: [u64; 3],
+    served_at_admission: [u64; 3],
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Ev {
     /// The request reaches its LLC bank.
@@ -119,6 +160,14 @@ pub struct MemSystem {
     /// Sums over stepped DRAM cycles and channels of (read-queue entries, reads waiting
     /// outside the full read queue), and the number of (cycle, channel) samples.
     queue_sums: (u64, u64, u64),
+    /// Reads in DRAM being followed for [`WaitStats`], by token.
+    follow: FastMap<u64, Follow>,
+    /// Reads served per channel by [`WaitStats`] class.
+    served_by_class: Vec<[u64; 3]>,
+    /// [`WaitStats`] of the GPU's (index 0) and the CPUs' (index 1) DRAM reads.
+    wait: [WaitStats; 2],
+    /// Write-backs and written-around stores sent to DRAM: GPU-owned (0) and CPU-owned (1).
+    dram_writes_by: [u64; 2],
 }
 
 impl MemSystem {
@@ -152,6 +201,10 @@ impl MemSystem {
             stats: FastMap::default(),
             writebacks: 0,
             queue_sums: (0, 0, 0),
+            follow: FastMap::default(),
+            served_by_class: vec![[0; 3]; n],
+            wait: [WaitStats::default(); 2],
+            dram_writes_by: [0; 2],
             cfg: cfg.clone(),
         }
     }
@@ -267,6 +320,17 @@ impl MemSystem {
         (q as f64 / n as f64, o as f64 / n as f64)
     }
 
+    /// Where the DRAM reads waited: (GPU, CPU) [`WaitStats`].
+    pub fn wait_stats(&self) -> (WaitStats, WaitStats) {
+        (self.wait[0], self.wait[1])
+    }
+
+    /// Blocks sent to DRAM as writes (write-backs of dirty LLC victims and written-around
+    /// stores): (GPU-owned, CPU-owned).
+    pub fn dram_writes_by_owner(&self) -> (u64, u64) {
+        (self.dram_writes_by[0], self.dram_writes_by[1])
+    }
+
     /// Functional warm-up (no timing): `addr`'s block is looked up and, on a miss, allocated in
     /// the LLC as a fill for `source` would (victims are dropped; CPU holders are still
     /// back-invalidated). Stands in for the document's 200M-instruction warm-up.
@@ -342,7 +406,10 @@ impl MemSystem {
         };
         self.policy.tick(&ctx);
         for ch in 0..self.channels.len() {
-            self.channels[ch].admit(&mut self.overflow[ch], &ctx, ch, self.policy.as_mut());
+            let n = self.channels[ch].admit(&mut self.overflow[ch], &ctx, ch, self.policy.as_mut());
+            if n > 0 {
+                self.note_admitted(ch, n);
+            }
             while self.channels[ch].can_accept(true) {
                 let Some(e) = self.woverflow[ch].pop_front() else {
                     break;
@@ -355,6 +422,7 @@ impl MemSystem {
             if let Some(d) = self.channels[ch].cycle(self.dram_now, &ctx, ch, self.policy.as_mut())
             {
                 self.policy.on_served(&ctx, &d.entry);
+                self.note_served(ch, &d.entry);
                 // Data arrival in CPU cycles (rounded up), then the ring to the LLC bank.
                 let dcyc = d.at - self.dram_now;
                 let cpu = (dcyc * self.cpu_step).div_ceil(self.dram_step);
@@ -382,11 +450,25 @@ impl MemSystem {
                     row: loc.row,
                     activated: false,
                 };
+                let mut ahead = [0u64; 3];
+                for w in &self.overflow[loc.channel] {
+                    ahead[wait_class(w)] += 1;
+                }
+                self.follow.insert(
+                    m,
+                    Follow {
+                        ahead_front: ahead,
+                        admitted: self.now,
+                        ahead_queue: [0; 3],
+                        served_at_admission: [0; 3],
+                    },
+                );
                 self.overflow[loc.channel].push_back(e);
             }
             Ev::Writeback(line, owner, critical) => {
                 let loc = locate(&self.cfg.dram, line);
                 self.writebacks += 1;
+                self.dram_writes_by[!src_of(owner).is_gpu() as usize] += 1;
                 let tok = self.next_tok;
                 self.next_tok += 1;
                 self.woverflow[loc.channel].push_back(DramEntry {
@@ -417,6 +499,41 @@ impl MemSystem {
                 });
             }
         }
+    }
+
+    /// The last `n` reads of channel `ch`'s read queue entered it now: notes the queue ahead of
+    /// each ([`WaitStats`]).
+    fn note_admitted(&mut self, ch: usize, n: usize) {
+        let reads = &self.channels[ch].reads;
+        let first = reads.len() - n;
+        for (i, e) in reads.iter().enumerate().skip(first) {
+            let Some(f) = self.follow.get_mut(&e.tok) else {
+                continue;
+            };
+            f.admitted = self.now;
+            f.ahead_queue = [0; 3];
+            for a in &reads[..i] {
+                f.ahead_queue[wait_class(a)] += 1;
+            }
+            f.served_at_admission = self.served_by_class[ch];
+        }
+    }
+
+    /// Read `e` of channel `ch` was served now ([`WaitStats`]).
+    fn note_served(&mut self, ch: usize, e: &DramEntry) {
+        if let Some(f) = self.follow.remove(&e.tok) {
+            let w = &mut self.wait[!e.source.is_gpu() as usize];
+            w.reads += 1;
+            w.row_hits += !e.activated as u64;
+            w.front_cycles += f.admitted - e.arrival;
+            w.queue_cycles += self.now - f.admitted;
+            for k in 0..3 {
+                w.ahead_front[k] += f.ahead_front[k];
+                w.ahead_queue[k] += f.ahead_queue[k];
+                w.passed_by[k] += self.served_by_class[ch][k] - f.served_at_admission[k];
+            }
+        }
+        self.served_by_class[ch][wait_class(e)] += 1;
     }
 
     fn deliver(&mut self, tok: u64) {

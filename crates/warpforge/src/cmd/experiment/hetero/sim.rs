@@ -185,7 +185,8 @@ pub fn corun(
         .copied()
         .unwrap_or_default();
     let frac = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-    let memory = memory_counters(&port.mem);
+    let mut memory = memory_counters(&port.mem);
+    memory.extend(cpu_counters(&port.cpu));
     let crit: Vec<CritStats> = crit;
     let sum = |f: fn(&CritStats) -> u64| crit.iter().map(f).sum::<u64>();
     let misses = sum(|s| s.misses);
@@ -253,13 +254,66 @@ fn memory_counters(mem: &MemSystem) -> Vec<(String, f64)> {
         t.dram_reads += st.dram_reads;
         t.bypassed += st.bypassed;
         t.latency_sum += st.latency_sum;
+        t.llc_hits += st.llc_hits;
+        t.llc_misses += st.llc_misses;
+        t.critical += st.critical;
     }
-    for (n, t) in [("gpu", gpu), ("cpu", cpu)] {
+    let (gw, cw) = mem.wait_stats();
+    let (gpu_wr, cpu_wr) = mem.dram_writes_by_owner();
+    for (n, t, w, wr) in [("gpu", gpu, gw, gpu_wr), ("cpu", cpu, cw, cpu_wr)] {
         out.push((format!("{n}_reads"), t.reads as f64));
         out.push((format!("{n}_writes"), t.writes as f64));
         out.push((format!("{n}_dram_reads"), t.dram_reads as f64));
+        out.push((format!("{n}_dram_writes"), wr as f64));
         out.push((format!("{n}_bypassed_reads"), t.bypassed as f64));
         out.push((format!("{n}_read_latency"), frac(t.latency_sum, t.reads)));
+        out.push((
+            format!("{n}_llc_hit_rate"),
+            frac(t.llc_hits, t.llc_hits + t.llc_misses),
+        ));
+        // Mean LLC reads of the class in flight (Little: latency summed over the run's cycles).
+        out.push((
+            format!("{n}_reads_in_flight"),
+            frac(t.latency_sum, mem.now()),
+        ));
+        // Where the class's DRAM reads waited (means per DRAM read), spec 004 §5.4 analysis.
+        let per = |x: u64| frac(x, w.reads);
+        out.push((format!("{n}_dram_row_hit_fraction"), per(w.row_hits)));
+        out.push((format!("{n}_dram_front_wait"), per(w.front_cycles)));
+        out.push((format!("{n}_dram_queue_wait"), per(w.queue_cycles)));
+        for (k, c) in ["cg", "ng", "cpu"].iter().enumerate() {
+            out.push((format!("{n}_ahead_front_{c}"), per(w.ahead_front[k])));
+            out.push((format!("{n}_ahead_queue_{c}"), per(w.ahead_queue[k])));
+            out.push((format!("{n}_passed_by_{c}"), per(w.passed_by[k])));
+        }
     }
+    out.push((
+        "gpu_read_critical_fraction".to_string(),
+        frac(gpu.critical, gpu.reads),
+    ));
     out
+}
+
+/// Counters of the CPU cores over the co-run, means over cores: fractions of cycles whose
+/// dispatch stalled on a full ROB and on the MSHRs, and LLC requests per 1000 instructions.
+fn cpu_counters(cpu: &CpuCluster) -> Vec<(String, f64)> {
+    let frac = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    let n = cpu.cores.len().max(1) as f64;
+    let mean = |f: &dyn Fn(&warpforge_hetero::cpu::CoreStats) -> f64| {
+        cpu.cores.iter().map(|c| f(&c.stats)).sum::<f64>() / n
+    };
+    vec![
+        (
+            "cpu_rob_full_fraction".to_string(),
+            mean(&|s| frac(s.rob_full, s.cycles)),
+        ),
+        (
+            "cpu_mshr_full_fraction".to_string(),
+            mean(&|s| frac(s.mshr_full, s.cycles)),
+        ),
+        (
+            "cpu_llc_requests_pki".to_string(),
+            mean(&|s| 1000.0 * frac(s.l2_misses, s.retired)),
+        ),
+    ]
 }
