@@ -101,6 +101,14 @@ pub struct CritProbe {
     /// Counters (shared with the experiment through the handle returned by [`CritProbe::new`]).
     pub stats: Arc<std::sync::Mutex<CritStats>>,
     pending: CritStats,
+    /// Per PC since the last flush: (PC, stall cycles, L1D misses), and the index of the PC
+    /// last counted. A kernel has a few load/store PCs, and [`SmProbe::stall_on_miss`] is
+    /// called per waiting warp per cycle: a short list searched from the last hit costs less
+    /// than a hashed map (the counts are the same).
+    pcs: Vec<(u64, u64, u64)>,
+    last_pc: usize,
+    /// Stall-table slot of the last PC found or inserted (a hint; checked before use).
+    last_slot: usize,
 }
 
 const FLUSH: u64 = 256;
@@ -121,7 +129,24 @@ impl CritProbe {
             local: (0, 0, 0, 0),
             stats: Arc::default(),
             pending: CritStats::default(),
+            pcs: Vec::new(),
+            last_pc: 0,
+            last_slot: 0,
         }
+    }
+
+    /// The per-PC counters of `pc` since the last flush.
+    fn pc_counts(&mut self, pc: u64) -> &mut (u64, u64, u64) {
+        if self.pcs.get(self.last_pc).is_none_or(|e| e.0 != pc) {
+            self.last_pc = match self.pcs.iter().position(|e| e.0 == pc) {
+                Some(i) => i,
+                None => {
+                    self.pcs.push((pc, 0, 0));
+                    self.pcs.len() - 1
+                }
+            };
+        }
+        &mut self.pcs[self.last_pc]
     }
 
     /// `InputStall` counts only cycles whose schedulers' closest reason was a pending operand
@@ -189,11 +214,12 @@ impl CritProbe {
         s.not_top += p.not_top;
         s.bottlenecked_cycles += p.bottlenecked_cycles;
         s.cycles += p.cycles;
-        for (pc, (st, m)) in p.per_pc {
+        for (pc, st, m) in self.pcs.drain(..) {
             let e = s.per_pc.entry(pc).or_default();
             e.0 += st;
             e.1 += m;
         }
+        self.last_pc = 0;
     }
 
     /// The current top-PC set (for tests and reports).
@@ -233,18 +259,29 @@ impl SmProbe for CritProbe {
     }
 
     fn stall_on_miss(&mut self, pc: u64) {
-        self.pending.per_pc.entry(pc).or_default().0 += 1;
+        self.pc_counts(pc).1 += 1;
         let clock = self.clock;
-        if let Some(e) = self.table.iter_mut().find(|e| e.valid && e.pc == pc) {
+        let hint = &self.table[self.last_slot];
+        let slot = if hint.valid && hint.pc == pc {
+            Some(self.last_slot)
+        } else {
+            self.table.iter().position(|e| e.valid && e.pc == pc)
+        };
+        if let Some(i) = slot {
+            let e = &mut self.table[i];
             e.stall += 1;
             e.lru = clock;
+            self.last_slot = i;
             return;
         }
-        let victim = self
+        let (i, _) = self
             .table
-            .iter_mut()
-            .min_by_key(|e| if e.valid { e.lru + 1 } else { 0 })
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, e)| if e.valid { e.lru + 1 } else { 0 })
             .expect("16 entries");
+        self.last_slot = i;
+        let victim = &mut self.table[i];
         *victim = Entry {
             pc,
             stall: 1,
@@ -255,7 +292,7 @@ impl SmProbe for CritProbe {
 
     fn mark_miss(&mut self, pc: u64, _store: bool) -> bool {
         self.pending.misses += 1;
-        self.pending.per_pc.entry(pc).or_default().1 += 1;
+        self.pc_counts(pc).2 += 1;
         let crit = if !self.hot {
             self.pending.not_bottlenecked += 1;
             false
