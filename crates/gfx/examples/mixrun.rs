@@ -9,8 +9,8 @@
 //! KIND: `base` (default; algorithm marking, 16 MB LLC), `llc8` (8 MB LLC), `crit` / `noncrit`
 //! (the critical / non-critical accesses ideal in the LLC, gate held as in the experiment),
 //! `held` (the baseline with the gate held as in `crit` / `noncrit`, nothing ideal: the
-//! classification those runs idealise, with its diagnostics) or `random` (random marking at 0.5
-//! per stream). MAX_FRAME_CYCLES (default 50M, the experiment's)
+//! classification those runs idealise, with its diagnostics), `random` (random marking at 0.5
+//! per stream), `all` (every GPU access critical, no gate) or `none` (no GPU access critical). MAX_FRAME_CYCLES (default 50M, the experiment's)
 //! caps each frame's GPU cycles: a small cap gives a short, partial run for callgrind. MIX: HL
 //! (default), H or L. SIZE: tiny (default) or small.
 
@@ -57,7 +57,9 @@ fn main() {
         }
         "held" => run.opts.cfg.held_gate = Some(t.below_target()),
         "random" => run.marking = Marking::Random([0.5; 8]),
-        k => panic!("unknown KIND `{k}` (base, llc8, crit, noncrit, held, random)"),
+        "all" => run.marking = Marking::Always,
+        "none" => run.marking = Marking::Never,
+        k => panic!("unknown KIND `{k}` (base, llc8, crit, noncrit, held, random, all, none)"),
     }
     let r = mix::run(&run).expect("run");
     println!("{} {} {} {} {}", t.name, run.policy, kind, mix_name, size);
