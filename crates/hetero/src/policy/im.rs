@@ -3,7 +3,10 @@
 //! * **IM-SCHED**: per interval, `f` = fraction of served CPU reads that a younger critical GPU
 //!   (CG) request went ahead of, in the read queue (a command issued) or on entering it (a full
 //!   queue's admission); next interval, whenever the best candidate is CG and a CPU read is
-//!   schedulable, the best CPU read goes instead with probability `min(f, cap)`.
+//!   schedulable, the best CPU read goes instead with probability `min(f, cap)`. With
+//!   `policy.im_sched_per_request` the draw is made once per CPU read as it enters a read
+//!   queue instead (§5.4: the probability is "that a given CPU access" is prioritised): a read
+//!   that wins it ranks with CG (row hit, then age) until served.
 //! * **IM-LLC**: per interval each CPU application is classed by LLC miss rate (L <= 10% < M <=
 //!   70% < H); an L->M or L->H move enters emergency mode (its reads rank with CG); at an interval
 //!   end an emergency application back in L stays, one still in M or H leaves.
@@ -56,6 +59,9 @@ struct Im {
     rng: ChaCha8Rng,
     // IM-SCHED.
     p: f64,
+    /// CPU reads in the read queues that won their IM-SCHED draw
+    /// (`policy.im_sched_per_request`), by token.
+    promoted: FastSet<u64>,
     /// Never iterated: fast deterministic hashing (docs/PERFORMANCE.md, "Session 14").
     deprio: FastSet<u64>,
     served_cpu: u64,
@@ -102,6 +108,7 @@ impl Im {
             c: c.clone(),
             rng: ChaCha8Rng::seed_from_u64(c.seed),
             p: 0.0,
+            promoted: FastSet::default(),
             deprio: FastSet::default(),
             served_cpu: 0,
             deprio_cpu: 0,
@@ -153,7 +160,8 @@ impl Im {
         s.cpu().is_some_and(|i| self.emergency >> i & 1 == 1)
     }
 
-    /// 0 = CG, CPU-E (and every GPU request in an all-GPU window); 1 = CPU; 2 = NG.
+    /// 0 = CG, CPU-E, a CPU read that won its per-request IM-SCHED draw (and every GPU request
+    /// in an all-GPU window); 1 = CPU; 2 = NG.
     fn level(&self, c: &Cand) -> u8 {
         if c.source.is_gpu() {
             if c.critical || self.all_gpu {
@@ -161,7 +169,7 @@ impl Im {
             } else {
                 2
             }
-        } else if self.emergency_of(c.source) {
+        } else if self.emergency_of(c.source) || self.promoted.contains(&c.tok) {
             0
         } else {
             1
@@ -245,7 +253,8 @@ impl MemPolicy for Im {
     fn pick(&mut self, _: &Ctx, c: &[Cand]) -> Option<usize> {
         let best = best_by(c, |x| (!x.row_hit, self.level(x), x.arrival, x.tok))?;
         let b = &c[best];
-        if self.sched && self.p > 0.0 && b.is_cg() && !self.all_gpu {
+        let per_decision = !self.c.im_sched_per_request;
+        if per_decision && self.sched && self.p > 0.0 && b.is_cg() && !self.all_gpu {
             let cpu = best_by(c, |x| {
                 (
                     x.source.is_gpu() || self.emergency_of(x.source),
@@ -280,8 +289,21 @@ impl MemPolicy for Im {
         self.mark_deprioritised(chosen, cands);
     }
 
+    fn on_enqueue(&mut self, _: &Ctx, _: usize, e: &DramEntry) {
+        if self.sched
+            && self.c.im_sched_per_request
+            && self.p > 0.0
+            && !e.source.is_gpu()
+            && !self.emergency_of(e.source)
+            && self.rng.gen_bool(self.p)
+        {
+            self.promoted.insert(e.tok);
+        }
+    }
+
     fn on_served(&mut self, _: &Ctx, e: &DramEntry) {
         if !e.source.is_gpu() {
+            self.promoted.remove(&e.tok);
             self.served_cpu += 1;
             if self.deprio.remove(&e.tok) {
                 self.deprio_cpu += 1;
