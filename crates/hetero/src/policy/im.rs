@@ -534,6 +534,47 @@ mod tests {
         }
     }
 
+    /// §5.4: "a CPU request is prioritized over a pending critical GPU request with this
+    /// probability", the probability "that a given CPU access is de-prioritized": with
+    /// `im_sched_per_request` a share p of the CPU reads wins its one draw and keeps the answer
+    /// for its whole stay (it ranks with CG, by row hit then age); the per-decision draw
+    /// (the default) lets a read that meets ten CG-first decisions win 1 - 0.75^10 = 94% of the time.
+    #[test]
+    fn per_request_draw_promotes_a_share_p_of_cpu_reads_for_their_whole_stay() {
+        let g = GpuStatus::default();
+        let ctx = at(0, &g);
+        let mut c = cfg();
+        c.im_sched_overtake = true;
+        for per_request in [true, false] {
+            c.im_sched_per_request = per_request;
+            let mut p = Im::make(&c, true, false, false);
+            p.p = 0.25;
+            let (mut won, mut changed) = (0u32, 0u32);
+            for t in 0..4000u64 {
+                let e = entry(t, Source::Cpu(0));
+                p.on_enqueue(&ctx, 0, &e);
+                let cpu = cand(t, true, Source::Cpu(0), false, 10);
+                let cg = |k: u64| cand(100_000 + k, true, Source::Gfx(2), true, 50);
+                let picks: Vec<_> = (0..10).map(|k| p.pick(&ctx, &[cg(k), cpu])).collect();
+                won += picks.contains(&Some(1)) as u32;
+                changed += picks.iter().any(|x| *x != picks[0]) as u32;
+                if per_request && picks[0] == Some(1) {
+                    // Ranked with CG, not above it: an older CG still goes first.
+                    let old_cg = cand(200_000, true, Source::Gfx(2), true, 5);
+                    assert_eq!(p.pick(&ctx, &[old_cg, cpu]), Some(0));
+                }
+                p.on_served(&ctx, &e);
+            }
+            if per_request {
+                assert!((850..1150).contains(&won), "share p = 0.25 of 4000: {won}");
+                assert_eq!(changed, 0, "one answer per read");
+                assert!(p.promoted.is_empty(), "served reads are forgotten");
+            } else {
+                assert!(won > 3600, "per decision: {won} of 4000");
+            }
+        }
+    }
+
     #[test]
     fn im_llc_enters_emergency_on_l_to_h_and_leaves_unless_back_in_l() {
         let g = GpuStatus::default();
