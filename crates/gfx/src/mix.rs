@@ -208,6 +208,8 @@ pub fn config(
     // IM-SCHED counts and reverses only the CG-over-CPU decisions that FR-FCFS would have taken
     // the other way (docs/EXPERIMENTS.md, claim 8: "de-prioritised by a younger CG request").
     cfg.set("policy.im_sched_overtake", "true").map_err(e)?;
+    // IM-SCHED's probability is per CPU access (§5.4, docs/EXPERIMENTS.md claim 8, session 16).
+    cfg.set("policy.im_sched_per_request", "true").map_err(e)?;
     cfg.apply_overrides(sets).map_err(e)?;
     Ok(cfg)
 }
