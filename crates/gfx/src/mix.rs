@@ -163,10 +163,6 @@ pub struct MixResult {
     pub llc_hit_rate: [f64; 2],
     /// Reads served by DRAM over the measured frames, `[CPU, GPU]`.
     pub dram_reads: [u64; 2],
-    /// Mean FPS predicted by the frame-rate estimator over the measured frames' Algorithm 1
-    /// periods with a prediction (what the gate compared against the target; `None` when the
-    /// estimator made none).
-    pub predicted_fps: Option<f64>,
 }
 
 /// `[CPU, GPU]` sums of the memory side's per-source counters.
@@ -330,7 +326,6 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
         read_latency: [cpu_side.0, gpu_side.0],
         llc_hit_rate: [cpu_side.1, gpu_side.1],
         dram_reads: [cpu_side.2, gpu_side.2],
-        predicted_fps: r.predicted_fps(),
         dram_bank_busy,
         dram_util: busy as f64 / chan_cycles.max(1) as f64,
         dram_row_hits: hits as f64 / accesses.max(1) as f64,

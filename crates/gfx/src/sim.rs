@@ -129,12 +129,6 @@ impl RunResult {
         w
     }
 
-    /// Mean predicted FPS over the measured frames' periods with a prediction.
-    pub fn predicted_fps(&self) -> Option<f64> {
-        let p: Vec<f64> = self.frames.iter().filter_map(|f| f.predicted_fps).collect();
-        (!p.is_empty()).then(|| p.iter().sum::<f64>() / p.len() as f64)
-    }
-
     /// Share of the measured cycles in which the frame-rate gate was open (predicted FPS below
     /// the target): the share in which the critical bit could be set at all.
     pub fn gate_share(&self) -> f64 {

@@ -144,9 +144,6 @@ pub struct FrameStats {
     pub estimate_error: Option<f64>,
     /// The same with the plain `C_cur` reading (see [`crate::estimator`]).
     pub estimate_error_plain: Option<f64>,
-    /// Mean FPS the estimator predicted at Algorithm 1's periods of the frame (prediction mode
-    /// only): what the frame-rate gate compared with the target (section 2.6).
-    pub predicted_fps: Option<f64>,
     /// Accesses of the frame.
     pub counts: StreamCounts,
     /// Cycles in which each unit was marked bottlenecked.
@@ -360,9 +357,6 @@ impl Gpu {
         let cycles = self.now - self.frame_start;
         let error = |s: (f64, u64)| (s.1 > 0).then(|| cycles as f64 * s.0 / s.1 as f64 - 1.0);
         let (err, err_plain) = (error(self.samples), error(self.samples_plain));
-        let predicted_fps = (self.samples.1 > 0).then(|| {
-            self.cfg.clock_hz / self.cfg.work_scale * self.samples.0 / self.samples.1 as f64
-        });
         let counts = self.mem.counts;
         let diff = |a: &[u64; 8], b: &[u64; 8]| std::array::from_fn(|i| a[i] - b[i]);
         let fc = StreamCounts {
@@ -378,7 +372,6 @@ impl Gpu {
             fps,
             estimate_error: err,
             estimate_error_plain: err_plain,
-            predicted_fps,
             counts: fc,
             bottleneck_cycles: std::mem::take(&mut self.bottleneck_cycles),
             gate_cycles: std::mem::take(&mut self.gate_cycles),
