@@ -376,6 +376,18 @@ mod tests {
     use super::*;
     use crate::scene::{rt_scale, Layout, QUAD_PX};
 
+    /// Spec 004 §5.4 (session 16): the 3D mixes run IM-SCHED with its probability drawn once
+    /// per CPU read, and count only the CPU reads a CG overtook by its class; an override
+    /// still wins.
+    #[test]
+    fn the_3d_mixes_draw_im_sched_per_cpu_read() {
+        let c = config(16384, "im", 16, 16, &[]).unwrap();
+        assert!(c.policy.im_sched_per_request && c.policy.im_sched_overtake);
+        let off = ["policy.im_sched_per_request=false".to_string()];
+        let c = config(16384, "im", 16, 16, &off).unwrap();
+        assert!(!c.policy.im_sched_per_request);
+    }
+
     /// The consistent-scaling rule for bandwidth: a scaled frame's render-target bytes (per
     /// frame, at the full-size footprint-to-LLC ratio) times each GPU burst's bus share, over
     /// the frame's cycles (its pixels: the work per pixel is the full-size one), is the
