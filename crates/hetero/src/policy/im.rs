@@ -537,8 +537,8 @@ mod tests {
     /// §5.4: "a CPU request is prioritized over a pending critical GPU request with this
     /// probability", the probability "that a given CPU access is de-prioritized": with
     /// `im_sched_per_request` a share p of the CPU reads wins its one draw and keeps the answer
-    /// for its whole stay (it ranks with CG, by row hit then age); the per-decision draw
-    /// (the default) lets a read that meets ten CG-first decisions win 1 - 0.75^10 = 94% of the time.
+    /// for its whole stay (it ranks with CG, by row hit then age); the per-decision draw (the
+    /// default) lets a read that meets ten CG-first decisions win 1 - 0.75^10 = 94% of the time.
     #[test]
     fn per_request_draw_promotes_a_share_p_of_cpu_reads_for_their_whole_stay() {
         let g = GpuStatus::default();
