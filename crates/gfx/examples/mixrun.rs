@@ -12,9 +12,9 @@
 //! classification those runs idealise, with its diagnostics), `random` (random marking at 0.5
 //! per stream), `all` (every GPU access critical, no gate), `none` (no GPU access critical) or
 //! `with-UNITS` (e.g. `with-fe` or `with-fe,zs`: the algorithm's marking with those units taken
-//! as bottlenecked at every period, through the gate; a diagnostic). MAX_FRAME_CYCLES (default 50M, the experiment's)
-//! caps each frame's GPU cycles: a small cap gives a short, partial run for callgrind. MIX: HL
-//! (default), H or L. SIZE: tiny (default) or small.
+//! as bottlenecked at every period, through the gate; a diagnostic). MAX_FRAME_CYCLES (default
+//! 50M, the experiment's) caps each frame's GPU cycles: a small cap gives a short, partial run
+//! for callgrind. MIX: HL (default), H or L. SIZE: tiny (default) or small.
 
 use warpforge_gfx::mem::Ideal;
 use warpforge_gfx::pipeline::memif::Marking;
@@ -74,7 +74,9 @@ fn main() {
             }
             run.marking = Marking::AlgorithmWith(f);
         }
-        k => panic!("unknown KIND `{k}` (base, llc8, crit, noncrit, held, random, all, none)"),
+        k => panic!(
+            "unknown KIND `{k}` (base, llc8, crit, noncrit, held, random, all, none, with-UNITS)"
+        ),
     }
     let r = mix::run(&run).expect("run");
     println!("{} {} {} {} {}", t.name, run.policy, kind, mix_name, size);

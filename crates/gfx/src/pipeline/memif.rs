@@ -86,11 +86,6 @@ pub struct MemIf {
     window: Vec<(usize, u64)>,
 }
 
-/// Whether `marking` forces unit `u` critical ([`Marking::AlgorithmWith`]).
-fn u_forced(u: usize, marking: &Marking) -> bool {
-    matches!(marking, Marking::AlgorithmWith(f) if f[u])
-}
-
 /// The key of block `block` of cache `c` in [`MemIf`]'s in-flight table.
 fn awaited_key(c: usize, block: u64) -> u64 {
     ((c as u64) << 40) | block
@@ -131,9 +126,9 @@ impl MemIf {
     fn critical(&mut self, s: Stream) -> bool {
         match &self.marking {
             Marking::Algorithm => self.bottleneck[s.unit() as usize] && self.below_target,
-            Marking::AlgorithmWith(_) => {
+            Marking::AlgorithmWith(forced) => {
                 let u = s.unit() as usize;
-                (self.bottleneck[u] || u_forced(u, &self.marking)) && self.below_target
+                (self.bottleneck[u] || forced[u]) && self.below_target
             }
             Marking::Never => false,
             Marking::Always => true,
