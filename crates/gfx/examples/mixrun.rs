@@ -9,10 +9,12 @@
 //! KIND: `base` (default; algorithm marking, 16 MB LLC), `llc8` (8 MB LLC), `crit` / `noncrit`
 //! (the critical / non-critical accesses ideal in the LLC, gate held as in the experiment),
 //! `held` (the baseline with the gate held as in `crit` / `noncrit`, nothing ideal: the
-//! classification those runs idealise, with its diagnostics) or `random` (random marking at 0.5
-//! per stream). MAX_FRAME_CYCLES (default 50M, the experiment's)
-//! caps each frame's GPU cycles: a small cap gives a short, partial run for callgrind. MIX: HL
-//! (default), H or L. SIZE: tiny (default) or small.
+//! classification those runs idealise, with its diagnostics), `random` (random marking at 0.5
+//! per stream), `all` (every GPU access critical, no gate), `none` (no GPU access critical) or
+//! `with-UNITS` (e.g. `with-fe` or `with-fe,zs`: the algorithm's marking with those units taken
+//! as bottlenecked at every period, through the gate; a diagnostic). MAX_FRAME_CYCLES (default
+//! 50M, the experiment's) caps each frame's GPU cycles: a small cap gives a short, partial run
+//! for callgrind. MIX: HL (default), H or L. SIZE: tiny (default) or small.
 
 use warpforge_gfx::mem::Ideal;
 use warpforge_gfx::pipeline::memif::Marking;
@@ -57,7 +59,24 @@ fn main() {
         }
         "held" => run.opts.cfg.held_gate = Some(t.below_target()),
         "random" => run.marking = Marking::Random([0.5; 8]),
-        k => panic!("unknown KIND `{k}` (base, llc8, crit, noncrit, held, random)"),
+        "all" => run.marking = Marking::Always,
+        "none" => run.marking = Marking::Never,
+        k if k.starts_with("with-") => {
+            // with-fe, with-zs, with-sh, with-cw, with-bt (comma-joined allowed): the
+            // algorithm's marking plus those units always flagged (a diagnostic).
+            let mut f = [false; 5];
+            for u in k["with-".len()..].split(',') {
+                let i = ["fe", "zs", "sh", "cw", "bt"]
+                    .iter()
+                    .position(|x| *x == u)
+                    .expect("unit: fe, zs, sh, cw or bt");
+                f[i] = true;
+            }
+            run.marking = Marking::AlgorithmWith(f);
+        }
+        k => panic!(
+            "unknown KIND `{k}` (base, llc8, crit, noncrit, held, random, all, none, with-UNITS)"
+        ),
     }
     let r = mix::run(&run).expect("run");
     println!("{} {} {} {} {}", t.name, run.policy, kind, mix_name, size);

@@ -155,6 +155,28 @@ pub struct MixResult {
     /// Mean latency of the GPU reads served by DRAM over the measured frames, memory-side (CPU)
     /// cycles from issue to data return: `[non-critical, critical]` (0 when there were none).
     pub gpu_dram_latency: [f64; 2],
+    /// The memory side seen by the CPU cores and by the GPU over the measured frames, `[CPU,
+    /// GPU]` (all cores summed, all 3D units summed; diagnostic of claims 7-8): mean read
+    /// latency, memory-side (CPU) cycles from issue to completion, LLC hits included.
+    pub read_latency: [f64; 2],
+    /// Read LLC hit rate over the measured frames, `[CPU, GPU]` (ideal hits included).
+    pub llc_hit_rate: [f64; 2],
+    /// Reads served by DRAM over the measured frames, `[CPU, GPU]`.
+    pub dram_reads: [u64; 2],
+}
+
+/// `[CPU, GPU]` sums of the memory side's per-source counters.
+fn side_stats(m: &MemSystem) -> [warpforge_hetero::mem::SourceStats; 2] {
+    let mut t = [warpforge_hetero::mem::SourceStats::default(); 2];
+    for (s, v) in m.source_stats() {
+        let x = &mut t[s.is_gpu() as usize];
+        x.reads += v.reads;
+        x.llc_hits += v.llc_hits;
+        x.llc_misses += v.llc_misses;
+        x.dram_reads += v.dram_reads;
+        x.latency_sum += v.latency_sum;
+    }
+    t
 }
 
 /// The machine configuration: the `hetero` preset with the LLC and the CPU private caches
@@ -182,6 +204,8 @@ pub fn config(
     // IM-SCHED counts and reverses only the CG-over-CPU decisions that FR-FCFS would have taken
     // the other way (docs/EXPERIMENTS.md, claim 8: "de-prioritised by a younger CG request").
     cfg.set("policy.im_sched_overtake", "true").map_err(e)?;
+    // IM-SCHED's probability is per CPU access (§5.4, docs/EXPERIMENTS.md claim 8, session 16).
+    cfg.set("policy.im_sched_per_request", "true").map_err(e)?;
     cfg.apply_overrides(sets).map_err(e)?;
     Ok(cfg)
 }
@@ -256,6 +280,7 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
     let dram_before = mem.dram;
     let lat_before = mem.dram_latency;
     let stats_before = mem.mem.dram_stats();
+    let sides_before = side_stats(&mem.mem);
     gpu.run_frames(n, max * opts.frames as u64, &mut mem, &mut generator);
     let after = snap(&mem);
     let cpu_ipc = before
@@ -276,6 +301,18 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
         (a.0 - b.0) as f64 / (a.1 - b.1).max(1) as f64
     });
     let policy_counters = mem.mem.policy().counters();
+    let sides = side_stats(&mem.mem);
+    let side = |k: usize| {
+        let (a, b) = (sides[k], sides_before[k]);
+        let reads = (a.reads - b.reads).max(1) as f64;
+        let looked = (a.llc_hits + a.llc_misses - b.llc_hits - b.llc_misses).max(1) as f64;
+        (
+            (a.latency_sum - b.latency_sum) as f64 / reads,
+            (a.llc_hits - b.llc_hits) as f64 / looked,
+            a.dram_reads - b.dram_reads,
+        )
+    };
+    let (cpu_side, gpu_side) = (side(0), side(1));
     let st = mem.mem.dram_stats();
     let busy = st.busy_cycles - stats_before.busy_cycles;
     let chan_cycles = st.cycles - stats_before.cycles;
@@ -286,6 +323,9 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
     Ok(MixResult {
         policy_counters,
         gpu_dram_latency,
+        read_latency: [cpu_side.0, gpu_side.0],
+        llc_hit_rate: [cpu_side.1, gpu_side.1],
+        dram_reads: [cpu_side.2, gpu_side.2],
         dram_bank_busy,
         dram_util: busy as f64 / chan_cycles.max(1) as f64,
         dram_row_hits: hits as f64 / accesses.max(1) as f64,
@@ -335,6 +375,18 @@ pub fn alone_ipc(
 mod tests {
     use super::*;
     use crate::scene::{rt_scale, Layout, QUAD_PX};
+
+    /// Spec 004 §5.4 (session 16): the 3D mixes run IM-SCHED with its probability drawn once
+    /// per CPU read, and count only the CPU reads a CG overtook by its class; an override
+    /// still wins.
+    #[test]
+    fn the_3d_mixes_draw_im_sched_per_cpu_read() {
+        let c = config(16384, "im", 16, 16, &[]).unwrap();
+        assert!(c.policy.im_sched_per_request && c.policy.im_sched_overtake);
+        let off = ["policy.im_sched_per_request=false".to_string()];
+        let c = config(16384, "im", 16, 16, &off).unwrap();
+        assert!(!c.policy.im_sched_per_request);
+    }
 
     /// The consistent-scaling rule for bandwidth: a scaled frame's render-target bytes (per
     /// frame, at the full-size footprint-to-LLC ratio) times each GPU burst's bus share, over

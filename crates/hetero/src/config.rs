@@ -183,6 +183,17 @@ pub struct PolicyConfig {
     /// critical GPU request").
     #[serde(default)]
     pub im_sched_overtake: bool,
+    /// IM-SCHED draws its probability once per CPU read, when the read enters a controller's
+    /// read queue: a read that wins the draw ranks with the critical GPU requests (by row hit,
+    /// then age) for its whole stay, so no younger CG request can go ahead of it by its class.
+    /// Spec 004 §5.4: "a CPU request is prioritized over a pending critical GPU request with
+    /// this probability", "the CPU prioritization probability ... is same as the observed
+    /// probability that a given CPU access is de-prioritized": a probability per CPU access.
+    /// `false` (the default): one draw per scheduling decision whose best candidate is CG
+    /// (spec §5.4 \[INTERP\]), under which a read that meets k such decisions is promoted with
+    /// probability 1 − (1 − p)^k, far above p.
+    #[serde(default)]
+    pub im_sched_per_request: bool,
     /// IM-LLC: miss rate at or below which an application is class L.
     pub im_llc_low: f64,
     /// IM-LLC: miss rate above which an application is class H.

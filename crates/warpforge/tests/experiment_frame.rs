@@ -140,6 +140,12 @@ fn frame_experiment_light_titles() {
     assert!(fps > 1.0 && pred > 0.0, "{l}");
     assert!((0.0..=1.0).contains(&l["critical_fraction"].as_f64().unwrap()));
     assert!(l["policy_counters"].is_object(), "{l}");
+    // The memory side as each side saw it (session 16): mean read latency in memory cycles and
+    // the LLC read hit rate, CPU and GPU.
+    for side in ["cpu", "gpu"] {
+        assert!(l["read_latency"][side].as_f64().unwrap() > 0.0, "{l}");
+        assert!((0.0..=1.0).contains(&l["llc_hit_rate"][side].as_f64().unwrap()));
+    }
     let b = &r["titles"]["L4D"];
     let err = b["estimator_error"].as_f64().unwrap();
     let p = b["predicted_fps"].as_f64().unwrap();

@@ -24,6 +24,10 @@ pub enum Marking {
     /// Each access of stream `s` is critical with probability `p[s as usize]` (claim 5's random
     /// marking with the algorithm's per-stream critical counts).
     Random([f64; 8]),
+    /// Diagnostic (claims 5 and 8, not a mechanism): [`Marking::Algorithm`] with the units set
+    /// here (index = `Unit as usize`) taken as bottlenecked at every period, through the same
+    /// frame-rate gate: how much of a policy's result the unmarked accesses of one unit carry.
+    AlgorithmWith([bool; 5]),
 }
 
 /// Per-stream access counts.
@@ -122,6 +126,10 @@ impl MemIf {
     fn critical(&mut self, s: Stream) -> bool {
         match &self.marking {
             Marking::Algorithm => self.bottleneck[s.unit() as usize] && self.below_target,
+            Marking::AlgorithmWith(forced) => {
+                let u = s.unit() as usize;
+                (self.bottleneck[u] || forced[u]) && self.below_target
+            }
             Marking::Never => false,
             Marking::Always => true,
             Marking::Random(p) => {
@@ -380,6 +388,32 @@ mod tests {
         assert_eq!(c.marked[Stream::Texture as usize], 4, "2 reads, 2 writes");
         assert_eq!(c.critical[Stream::Texture as usize], 2, "the gated half");
         assert_eq!(c.marked[Stream::Depth as usize], 0);
+    }
+
+    /// The diagnostic marking `AlgorithmWith`: the forced unit's streams are critical whatever
+    /// Algorithm 1 found, the other units' follow the algorithm, and all pass the gate.
+    #[test]
+    fn algorithm_with_forces_one_units_streams_through_the_gate() {
+        let mut force = [false; 5];
+        force[Unit::Fe as usize] = true;
+        let mut m = MemIf::new(64, Marking::AlgorithmWith(force), 1);
+        let ids: Vec<usize> = Stream::ALL
+            .iter()
+            .map(|&s| m.add_cache(4 << 10, 4, s))
+            .collect();
+        m.bottleneck[Unit::Zs as usize] = true;
+        for gate in [true, false] {
+            m.below_target = gate;
+            for (k, &s) in Stream::ALL.iter().enumerate() {
+                assert!(m.request(ids[k], 3000 * (gate as u64 + 1) + k as u64, s));
+            }
+            for a in sent(&mut m) {
+                let u = a.stream.unit();
+                let want = gate && (u == Unit::Fe || u == Unit::Zs);
+                assert_eq!(a.critical, want, "{:?} gate {gate}", a.stream);
+                assert_eq!(a.marked, u == Unit::Zs, "marked is Algorithm 1's flag only");
+            }
+        }
     }
 
     /// The in-flight table answers which class of read a waiting unit waits on, and forgets a

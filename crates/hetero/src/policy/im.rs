@@ -3,7 +3,10 @@
 //! * **IM-SCHED**: per interval, `f` = fraction of served CPU reads that a younger critical GPU
 //!   (CG) request went ahead of, in the read queue (a command issued) or on entering it (a full
 //!   queue's admission); next interval, whenever the best candidate is CG and a CPU read is
-//!   schedulable, the best CPU read goes instead with probability `min(f, cap)`.
+//!   schedulable, the best CPU read goes instead with probability `min(f, cap)`. With
+//!   `policy.im_sched_per_request` the draw is made once per CPU read as it enters a read
+//!   queue instead (§5.4: the probability is "that a given CPU access" is prioritised): a read
+//!   that wins it ranks with CG (row hit, then age) until served.
 //! * **IM-LLC**: per interval each CPU application is classed by LLC miss rate (L <= 10% < M <=
 //!   70% < H); an L->M or L->H move enters emergency mode (its reads rank with CG); at an interval
 //!   end an emergency application back in L stays, one still in M or H leaves.
@@ -56,6 +59,9 @@ struct Im {
     rng: ChaCha8Rng,
     // IM-SCHED.
     p: f64,
+    /// CPU reads in the read queues that won their IM-SCHED draw
+    /// (`policy.im_sched_per_request`), by token.
+    promoted: FastSet<u64>,
     /// Never iterated: fast deterministic hashing (docs/PERFORMANCE.md, "Session 14").
     deprio: FastSet<u64>,
     served_cpu: u64,
@@ -102,6 +108,7 @@ impl Im {
             c: c.clone(),
             rng: ChaCha8Rng::seed_from_u64(c.seed),
             p: 0.0,
+            promoted: FastSet::default(),
             deprio: FastSet::default(),
             served_cpu: 0,
             deprio_cpu: 0,
@@ -153,7 +160,8 @@ impl Im {
         s.cpu().is_some_and(|i| self.emergency >> i & 1 == 1)
     }
 
-    /// 0 = CG, CPU-E (and every GPU request in an all-GPU window); 1 = CPU; 2 = NG.
+    /// 0 = CG, CPU-E, a CPU read that won its per-request IM-SCHED draw (and every GPU request
+    /// in an all-GPU window); 1 = CPU; 2 = NG.
     fn level(&self, c: &Cand) -> u8 {
         if c.source.is_gpu() {
             if c.critical || self.all_gpu {
@@ -161,7 +169,7 @@ impl Im {
             } else {
                 2
             }
-        } else if self.emergency_of(c.source) {
+        } else if self.emergency_of(c.source) || self.promoted.contains(&c.tok) {
             0
         } else {
             1
@@ -245,7 +253,8 @@ impl MemPolicy for Im {
     fn pick(&mut self, _: &Ctx, c: &[Cand]) -> Option<usize> {
         let best = best_by(c, |x| (!x.row_hit, self.level(x), x.arrival, x.tok))?;
         let b = &c[best];
-        if self.sched && self.p > 0.0 && b.is_cg() && !self.all_gpu {
+        let per_decision = !self.c.im_sched_per_request;
+        if per_decision && self.sched && self.p > 0.0 && b.is_cg() && !self.all_gpu {
             let cpu = best_by(c, |x| {
                 (
                     x.source.is_gpu() || self.emergency_of(x.source),
@@ -280,8 +289,21 @@ impl MemPolicy for Im {
         self.mark_deprioritised(chosen, cands);
     }
 
+    fn on_enqueue(&mut self, _: &Ctx, _: usize, e: &DramEntry) {
+        if self.sched
+            && self.c.im_sched_per_request
+            && self.p > 0.0
+            && !e.source.is_gpu()
+            && !self.emergency_of(e.source)
+            && self.rng.gen_bool(self.p)
+        {
+            self.promoted.insert(e.tok);
+        }
+    }
+
     fn on_served(&mut self, _: &Ctx, e: &DramEntry) {
         if !e.source.is_gpu() {
+            self.promoted.remove(&e.tok);
             self.served_cpu += 1;
             if self.deprio.remove(&e.tok) {
                 self.deprio_cpu += 1;
@@ -509,6 +531,47 @@ mod tests {
                 swaps > 40,
                 "overtake {overtake}: an older CPU hit is swapped in ({swaps})"
             );
+        }
+    }
+
+    /// §5.4: "a CPU request is prioritized over a pending critical GPU request with this
+    /// probability", the probability "that a given CPU access is de-prioritized": with
+    /// `im_sched_per_request` a share p of the CPU reads wins its one draw and keeps the answer
+    /// for its whole stay (it ranks with CG, by row hit then age); the per-decision draw (the
+    /// default) lets a read that meets ten CG-first decisions win 1 - 0.75^10 = 94% of the time.
+    #[test]
+    fn per_request_draw_promotes_a_share_p_of_cpu_reads_for_their_whole_stay() {
+        let g = GpuStatus::default();
+        let ctx = at(0, &g);
+        let mut c = cfg();
+        c.im_sched_overtake = true;
+        for per_request in [true, false] {
+            c.im_sched_per_request = per_request;
+            let mut p = Im::make(&c, true, false, false);
+            p.p = 0.25;
+            let (mut won, mut changed) = (0u32, 0u32);
+            for t in 0..4000u64 {
+                let e = entry(t, Source::Cpu(0));
+                p.on_enqueue(&ctx, 0, &e);
+                let cpu = cand(t, true, Source::Cpu(0), false, 10);
+                let cg = |k: u64| cand(100_000 + k, true, Source::Gfx(2), true, 50);
+                let picks: Vec<_> = (0..10).map(|k| p.pick(&ctx, &[cg(k), cpu])).collect();
+                won += picks.contains(&Some(1)) as u32;
+                changed += picks.iter().any(|x| *x != picks[0]) as u32;
+                if per_request && picks[0] == Some(1) {
+                    // Ranked with CG, not above it: an older CG still goes first.
+                    let old_cg = cand(200_000, true, Source::Gfx(2), true, 5);
+                    assert_eq!(p.pick(&ctx, &[old_cg, cpu]), Some(0));
+                }
+                p.on_served(&ctx, &e);
+            }
+            if per_request {
+                assert!((850..1150).contains(&won), "share p = 0.25 of 4000: {won}");
+                assert_eq!(changed, 0, "one answer per read");
+                assert!(p.promoted.is_empty(), "served reads are forgotten");
+            } else {
+                assert!(won > 3600, "per decision: {won} of 4000");
+            }
         }
     }
 

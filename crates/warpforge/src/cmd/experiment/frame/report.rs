@@ -421,6 +421,14 @@ impl Report {
                                 "noncritical": round(r.gpu_dram_latency[0]),
                                 "critical": round(r.gpu_dram_latency[1]),
                             })),
+                            "read_latency": run.map(|r| json!({
+                                "cpu": round(r.read_latency[0]),
+                                "gpu": round(r.read_latency[1]),
+                            })),
+                            "llc_hit_rate": run.map(|r| json!({
+                                "cpu": round(r.llc_hit_rate[0]),
+                                "gpu": round(r.llc_hit_rate[1]),
+                            })),
                             "policy_counters": counters,
                             "gpu_activity": run.map(|r| activity(&r.gpu_waits)),
                         }),
