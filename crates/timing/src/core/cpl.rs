@@ -66,7 +66,9 @@
 //! replacement policy whose `reads_criticality` is true, or `sim.cpl = true`; otherwise its
 //! counters stay 0 and only dispatch and exit reach it, for the TB spread statistics):
 //! schedulers read it through `SchedView::crit`, the L1D receives it as the criticality bit
-//! of each load, and its accuracy
+//! of each access, [`Cpl::is_critical`] asked when the access reaches the L1D (Algorithm 8's
+//! `IsCriticalWarp(req.WarpID)` inside `ATHIT`; until session 16 the bit was taken when the
+//! load issued), and its accuracy
 //! is sampled every [`SAMPLE_PERIOD`] core cycles into `CoreStats::cpl_samples`/`cpl_correct`
 //! as §8.2 defines it (Lee 2017 §4.3.3): per resident TB and sample, whether the TB's oracle
 //! critical warp — its warp with the longest execution time, known when the TB finishes — has
@@ -953,6 +955,33 @@ mod tests {
         c.sample(0b11, 0, 40);
         assert_eq!(c.record(1), (1, 1));
         assert_eq!(c.record(0), (0, 1));
+    }
+
+    /// CACP's `IsCriticalWarp(req.WarpID)` (Lee 2017 Algorithm 8) is evaluated inside
+    /// `ATHIT(req)`, when the request reaches the L1D, on the counters of that cycle: the
+    /// answer for the warp that issued a load can change before the load's access, because the
+    /// other warps of its TB issue in between (Algorithm 6 updates each at its issue). The SM
+    /// therefore asks [`Cpl::is_critical`] at every L1D access (`Sm::ldst_step`), not once when
+    /// the load issues (the departure of sessions 11-15).
+    #[test]
+    fn is_critical_warp_is_read_at_the_access_not_at_the_loads_issue() {
+        let mut c = Cpl::default();
+        for w in 0..3 {
+            c.start(w, 0);
+        }
+        // Cycle 10: warp 0 issues a load after waiting since dispatch (warp 2 issued at 5):
+        // nStall 10, the TB's most critical warp at the load's issue.
+        c.on_issue(2, 0, 5, 0b111);
+        c.on_issue(0, 0, 10, 0b111);
+        assert!(c.is_critical(0, 0b111), "critical when its load issues");
+        // Cycle 14: warp 1 issues its first instruction (14 stall cycles) while warp 0's load
+        // waits for the LD/ST unit.
+        c.on_issue(1, 0, 14, 0b111);
+        // Cycle 15: the load's access. Algorithm 8 reads the counters of now: warp 0 is no
+        // longer the critical warp, so a hit of that load sets `nc_reuse` and leaves CCBP.
+        assert!(!c.is_critical(0, 0b111), "not critical at its access");
+        assert!(c.is_critical(1, 0b111));
+        assert_eq!((c.value(0, 15), c.value(1, 15)), (10, 14));
     }
 
     #[test]

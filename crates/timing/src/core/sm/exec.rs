@@ -107,6 +107,10 @@ impl SmState {
                 }
                 banks_used |= b;
             }
+            // Algorithm 8 reads `IsCriticalWarp(req.WarpID)` when the request reaches the
+            // L1D (Lee 2017 §4.2.3): CPL's counters at this cycle, not at the load's issue.
+            let lw = self.ldst.warp as usize;
+            let critical = self.cpl_on && self.cpl.is_critical(lw, self.tb_of(lw));
             let l = &*self.ldst;
             let queued = self.l1d.miss_queue.len();
             let unit = match l.src {
@@ -126,7 +130,7 @@ impl SmState {
                 waiter,
                 l.pc,
                 l.warp as u32,
-                l.critical,
+                critical,
                 self.id,
                 &self.map,
             );
@@ -513,13 +517,8 @@ impl SmState {
         if tracker != u32::MAX {
             self.trackers[tracker as usize].pending += ntx as u32;
         }
-        let critical = self.cpl_on
-            && self
-                .cpl
-                .is_critical(warp as usize, self.tb_of(warp as usize));
         let l = &mut *self.ldst;
         l.busy = true;
-        l.critical = critical;
         l.warp = warp;
         l.kind = kind;
         l.pc = inst.pc;

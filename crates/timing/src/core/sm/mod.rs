@@ -140,8 +140,6 @@ struct LdSt {
     kind: AccessKind,
     src: ReqSrc,
     pc: u64,
-    /// The issuing warp's CPL criticality bit, carried on its L1D accesses.
-    critical: bool,
     ntx: usize,
     /// The first transaction not yet handed to the cache.
     next: usize,
@@ -582,7 +580,6 @@ impl SmState {
                 kind: AccessKind::Load,
                 src: ReqSrc::L1d,
                 pc: 0,
-                critical: false,
                 ntx: 0,
                 next: 0,
                 done: 0,

@@ -4,7 +4,9 @@
 //! (ways `k..`). At a miss, CCBP decides the partition from the line's signature and SHiP its
 //! insertion RRPV; the victim is chosen by 2-bit RRIP confined to that partition. Lookups still
 //! search every way, so a line hits wherever it lives. A hit promotes the line to RRPV 0 and
-//! trains the predictors with the requesting warp's criticality (the CPL bit of [`MissInfo`]):
+//! trains the predictors with the requesting warp's criticality (the CPL bit of [`MissInfo`],
+//! which the SM reads from CPL's counters at the access, as Algorithm 8 calls
+//! `IsCriticalWarp(req.WarpID)` inside `ATHIT`):
 //! a critical warp's hit sets `c_reuse` and increments CCBP and SHiP, a non-critical warp's hit
 //! sets `nc_reuse` and increments SHiP. At eviction a line of the critical partition reused only
 //! by non-critical warps decrements CCBP (a wrong "critical" prediction), and a line never
