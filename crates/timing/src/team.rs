@@ -193,23 +193,7 @@ impl Shared {
 
     /// Claims one index of participant `q`'s home range of the current `run` phase.
     fn run_claim(&self, q: usize) -> Option<usize> {
-        let cur = &self.cursors[q].0;
-        loop {
-            // One word holds the range's end and the next index, so an exhausted cursor (every
-            // cursor of a finished phase) is never claimed, and a new phase's cursor is
-            // written whole.
-            let c = cur.load(Ordering::Acquire);
-            let (i, end) = unpack(c);
-            if i >= end {
-                return None;
-            }
-            if cur
-                .compare_exchange_weak(c, c + 1, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-            {
-                return Some(i);
-            }
-        }
+        self.claim(q, false)
     }
 
     /// Claims the last unclaimed index of participant `q`'s home range of the current `run`
@@ -217,19 +201,31 @@ impl Shared {
     /// claims from the front, keeps its first jobs and a stolen job is one the owner would have
     /// run last).
     fn steal_claim(&self, q: usize) -> Option<usize> {
+        self.claim(q, true)
+    }
+
+    /// Claims an index of participant `q`'s range from its front (the owner) or its end (a
+    /// thief). One word holds the range's end and the next index: owner and thieves move its
+    /// two ends, so each index is claimed once, an exhausted cursor (every cursor of a finished
+    /// phase) is never claimed, and a new phase's cursor is written whole.
+    fn claim(&self, q: usize, from_end: bool) -> Option<usize> {
         let cur = &self.cursors[q].0;
         loop {
-            // Owner and thieves move the two ends of one word, so each index is claimed once.
             let c = cur.load(Ordering::Acquire);
             let (i, end) = unpack(c);
             if i >= end {
                 return None;
             }
+            let (next, got) = if from_end {
+                (c - (1 << IDX_BITS), end - 1)
+            } else {
+                (c + 1, i)
+            };
             if cur
-                .compare_exchange_weak(c, c - (1 << IDX_BITS), Ordering::AcqRel, Ordering::Acquire)
+                .compare_exchange_weak(c, next, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
             {
-                return Some(end - 1);
+                return Some(got);
             }
         }
     }
