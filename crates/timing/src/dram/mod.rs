@@ -249,7 +249,7 @@ impl Channel {
         self.stats.cycles += 1;
         // An idle channel only counts the cycle: answered here, inlined into the memory side's
         // loop, without the call.
-        if self.queue.is_empty() && self.wqueue.is_empty() {
+        if !self.has_queued() {
             return;
         }
         self.schedule(now);
