@@ -990,11 +990,14 @@ impl Gpu {
             } else {
                 // Phase 1: dispatch (one CTA per SM per cycle, round robin).
                 if next_cta < total && now >= dispatch_at {
+                    // The rotation starts this cycle where the last placement left it; it must
+                    // not move while the SMs are visited, or SMs are skipped.
+                    let rr0 = cta_rr;
                     for i in 0..n_sm {
                         if next_cta >= total {
                             break;
                         }
-                        let s = (cta_rr + i) % n_sm;
+                        let s = (rr0 + i) % n_sm;
                         if gap > 0 && next_ok > now * 1000 {
                             break;
                         }

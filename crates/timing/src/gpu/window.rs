@@ -556,11 +556,14 @@ impl Gpu {
                         continue;
                     }
                     let mut refused = 0;
+                    // Visit the SMs from where the last placement left the rotation (fixed
+                    // for this cycle, as in the one-cycle engine).
+                    let rr0 = cta_rr;
                     for j in 0..n_sm {
                         if next_cta >= total {
                             break;
                         }
-                        let s = (cta_rr + j) % n_sm;
+                        let s = (rr0 + j) % n_sm;
                         if gap > 0 && next_ok > now * 1000 {
                             break;
                         }
