@@ -40,8 +40,14 @@ fn one_wave_puts_one_cta_on_every_sm_in_sm_order() {
     for window in [1, 4] {
         let p = placement(15, window);
         for (cta, &(sm, start)) in p.iter().enumerate() {
-            assert_eq!(sm as usize, cta, "window {window}: CTA {cta} on SM {sm} ({p:?})");
-            assert_eq!(start, p[0].1, "window {window}: CTA {cta} not placed in the first cycle");
+            assert_eq!(
+                sm as usize, cta,
+                "window {window}: CTA {cta} on SM {sm} ({p:?})"
+            );
+            assert_eq!(
+                start, p[0].1,
+                "window {window}: CTA {cta} not placed in the first cycle"
+            );
         }
     }
 }
@@ -53,9 +59,16 @@ fn several_waves_share_the_ctas_evenly_round_robin() {
         let mut per_sm = [0u32; 15];
         for (cta, &(sm, _)) in p.iter().enumerate() {
             // Every SM takes a CTA per cycle and all fit at once: CTA i goes to SM i mod 15.
-            assert_eq!(sm as usize, cta % 15, "window {window}: CTA {cta} on SM {sm}");
+            assert_eq!(
+                sm as usize,
+                cta % 15,
+                "window {window}: CTA {cta} on SM {sm}"
+            );
             per_sm[sm as usize] += 1;
         }
-        assert!(per_sm.iter().all(|&n| n == 3), "window {window}: {per_sm:?}");
+        assert!(
+            per_sm.iter().all(|&n| n == 3),
+            "window {window}: {per_sm:?}"
+        );
     }
 }
