@@ -792,15 +792,20 @@ pub fn run(a: DarsieArgs) -> Result<()> {
             write_atomic(&dir.join(file), svg.as_bytes())?;
         }
     }
-    println!(
-        "DARSIE 2D geomean speed-up {:.3} (UV {:.3}, DAC-IDEAL {:.3}); instruction reduction {:.1}% (DAC-IDEAL {:.1}%); report in {}",
-        geomean_2d["darsie"].unwrap_or(0.0),
-        geomean_2d["uv"].unwrap_or(0.0),
-        geomean_2d["dac_ideal"].unwrap_or(0.0),
-        100.0 * inst_reduction["darsie"].unwrap_or(0.0),
-        100.0 * inst_reduction["dac_ideal"].unwrap_or(0.0),
-        a.json.display()
-    );
+    // One line per set that ran (a 1D-only run has no 2D figures, and the reverse).
+    for (set, g) in [("2D", &geomean_2d), ("1D", &geomean_1d)] {
+        if let (Some(d), Some(u), Some(c)) = (g["darsie"], g["uv"], g["dac_ideal"]) {
+            println!("DARSIE {set} geomean speed-up {d:.3} (UV {u:.3}, DAC-IDEAL {c:.3})");
+        }
+    }
+    if let (Some(d), Some(c)) = (inst_reduction["darsie"], inst_reduction["dac_ideal"]) {
+        println!(
+            "2D instruction reduction {:.1}% (DAC-IDEAL {:.1}%)",
+            100.0 * d,
+            100.0 * c
+        );
+    }
+    println!("report in {}", a.json.display());
     Ok(())
 }
 
