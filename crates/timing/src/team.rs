@@ -134,10 +134,18 @@ fn balanced(t: usize, cost: &[u32], lead: u64, bounds: &mut Vec<usize>) {
     }
     bounds.push(0);
     let mut acc = lead;
+    // The owner of job `i` is `floor(mid2 * t / (2 * total))` (at most `t - 1`), `mid2` being
+    // twice its midpoint; midpoints only grow, so the owner is found by stepping up from the
+    // last one with multiplications (no 128-bit division per job on the calling thread, which
+    // runs this before it opens every phase).
+    let (t128, total2) = (t as u128, 2 * u128::from(total));
+    let mut owner = 0usize;
     for (i, &c) in cost.iter().enumerate() {
-        let mid2 = 2 * acc + u64::from(c);
-        let owner = ((u128::from(mid2) * t as u128) / (2 * u128::from(total))) as usize;
-        while bounds.len() <= owner.min(t - 1) {
+        let mid2 = u128::from(2 * acc + u64::from(c)) * t128;
+        while owner + 1 < t && mid2 >= total2 * (owner as u128 + 1) {
+            owner += 1;
+        }
+        while bounds.len() <= owner {
             bounds.push(i);
         }
         acc += u64::from(c);
@@ -716,6 +724,43 @@ mod tests {
                     "{t} threads, {n} jobs"
                 );
                 assert!(b.windows(2).all(|w| w[0] <= w[1]));
+            }
+        }
+    }
+
+    #[test]
+    fn balanced_gives_each_job_to_the_share_holding_its_midpoint() {
+        // The owner of a job is floor(2 * midpoint * t / (2 * total)), capped at t - 1: the
+        // stepping search must agree with that division on any costs.
+        let mut b = Vec::new();
+        let mut x = 12345u64;
+        for case in 0..500 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let t = 1 + (x >> 60) as usize % 6;
+            let n = (x >> 40) as usize % 30;
+            let lead = if case % 3 == 0 { 0 } else { (x >> 20) % 5000 };
+            let cost: Vec<u32> = (0..n)
+                .map(|i| ((x >> (i % 40)) % if case % 5 == 0 { 3 } else { 4000 }) as u32)
+                .collect();
+            balanced(t, &cost, lead, &mut b);
+            let total = lead + cost.iter().map(|&c| u64::from(c)).sum::<u64>();
+            if total == 0 || t <= 1 {
+                continue;
+            }
+            let mut acc = lead;
+            for (i, &c) in cost.iter().enumerate() {
+                let mid2 = 2 * acc + u64::from(c);
+                let want = ((u128::from(mid2) * t as u128) / (2 * u128::from(total))) as usize;
+                let want = want.min(t - 1);
+                let got = (0..t).find(|&p| b[p] <= i && i < b[p + 1]);
+                let got = got.expect("a range holds job i");
+                assert_eq!(
+                    got, want,
+                    "case {case}: job {i} of {cost:?}, lead {lead}, {t} threads: {b:?}"
+                );
+                acc += u64::from(c);
             }
         }
     }

@@ -31,7 +31,7 @@ pub(super) struct JobCosts {
     sm: Vec<u32>,
     /// Per partition, and the partitions' measurements of the current phase.
     part: Vec<u32>,
-    part_ns: Vec<AtomicU32>,
+    part_ns: Vec<Line>,
     /// The calling thread's work before its jobs (the request network's ticks).
     lead: u32,
     /// The current phase's costs in job order (partitions, then the awake SMs).
@@ -41,6 +41,12 @@ pub(super) struct JobCosts {
     ids: (usize, Vec<u32>),
     same: bool,
 }
+
+/// A partition's measurement, alone on its cache line: partitions run on any thread, and
+/// adjacent counters written by two threads would share a line.
+#[repr(align(64))]
+#[derive(Default)]
+struct Line(AtomicU32);
 
 /// One smoothing step of `est` towards `ns`.
 fn smooth(est: &mut u32, ns: u32) {
@@ -93,13 +99,13 @@ impl JobCosts {
         }
         if self.part.len() < n_parts {
             self.part.resize(n_parts, UNKNOWN_NS);
-            self.part_ns.resize_with(n_parts, || AtomicU32::new(0));
+            self.part_ns.resize_with(n_parts, Line::default);
         }
         if self.lead == 0 {
             self.lead = UNKNOWN_NS;
         }
         for p in &self.part_ns[..n_parts] {
-            p.store(0, Ordering::Relaxed);
+            p.0.store(0, Ordering::Relaxed);
         }
         self.same = self.ids.0 == n_parts && self.ids.1 == awake;
         if !self.same {
@@ -129,7 +135,7 @@ impl JobCosts {
 
     /// Records partition `p`'s wall time in the current phase (from any thread).
     pub(super) fn part_done(&self, p: usize, ns: u32) {
-        self.part_ns[p].store(ns.max(1), Ordering::Relaxed);
+        self.part_ns[p].0.store(ns.max(1), Ordering::Relaxed);
     }
 
     /// After the phase (its jobs' writes acquired by the team): folds the measurements in, the
@@ -141,7 +147,7 @@ impl JobCosts {
             }
         }
         for (est, ns) in self.part.iter_mut().zip(&self.part_ns) {
-            let ns = ns.load(Ordering::Relaxed);
+            let ns = ns.0.load(Ordering::Relaxed);
             if ns > 0 {
                 smooth(est, ns);
             }

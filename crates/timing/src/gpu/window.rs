@@ -52,7 +52,7 @@ use crate::mem::icnt::{Network, Sources};
 use crate::mem::req::MemReq;
 use std::cell::Cell;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use warpforge_core::{
     DynInst, KernelInfo, Sequential, SourceError, WarpSource, WarpStep, WindowFronts,
 };
@@ -88,9 +88,15 @@ impl WarpSource for OnSm<'_> {
 /// still busy (it sleeps otherwise, [`Gpu::sleep_after_window`]), whether it finished a CTA
 /// ([`Gpu::release_after_window`]) and whether it queued a request in the window (its request
 /// queue was not empty at the window's end, before any hand-over: [`Outboxes::hand_over`]).
+///
+/// Kept small (24 bytes: the rare error boxed) so that the calling thread, which reads every
+/// awake SM's outcome after the team phase, reads a few cache lines that the other threads
+/// wrote rather than one or two per SM; the threads' home ranges are contiguous, so only the
+/// lines at their boundaries are written by two threads. The vector is not reset between
+/// windows: each job overwrites its whole entry ([`step_sm`]).
 #[derive(Default)]
 struct Outcome {
-    err: Option<(u64, SourceError)>,
+    err: Option<Box<(u64, SourceError)>>,
     progressed: bool,
     exited: bool,
     busy: bool,
@@ -101,6 +107,10 @@ struct Outcome {
     quiet: bool,
     /// The SM's split front has something to commit ([`WindowFronts::pending_on`]).
     commit: bool,
+    /// The SM's job (or a later job on the same thread, [`Deferred`]) handed its requests over
+    /// in this phase ([`hand_over`]'s state: 1 handed, 2 handed into an empty outbox; 0 not
+    /// yet: [`Outboxes::take_from`] does it).
+    handed: u8,
     /// The job's wall time in nanoseconds, with a team (0: not measured).
     ns: u32,
 }
@@ -139,7 +149,7 @@ fn step_sm(sm: &mut Sm, c0: u64, w: u64, mut front: Front<'_>) -> Outcome {
             Front::Whole(s) => sm.fetch(c, &mut **s),
         };
         if let Err(e) = r {
-            o.err = Some((c, e));
+            o.err = Some(Box::new((c, e)));
             return o;
         }
         sm.cycle(c);
@@ -153,10 +163,12 @@ fn step_sm(sm: &mut Sm, c0: u64, w: u64, mut front: Front<'_>) -> Outcome {
 /// starts (per SM, in queue order), and the SMs whose outbox is not empty (ascending).
 ///
 /// An SM's job hands its own window's requests over at the window's end ([`hand_over`]) once
-/// the memory side of its team phase no longer reads the outboxes, and marks the SM `fresh`;
+/// the memory side of its team phase no longer reads the outboxes (an SM whose job ended
+/// before that is handed over by the next job its thread runs after it, [`Deferred`]) and
+/// records it in its outcome, which the calling thread copies into `fresh` after the phase;
 /// [`Outboxes::take_from`] at the next window start then only updates the list for it. An SM
-/// whose job ended before the memory side did (another thread still ran the request network)
-/// is handed over there, as before; either way the outbox and the queue room are the same.
+/// that no job handed over (its thread ran no job after the memory side was done) is handed
+/// over there, as before; either way the outbox and the queue room are the same.
 #[derive(Default)]
 struct Outboxes {
     boxes: Vec<VecDeque<MemReq>>,
@@ -164,9 +176,13 @@ struct Outboxes {
     /// Per SM: (team phase, state) of the last hand-over by the SM's job: 1 = handed, 2 =
     /// handed and the outbox went from empty to non-empty; 0 = taken into account.
     fresh: Vec<(u64, u8)>,
-    /// Team phases run so far (`fresh` is valid only for the last one).
+    /// The last team phase's number ([`PHASES`]; `fresh` is valid only for it).
     phase: u64,
 }
+
+/// Team phases of every window engine in the process, so that a phase's number is unique
+/// (the threads' [`Deferred`] lists outlive a launch).
+static PHASES: AtomicU64 = AtomicU64::new(0);
 
 impl Sources for Outboxes {
     fn head(&self, s: usize) -> Option<&MemReq> {
@@ -288,6 +304,14 @@ impl Outboxes {
         }
     }
 
+    /// After a team phase: records which of its SMs (`awake`, the phase's job order) their
+    /// jobs handed over (`outcomes`), for [`Outboxes::take_from`].
+    fn handed(&mut self, awake: &[u32], outcomes: &[Outcome]) {
+        for (&s, o) in awake.iter().zip(outcomes) {
+            self.fresh[s as usize] = (self.phase, o.handed);
+        }
+    }
+
     /// Hands the requests the network has not taken back to their SMs' queues (in front of
     /// anything queued since) and gives every SM its full queue room. (After
     /// [`Outboxes::take_from`], so that no hand-over is left `fresh`.)
@@ -355,22 +379,74 @@ fn split_span(
     parts.finish(mem, cyc, next);
 }
 
-/// The SMs' jobs' hand-over (`sim.window_overlap`): the outboxes and `fresh` entries of
-/// [`Outboxes`] (one per SM), the team phase's number and the full queue room.
+/// The SMs' jobs' hand-over (`sim.window_overlap`): the outboxes of [`Outboxes`] (one per
+/// SM), the team phase's number and the full queue room.
 struct Hand {
     boxes: *mut VecDeque<MemReq>,
-    fresh: *mut (u64, u8),
     phase: u64,
     cap: usize,
 }
-// SAFETY: each SM job touches only its own SM's entries (`end_window`).
+// SAFETY: each SM job touches only its own SM's outbox (`end_window`, `Deferred`).
 unsafe impl Sync for Hand {}
+
+/// Per thread: the SM jobs this thread ran in the current team phase before the request
+/// network was done with the outboxes (`side_done`), so that they could not hand their
+/// requests over: (team phase, SM, job index). The thread's next SM job of the same phase that
+/// ends after it hands them over ([`Deferred::hand_over`]), with the SMs' state still in this
+/// thread's caches; entries of an older phase are dropped. (The calling thread runs the request
+/// network before its jobs, so only the other threads defer.)
+struct Deferred;
+
+thread_local! {
+    static DEFERRED: std::cell::RefCell<Vec<(u64, u32, u32)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Deferred {
+    /// Records that SM `s` (job index `i`) could not hand over in `phase`.
+    fn push(phase: u64, s: usize, i: usize) {
+        DEFERRED.with(|d| {
+            let mut d = d.borrow_mut();
+            if d.first().is_some_and(|e| e.0 != phase) {
+                d.clear();
+            }
+            d.push((phase, s as u32, i as u32));
+        });
+    }
+
+    /// Hands over this thread's deferred SMs of `h`'s phase (after `side_done`).
+    ///
+    /// # Safety
+    /// The request network of `h`'s phase is done with the outboxes (acquired); `slots` is
+    /// that phase's; this thread ran the listed SMs' jobs in it, so nothing else touches those
+    /// SMs, outcomes or outboxes until the phase ends.
+    unsafe fn hand_over(h: &Hand, slots: &SmSlots) {
+        DEFERRED.with(|d| {
+            let mut d = d.borrow_mut();
+            for &(phase, s, i) in d.iter() {
+                if phase != h.phase {
+                    continue;
+                }
+                // SAFETY: the caller's contract.
+                let (sm, out, b) = unsafe {
+                    (
+                        &mut *slots.sms.add(s as usize),
+                        &mut *slots.out.add(i as usize),
+                        &mut *h.boxes.add(s as usize),
+                    )
+                };
+                out.handed = hand_over(sm, b, h.cap);
+            }
+            d.clear();
+        });
+    }
+}
 
 /// The end of SM `s`'s window, in its job: records whether it queued a request, finished a CTA
 /// or is still busy (what the sequential part after the team phase needs, [`Outcome`]), and
 /// with `hand` hands its requests over ([`hand_over`]) if the request network of the phase is
-/// done with the outboxes (`side_done`); otherwise [`Outboxes::take_from`] does it at the next
-/// window start. With `quiet_at` (the next window's first core cycle; `sim.window_overlap` on
+/// done with the outboxes (`side_done`) and returns true; otherwise returns false (a later job
+/// of this thread, [`Deferred`], or [`Outboxes::take_from`] at the next window start does it). With `quiet_at` (the next window's first core cycle; `sim.window_overlap` on
 /// a team, with idle skipping), it also answers that window start's quiet test for the SM
 /// (`Outcome::quiet`): nothing the sequential part runs before that test changes what
 /// [`Sm::quiet_until`] reads (the commit, the release of finished CTAs and sleeping touch
@@ -378,8 +454,8 @@ unsafe impl Sync for Hand {}
 /// would compute there, without reading every awake SM's state on one thread.
 ///
 /// # Safety
-/// `sm` is SM `s`; `hand` (if any) points at one outbox and one `fresh` entry per SM, of which
-/// no other thread uses `s`'s once `side_done` is set.
+/// `sm` is SM `s`; `hand` (if any) points at one outbox per SM, of which no other thread uses
+/// `s`'s once `side_done` is set.
 unsafe fn end_window(
     sm: &mut Sm,
     s: usize,
@@ -387,21 +463,24 @@ unsafe fn end_window(
     hand: Option<&Hand>,
     side_done: &AtomicBool,
     quiet_at: Option<u64>,
-) {
+) -> bool {
     o.queued = !sm.out_q.is_empty();
     // With its queue handed over an SM that queued a request is still busy.
     o.busy = o.queued || sm.busy();
     o.finished = !sm.finished.is_empty();
+    let mut handed = false;
     if let Some(h) = hand {
         if side_done.load(Ordering::Acquire) {
             // SAFETY: the caller's contract; the request network released the outboxes.
-            let (b, f) = unsafe { (&mut *h.boxes.add(s), &mut *h.fresh.add(s)) };
-            *f = (h.phase, hand_over(sm, b, h.cap));
+            let b = unsafe { &mut *h.boxes.add(s) };
+            o.handed = hand_over(sm, b, h.cap);
+            handed = true;
         }
     }
     if let Some(c) = quiet_at {
         o.quiet = !o.queued && sm.quiet_until(c).is_some();
     }
+    handed
 }
 
 /// Raw access to the SMs and their outcomes from the team's threads (the window's SM jobs).
@@ -623,10 +702,9 @@ impl Gpu {
                 // The outboxes, for the request network and then (`side_done`) for the SMs'
                 // jobs' hand-over (`hand_over`), through one raw pointer.
                 boxes.size(n_sm);
-                boxes.phase += 1;
+                boxes.phase = PHASES.fetch_add(1, Ordering::Relaxed) + 1;
                 let hand = overlap.then_some(Hand {
                     boxes: boxes.boxes.as_mut_ptr(),
-                    fresh: boxes.fresh.as_mut_ptr(),
                     phase: boxes.phase,
                     cap,
                 });
@@ -657,7 +735,8 @@ impl Gpu {
                         lead_ref.set(since(t));
                     }
                 };
-                outcomes.clear();
+                // (Each job overwrites its entry whole: no reset, so that this thread does not
+                // write lines the other threads' jobs wrote last.)
                 outcomes.resize_with(self.awake.len(), Outcome::default);
                 // (Only the SMs built so far can have a CTA.)
                 let n_sm32 = self.built_span;
@@ -708,11 +787,21 @@ impl Gpu {
                         );
                         // SAFETY: this thread stepped SM `s` and is done with its front.
                         out.commit = unsafe { fronts.pending_on(s as u32) };
-                        // SAFETY: SM `s`'s own outbox and `fresh` entry, after the request
-                        // network's last use of the outboxes (acquired through `side_done`).
-                        unsafe { end_window(sm, s, out, hand.as_ref(), &side_done, quiet_at) };
+                        // SAFETY: SM `s`'s own outbox, after the request network's last use of
+                        // the outboxes (acquired through `side_done`).
+                        let handed =
+                            unsafe { end_window(sm, s, out, hand.as_ref(), &side_done, quiet_at) };
                         if let Some(t) = t {
                             out.ns = since(t).max(1);
+                        }
+                        if let Some(h) = hand.as_ref() {
+                            if handed {
+                                // SAFETY: `side_done` acquired in `end_window`; the deferred
+                                // SMs' jobs ran on this thread in this phase.
+                                unsafe { Deferred::hand_over(h, slots) };
+                            } else {
+                                Deferred::push(h.phase, s, i);
+                            }
                         }
                     };
                     match &mut self.team {
@@ -726,10 +815,16 @@ impl Gpu {
                                 mem_side,
                             );
                             costs.update(&self.awake, outcomes.iter().map(|o| o.ns), lead_ns.get());
+                            if overlap {
+                                boxes.handed(&self.awake, &outcomes);
+                            }
                         }
                         None => {
                             mem_side();
                             (0..n_jobs).for_each(job);
+                            if overlap {
+                                boxes.handed(&self.awake, &outcomes);
+                            }
                         }
                     }
                 } else {
@@ -752,11 +847,14 @@ impl Gpu {
                             end_window(sm, s as usize, o, hand.as_ref(), &side_done, quiet_at)
                         };
                     }
+                    if overlap {
+                        boxes.handed(&self.awake, &outcomes);
+                    }
                 }
                 // The first failure in (cycle, SM) order, whichever thread met it.
                 let mut first: Option<(u64, usize)> = None;
                 for (i, o) in outcomes.iter().enumerate() {
-                    if let Some((c, _)) = &o.err {
+                    if let Some((c, _)) = o.err.as_deref() {
                         if first.is_none_or(|(fc, _)| *c < fc) {
                             first = Some((*c, i));
                         }
