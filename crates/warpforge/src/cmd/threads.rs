@@ -40,10 +40,13 @@ pub const MIN_CORES_WINDOW: usize = 4;
 /// `bfs` 1.36x, `kmn` 1.16x-1.42x idle, and 1.12x-1.15x under a load average of 15-20.
 pub const SMALL_HOST_THREADS: usize = 2;
 /// The fewest simulated SMs for which the window engine's `auto` runs two threads on a host
-/// with 2 or 3 free cores: on the 2-core VM, `kmn` with 30 SMs and `sim.window=4` was slower on
-/// two threads (0.93x) and with 60 SMs faster (1.25x), `bfs` faster on both (docs/PERFORMANCE.md,
-/// "Session 16: engine").
-pub const SMS_SMALL_HOST: u32 = 60;
+/// with 2 or 3 free cores. On the 2-core VM after the CTA dispatcher fix (`308468a`, which
+/// spreads a launch's CTAs over every SM, so more SMs work in each window), 30 SMs gained on
+/// two threads: `kmn` 1.11x-1.18x with `sim.window=4`, with and without overlap and
+/// partitions, `bfs` 1.20x-1.26x (docs/PERFORMANCE.md, "Session 17: engine"; before the fix
+/// `kmn` with 30 SMs was slower on two, 0.93x, "Session 16: engine"). Fewer SMs were not
+/// measured on two cores (on 16 cores `kmn` with 15 SMs was slower on any count).
+pub const SMS_SMALL_HOST: u32 = 30;
 /// `auto` gives each thread at least this many simulated SMs.
 pub const SMS_PER_THREAD: u32 = 4;
 
@@ -150,7 +153,9 @@ mod tests {
         // small machines and when a core is busy.
         assert_eq!(auto_threads(2, 0.1, 120, 4), 2, "2 idle cores, 120 SMs");
         assert_eq!(auto_threads(2, 0.3, 60, 16), 2);
-        assert_eq!(auto_threads(2, 0.1, 30, 4), 1, "30 SMs: kmn slower on two");
+        assert_eq!(auto_threads(2, 0.1, 30, 4), 2, "30 SMs: both faster on two");
+        assert_eq!(auto_threads(2, 0.1, 29, 4), 1, "below 30 SMs: not measured");
+        assert_eq!(auto_threads(2, 0.1, 15, 4), 1, "15 SMs: one thread");
         assert_eq!(auto_threads(2, 0.6, 120, 4), 1, "a busy core: one thread");
         assert_eq!(
             auto_threads(2, 15.0, 120, 4),
