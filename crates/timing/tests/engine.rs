@@ -317,8 +317,9 @@ fn network_phases_inside_the_team_phase_keep_threads_identical() {
 /// does it, as before) and records whether the SM is still busy, finished a CTA or queued a
 /// request, which the sequential part then reads instead of the SMs; a dispatch pass that
 /// refuses every SM is not repeated until a CTA finishes. With one thread every hand-over runs
-/// in the jobs; with several, jobs that end before the request network fall back, so equal
-/// statistics on 1 to 5 threads show that both paths agree. One-entry request queues (the
+/// in the jobs; with several, a job that ends before the request network leaves its SM to the
+/// next job its thread runs after it (session 17) or, failing one, to the next window start,
+/// so equal statistics on 1 to 5 threads show that the three paths agree. One-entry request queues (the
 /// queue room set by the hand-over binds), idle skipping on and off (the quiet test must see
 /// the handed-over queues), more CTAs than the machine holds (dispatch passes refused), and
 /// overlap with and without the partition split.
