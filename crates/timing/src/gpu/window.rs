@@ -446,8 +446,9 @@ impl Deferred {
 /// or is still busy (what the sequential part after the team phase needs, [`Outcome`]), and
 /// with `hand` hands its requests over ([`hand_over`]) if the request network of the phase is
 /// done with the outboxes (`side_done`) and returns true; otherwise returns false (a later job
-/// of this thread, [`Deferred`], or [`Outboxes::take_from`] at the next window start does it). With `quiet_at` (the next window's first core cycle; `sim.window_overlap` on
-/// a team, with idle skipping), it also answers that window start's quiet test for the SM
+/// of this thread, [`Deferred`], or [`Outboxes::take_from`] at the next window start does it).
+/// With `quiet_at` (the next window's first core cycle; `sim.window_overlap` on a team, with
+/// idle skipping), it also answers that window start's quiet test for the SM
 /// (`Outcome::quiet`): nothing the sequential part runs before that test changes what
 /// [`Sm::quiet_until`] reads (the commit, the release of finished CTAs and sleeping touch
 /// neither the SM's warps, queues nor units), so the answer is the one the calling thread
