@@ -442,7 +442,11 @@ mod tests {
             }
             let mut got = [Txn::default(); MAX_TXNS];
             let n = coalesce(&m, active, line, sec_b, &mut got);
-            assert_eq!(&got[..n], &reference[..n_ref], "{bytes} B from {a0:#x}, {line} B lines");
+            assert_eq!(
+                &got[..n],
+                &reference[..n_ref],
+                "{bytes} B from {a0:#x}, {line} B lines"
+            );
             let sh = sec_b.trailing_zeros();
             if contiguous(&m, active, size, line, sh, &mut got).is_some() {
                 short += 1;
