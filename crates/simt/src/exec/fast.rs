@@ -116,16 +116,10 @@ pub(super) fn commit(
 /// per operation instead of two). The same integer and IEEE single-precision operations lane by
 /// lane, so the results are bit for bit those of the SSE loops (NaN payloads included: x86
 /// propagates them the same way in either encoding).
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    std::arch::is_x86_feature_detected!("avx2")
 }
 
 /// The lane loop of [`map2`].
