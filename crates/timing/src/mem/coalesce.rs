@@ -29,6 +29,9 @@ pub fn coalesce(
 ) -> usize {
     let size = (mem.bytes_per_lane.max(1)) as u64;
     let sh = sector_bytes.trailing_zeros();
+    if let Some(n) = contiguous(mem, active, size, line_bytes, sh, out) {
+        return n;
+    }
     if let Some(t) = one_line(mem, active, size, line_bytes, sh) {
         out[0] = t;
         return 1;
@@ -86,6 +89,98 @@ pub fn coalesce(
     n
 }
 
+/// `Some((a0, first, n))` when the active lanes are consecutive (lanes `first..first + n`,
+/// `n >= 1`) and lane `first + i` accesses `a0 + i * stride`. The last lane is compared first,
+/// which rejects most other accesses at once.
+#[inline]
+pub fn unit_stride(mem: &MemAccess, active: u32, stride: u64) -> Option<(u64, u32, u64)> {
+    if active == 0 {
+        return None;
+    }
+    let first = active.trailing_zeros();
+    let run = active >> first;
+    if run & run.wrapping_add(1) != 0 {
+        // The active lanes have a gap.
+        return None;
+    }
+    let n = run.count_ones() as usize;
+    let lanes = &mem.addrs[first as usize..first as usize + n];
+    let a0 = lanes[0];
+    // The last lane first: most other accesses fail here, at the cost of one comparison.
+    if lanes[n - 1] != a0.wrapping_add((n as u64 - 1).wrapping_mul(stride)) {
+        return None;
+    }
+    // Then every lane, four at a time (wrapping: only compared).
+    let mut want = a0;
+    for c in lanes.chunks(4) {
+        let mut ok = true;
+        for &a in c {
+            ok &= a == want;
+            want = want.wrapping_add(stride);
+        }
+        if !ok {
+            return None;
+        }
+    }
+    Some((a0, first, n as u64))
+}
+
+/// The unit-stride case of [`coalesce`]: the active lanes are consecutive (lanes
+/// `first..first + n`) and lane `first + i` accesses `a0 + i * size`, so the bytes touched form
+/// one range `a0..a0 + n * size`. Each line the range meets is one transaction, in ascending
+/// order (the order in which the lane-by-lane path first meets them), with the sectors of the
+/// range's bytes in that line (every byte between the first and the last is touched) and the
+/// lanes whose bytes meet the line. Writes them to `out` and returns their number; `None`
+/// (nothing written) for any other access, for lines of more than 8 sectors, or when the range
+/// would wrap or need more than [`MAX_TXNS`] transactions. The transactions cost a few
+/// operations per line instead of per lane.
+#[inline]
+fn contiguous(
+    mem: &MemAccess,
+    active: u32,
+    size: u64,
+    line_bytes: u64,
+    sh: u32,
+    out: &mut [Txn; MAX_TXNS],
+) -> Option<usize> {
+    if line_bytes >> sh > 8 {
+        return None;
+    }
+    let (a0, first, n) = unit_stride(mem, active, size)?;
+    let last = a0.checked_add(n * size)? - 1;
+    let lmask = !(line_bytes - 1);
+    let (l0, l1) = (a0 & lmask, last & lmask);
+    if (l1 - l0) / line_bytes >= MAX_TXNS as u64 {
+        return None;
+    }
+    let mut k = 0;
+    let mut la = l0;
+    loop {
+        let lo = a0.max(la);
+        let hi = last.min(la + (line_bytes - 1));
+        let sec = (2u16 << ((hi - la) >> sh)) - (1u16 << ((lo - la) >> sh));
+        // Lanes (from `first`) whose bytes include `lo` and `hi`, and every lane between.
+        let (i_lo, i_hi) = ((lo - a0) / size, (hi - a0) / size);
+        let width = i_hi - i_lo + 1;
+        let bits = if width >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << width) - 1
+        };
+        out[k] = Txn {
+            line_addr: la,
+            sectors: sec as u8,
+            lanes: bits << (i_lo as u32 + first),
+        };
+        k += 1;
+        if la == l1 {
+            break;
+        }
+        la += line_bytes;
+    }
+    Some(k)
+}
+
 /// The common case of [`coalesce`]: when every active lane's bytes lie in the line of the first
 /// active lane (and a line has at most 8 sectors), the single transaction it would build.
 /// `None` otherwise (also for no active lane).
@@ -123,6 +218,24 @@ pub fn distinct_chunks(
     unit: u64,
     out: &mut [u64; WARP_SIZE],
 ) -> usize {
+    if active == 0 {
+        return 0;
+    }
+    // The usual case (a kernel parameter, a constant every lane reads): one chunk, found in
+    // one pass over the 32 addresses without a branch per lane.
+    let mask = !(unit - 1);
+    let c0 = mem.addrs[active.trailing_zeros() as usize] & mask;
+    let last = 31 - active.leading_zeros() as usize;
+    let mut same = mem.addrs[last] & mask == c0;
+    if same {
+        for (l, &a) in mem.addrs.iter().enumerate() {
+            same &= (a & mask == c0) | ((active >> l) & 1 == 0);
+        }
+    }
+    if same {
+        out[0] = c0;
+        return 1;
+    }
     let mut n = 0;
     let mut m = active;
     while m != 0 {
@@ -264,10 +377,98 @@ mod tests {
         assert!(short > 1000 && long > 1000, "{short} {long}");
     }
 
+    /// The unit-stride shortcut gives what the lane-by-lane path gives: consecutive active
+    /// lanes (full warps, prefixes, runs in the middle) at consecutive addresses of every
+    /// element size from any byte offset, on 32-, 64- and 128-byte lines, crossing lines or
+    /// not; and accesses that are almost unit-stride (one lane off, a gap in the mask) fall
+    /// through to the other paths with the same result.
+    #[test]
+    fn unit_stride_shortcut_matches_the_general_path() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut short, mut long) = (0, 0);
+        for _ in 0..20_000 {
+            let bytes = [1u8, 2, 4, 8, 12, 16][(rnd() % 6) as usize];
+            let size = bytes as u64;
+            let line = [32u64, 64, 128][(rnd() % 3) as usize];
+            let a0 = (rnd() % 4096) * [1, size][(rnd() % 2) as usize];
+            let mut m = access(|i| a0 + size * i as u64, bytes);
+            let first = rnd() % 32;
+            let len = 1 + rnd() % (32 - first);
+            let mut active = (((1u64 << len) - 1) << first) as u32;
+            match rnd() % 4 {
+                0 => m.addrs[(rnd() % 32) as usize] ^= 1 << (rnd() % 12),
+                1 => active &= !(1 << (rnd() % 32)),
+                _ => {}
+            }
+            // The lane-by-lane reference (sector size 32 B, or the line's quarter).
+            let sec_b = (line / 4).min(32);
+            let mut reference = [Txn::default(); MAX_TXNS];
+            let mut n_ref = 0;
+            let mut mm = active;
+            while mm != 0 {
+                let lane = mm.trailing_zeros() as usize;
+                mm &= mm - 1;
+                let a = m.addrs[lane];
+                let mut la = a & !(line - 1);
+                while la < a + size {
+                    let lo = a.max(la) - la;
+                    let hi = (a + size - 1).min(la + line - 1) - la;
+                    let mut sec = 0u8;
+                    for s in lo / sec_b..=hi / sec_b {
+                        sec |= 1 << s;
+                    }
+                    match reference[..n_ref].iter().position(|t| t.line_addr == la) {
+                        Some(i) => {
+                            reference[i].sectors |= sec;
+                            reference[i].lanes |= 1 << lane;
+                        }
+                        None => {
+                            reference[n_ref] = Txn {
+                                line_addr: la,
+                                sectors: sec,
+                                lanes: 1 << lane,
+                            };
+                            n_ref += 1;
+                        }
+                    }
+                    la += line;
+                }
+            }
+            let mut got = [Txn::default(); MAX_TXNS];
+            let n = coalesce(&m, active, line, sec_b, &mut got);
+            assert_eq!(
+                &got[..n],
+                &reference[..n_ref],
+                "{bytes} B from {a0:#x}, {line} B lines"
+            );
+            let sh = sec_b.trailing_zeros();
+            if contiguous(&m, active, size, line, sh, &mut got).is_some() {
+                short += 1;
+            } else {
+                long += 1;
+            }
+        }
+        assert!(short > 5000 && long > 2000, "{short} {long}");
+    }
+
     #[test]
     fn broadcast_is_one_chunk() {
         let mut out = [0u64; WARP_SIZE];
         assert_eq!(distinct_chunks(&access(|_| 64, 4), !0, 64, &mut out), 1);
+        assert_eq!(out[0], 64);
+        // Different addresses in one chunk, inactive lanes elsewhere, no lane.
+        let m = access(|i| if i < 8 { 130 + i as u64 } else { 4096 }, 1);
+        assert_eq!(distinct_chunks(&m, 0xff, 64, &mut out), 1);
+        assert_eq!(out[0], 128);
+        assert_eq!(distinct_chunks(&m, 0x1ff, 64, &mut out), 2);
+        assert_eq!(out[..2], [128, 4096]);
+        assert_eq!(distinct_chunks(&m, 0, 64, &mut out), 0);
         assert_eq!(
             distinct_chunks(&access(|i| 64 * (i as u64 % 3), 4), !0, 64, &mut out),
             3
