@@ -421,7 +421,10 @@ mod tests {
         );
         assert!(pf4.fraction("control") < 0.1, "{pf4:?}");
         assert!(pf.lifetime < pf4.lifetime, "{pf:?} vs {pf4:?}");
-        assert!(pf.fraction("control") < pf.fraction("data_hazard"), "{pf:?}");
+        assert!(
+            pf.fraction("control") < pf.fraction("data_hazard"),
+            "{pf:?}"
+        );
         assert!(
             nw4.fraction("fetch") + nw4.fraction("data_hazard") > 0.5,
             "{nw4:?}"
