@@ -374,13 +374,14 @@ pub struct CacheConfig {
     pub signature: String,
     /// What a partitioning replacement policy (`cacp`, spec 000 §4.5) does when every way of
     /// the partition it chose for a missing line is reserved by a fill in flight (no victim):
-    /// `other` (the default, an \[INTERP\] choice) lets the line take a victim of the other
-    /// partition; `none` refuses the allocation, a reservation failure that stalls the access
-    /// until a way of that partition fills, as GPGPU-Sim does for a set whose ways are all
-    /// reserved. Lee 2017 fixes the split (§4.2.3) but is silent on this case. Measured
-    /// (`gtx480-cawa`, small, Sens): `other` removes the doubled reservation failures of NW
-    /// and SC_small (CAWA 0.945 -> 1.004 and 0.941 -> 1.017 over RR) and raises every CACP
-    /// policy's Sens geomean; it costs KMN (CAWA 1.298 -> 1.232). Other policies ignore it.
+    /// `none` (the default) refuses the allocation, a reservation failure that stalls the
+    /// access until a way of that partition fills, as GPGPU-Sim does for a set whose ways are
+    /// all reserved; `other` (an \[INTERP\] option, the default of sessions 11-16) lets the
+    /// line take a victim of the other partition. Lee 2017 §4.2.3 fixes the split: CACP
+    /// allocates "a certain fixed amount of the L1 data cache capacity" to critical data and
+    /// Algorithm 7 inserts a line only into the partition CCBP predicts, so a non-critical
+    /// line in a critical way (what `other` allows) is not the document's cache (issue #12,
+    /// session 17). Other policies ignore it.
     #[serde(default = "default_partition_fallback")]
     pub partition_fallback: String,
     /// `write_through` (update on hit, no allocate), `write_evict` (invalidate on hit, no
@@ -507,7 +508,7 @@ fn default_signature() -> String {
 }
 
 fn default_partition_fallback() -> String {
-    "other".into()
+    "none".into()
 }
 
 fn default_write_allocate() -> String {
@@ -1389,8 +1390,11 @@ mod tests {
         assert!(e.reason.contains("slowest, top_half"), "{e}");
         assert_eq!(g.core.cpl_stall, "at_issue");
         assert_eq!(g.l1d.signature, "pc_addr", "Lee 2017's literal signature");
-        assert_eq!(g.l1d.partition_fallback, "other");
-        g.set("l1d.partition_fallback", "none").unwrap();
+        assert_eq!(
+            g.l1d.partition_fallback, "none",
+            "Lee 2017 §4.2.3: a fixed split"
+        );
+        g.set("l1d.partition_fallback", "other").unwrap();
         let e = g.set("l1d.partition_fallback", "elsewhere").unwrap_err();
         assert_eq!(e.key, "l1d.partition_fallback");
         g.set("core.cpl_stall", "accruing").unwrap();

@@ -14,11 +14,12 @@
 //!
 //! Decisions: lines dropped without a victim choice (write-evict, kernel-boundary flush) train
 //! nothing; a degenerate split (one partition empty) lets a line use every way. When every way
-//! of the chosen partition is reserved by a fill in flight, the document is silent (it fixes
-//! the split, §4.2.3, Algorithm 7 has no fallback): `l1d.partition_fallback = other` (the
-//! default, \[INTERP\]) takes a victim of the other partition, trained at eviction as any
-//! victim; `none` fails the allocation (the access retries: a reservation failure, as in
-//! GPGPU-Sim for a set whose ways are all reserved).
+//! of the chosen partition is reserved by a fill in flight, the allocation fails by default
+//! (`l1d.partition_fallback = none`: the access retries, a reservation failure, as in
+//! GPGPU-Sim for a set whose ways are all reserved): §4.2.3 gives the critical data "a certain
+//! fixed amount of the L1 data cache capacity" and Algorithm 7 inserts into the predicted
+//! partition only, with no fallback. `other` (an \[INTERP\] option, the default of sessions
+//! 11-16) takes a victim of the other partition instead, trained at eviction as any victim.
 
 use super::ccbp::Ccbp;
 use super::ship::{rrip_victim, ShipTable, Signature, RRPV_MAX};
@@ -346,6 +347,45 @@ mod tests {
             e.contains("partition_fallback") && e.contains("none, other"),
             "{e}"
         );
+    }
+
+    /// Lee 2017 §4.2.3: CACP gives the critical data "a certain fixed amount of the L1 data
+    /// cache capacity", and Algorithm 7 inserts a line only into the partition CCBP predicts.
+    /// On Table 4.1's L1D as the `gtx480-cawa` preset builds it, with every non-critical way
+    /// of a set reserved by fills in flight and the 8 critical ways empty, an untrained
+    /// (non-critical) line is refused (a reservation failure; it retries) rather than placed
+    /// in a critical way, and the critical partition never holds a line predicted
+    /// non-critical.
+    #[test]
+    fn the_presets_split_is_fixed_a_full_partition_refuses_the_line() {
+        use crate::mem::cache::Cache;
+        let mut c = crate::GpuConfig::preset("gtx480-cawa").unwrap().l1d;
+        c.replacement = "cacp".into();
+        assert_eq!((c.sets, c.ways, c.critical_ways), (8, 16, 8), "Table 4.1");
+        let mut cache = Cache::new(&c);
+        // Lines 0, 8, 16, ... all map to set 0 (8 sets, linear index); none has a trained
+        // signature, so CCBP predicts them non-critical.
+        let line = |i: u64| MissInfo {
+            pc: 0x40,
+            line: 8 * i,
+            warp: 0,
+            critical: false,
+        };
+        for i in 0..8 {
+            let (w, _) = cache.allocate_for(&line(i), true).expect("a free way");
+            assert!(!cache.in_critical_partition(w), "line {i} took way {w}");
+        }
+        let ninth = line(8);
+        assert!(!cache.can_allocate_for(&ninth));
+        assert!(
+            cache.allocate_for(&ninth, true).is_none(),
+            "refused, though the 8 critical ways are free"
+        );
+        // Once one of its partition's fills arrives, the line replaces it.
+        cache.fill(0, 0xff);
+        let (w, ev) = cache.allocate_for(&ninth, true).unwrap();
+        assert!(!cache.in_critical_partition(w));
+        assert_eq!(ev.map(|e| e.line), Some(0));
     }
 
     #[test]
