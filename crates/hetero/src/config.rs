@@ -189,10 +189,11 @@ pub struct PolicyConfig {
     /// Spec 004 §5.4: "a CPU request is prioritized over a pending critical GPU request with
     /// this probability", "the CPU prioritization probability ... is same as the observed
     /// probability that a given CPU access is de-prioritized": a probability per CPU access.
-    /// `false` (the default): one draw per scheduling decision whose best candidate is CG
-    /// (spec §5.4 \[INTERP\]), under which a read that meets k such decisions is promoted with
-    /// probability 1 − (1 − p)^k, far above p.
-    #[serde(default)]
+    /// `true` is the default and the `hetero` preset's value (the GPGPU mixes since session 17,
+    /// the 3D mixes since session 16). `false` (an ablation, the GPGPU mixes' rule until
+    /// session 16): one draw per scheduling decision whose best candidate is CG, under which a
+    /// read that meets k such decisions is promoted with probability 1 − (1 − p)^k, far above p.
+    #[serde(default = "yes")]
     pub im_sched_per_request: bool,
     /// IM-LLC: miss rate at or below which an application is class L.
     pub im_llc_low: f64,
@@ -506,5 +507,19 @@ mod tests {
         let e = c.set("dram.t_cl", "x").unwrap_err();
         assert!(e.to_string().contains("integer"));
         assert_eq!(c.llc.size_kb, 8192, "a failed set leaves the config alone");
+    }
+
+    /// Spec 004 §5.4's IM-SCHED probability is per CPU access: the preset, and a config file
+    /// that does not name the key, draw once per CPU read; `false` stays settable (ablation).
+    #[test]
+    fn im_sched_draws_per_cpu_read_unless_told_otherwise() {
+        let mut c = HeteroConfig::preset("hetero").unwrap();
+        assert!(c.policy.im_sched_per_request);
+        let text = PRESETS[0].1.replace("im_sched_per_request = true", "");
+        assert_ne!(text, PRESETS[0].1, "the preset names the key");
+        let omitted: HeteroConfig = toml::from_str(&text).unwrap();
+        assert!(omitted.policy.im_sched_per_request);
+        c.set("policy.im_sched_per_request", "false").unwrap();
+        assert!(!c.policy.im_sched_per_request);
     }
 }

@@ -2,11 +2,12 @@
 //! GPU-favoring order (row hit, then CG / CPU-E above CPU above NG, then age):
 //! * **IM-SCHED**: per interval, `f` = fraction of served CPU reads that a younger critical GPU
 //!   (CG) request went ahead of, in the read queue (a command issued) or on entering it (a full
-//!   queue's admission); next interval, whenever the best candidate is CG and a CPU read is
-//!   schedulable, the best CPU read goes instead with probability `min(f, cap)`. With
-//!   `policy.im_sched_per_request` the draw is made once per CPU read as it enters a read
-//!   queue instead (§5.4: the probability is "that a given CPU access" is prioritised): a read
-//!   that wins it ranks with CG (row hit, then age) until served.
+//!   queue's admission); next interval, each CPU read entering a read queue wins a draw with
+//!   probability `min(f, cap)` (§5.4: the probability is "that a given CPU access" is
+//!   prioritised; `policy.im_sched_per_request`, the default), and a read that wins ranks with
+//!   CG (row hit, then age) until served. `policy.im_sched_per_request = false` (an ablation,
+//!   the GPGPU mixes' rule until session 16) draws instead at each decision whose best
+//!   candidate is CG, swapping in the best CPU read.
 //! * **IM-LLC**: per interval each CPU application is classed by LLC miss rate (L <= 10% < M <=
 //!   70% < H); an L->M or L->H move enters emergency mode (its reads rank with CG); at an interval
 //!   end an emergency application back in L stays, one still in M or H leaves.
@@ -30,7 +31,7 @@
 //! `im_bypass` (the §3 bypass alone), all on the GPU-favoring order.
 //!
 //! \[INTERP\] choices (§10.4 items 12-16): counting and intervals as above, the Bernoulli draw once
-//! per decision whose top candidate is CG; IM-SCHED stays on for non-emergency CPU reads while
+//! per CPU read on entering a read queue; IM-SCHED stays on for non-emergency CPU reads while
 //! IM-LLC is active.
 
 use super::{best_by, Cand, Ctx, MemPolicy};
@@ -476,12 +477,22 @@ mod tests {
         p.tick(&end);
         assert_eq!(p.p, 0.5, "0.75 capped at 0.5");
         assert_eq!(p.counters()[0].1, 1.0);
-        // With p = 0.5 about half of the CG-vs-CPU decisions go to the CPU.
-        let c2 = [
-            cand(1, true, Source::Gpgpu, true, 5),
-            cand(2, true, Source::Cpu(1), false, 1),
-        ];
-        let n = (0..2000).filter(|_| p.pick(&ctx, &c2) == Some(1)).count();
+        // With p = 0.5 about half of the CPU reads entering the queue win their draw and go
+        // ahead of a younger CG request (the preset draws per CPU read).
+        assert!(c.im_sched_per_request, "the preset draws once per CPU read");
+        let n = (0..2000u64)
+            .filter(|&t| {
+                let e = entry(1000 + t, Source::Cpu(1));
+                p.on_enqueue(&ctx, 0, &e);
+                let c2 = [
+                    cand(1, true, Source::Gpgpu, true, 5),
+                    cand(1000 + t, true, Source::Cpu(1), false, 1),
+                ];
+                let won = p.pick(&ctx, &c2) == Some(1);
+                p.on_served(&ctx, &e);
+                won
+            })
+            .count();
         assert!((800..1200).contains(&n), "{n}");
         // No CG on top: plain order, no draw.
         let c3 = [
@@ -492,11 +503,13 @@ mod tests {
     }
 
     /// `policy.im_sched_overtake`: only a CPU read that FR-FCFS would have served first (same
-    /// row-hit status, older) counts as de-prioritised, and only such a read is swapped in.
+    /// row-hit status, older) counts as de-prioritised, and only such a read is swapped in (the
+    /// swap of the per-decision ablation, `im_sched_per_request = false`).
     #[test]
     fn im_sched_overtake_counts_and_swaps_only_reads_the_class_overtook() {
         let g = GpuStatus::default();
         let mut c = cfg();
+        c.im_sched_per_request = false;
         let ctx = at(0, &g);
         for overtake in [false, true] {
             c.im_sched_overtake = overtake;
@@ -536,9 +549,10 @@ mod tests {
 
     /// §5.4: "a CPU request is prioritized over a pending critical GPU request with this
     /// probability", the probability "that a given CPU access is de-prioritized": with
-    /// `im_sched_per_request` a share p of the CPU reads wins its one draw and keeps the answer
-    /// for its whole stay (it ranks with CG, by row hit then age); the per-decision draw (the
-    /// default) lets a read that meets ten CG-first decisions win 1 - 0.75^10 = 94% of the time.
+    /// `im_sched_per_request` (the preset) a share p of the CPU reads wins its one draw and keeps
+    /// the answer for its whole stay (it ranks with CG, by row hit then age); the per-decision
+    /// draw (the ablation) lets a read that meets ten CG-first decisions win 1 - 0.75^10 = 94%
+    /// of the time.
     #[test]
     fn per_request_draw_promotes_a_share_p_of_cpu_reads_for_their_whole_stay() {
         let g = GpuStatus::default();
