@@ -254,6 +254,41 @@ pub fn distinct_chunks(
 mod tests {
     use super::*;
 
+    /// The transactions of `m`'s `active` lanes of `size` bytes each, built lane by lane in
+    /// lane order on `line`-byte lines with `sec_b`-byte sectors: the reference the shortcuts
+    /// are checked against.
+    fn lane_by_lane(m: &MemAccess, active: u32, size: u64, line: u64, sec_b: u64) -> Vec<Txn> {
+        let mut out: Vec<Txn> = Vec::new();
+        let mut mm = active;
+        while mm != 0 {
+            let lane = mm.trailing_zeros() as usize;
+            mm &= mm - 1;
+            let a = m.addrs[lane];
+            let mut la = a & !(line - 1);
+            while la < a + size {
+                let lo = a.max(la) - la;
+                let hi = (a + size - 1).min(la + line - 1) - la;
+                let mut sec = 0u8;
+                for s in lo / sec_b..=hi / sec_b {
+                    sec |= 1 << s;
+                }
+                match out.iter_mut().find(|t| t.line_addr == la) {
+                    Some(t) => {
+                        t.sectors |= sec;
+                        t.lanes |= 1 << lane;
+                    }
+                    None => out.push(Txn {
+                        line_addr: la,
+                        sectors: sec,
+                        lanes: 1 << lane,
+                    }),
+                }
+                la += line;
+            }
+        }
+        out
+    }
+
     fn access(f: impl Fn(usize) -> u64, bytes: u8) -> MemAccess {
         let mut m = MemAccess {
             bytes_per_lane: bytes,
@@ -306,13 +341,7 @@ mod tests {
     /// masks), some that cross into the next line.
     #[test]
     fn one_line_shortcut_matches_the_general_path() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rnd = crate::mem::test_rng(0x9e37_79b9_7f4a_7c15u64);
         let (mut short, mut long) = (0, 0);
         for _ in 0..20_000 {
             let bytes = [1u8, 2, 4, 8, 16][(rnd() % 5) as usize];
@@ -331,43 +360,9 @@ mod tests {
             let size = bytes as u64;
             let mut want = [Txn::default(); MAX_TXNS];
             // The general path alone: the shortcut is what `coalesce` tries first.
-            let mut reference = [Txn::default(); MAX_TXNS];
-            let n_ref = {
-                let mut n = 0;
-                let mut mm = active;
-                while mm != 0 {
-                    let lane = mm.trailing_zeros() as usize;
-                    mm &= mm - 1;
-                    let a = m.addrs[lane];
-                    let mut la = a & !127;
-                    while la < a + size {
-                        let lo = a.max(la) - la;
-                        let hi = (a + size - 1).min(la + 127) - la;
-                        let mut sec = 0u8;
-                        for s in lo / 32..=hi / 32 {
-                            sec |= 1 << s;
-                        }
-                        match reference[..n].iter().position(|t| t.line_addr == la) {
-                            Some(i) => {
-                                reference[i].sectors |= sec;
-                                reference[i].lanes |= 1 << lane;
-                            }
-                            None => {
-                                reference[n] = Txn {
-                                    line_addr: la,
-                                    sectors: sec,
-                                    lanes: 1 << lane,
-                                };
-                                n += 1;
-                            }
-                        }
-                        la += 128;
-                    }
-                }
-                n
-            };
+            let reference = lane_by_lane(&m, active, size, 128, 32);
             let n = coalesce(&m, active, 128, 32, &mut want);
-            assert_eq!(&want[..n], &reference[..n_ref]);
+            assert_eq!(&want[..n], &reference[..]);
             if one_line(&m, active, size, 128, 5).is_some() {
                 short += 1;
             } else {
@@ -384,13 +379,7 @@ mod tests {
     /// through to the other paths with the same result.
     #[test]
     fn unit_stride_shortcut_matches_the_general_path() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut rnd = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rnd = crate::mem::test_rng(0x2545_f491_4f6c_dd1du64);
         let (mut short, mut long) = (0, 0);
         for _ in 0..20_000 {
             let bytes = [1u8, 2, 4, 8, 12, 16][(rnd() % 6) as usize];
@@ -408,43 +397,12 @@ mod tests {
             }
             // The lane-by-lane reference (sector size 32 B, or the line's quarter).
             let sec_b = (line / 4).min(32);
-            let mut reference = [Txn::default(); MAX_TXNS];
-            let mut n_ref = 0;
-            let mut mm = active;
-            while mm != 0 {
-                let lane = mm.trailing_zeros() as usize;
-                mm &= mm - 1;
-                let a = m.addrs[lane];
-                let mut la = a & !(line - 1);
-                while la < a + size {
-                    let lo = a.max(la) - la;
-                    let hi = (a + size - 1).min(la + line - 1) - la;
-                    let mut sec = 0u8;
-                    for s in lo / sec_b..=hi / sec_b {
-                        sec |= 1 << s;
-                    }
-                    match reference[..n_ref].iter().position(|t| t.line_addr == la) {
-                        Some(i) => {
-                            reference[i].sectors |= sec;
-                            reference[i].lanes |= 1 << lane;
-                        }
-                        None => {
-                            reference[n_ref] = Txn {
-                                line_addr: la,
-                                sectors: sec,
-                                lanes: 1 << lane,
-                            };
-                            n_ref += 1;
-                        }
-                    }
-                    la += line;
-                }
-            }
+            let reference = lane_by_lane(&m, active, size, line, sec_b);
             let mut got = [Txn::default(); MAX_TXNS];
             let n = coalesce(&m, active, line, sec_b, &mut got);
             assert_eq!(
                 &got[..n],
-                &reference[..n_ref],
+                &reference[..],
                 "{bytes} B from {a0:#x}, {line} B lines"
             );
             let sh = sec_b.trailing_zeros();

@@ -15,3 +15,15 @@ pub mod replacement;
 pub mod req;
 pub mod reuse;
 pub mod shared;
+
+/// A xorshift64 stream for the memory modules' randomized tests (deterministic from `seed`).
+#[cfg(test)]
+pub(crate) fn test_rng(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}

@@ -157,13 +157,7 @@ mod tests {
     /// near misses (one lane off, a gap in the mask) go the counting way.
     #[test]
     fn strided_shortcuts_match_counting_words() {
-        let mut x = 0x1234_5678_9abc_def1u64;
-        let mut rnd = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rnd = crate::mem::test_rng(0x1234_5678_9abc_def1u64);
         let mut short = 0;
         for _ in 0..20_000 {
             let bytes = [1u8, 2, 4, 8, 12, 16][(rnd() % 6) as usize];
