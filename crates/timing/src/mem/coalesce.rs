@@ -387,14 +387,7 @@ mod tests {
             let line = [32u64, 64, 128][(rnd() % 3) as usize];
             let a0 = (rnd() % 4096) * [1, size][(rnd() % 2) as usize];
             let mut m = access(|i| a0 + size * i as u64, bytes);
-            let first = rnd() % 32;
-            let len = 1 + rnd() % (32 - first);
-            let mut active = (((1u64 << len) - 1) << first) as u32;
-            match rnd() % 4 {
-                0 => m.addrs[(rnd() % 32) as usize] ^= 1 << (rnd() % 12),
-                1 => active &= !(1 << (rnd() % 32)),
-                _ => {}
-            }
+            let active = crate::mem::test_lane_run(&mut rnd, &mut m);
             // The lane-by-lane reference (sector size 32 B, or the line's quarter).
             let sec_b = (line / 4).min(32);
             let reference = lane_by_lane(&m, active, size, line, sec_b);

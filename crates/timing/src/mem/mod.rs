@@ -27,3 +27,22 @@ pub(crate) fn test_rng(seed: u64) -> impl FnMut() -> u64 {
         x
     }
 }
+
+/// For the shortcut tests: a random run of consecutive active lanes over `m`'s lanes, and in
+/// half the cases a near miss that must leave the shortcut (one lane's address perturbed, or
+/// a gap in the mask). Returns the active mask.
+#[cfg(test)]
+pub(crate) fn test_lane_run(
+    rnd: &mut impl FnMut() -> u64,
+    m: &mut warpforge_core::MemAccess,
+) -> u32 {
+    let first = rnd() % 32;
+    let len = 1 + rnd() % (32 - first);
+    let mut active = (((1u64 << len) - 1) << first) as u32;
+    match rnd() % 4 {
+        0 => m.addrs[(rnd() % 32) as usize] ^= 1 << (rnd() % 12),
+        1 => active &= !(1 << (rnd() % 32)),
+        _ => {}
+    }
+    active
+}

@@ -174,14 +174,7 @@ mod tests {
             };
             let mut m = access(|i| a0 + stride * i as u64);
             m.bytes_per_lane = bytes;
-            let first = rnd() % 32;
-            let len = 1 + rnd() % (32 - first);
-            let mut active = (((1u64 << len) - 1) << first) as u32;
-            match rnd() % 4 {
-                0 => m.addrs[(rnd() % 32) as usize] ^= 1 << (rnd() % 12),
-                1 => active &= !(1 << (rnd() % 32)),
-                _ => {}
-            }
+            let active = crate::mem::test_lane_run(&mut rnd, &mut m);
             // Distinct words per bank, counted.
             let per_lane = (bytes as u32).div_ceil(bb).max(1) as u64;
             let mut words = vec![];
