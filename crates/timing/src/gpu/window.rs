@@ -816,16 +816,10 @@ impl Gpu {
                                 mem_side,
                             );
                             costs.update(&self.awake, outcomes.iter().map(|o| o.ns), lead_ns.get());
-                            if overlap {
-                                boxes.handed(&self.awake, &outcomes);
-                            }
                         }
                         None => {
                             mem_side();
                             (0..n_jobs).for_each(job);
-                            if overlap {
-                                boxes.handed(&self.awake, &outcomes);
-                            }
                         }
                     }
                 } else {
@@ -848,9 +842,10 @@ impl Gpu {
                             end_window(sm, s as usize, o, hand.as_ref(), &side_done, quiet_at)
                         };
                     }
-                    if overlap {
-                        boxes.handed(&self.awake, &outcomes);
-                    }
+                }
+                if overlap {
+                    // Which SMs' jobs handed over, for the next window start's `take_from`.
+                    boxes.handed(&self.awake, &outcomes);
                 }
                 // The first failure in (cycle, SM) order, whichever thread met it.
                 let mut first: Option<(u64, usize)> = None;
