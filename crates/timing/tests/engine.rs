@@ -641,3 +641,42 @@ fn idle_partitions_skip_their_span_and_count_every_dram_cycle() {
         }
     }
 }
+
+/// The window start's replies, taken by the SMs' own jobs from the reply network's lent
+/// buffers (`gpu/window.rs`, `Replies`): with a one-packet SM input queue (most window starts
+/// find more replies arrived than an SM has room for, and the rest back-pressure the reply
+/// network's ticks inside the team phase), a long window, the interconnect on the core clock
+/// (the taken replies count against the buffer for the rest of the tick) and on a clock of its
+/// own (window starts between its ticks: they do not), each variant passes its output check and
+/// gives identical statistics on 1 to 4 threads, and the one-packet queue changes the timing
+/// (else it would test nothing).
+#[test]
+fn window_start_replies_taken_in_the_jobs_are_identical_on_one_to_four_threads() {
+    for icnt in ["700.0", "933.0"] {
+        for (split, overlap) in [("false", "false"), ("false", "true"), ("true", "true")] {
+            let base = [
+                ("sim.window", "8"),
+                ("sim.window_overlap", overlap),
+                ("sim.window_partitions", split),
+                ("clocks.icnt_mhz", icnt),
+            ];
+            let mut tight = base.to_vec();
+            tight.push(("icnt.ejection_buffer", "1"));
+            for (name, sms) in [("bfs", 30), ("kmn", 15)] {
+                let one = run_with(name, sms, 1, true, &tight);
+                assert_ne!(
+                    one["total"]["cycles"],
+                    run_with(name, sms, 1, true, &base)["total"]["cycles"],
+                    "{name}: a one-packet input queue should change the timing"
+                );
+                for threads in [2, 3, 4] {
+                    assert!(
+                        one == run_with(name, sms, threads, true, &tight),
+                        "{name} on {sms} SMs ({tight:?}): statistics differ between 1 and \
+                         {threads} threads"
+                    );
+                }
+            }
+        }
+    }
+}
