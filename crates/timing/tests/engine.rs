@@ -642,16 +642,17 @@ fn idle_partitions_skip_their_span_and_count_every_dram_cycle() {
     }
 }
 
-/// The window start's replies, taken by the SMs' own jobs from the reply network's lent
-/// buffers (`gpu/window.rs`, `Replies`): with a one-packet SM input queue (most window starts
-/// find more replies arrived than an SM has room for, and the rest back-pressure the reply
-/// network's ticks inside the team phase), a long window, the interconnect on the core clock
-/// (the taken replies count against the buffer for the rest of the tick) and on a clock of its
-/// own (window starts between its ticks: they do not), each variant passes its output check and
-/// gives identical statistics on 1 to 4 threads, and the one-packet queue changes the timing
-/// (else it would test nothing).
+/// The window start's ejection (`gpu/window.rs`, step 1: the replies that have arrived enter
+/// their SMs' input queues, as far as each has room): with a one-packet SM input queue (most
+/// window starts find more replies arrived than an SM has room for, and the rest
+/// back-pressure the reply network), a long window, the interconnect on the core clock (the
+/// ejected replies count against the buffer for the rest of the tick, `Network::pop_held`) and
+/// on a clock of its own (window starts between its ticks: they do not), each engine variant
+/// (plain, overlapped, overlapped and split by partition) passes its output check and gives
+/// identical statistics on 1 to 4 threads, and the one-packet queue changes the timing (else
+/// it would test nothing).
 #[test]
-fn window_start_replies_taken_in_the_jobs_are_identical_on_one_to_four_threads() {
+fn window_start_ejection_into_full_input_queues_is_identical_on_one_to_four_threads() {
     for icnt in ["700.0", "933.0"] {
         for (split, overlap) in [("false", "false"), ("false", "true"), ("true", "true")] {
             let base = [

@@ -484,89 +484,13 @@ unsafe fn end_window(
     handed
 }
 
-/// The replies a window start hands to its SMs (step 1), taken by the SMs' own jobs: each
-/// destination SM with an arrived reply has its whole reply-network buffer on loan
-/// ([`Network::lend_dst`]) during the team phase, and its job moves the first `take` packets
-/// (those that have arrived, as far as its input queue has room) into its input queue before
-/// its first cycle. The calling thread only counts them (reading the packets' arrival times,
-/// which the reply network wrote on the calling thread or in the last partition's job, and
-/// each such SM's free input-queue room) and wakes sleeping destinations, in SM order; it no
-/// longer writes into the SMs' input queues, which live in the caches of the threads that step
-/// them. The reply network's ticks of an overlapped span, in the same team phase, see the same
-/// back-pressure as if the packets had been popped at the window start (`pop_held` or `pop`),
-/// and after the phase each buffer's rest goes back in front of what the network delivered
-/// meanwhile ([`Network::return_dst`]), so the statistics are those of popping them here.
-/// Nothing between the window start and an SM's job reads its input queue (the dispatch, the
-/// outboxes' `take_from` and the quiet tests run before or touch other state).
-#[derive(Default)]
-struct Replies {
-    /// Per SM of the machine: its lent buffer of (arrival, packet); empty (keeping its
-    /// allocation) when none.
-    q: Vec<VecDeque<(u64, MemReq)>>,
-    /// Per SM: how many packets of `q` its job takes (0: none lent).
-    take: Vec<u32>,
-    /// The SMs with a lent buffer, ascending.
-    list: Vec<u32>,
-}
-
-/// SM `sm`'s replies of the window start ([`Replies`]): the first `take` packets of its lent
-/// buffer `q` enter its input queue, in order.
-fn take_replies(sm: &mut Sm, take: &u32, q: &mut VecDeque<(u64, MemReq)>) {
-    for _ in 0..*take {
-        let (_, r) = q.pop_front().expect("a counted reply");
-        sm.in_q.push_back(r);
-    }
-}
-
-impl Gpu {
-    /// The window start's ejection ([`Replies`]): per destination SM (in SM order) with a reply
-    /// that has arrived by interconnect cycle `now`, wakes it and lends its buffer, of which its
-    /// job takes the arrived replies its input queue has room for; `held`: they still count
-    /// against the buffer in the rest of this interconnect tick (`Network::pop_held`).
-    fn lend_replies(&mut self, now: u64, held: bool, r: &mut Replies) {
-        let mut dests = std::mem::take(&mut self.scratch);
-        dests.clear();
-        dests.extend_from_slice(self.mem.reply_net.occupied());
-        dests.sort_unstable();
-        for &d in &dests {
-            let d = d as usize;
-            if self.mem.reply_net.arrived(d, now, 1) == 0 {
-                continue;
-            }
-            self.wake(d, self.cyc[CORE]);
-            let take = self.mem.reply_net.arrived(d, now, self.sms[d].reply_room());
-            if take == 0 {
-                continue;
-            }
-            self.mem.reply_net.lend_dst(d, take, held, &mut r.q[d]);
-            r.take[d] = take as u32;
-            r.list.push(d as u32);
-        }
-        self.scratch = dests;
-    }
-
-    /// After the team phase: the buffers [`Gpu::lend_replies`] lent go back to the reply
-    /// network.
-    fn return_replies(&mut self, r: &mut Replies) {
-        for &d in &r.list {
-            let d = d as usize;
-            self.mem.reply_net.return_dst(d, &mut r.q[d]);
-            r.take[d] = 0;
-        }
-        r.list.clear();
-    }
-}
-
 /// Raw access to the SMs and their outcomes from the team's threads (the window's SM jobs).
 struct SmSlots {
     sms: *mut Sm,
     out: *mut Outcome,
-    /// [`Replies::q`] and [`Replies::take`], per SM.
-    lent: *mut VecDeque<(u64, MemReq)>,
-    take: *const u32,
 }
-// SAFETY: every SM job touches only `sms[s]`, `lent[s]`, `take[s]` (read) for its SM
-// `s = order[i]` and `out[i]` for its own job index `i` (`order` holds distinct SM indices).
+// SAFETY: every SM job touches only `sms[order[i]]` and `out[i]` for its own job index `i`
+// (`order` holds distinct SM indices).
 unsafe impl Sync for SmSlots {}
 
 /// Raw access to the partition jobs from the team's threads (`split_step4`, the partitions'
@@ -622,11 +546,6 @@ impl Gpu {
         // `sim.window_partitions` (not with a memory port: it sees the whole memory side).
         let split_mem = self.cfg.sim.window_partitions && self.mem.port.is_none();
         let mut parts = Parts::default();
-        // The replies each window start hands to its SMs' jobs (one entry per SM: the jobs
-        // read theirs whether or not a reply was lent).
-        let mut replies = Replies::default();
-        replies.q.resize_with(n_sm, VecDeque::new);
-        replies.take.resize(n_sm, 0);
         loop {
             let c0 = self.cyc[CORE];
             let t0 = self.next[CORE];
@@ -690,14 +609,14 @@ impl Gpu {
                 if !ticked && ejected != tm {
                     if self.next[ICNT] == tm {
                         // Replies that have arrived by `tm`, an interconnect tick; the rest of
-                        // this tick runs in step 4 (its back-pressure still counts them, as
-                        // `Network::pop_held` ones).
-                        self.lend_replies(self.cyc[ICNT], true, &mut replies);
+                        // this tick runs in step 4 (its back-pressure still counts them,
+                        // `Network::pop_held`).
+                        self.icnt_eject(true);
                     } else if self.cyc[ICNT] > 0 {
                         // The interconnect on a clock of its own (`clocks.icnt_mhz`), `tm`
                         // between two of its ticks: replies that have arrived by the last tick
                         // before `tm`, which has run completely.
-                        self.lend_replies(self.cyc[ICNT] - 1, false, &mut replies);
+                        self.icnt_eject_at(self.cyc[ICNT] - 1, false);
                     }
                     ejected = tm;
                 }
@@ -835,8 +754,6 @@ impl Gpu {
                     let slots = SmSlots {
                         sms: self.sms.as_mut_ptr(),
                         out: outcomes.as_mut_ptr(),
-                        lent: replies.q.as_mut_ptr(),
-                        take: replies.take.as_ptr(),
                     };
                     // The partitions come first: they are the calling thread's home range, so
                     // the chain injection, partitions, reply network starts on the thread that
@@ -859,8 +776,6 @@ impl Gpu {
                         // SAFETY: `order` holds distinct SM indices and each job index runs
                         // once (`Team::run`), so these are the only references to them.
                         let (sm, out) = unsafe { (&mut *slots.sms.add(s), &mut *slots.out.add(i)) };
-                        // SAFETY: SM `s`'s own entries of the window start's replies.
-                        unsafe { take_replies(sm, &*slots.take.add(s), &mut *slots.lent.add(s)) };
                         *out = step_sm(
                             sm,
                             c0,
@@ -917,8 +832,6 @@ impl Gpu {
                     }
                     for (i, &s) in self.awake.iter().enumerate() {
                         let sm = &mut self.sms[s as usize];
-                        let su = s as usize;
-                        take_replies(sm, &replies.take[su], &mut replies.q[su]);
                         let o = &mut outcomes[i];
                         *o = step_sm(sm, c0, w, Front::Whole(&mut *src));
                         if o.err.is_some() {
@@ -930,8 +843,6 @@ impl Gpu {
                         };
                     }
                 }
-                // The reply network's lent buffers return (the SMs' jobs took their replies).
-                self.return_replies(&mut replies);
                 if overlap {
                     // Which SMs' jobs handed over, for the next window start's `take_from`.
                     boxes.handed(&self.awake, &outcomes);

@@ -64,9 +64,6 @@ pub struct Network {
     held: Vec<u32>,
     /// Destinations with a non-zero `held` count.
     held_list: Vec<u32>,
-    /// Per destination: packets of a queue lent with [`Network::lend_dst`] that its borrower
-    /// has not taken, still counted against the ejection buffer until [`Network::return_dst`].
-    lent: Vec<u32>,
     /// Empty queues kept between [`Network::return_queues`] and the next
     /// [`Network::lend_queues`] (their buffers are reused).
     spare: Vec<VecDeque<(u64, MemReq)>>,
@@ -120,7 +117,6 @@ impl Network {
             dests: Vec::with_capacity(n_dst.min(64)),
             held: vec![0; n_dst],
             held_list: Vec::new(),
-            lent: vec![0; n_dst],
             spare: Vec::new(),
             dst_q: (0..n_dst)
                 .map(|_| {
@@ -202,8 +198,7 @@ impl Network {
         dests.dedup();
         for &d in &dests {
             let d = d as usize;
-            let queued = self.dst_q[d].len() + (self.held[d] + self.lent[d]) as usize;
-            if self.dst_free[d] > now || queued >= self.cap {
+            if self.dst_free[d] > now || self.dst_q[d].len() + self.held[d] as usize >= self.cap {
                 continue;
             }
             // Round robin: the first source at or after `rr[d]` (cyclically) headed for `d`.
@@ -322,62 +317,6 @@ impl Network {
         }
         self.held[d] += 1;
         r
-    }
-
-    /// How many packets have arrived at destination `d` by `now`, counted from the front of its
-    /// buffer up to the first one still in flight, at most `max`: what a consumer taking
-    /// [`Network::peek`]ed packets while it has room for `max` would take.
-    pub fn arrived(&self, d: usize, now: u64, max: usize) -> usize {
-        self.dst_q[d]
-            .iter()
-            .take(max)
-            .take_while(|&&(t, _)| t <= now)
-            .count()
-    }
-
-    /// Lends destination `d`'s whole buffer to a consumer on another thread while the network
-    /// keeps running: `q` (empty; its allocation is reused) and the buffer swap places. The
-    /// consumer takes exactly `take` packets from the front of `q` (the first `take` have
-    /// arrived: [`Network::arrived`]); with `held` they count against the buffer until the
-    /// next [`Network::release_held`], as `take` [`Network::pop_held`]s would, otherwise not at
-    /// all, as `take` [`Network::pop`]s. The rest count until [`Network::return_dst`] puts them
-    /// back in front of what the network delivers meanwhile. So the window engine's SM jobs
-    /// take their own replies while the reply network runs (`gpu/window.rs`), and the network
-    /// sees the same back-pressure as if the window start had popped them.
-    pub fn lend_dst(&mut self, d: usize, take: usize, held: bool, q: &mut VecDeque<(u64, MemReq)>) {
-        debug_assert!(q.is_empty() && self.lent[d] == 0, "lent twice");
-        std::mem::swap(&mut self.dst_q[d], q);
-        debug_assert!(take <= q.len());
-        if let Some(k) = self.occupied.iter().position(|&o| o as usize == d) {
-            self.occupied.swap_remove(k);
-        }
-        self.lent[d] = (q.len() - take) as u32;
-        if held && take > 0 {
-            if self.held[d] == 0 {
-                self.held_list.push(d as u32);
-            }
-            self.held[d] += take as u32;
-        }
-    }
-
-    /// Takes back destination `d`'s buffer lent with [`Network::lend_dst`], from which the
-    /// consumer has taken its packets: what is left goes in front of the packets delivered
-    /// since, in order; `q` is left empty (with an allocation) for the next loan.
-    pub fn return_dst(&mut self, d: usize, q: &mut VecDeque<(u64, MemReq)>) {
-        // (More are left only where the engine stopped at an error before the consumer ran.)
-        debug_assert!(q.len() >= self.lent[d] as usize, "taken more than lent");
-        self.lent[d] = 0;
-        if q.is_empty() {
-            return;
-        }
-        let now_empty = self.dst_q[d].is_empty();
-        if !now_empty {
-            q.extend(self.dst_q[d].drain(..));
-        }
-        std::mem::swap(&mut self.dst_q[d], q);
-        if now_empty {
-            self.occupied.push(d as u32);
-        }
     }
 
     /// Forgets the [`Network::pop_held`] counts (after the cycle they belong to).
@@ -555,86 +494,6 @@ mod tests {
             "the consumer freed room: {:?}",
             runs[0]
         );
-    }
-
-    /// A destination's buffer lent with `lend_dst` over a span of cycles, its arrived packets
-    /// taken by the borrower, leaves the network exactly as popping them before the span
-    /// (`pop_held` or `pop`) would: the same admissions (back-pressure), the same packets taken
-    /// at the same cycles, and after `return_dst` the same buffer contents in the same order.
-    #[test]
-    fn lent_destination_back_pressures_and_merges_like_popping_before_the_span() {
-        let mut c = cfg();
-        c.ejection_buffer = 3;
-        c.latency = 2;
-        for held in [true, false] {
-            let mut runs = vec![];
-            for lend in [false, true] {
-                let mut n = Network::new(&c, 3, 2, true);
-                let mut q = Q((0..3)
-                    .map(|s| {
-                        (0..5)
-                            .map(|i| {
-                                let mut r = req(ReqKind::Read, 32 * (i % 2), 0);
-                                r.sm = ((s + i) % 2) as u16;
-                                r
-                            })
-                            .collect()
-                    })
-                    .collect());
-                let mut lent = [VecDeque::new(), VecDeque::new()];
-                let mut log = vec![];
-                for span in 0..12u64 {
-                    let t = span * 3;
-                    // The consumer has room for 2 packets at each span start.
-                    let mut taken = [0usize; 2];
-                    for d in 0..2 {
-                        if lend {
-                            let k = n.arrived(d, t, 2);
-                            if k > 0 {
-                                n.lend_dst(d, k, held, &mut lent[d]);
-                                taken[d] = k;
-                            }
-                        } else {
-                            while taken[d] < 2 && n.peek(d, t).is_some() {
-                                if held {
-                                    n.pop_held(d);
-                                } else {
-                                    n.pop(d);
-                                }
-                                taken[d] += 1;
-                            }
-                        }
-                    }
-                    // The span's cycles (the borrower takes its packets meanwhile).
-                    for now in t..t + 3 {
-                        n.cycle(now, &mut q);
-                        n.release_held();
-                    }
-                    for d in 0..2 {
-                        if lend && taken[d] > 0 {
-                            for _ in 0..taken[d] {
-                                lent[d].pop_front().unwrap();
-                            }
-                            n.return_dst(d, &mut lent[d]);
-                        }
-                        log.push((t, d, taken[d]));
-                        let times = n.dst_q[d].iter().map(|&(a, _)| a).collect::<Vec<_>>();
-                        log.push((1000 + n.stats.packets, d, times.len()));
-                        log.extend(times.iter().map(|&a| (a, d, 2000)));
-                    }
-                    let mut occ = n.occupied().to_vec();
-                    occ.sort_unstable();
-                    log.push((3000, occ.len(), occ.iter().sum::<u32>() as usize));
-                }
-                assert_eq!(q.0.iter().map(VecDeque::len).sum::<usize>(), 0);
-                runs.push(log);
-            }
-            assert_eq!(runs[0], runs[1], "held {held}");
-            // The buffers filled: some span start found more arrived than the consumer took.
-            assert!(runs[0]
-                .iter()
-                .any(|&(x, _, k)| x >= 1000 && x < 2000 && k >= 2));
-        }
     }
 
     #[test]

@@ -844,11 +844,6 @@ impl SmState {
         self.in_q.len() < self.in_cap
     }
 
-    /// How many more replies the input queue takes (the window engine's ejection).
-    pub fn reply_room(&self) -> usize {
-        self.in_cap.saturating_sub(self.in_q.len())
-    }
-
     /// Whether a criticality observer is installed (it must see every cycle).
     pub fn has_probe(&self) -> bool {
         self.probe.is_some()
