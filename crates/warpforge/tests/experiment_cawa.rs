@@ -191,3 +191,29 @@ fn tiny_report_has_consistent_speedups_and_the_claim_metrics() {
         assert!((v["geomean_sens"].as_f64().unwrap() - (k * n).sqrt()).abs() < 1e-9);
     }
 }
+
+#[test]
+fn no_ways_and_no_ceiling_skip_the_side_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    wf().env("WARPFORGE_CACHE", dir.path().join("cache"))
+        .args(["experiment", "cawa", "--size", "tiny", "--jobs", "2"])
+        .args(["--workload", "nw", "--policy", "cawa"])
+        .args(["--no-ceiling", "--no-ways", "--json", s(&json)])
+        .assert()
+        .success();
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(r["critical_ways_sensitivity"].is_null());
+    assert!(r["l1d_ceiling_speedup"].is_null());
+    // Only the main points ran: RR (the baseline) and CAWA on NW.
+    assert_eq!(r["cpu_s"]["points"], 2);
+    let mut by: Vec<&str> = r["cpu_s"]["by_policy"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    by.sort();
+    assert_eq!(by, ["cawa", "rr"]);
+    assert!(r["geomean_sens"]["cawa"].as_f64().unwrap() > 0.0);
+}

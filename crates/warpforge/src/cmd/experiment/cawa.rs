@@ -184,6 +184,10 @@ pub struct CawaArgs {
     /// Skip the L1D ceiling runs (RR and GTO with 4x the L1D and without it, Sens workloads).
     #[arg(long)]
     no_ceiling: bool,
+    /// Skip the critical-ways sensitivity runs (CAWA with 4 and 12 critical ways, Sens
+    /// workloads; claim 16): `critical_ways_sensitivity` is then null.
+    #[arg(long)]
+    no_ways: bool,
 }
 
 /// Picks the requested names from `known` (all when `asked` is empty); an unknown name is an
@@ -323,7 +327,7 @@ pub fn run(a: CawaArgs) -> Result<()> {
     } else {
         base.l1d.critical_ways
     };
-    if let Some(c) = &cawa_cfg {
+    if let Some(c) = cawa_cfg.as_ref().filter(|_| !a.no_ways) {
         // The base split is CAWA's own runs; only the other splits are simulated.
         for k in CRITICAL_WAYS.into_iter().filter(|k| *k != base_ways) {
             let mut ck = c.clone();
@@ -677,7 +681,7 @@ pub fn run(a: CawaArgs) -> Result<()> {
         report.insert("critical_warp_l1d_hit_ratio".into(), Value::Null);
     }
     let mut sens_ways = Map::new();
-    if cawa_cfg.is_some() {
+    if cawa_cfg.is_some() && !a.no_ways {
         sens_ways.insert(base_ways.to_string(), gs["cawa"].clone());
     }
     for (k, (kk, _)) in ways_cfgs.iter().enumerate() {
