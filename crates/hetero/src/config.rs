@@ -184,8 +184,8 @@ pub struct PolicyConfig {
     #[serde(default)]
     pub im_sched_overtake: bool,
     /// IM-SCHED draws its probability once per CPU read, when the read enters a controller's
-    /// read queue: a read that wins the draw ranks with the critical GPU requests (by row hit,
-    /// then age) for its whole stay, so no younger CG request can go ahead of it by its class.
+    /// read queue: a read that wins the draw is promoted for its whole stay (above the critical
+    /// GPU requests, or with them by age: `im_sched_above_cg`).
     /// Spec 004 §5.4: "a CPU request is prioritized over a pending critical GPU request with
     /// this probability", "the CPU prioritization probability ... is same as the observed
     /// probability that a given CPU access is de-prioritized": a probability per CPU access.
@@ -195,6 +195,17 @@ pub struct PolicyConfig {
     /// read that meets k such decisions is promoted with probability 1 − (1 − p)^k, far above p.
     #[serde(default = "yes")]
     pub im_sched_per_request: bool,
+    /// Where a CPU read that won its per-request IM-SCHED draw (`im_sched_per_request`) ranks:
+    /// `true` (the default and the `hetero` preset's value since session 18) **above** the
+    /// critical GPU reads (and CPU-E), below them only by row hit: spec 004 §5.4, "The IM-SCHED
+    /// component prioritizes CPU accesses over critical GPU accesses with a certain
+    /// probability" and "a CPU request is prioritized over a pending critical GPU request with
+    /// this probability": over any pending CG request, older ones included. In §5.6's all-GPU
+    /// windows ("all GPU accesses the highest DRAM priority") it ranks with them, by age.
+    /// `false` (an ablation, the rule of sessions 16-17): the winner ranks **with** the critical
+    /// GPU reads (row hit, then age), so an older CG read still goes first.
+    #[serde(default = "yes")]
+    pub im_sched_above_cg: bool,
     /// IM-LLC: miss rate at or below which an application is class L.
     pub im_llc_low: f64,
     /// IM-LLC: miss rate above which an application is class H.
@@ -521,5 +532,20 @@ mod tests {
         assert!(omitted.policy.im_sched_per_request);
         c.set("policy.im_sched_per_request", "false").unwrap();
         assert!(!c.policy.im_sched_per_request);
+    }
+
+    /// Spec 004 §5.4, "a CPU request is prioritized over a pending critical GPU request": the
+    /// preset, and a config file that does not name the key, rank a promoted CPU read above
+    /// the critical GPU reads; `false` (with them, by age) stays settable (ablation).
+    #[test]
+    fn im_sched_winner_ranks_above_cg_unless_told_otherwise() {
+        let mut c = HeteroConfig::preset("hetero").unwrap();
+        assert!(c.policy.im_sched_above_cg);
+        let text = PRESETS[0].1.replace("im_sched_above_cg = true", "");
+        assert_ne!(text, PRESETS[0].1, "the preset names the key");
+        let omitted: HeteroConfig = toml::from_str(&text).unwrap();
+        assert!(omitted.policy.im_sched_above_cg);
+        c.set("policy.im_sched_above_cg", "false").unwrap();
+        assert!(!c.policy.im_sched_above_cg);
     }
 }

@@ -4,8 +4,12 @@
 //!   (CG) request went ahead of, in the read queue (a command issued) or on entering it (a full
 //!   queue's admission); next interval, each CPU read entering a read queue wins a draw with
 //!   probability `min(f, cap)` (§5.4: the probability is "that a given CPU access" is
-//!   prioritised; `policy.im_sched_per_request`, the default), and a read that wins ranks with
-//!   CG (row hit, then age) until served. `policy.im_sched_per_request = false` (an ablation,
+//!   prioritised; `policy.im_sched_per_request`, the default), and a read that wins ranks
+//!   **above** CG (and CPU-E) until served, row hits still first (§5.4: "a CPU request is
+//!   prioritized over a pending critical GPU request with this probability";
+//!   `policy.im_sched_above_cg`, the default since session 18; `false`, an ablation, ranks it
+//!   with CG by age, sessions 16-17). In an all-GPU window (§5.6: all GPU accesses get "the
+//!   highest DRAM priority") a winner ranks with the GPU reads by age. `policy.im_sched_per_request = false` (an ablation,
 //!   the GPGPU mixes' rule until session 16) draws instead at each decision whose best
 //!   candidate is CG, swapping in the best CPU read.
 //! * **IM-LLC**: per interval each CPU application is classed by LLC miss rate (L <= 10% < M <=
@@ -161,19 +165,26 @@ impl Im {
         s.cpu().is_some_and(|i| self.emergency >> i & 1 == 1)
     }
 
-    /// 0 = CG, CPU-E, a CPU read that won its per-request IM-SCHED draw (and every GPU request
-    /// in an all-GPU window); 1 = CPU; 2 = NG.
+    /// 0 = a CPU read that won its per-request IM-SCHED draw (`im_sched_above_cg`, outside
+    /// all-GPU windows); 1 = CG, CPU-E (and every GPU request in an all-GPU window, and a
+    /// promoted CPU read with `im_sched_above_cg = false` or in such a window); 2 = CPU; 3 = NG.
     fn level(&self, c: &Cand) -> u8 {
         if c.source.is_gpu() {
             if c.critical || self.all_gpu {
+                1
+            } else {
+                3
+            }
+        } else if self.emergency_of(c.source) {
+            1
+        } else if self.promoted.contains(&c.tok) {
+            if self.c.im_sched_above_cg && !self.all_gpu {
                 0
             } else {
-                2
+                1
             }
-        } else if self.emergency_of(c.source) || self.promoted.contains(&c.tok) {
-            0
         } else {
-            1
+            2
         }
     }
 
@@ -502,6 +513,64 @@ mod tests {
         assert_eq!(p.pick(&ctx, &c3), Some(1));
     }
 
+    /// §5.4, "a CPU request is prioritized over a pending critical GPU request with this
+    /// probability": a CPU read that won its draw goes above every pending CG read, older ones
+    /// included (`im_sched_above_cg`, the preset); the ablation ranks it with them by age. Row
+    /// hits still go first, and in an all-GPU window the GPU keeps "the highest DRAM priority".
+    #[test]
+    fn a_promoted_cpu_read_goes_above_older_critical_gpu_reads() {
+        let g = GpuStatus::default();
+        let ctx = at(0, &g);
+        let mut c = cfg();
+        assert!(c.im_sched_above_cg, "preset: the document's order");
+        // A hand-built read queue, all row misses: the oldest is an NG read, then a plain CPU
+        // read, an older CG read, an emergency (CPU-E) read, and the youngest, a CPU read that
+        // won its IM-SCHED draw.
+        let q = [
+            cand(1, false, Source::Gpgpu, false, 1),   // NG
+            cand(2, false, Source::Cpu(0), false, 5),  // CPU
+            cand(3, false, Source::Gpgpu, true, 10),   // CG, older than the winner
+            cand(4, false, Source::Cpu(2), false, 20), // CPU-E
+            cand(5, false, Source::Cpu(1), false, 30), // the winner
+        ];
+        let order = |p: &mut Im| {
+            // Serve the queue to the end: the document's order is the sequence of picks.
+            let mut left = q.to_vec();
+            let mut out = vec![];
+            while let Some(i) = p.pick(&ctx, &left) {
+                out.push(left[i].tok);
+                left.remove(i);
+                if left.is_empty() {
+                    break;
+                }
+            }
+            out
+        };
+        for above in [true, false] {
+            c.im_sched_above_cg = above;
+            let mut p = Im::make(&c, true, true, false);
+            p.emergency = 1 << 2;
+            p.promoted.insert(5);
+            let want: &[u64] = if above {
+                &[5, 3, 4, 2, 1] // winner, then CG and CPU-E by age, CPU, NG
+            } else {
+                &[3, 4, 5, 2, 1] // the winner waits for the older CG and CPU-E
+            };
+            assert_eq!(order(&mut p), want, "above = {above}");
+            // A CG row hit still goes before the winner's row miss (row hit first, §5.3/§5.5).
+            let hit = [q[4], cand(6, true, Source::Gpgpu, true, 40)];
+            assert_eq!(p.pick(&ctx, &hit), Some(1), "above = {above}");
+            // All-GPU window: the winner ranks with every GPU read, by age.
+            p.all_gpu = true;
+            assert_eq!(p.pick(&ctx, &[q[4], q[0]]), Some(1), "above = {above}");
+            assert_eq!(
+                p.pick(&ctx, &[q[4], cand(7, false, Source::Gpgpu, false, 35)]),
+                Some(0),
+                "above = {above}"
+            );
+        }
+    }
+
     /// `policy.im_sched_overtake`: only a CPU read that FR-FCFS would have served first (same
     /// row-hit status, older) counts as de-prioritised, and only such a read is swapped in (the
     /// swap of the per-decision ablation, `im_sched_per_request = false`).
@@ -550,7 +619,7 @@ mod tests {
     /// §5.4: "a CPU request is prioritized over a pending critical GPU request with this
     /// probability", the probability "that a given CPU access is de-prioritized": with
     /// `im_sched_per_request` (the preset) a share p of the CPU reads wins its one draw and keeps
-    /// the answer for its whole stay (it ranks with CG, by row hit then age); the per-decision
+    /// the answer for its whole stay (it ranks above CG, row hits first); the per-decision
     /// draw (the ablation) lets a read that meets ten CG-first decisions win 1 - 0.75^10 = 94%
     /// of the time.
     #[test]
@@ -573,9 +642,10 @@ mod tests {
                 won += picks.contains(&Some(1)) as u32;
                 changed += picks.iter().any(|x| *x != picks[0]) as u32;
                 if per_request && picks[0] == Some(1) {
-                    // Ranked with CG, not above it: an older CG still goes first.
+                    // Ranked above CG (the preset's `im_sched_above_cg`): an older CG does not
+                    // go first either.
                     let old_cg = cand(200_000, true, Source::Gfx(2), true, 5);
-                    assert_eq!(p.pick(&ctx, &[old_cg, cpu]), Some(0));
+                    assert_eq!(p.pick(&ctx, &[old_cg, cpu]), Some(1));
                 }
                 p.on_served(&ctx, &e);
             }
