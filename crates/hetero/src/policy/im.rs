@@ -425,6 +425,27 @@ pub fn new_bypass_only(c: &PolicyConfig) -> Box<dyn MemPolicy> {
     Box::new(Im::with_bypass(c, false, false, false, true))
 }
 
+/// Full IM with non-critical GPGPU read misses allocating (`policy.gpgpu_read_bypass = false`
+/// whatever the config says): the read half of the §3 bypass's share, in one run beside `im`.
+pub fn new_no_read_bypass(c: &PolicyConfig) -> Box<dyn MemPolicy> {
+    let mut c = c.clone();
+    c.gpgpu_read_bypass = false;
+    Box::new(Im::make(&c, true, true, true))
+}
+
+/// Full IM with non-critical GPGPU store misses allocating (`policy.gpgpu_store_bypass =
+/// false` whatever the config says): the store write-around's share.
+pub fn new_no_store_bypass(c: &PolicyConfig) -> Box<dyn MemPolicy> {
+    let mut c = c.clone();
+    c.gpgpu_store_bypass = false;
+    Box::new(Im::make(&c, true, true, true))
+}
+
+/// Full IM (IM-SCHED, IM-LLC, §3 bypass) without the §5.6 all-GPU probe: the probe's share.
+pub fn new_no_probe(c: &PolicyConfig) -> Box<dyn MemPolicy> {
+    Box::new(Im::with_bypass(c, true, true, false, true))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -511,6 +532,39 @@ mod tests {
             cand(2, true, Source::Cpu(1), false, 1),
         ];
         assert_eq!(p.pick(&ctx, &c3), Some(1));
+    }
+
+    /// The split ablations are full IM with exactly one part off.
+    #[test]
+    fn split_ablations_turn_off_one_part_each() {
+        let g = GpuStatus::default();
+        let ctx = at(0, &g);
+        let c = cfg();
+        let rd = Request::read(0, 0, Source::Gpgpu);
+        let mut st = rd;
+        st.write = true;
+        let by = |mut p: Box<dyn MemPolicy>| (p.llc_bypass(&ctx, &rd), p.llc_bypass(&ctx, &st));
+        assert_eq!(by(new(&c)), (true, true));
+        assert_eq!(by(new_no_read_bypass(&c)), (false, true));
+        assert_eq!(by(new_no_store_bypass(&c)), (true, false));
+        assert_eq!(by(new_no_probe(&c)), (true, true));
+        // The probe: full IM enters an all-GPU window after the first window, the ablation not.
+        let fire = |mut p: Box<dyn MemPolicy>| {
+            let g = GpuStatus {
+                insts: 100,
+                ..GpuStatus::default()
+            };
+            // The end of the first (baseline) window starts the probe.
+            p.tick(&at(c.probe_window, &g));
+            let cands = [
+                cand(1, false, Source::Gpgpu, false, 10),
+                cand(2, false, Source::Cpu(0), false, 5),
+            ];
+            p.pick(&at(0, &g), &cands) == Some(0)
+        };
+        assert!(fire(new(&c)), "IM: NG above CPU in the all-GPU window");
+        assert!(!fire(new_no_probe(&c)), "no probe: CPU above NG");
+        assert!(fire(new_no_read_bypass(&c)) && fire(new_no_store_bypass(&c)));
     }
 
     /// §5.4, "a CPU request is prioritized over a pending critical GPU request with this

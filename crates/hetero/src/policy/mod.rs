@@ -169,6 +169,21 @@ pub const POLICIES: &[(&str, &str, Ctor)] = &[
         im::new_bypass_only,
     ),
     (
+        "im_no_read_bypass",
+        "IM with non-critical GPGPU read misses allocating in the LLC (spec 004 §3 bypass split)",
+        im::new_no_read_bypass,
+    ),
+    (
+        "im_no_store_bypass",
+        "IM with non-critical GPGPU store misses allocating in the LLC (spec 004 §3 bypass split)",
+        im::new_no_store_bypass,
+    ),
+    (
+        "im_no_probe",
+        "IM without the all-GPU probe (spec 004 §5.6 ablation)",
+        im::new_no_probe,
+    ),
+    (
         "all_gpu",
         "every GPU request above every CPU request (the probe's mode, spec 004 §5.6)",
         all_gpu::new,
