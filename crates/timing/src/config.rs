@@ -883,6 +883,14 @@ pub struct SimConfig {
     /// either way.
     #[serde(default)]
     pub cpl_rank: bool,
+    /// Cross-check of the schedulers' kept classification (a test switch): every cycle, each
+    /// scheduler's view built from the per-warp reasons kept between cycles (and from its
+    /// last view, reused while nothing it depends on changed) is compared with a full read of
+    /// every warp, and a difference stops the run with a panic naming the SM, scheduler,
+    /// cycle and warp. Off by default (it reads every warp every cycle); timing and
+    /// statistics are identical either way.
+    #[serde(default)]
+    pub check_classes: bool,
     /// Synchronisation window, core cycles (`gpu/window.rs`): 1 (the default) steps every SM
     /// and the memory side cycle by cycle; `W` > 1 lets every SM run `W` cycles on its own
     /// (on any thread) between synchronisations, with window semantics for global memory

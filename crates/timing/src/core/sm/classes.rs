@@ -1,7 +1,8 @@
 //! Per-warp issue classification kept between cycles: each live warp's reason for not issuing
 //! (or the unit it needs) is re-read only when the warp was touched ([`SmState::touch`]) or its
 //! I-buffer head finished decoding, so a scheduler's view costs a few mask operations per
-//! cycle instead of a read of every warp (used without latency attribution or a probe).
+//! cycle instead of a read of every warp. Latency attribution and probes read each warp's
+//! reason from the same kept state (`sim.check_classes` compares it with a full read).
 
 use super::*;
 
@@ -17,6 +18,18 @@ const SLOTS: usize = DECODING + 1;
 const POST_DATA: u8 = 4;
 /// After decoding: a scoreboard hazard with loads in flight (`MemData`).
 const POST_MEM: u8 = 5;
+
+/// The reason of each fixed slot below `NEED` (slot = the reason's rank).
+const SLOT_WHY: [Why; NEED] = [
+    Why::Structural,
+    Why::Ldst,
+    Why::MemData,
+    Why::DataHazard,
+    Why::Control,
+    Why::Fetch,
+    Why::Sync,
+    Why::Idle,
+];
 
 /// The classification state (interior mutability: the schedulers read the SM through `&self`).
 pub(super) struct Classes {
@@ -227,5 +240,30 @@ impl SmState {
         };
         let long_wait = (c.mask(Why::Sync as usize) | c.mask(Why::MemData as usize)) & live;
         (live, ready, long_wait, why)
+    }
+
+    /// Each warp of `live` (just classified by [`SmState::classify_kept`]) with its reason in
+    /// `whys` (`None`: ready), read from its kept state: what [`SmState::warp_why`] gives.
+    pub(super) fn kept_whys(&self, live: u64, free: &Free, whys: &mut [Option<Why>; 64]) {
+        let c = &self.classes;
+        let mut m = live;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let slot = c.slot[w].get() as usize;
+            whys[w] = if slot < NEED {
+                Some(SLOT_WHY[slot])
+            } else if slot == DECODING {
+                Some(Why::Fetch)
+            } else {
+                let k = slot - NEED;
+                let f = &free[self.sub_of[w] as usize];
+                match k {
+                    0 | 1 if f[k] == 0 => Some(Why::Structural),
+                    2 if f[2] == 0 => Some(Why::Ldst),
+                    _ => None,
+                }
+            };
+        }
     }
 }

@@ -138,12 +138,17 @@ impl SmState {
     /// Scheduler `s`'s view of its warps at `now`: (mask of warps, ready warps, long-waiting
     /// warps, the stall reason closest to issuing). Reads state only.
     pub(super) fn classify(&self, s: usize, now: u64, free: &Free) -> (u64, u64, u64, Why) {
-        self.classify_into(s, now, free, &mut [None; 64])
+        if self.check_classes {
+            return self.classify_checked(s, now, free, &mut [None; 64]);
+        }
+        self.classify_kept(s, now, free)
     }
 
-    /// [`SmState::classify`], also leaving each live warp's reason in `whys` (`None`: ready) when
-    /// latency attribution or a probe is on. Otherwise the result comes from the per-warp
-    /// state kept by [`SmState::classify_kept`] (`whys` is not written).
+    /// [`SmState::classify`], also leaving each live warp's reason in `whys` (`None`: ready)
+    /// when latency attribution or a probe is on (otherwise `whys` is not written). The view
+    /// comes from the per-warp state kept by [`SmState::classify_kept`]; with
+    /// `sim.check_classes` it is compared with [`SmState::classify_full`].
+    #[inline]
     pub(super) fn classify_into(
         &self,
         s: usize,
@@ -151,9 +156,63 @@ impl SmState {
         free: &Free,
         whys: &mut [Option<Why>; 64],
     ) -> (u64, u64, u64, Why) {
-        if !self.attribute && self.probe.is_none() {
-            return self.classify_kept(s, now, free);
+        if self.check_classes {
+            return self.classify_checked(s, now, free, whys);
         }
+        let r = self.classify_kept(s, now, free);
+        if self.want_whys {
+            self.kept_whys(r.0, free, whys);
+        }
+        r
+    }
+
+    /// `sim.check_classes`: the kept classification, compared (view and every live warp's
+    /// reason) with a full read of the warps; panics on a difference. The full read's own
+    /// marks of blocked warps are undone, so the check never steers the run.
+    fn classify_checked(
+        &self,
+        s: usize,
+        now: u64,
+        free: &Free,
+        whys: &mut [Option<Why>; 64],
+    ) -> (u64, u64, u64, Why) {
+        let kept = self.classify_kept(s, now, free);
+        let mut kw = [None; 64];
+        self.kept_whys(kept.0, free, &mut kw);
+        let (b, bm) = (self.blocked.get(), self.blocked_mem.get());
+        let mut fw = [None; 64];
+        let full = self.classify_full(s, now, free, &mut fw);
+        self.blocked.set(b);
+        self.blocked_mem.set(bm);
+        let mut m = full.0 | kept.0;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            assert_eq!(
+                kw[w], fw[w],
+                "SM {} scheduler {s} cycle {now}: warp {w}'s kept reason differs from a full read",
+                self.id
+            );
+            whys[w] = kw[w];
+        }
+        assert_eq!(
+            kept, full,
+            "SM {} scheduler {s} cycle {now}: kept view (mask, ready, long wait, reason) differs \
+             from a full read",
+            self.id
+        );
+        kept
+    }
+
+    /// Scheduler `s`'s view read from every live warp with [`SmState::warp_why`], leaving each
+    /// one's reason in `whys` (the reference for the kept classification, `sim.check_classes`).
+    pub(super) fn classify_full(
+        &self,
+        s: usize,
+        now: u64,
+        free: &Free,
+        whys: &mut [Option<Why>; 64],
+    ) -> (u64, u64, u64, Why) {
         let mask = self.sched_masks[s] & self.used_warps;
         let mut ready = 0u64;
         let mut long_wait = 0u64;
