@@ -169,7 +169,17 @@ impl SmState {
     /// [`SmState::classify`] from the kept per-warp state: (mask of warps, ready warps,
     /// long-waiting warps, the stall reason closest to issuing), identical to reading every
     /// warp with [`SmState::warp_why`].
+    #[inline]
     pub(super) fn classify_kept(&self, s: usize, now: u64, free: &Free) -> (u64, u64, u64, Why) {
+        let (live, ready, long_wait, wanting) = self.classify_masks(s, now, free);
+        (live, ready, long_wait, self.kept_reason(live, wanting))
+    }
+
+    /// [`SmState::classify_kept`] without the reason: (mask of warps, ready warps,
+    /// long-waiting warps, warps whose decoded head waits for a free collector); the reason,
+    /// needed only in a cycle in which the scheduler issues nothing, is
+    /// [`SmState::kept_reason`] of the first and last.
+    pub(super) fn classify_masks(&self, s: usize, now: u64, free: &Free) -> (u64, u64, u64, u64) {
         let c = &self.classes;
         let smask = self.sched_masks[s];
         let live = smask & self.used_warps;
@@ -211,17 +221,32 @@ impl SmState {
             if need == 0 {
                 continue;
             }
-            let mut avail = 0u64;
-            for (j, f) in free.iter().enumerate().take(self.sub_cores) {
-                if f[k] > 0 {
-                    avail |= c.sub_masks[j];
+            let avail = if self.sub_cores == 1 {
+                // One sub-core: every warp sees the same collectors.
+                0u64.wrapping_sub((free[0][k] > 0) as u64)
+            } else {
+                let mut avail = 0u64;
+                for (j, f) in free.iter().enumerate().take(self.sub_cores) {
+                    if f[k] > 0 {
+                        avail |= c.sub_masks[j];
+                    }
                 }
-            }
+                avail
+            };
             ready |= need & avail;
             wanting |= need & !avail;
         }
         let ready = ready & live;
-        let why = if (c.mask(NEED) | c.mask(NEED + 1)) & wanting & live != 0 {
+        let long_wait = (c.mask(Why::Sync as usize) | c.mask(Why::MemData as usize)) & live;
+        (live, ready, long_wait, wanting)
+    }
+
+    /// The stall reason closest to issuing among the live warps `live` of a scheduler, given
+    /// the warps `wanting` a free collector ([`SmState::classify_masks`]).
+    #[inline]
+    pub(super) fn kept_reason(&self, live: u64, wanting: u64) -> Why {
+        let c = &self.classes;
+        if (c.mask(NEED) | c.mask(NEED + 1)) & wanting & live != 0 {
             Why::Structural
         } else if c.mask(NEED + 2) & wanting & live != 0 {
             Why::Ldst
@@ -237,9 +262,7 @@ impl SmState {
             Why::Sync
         } else {
             Why::Idle
-        };
-        let long_wait = (c.mask(Why::Sync as usize) | c.mask(Why::MemData as usize)) & live;
-        (live, ready, long_wait, why)
+        }
     }
 
     /// Each warp of `live` (just classified by [`SmState::classify_kept`]) with its reason in

@@ -330,7 +330,16 @@ impl SmState {
             } else {
                 first + k
             };
-            let (mask, ready, long_wait, why) = self.classify_into(s, now, &free, &mut whys);
+            // Without per-warp reasons to leave, the cycle's reason is worked out only when
+            // the scheduler issues nothing.
+            let (mask, ready, long_wait, wanting, why) =
+                if self.check_classes || self.want_whys {
+                    let (m, r, l, y) = self.classify_into(s, now, &free, &mut whys);
+                    (m, r, l, 0, Some(y))
+                } else {
+                    let (m, r, l, wa) = self.classify_masks(s, now, &free);
+                    (m, r, l, wa, None)
+                };
             if self.probe.is_some() {
                 self.probe_cycle.ready_warps += ready.count_ones();
             }
@@ -347,11 +356,6 @@ impl SmState {
                 self.scheds[s].pick(&view)
             } else {
                 None
-            };
-            let why = if ready != 0 && ports_full {
-                Why::Structural
-            } else {
-                why
             };
             match pick {
                 Some(w) if ready & (1 << w) != 0 => {
@@ -393,6 +397,11 @@ impl SmState {
                     }
                 }
                 _ => {
+                    let why = if ready != 0 && ports_full {
+                        Why::Structural
+                    } else {
+                        why.unwrap_or_else(|| self.kept_reason(mask, wanting))
+                    };
                     operand_wait |= matches!(why, Why::DataHazard | Why::MemData);
                     self.count_stall(why, 1);
                     if self.attribute {
