@@ -102,10 +102,7 @@ fn kept_classification_equals_a_full_read_under_every_scheduler() {
                 same_with_check(
                     name,
                     "gtx480",
-                    &[
-                        ("core.scheduler", sched),
-                        ("sim.latency_attribution", attr),
-                    ],
+                    &[("core.scheduler", sched), ("sim.latency_attribution", attr)],
                     false,
                 );
             }
@@ -119,12 +116,7 @@ fn kept_classification_equals_a_full_read_under_every_scheduler() {
 #[test]
 fn kept_classification_equals_a_full_read_with_sub_cores_probes_and_dual_issue() {
     for name in ["bt", "mm", "micro_copy"] {
-        same_with_check(
-            name,
-            "qv100",
-            &[("sim.latency_attribution", "true")],
-            false,
-        );
+        same_with_check(name, "qv100", &[("sim.latency_attribution", "true")], false);
     }
     for name in ["bfs", "micro_lat_dram"] {
         same_with_check(name, "gtx480", &[], true);

@@ -332,14 +332,13 @@ impl SmState {
             };
             // Without per-warp reasons to leave, the cycle's reason is worked out only when
             // the scheduler issues nothing.
-            let (mask, ready, long_wait, wanting, why) =
-                if self.check_classes || self.want_whys {
-                    let (m, r, l, y) = self.classify_into(s, now, &free, &mut whys);
-                    (m, r, l, 0, Some(y))
-                } else {
-                    let (m, r, l, wa) = self.classify_masks(s, now, &free);
-                    (m, r, l, wa, None)
-                };
+            let (mask, ready, long_wait, wanting, why) = if self.check_classes || self.want_whys {
+                let (m, r, l, y) = self.classify_into(s, now, &free, &mut whys);
+                (m, r, l, 0, Some(y))
+            } else {
+                let (m, r, l, wa) = self.classify_masks(s, now, &free);
+                (m, r, l, wa, None)
+            };
             if self.probe.is_some() {
                 self.probe_cycle.ready_warps += ready.count_ones();
             }
