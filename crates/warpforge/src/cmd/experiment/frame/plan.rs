@@ -445,9 +445,14 @@ fn run_one(j: &Job) -> Result<(MixResult, f64), String> {
     let t0 = thread_cpu_s();
     let r = mix::run(&j.run)?;
     let s = thread_cpu_s() - t0;
+    let ipc: Vec<String> = r.cpu_ipc.iter().map(|x| format!("{x:.4}")).collect();
     eprintln!(
-        "frame: {} {} {:?} done ({s:.1} CPU-s, {:.2} FPS)",
-        j.title.name, j.mix, j.kind, r.fps
+        "frame: {} {} {:?} done ({s:.1} CPU-s, {:.2} FPS, CPU IPC {})",
+        j.title.name,
+        j.mix,
+        j.kind,
+        r.fps,
+        ipc.join("/")
     );
     Ok((r, s))
 }
