@@ -7,11 +7,10 @@
 //! sub-cores, with a criticality probe and under idle skipping, and require every statistic to
 //! equal the unchecked run's.
 
+mod common;
+
 use std::sync::{Arc, Mutex};
-use warpforge_simt::Device;
 use warpforge_timing::core::probe::{SmCycle, SmProbe};
-use warpforge_timing::{GpuConfig, TimingRunner};
-use warpforge_workloads::{registry, Check, Size};
 
 /// Runs `name` at `tiny` on `preset` with the keys `set` (one thread), optionally with a
 /// counting probe on every SM: the JSON statistics and what the probes saw.
@@ -21,32 +20,24 @@ fn run(
     set: &[(&str, &str)],
     probe: bool,
 ) -> (serde_json::Value, Vec<[u64; 6]>) {
-    let w = registry()
-        .into_iter()
-        .find(|w| w.info().name == name)
-        .unwrap_or_else(|| panic!("workload {name} not registered"));
-    let mut cfg = GpuConfig::preset(preset).unwrap();
-    for (k, v) in set {
-        cfg.set(k, v).unwrap();
-    }
+    let cfg = common::preset_with(preset, set);
     let n = cfg.core.num_sms as usize;
     let seen = Arc::new(Mutex::new(vec![[0u64; 6]; n]));
-    let mut runner = TimingRunner::new(cfg, 1);
-    if probe {
-        runner
-            .gpu_mut()
-            .set_sm_probes(&mut |i| Box::new(Counter(seen.clone(), i)));
-    }
-    let mut dev = Device::new();
-    dev.set_runner(Box::new(runner));
-    let check = w
-        .run(&mut dev, Size::Tiny)
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert_eq!(check, Check::Passed, "{name}: output check");
-    let mut r = dev.take_runner().unwrap();
-    let t = r.as_any_mut().downcast_mut::<TimingRunner>().unwrap();
+    let stats = common::run_tiny(
+        name,
+        cfg,
+        1,
+        |runner| {
+            if probe {
+                runner
+                    .gpu_mut()
+                    .set_sm_probes(&mut |i| Box::new(Counter(seen.clone(), i)));
+            }
+        },
+        |t| t.stats_json(),
+    );
     let out = seen.lock().unwrap().clone();
-    (t.stats_json(), out)
+    (stats, out)
 }
 
 /// Sums of a probe's cycle records: cycles, ready warps, issued, operand stalls, cycles with

@@ -4,29 +4,17 @@
 //! CPL statistics (`cpl_*`, the caches' `critical_accesses`/`critical_hits`) are 0; since only
 //! the consumers read it, every other statistic is the same with CPL on or off.
 
-use warpforge_simt::Device;
-use warpforge_timing::{GpuConfig, TimingRunner};
-use warpforge_workloads::{registry, Check, Size};
+mod common;
 
 /// The statistics JSON of workload `name` at size tiny on `preset` with `set` applied.
 fn run(name: &str, preset: &str, set: &[(&str, &str)]) -> serde_json::Value {
-    let w = registry()
-        .into_iter()
-        .find(|w| w.info().name == name)
-        .unwrap_or_else(|| panic!("workload {name} not registered"));
-    let mut cfg = GpuConfig::preset(preset).unwrap();
-    for (k, v) in set {
-        cfg.set(k, v).unwrap();
-    }
-    let mut dev = Device::new();
-    dev.set_runner(Box::new(TimingRunner::new(cfg, 1)));
-    let check = w
-        .run(&mut dev, Size::Tiny)
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert_eq!(check, Check::Passed, "{name}: output check");
-    let mut r = dev.take_runner().unwrap();
-    let t = r.as_any_mut().downcast_mut::<TimingRunner>().unwrap();
-    t.stats_json()
+    common::run_tiny(
+        name,
+        common::preset_with(preset, set),
+        1,
+        |_| {},
+        |t| t.stats_json(),
+    )
 }
 
 /// `total.raw.<unit>.<key>` of a statistics JSON.

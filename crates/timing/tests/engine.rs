@@ -5,6 +5,8 @@
 //! buffers small enough to be full often, with the shortest interconnect latency, and with an
 //! interconnect clock unlike the core's (where the engine does not overlap).
 
+mod common;
+
 use warpforge_simt::Device;
 use warpforge_timing::{GpuConfig, TimingRunner};
 use warpforge_workloads::{registry, Check, Size};
@@ -32,26 +34,19 @@ fn run_preset(
     skip_idle: bool,
     set: &[(&str, &str)],
 ) -> serde_json::Value {
-    let w = registry()
-        .into_iter()
-        .find(|w| w.info().name == name)
-        .unwrap_or_else(|| panic!("workload {name} not registered"));
-    let mut cfg = GpuConfig::preset(preset).unwrap();
-    cfg.set("core.num_sms", &sms.to_string()).unwrap();
-    cfg.set("sim.skip_idle", if skip_idle { "true" } else { "false" })
-        .unwrap();
-    for (k, v) in set {
-        cfg.set(k, v).unwrap();
-    }
-    let mut dev = Device::new();
-    dev.set_runner(Box::new(TimingRunner::new(cfg, threads)));
-    let check = w
-        .run(&mut dev, Size::Tiny)
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert_eq!(check, Check::Passed, "{name}: output check");
-    let mut r = dev.take_runner().unwrap();
-    let t = r.as_any_mut().downcast_mut::<TimingRunner>().unwrap();
-    t.stats_json()
+    let sms = sms.to_string();
+    let mut keys = vec![
+        ("core.num_sms", sms.as_str()),
+        ("sim.skip_idle", if skip_idle { "true" } else { "false" }),
+    ];
+    keys.extend_from_slice(set);
+    common::run_tiny(
+        name,
+        common::preset_with(preset, &keys),
+        threads,
+        |_| {},
+        |t| t.stats_json(),
+    )
 }
 
 /// Runs `name` on 2 and 3 threads with the keys `set` and asserts that its statistics equal

@@ -2,11 +2,10 @@
 //! byte-identical JSON statistics (cycles, stall reasons, occupancy, cache, network and DRAM
 //! counters) with it on and off, and a latency-bound kernel really has cycles to skip.
 
+mod common;
+
 use std::sync::{Arc, Mutex};
-use warpforge_simt::Device;
 use warpforge_timing::core::probe::{SmCycle, SmProbe};
-use warpforge_timing::{GpuConfig, TimingRunner};
-use warpforge_workloads::{registry, Check, Size};
 
 fn run(name: &str, skip: bool) -> (serde_json::Value, u64) {
     run_on(name, skip, 15, 1)
@@ -23,26 +22,19 @@ fn run_set(
     threads: usize,
     set: &[(&str, &str)],
 ) -> (serde_json::Value, u64) {
-    let w = registry()
-        .into_iter()
-        .find(|w| w.info().name == name)
-        .unwrap_or_else(|| panic!("workload {name} not registered"));
-    let mut cfg = GpuConfig::preset("gtx480").unwrap();
-    cfg.set("sim.skip_idle", if skip { "true" } else { "false" })
-        .unwrap();
-    cfg.set("core.num_sms", &sms.to_string()).unwrap();
-    for (k, v) in set {
-        cfg.set(k, v).unwrap();
-    }
-    let mut dev = Device::new();
-    dev.set_runner(Box::new(TimingRunner::new(cfg, threads)));
-    let check = w
-        .run(&mut dev, Size::Tiny)
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert_eq!(check, Check::Passed, "{name}: output check");
-    let mut r = dev.take_runner().unwrap();
-    let t = r.as_any_mut().downcast_mut::<TimingRunner>().unwrap();
-    (t.stats_json(), t.skipped_core_cycles())
+    let sms = sms.to_string();
+    let mut keys = vec![
+        ("sim.skip_idle", if skip { "true" } else { "false" }),
+        ("core.num_sms", sms.as_str()),
+    ];
+    keys.extend_from_slice(set);
+    common::run_tiny(
+        name,
+        common::preset_with("gtx480", &keys),
+        threads,
+        |_| {},
+        |t| (t.stats_json(), t.skipped_core_cycles()),
+    )
 }
 
 #[test]
@@ -207,29 +199,28 @@ impl SmProbe for Counter {
 
 /// Runs `name` (tiny, 15 SMs, `set` keys) with a counting probe on every SM.
 fn probed(name: &str, skip: bool, set: &[(&str, &str)]) -> (Vec<Seen>, u64, u64) {
-    let w = registry()
-        .into_iter()
-        .find(|w| w.info().name == name)
-        .unwrap();
-    let mut cfg = GpuConfig::preset("gtx480").unwrap();
-    cfg.set("sim.skip_idle", &skip.to_string()).unwrap();
-    for (k, v) in set {
-        cfg.set(k, v).unwrap();
-    }
+    let skip = skip.to_string();
+    let mut keys = vec![("sim.skip_idle", skip.as_str())];
+    keys.extend_from_slice(set);
+    let cfg = common::preset_with("gtx480", &keys);
     let n = cfg.core.num_sms as usize;
     let seen = Arc::new(Mutex::new(vec![Seen::default(); n]));
-    let mut runner = TimingRunner::new(cfg, 1);
-    runner
-        .gpu_mut()
-        .set_sm_probes(&mut |i| Box::new(Counter(seen.clone(), i)));
-    let mut dev = Device::new();
-    dev.set_runner(Box::new(runner));
-    assert_eq!(w.run(&mut dev, Size::Tiny).unwrap(), Check::Passed);
-    let mut r = dev.take_runner().unwrap();
-    let t = r.as_any_mut().downcast_mut::<TimingRunner>().unwrap();
-    let cycles = t.stats_json()["total"]["cycles"].as_u64().unwrap();
+    let (cycles, skipped) = common::run_tiny(
+        name,
+        cfg,
+        1,
+        |runner| {
+            runner
+                .gpu_mut()
+                .set_sm_probes(&mut |i| Box::new(Counter(seen.clone(), i)));
+        },
+        |t| {
+            let cycles = t.stats_json()["total"]["cycles"].as_u64().unwrap();
+            (cycles, t.skipped_core_cycles())
+        },
+    );
     let out = seen.lock().unwrap().clone();
-    (out, cycles, t.skipped_core_cycles())
+    (out, cycles, skipped)
 }
 
 /// An installed criticality probe sees the same cycles (every cycle in which its SM has work)

@@ -153,3 +153,43 @@ pub fn exit(pc: u64) -> DynInst {
         ..Default::default()
     }
 }
+
+/// Runs the registered workload `name` at size tiny on `cfg` with `threads` threads and
+/// requires its output check (against the CPU reference) to pass. `prepare` sees the runner
+/// before the run (e.g. to attach probes), `read` after it; returns what `read` returns.
+pub fn run_tiny<R>(
+    name: &str,
+    cfg: warpforge_timing::GpuConfig,
+    threads: usize,
+    prepare: impl FnOnce(&mut warpforge_timing::TimingRunner),
+    read: impl FnOnce(&mut warpforge_timing::TimingRunner) -> R,
+) -> R {
+    use warpforge_workloads::{registry, Check, Size};
+    let w = registry()
+        .into_iter()
+        .find(|w| w.info().name == name)
+        .unwrap_or_else(|| panic!("workload {name} not registered"));
+    let mut runner = warpforge_timing::TimingRunner::new(cfg, threads);
+    prepare(&mut runner);
+    let mut dev = warpforge_simt::Device::new();
+    dev.set_runner(Box::new(runner));
+    let check = w
+        .run(&mut dev, Size::Tiny)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(check, Check::Passed, "{name}: output check");
+    let mut r = dev.take_runner().unwrap();
+    read(
+        r.as_any_mut()
+            .downcast_mut::<warpforge_timing::TimingRunner>()
+            .unwrap(),
+    )
+}
+
+/// The preset `preset` with the keys `set` applied in order.
+pub fn preset_with(preset: &str, set: &[(&str, &str)]) -> warpforge_timing::GpuConfig {
+    let mut cfg = warpforge_timing::GpuConfig::preset(preset).unwrap();
+    for (k, v) in set {
+        cfg.set(k, v).unwrap();
+    }
+    cfg
+}
