@@ -144,6 +144,13 @@ impl SmState {
         self.classify_kept(s, now, free)
     }
 
+    /// Latency attribution or a probe is on: the schedulers' classification leaves every live
+    /// warp's reason ([`SmState::classify_into`]).
+    #[inline]
+    fn want_whys(&self) -> bool {
+        self.attribute || self.probe.is_some()
+    }
+
     /// [`SmState::classify`], also leaving each live warp's reason in `whys` (`None`: ready)
     /// when latency attribution or a probe is on (otherwise `whys` is not written). The view
     /// comes from the per-warp state kept by [`SmState::classify_kept`]; with
@@ -160,7 +167,7 @@ impl SmState {
             return self.classify_checked(s, now, free, whys);
         }
         let r = self.classify_kept(s, now, free);
-        if self.want_whys {
+        if self.want_whys() {
             self.kept_whys(r.0, free, whys);
         }
         r
@@ -332,7 +339,7 @@ impl SmState {
             };
             // Without per-warp reasons to leave, the cycle's reason is worked out only when
             // the scheduler issues nothing.
-            let (mask, ready, long_wait, wanting, why) = if self.check_classes || self.want_whys {
+            let (mask, ready, long_wait, wanting, why) = if self.check_classes || self.want_whys() {
                 let (m, r, l, y) = self.classify_into(s, now, &free, &mut whys);
                 (m, r, l, 0, Some(y))
             } else {

@@ -210,9 +210,6 @@ pub struct SmState {
     skip_idle: bool,
     /// `sim.latency_attribution`.
     attribute: bool,
-    /// Latency attribution or a probe is on: the schedulers' classification leaves every live
-    /// warp's reason (`SmState::classify_into`).
-    want_whys: bool,
     /// `sim.check_classes`: each kept classification is compared with a full read of the warps.
     check_classes: bool,
     /// `sim.warp_times`.
@@ -438,7 +435,6 @@ impl SmState {
             l1i_miss: cfg.l1i.miss_latency as u64,
             skip_idle: cfg.sim.skip_idle,
             attribute: cfg.sim.latency_attribution,
-            want_whys: cfg.sim.latency_attribution,
             check_classes: cfg.sim.check_classes,
             record_warps: cfg.sim.warp_times,
             mem_blocked: false,
@@ -859,7 +855,6 @@ impl SmState {
     /// Installs a criticality observer ([`crate::core::probe`]).
     pub fn set_probe(&mut self, p: Box<dyn crate::core::probe::SmProbe>) {
         self.probe = Some(p);
-        self.want_whys = true;
     }
 
     /// Parallel phase: one core cycle of the pipeline.
