@@ -520,18 +520,25 @@ mod tests {
         assert_eq!(c.llc.size_kb, 8192, "a failed set leaves the config alone");
     }
 
+    /// `policy.<key>`, a switch of the document's rule whose `false` is an ablation: the preset
+    /// names it `true`, a config file that does not name it gets `true`, and `false` stays
+    /// settable.
+    fn document_rule_is_the_default(key: &str, get: fn(&PolicyConfig) -> bool) {
+        let mut c = HeteroConfig::preset("hetero").unwrap();
+        assert!(get(&c.policy), "{key}: the preset");
+        let text = PRESETS[0].1.replace(&format!("{key} = true"), "");
+        assert_ne!(text, PRESETS[0].1, "the preset names {key}");
+        let omitted: HeteroConfig = toml::from_str(&text).unwrap();
+        assert!(get(&omitted.policy), "{key}: omitted");
+        c.set(&format!("policy.{key}"), "false").unwrap();
+        assert!(!get(&c.policy), "{key}: set false");
+    }
+
     /// Spec 004 §5.4's IM-SCHED probability is per CPU access: the preset, and a config file
     /// that does not name the key, draw once per CPU read; `false` stays settable (ablation).
     #[test]
     fn im_sched_draws_per_cpu_read_unless_told_otherwise() {
-        let mut c = HeteroConfig::preset("hetero").unwrap();
-        assert!(c.policy.im_sched_per_request);
-        let text = PRESETS[0].1.replace("im_sched_per_request = true", "");
-        assert_ne!(text, PRESETS[0].1, "the preset names the key");
-        let omitted: HeteroConfig = toml::from_str(&text).unwrap();
-        assert!(omitted.policy.im_sched_per_request);
-        c.set("policy.im_sched_per_request", "false").unwrap();
-        assert!(!c.policy.im_sched_per_request);
+        document_rule_is_the_default("im_sched_per_request", |p| p.im_sched_per_request);
     }
 
     /// Spec 004 §5.4, "a CPU request is prioritized over a pending critical GPU request": the
@@ -539,13 +546,6 @@ mod tests {
     /// the critical GPU reads; `false` (with them, by age) stays settable (ablation).
     #[test]
     fn im_sched_winner_ranks_above_cg_unless_told_otherwise() {
-        let mut c = HeteroConfig::preset("hetero").unwrap();
-        assert!(c.policy.im_sched_above_cg);
-        let text = PRESETS[0].1.replace("im_sched_above_cg = true", "");
-        assert_ne!(text, PRESETS[0].1, "the preset names the key");
-        let omitted: HeteroConfig = toml::from_str(&text).unwrap();
-        assert!(omitted.policy.im_sched_above_cg);
-        c.set("policy.im_sched_above_cg", "false").unwrap();
-        assert!(!c.policy.im_sched_above_cg);
+        document_rule_is_the_default("im_sched_above_cg", |p| p.im_sched_above_cg);
     }
 }

@@ -9,9 +9,10 @@
 //!   prioritized over a pending critical GPU request with this probability";
 //!   `policy.im_sched_above_cg`, the default since session 18; `false`, an ablation, ranks it
 //!   with CG by age, sessions 16-17). In an all-GPU window (§5.6: all GPU accesses get "the
-//!   highest DRAM priority") a winner ranks with the GPU reads by age. `policy.im_sched_per_request = false` (an ablation,
-//!   the GPGPU mixes' rule until session 16) draws instead at each decision whose best
-//!   candidate is CG, swapping in the best CPU read.
+//!   highest DRAM priority") a winner ranks with the GPU reads by age.
+//!   `policy.im_sched_per_request = false` (an ablation, the GPGPU mixes' rule until session
+//!   16) draws instead at each decision whose best candidate is CG, swapping in the best CPU
+//!   read.
 //! * **IM-LLC**: per interval each CPU application is classed by LLC miss rate (L <= 10% < M <=
 //!   70% < H); an L->M or L->H move enters emergency mode (its reads rank with CG); at an interval
 //!   end an emergency application back in L stays, one still in M or H leaves.
