@@ -137,7 +137,8 @@ enum Task {
 }
 
 enum Done {
-    Alone(f64),
+    /// IPC and the memory-side counters of the alone run (the GPU idle).
+    Alone(f64, Vec<(String, f64)>),
     Corun(sim::CoRun),
 }
 
@@ -278,9 +279,8 @@ pub fn run(a: HeteroArgs) -> Result<()> {
                 };
                 let t_task = Instant::now();
                 let r = match t {
-                    Task::Alone(app) => {
-                        sim::alone_ipc(&hbase, app, warm, a.alone_cycles, &traces).map(Done::Alone)
-                    }
+                    Task::Alone(app) => sim::alone_ipc(&hbase, app, warm, a.alone_cycles, &traces)
+                        .map(|(x, m)| Done::Alone(x, m)),
                     Task::Corun(m, p) => {
                         let mx = &mixes[*m];
                         sim::corun(&mx.gpu, a.size, &gcfg, &hcfgs[p], &mx.cpu, warm, &traces)
@@ -310,14 +310,16 @@ pub fn run(a: HeteroArgs) -> Result<()> {
         eprintln!();
     }
     let mut alone: BTreeMap<String, f64> = BTreeMap::new();
+    let mut alone_mem: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
     let mut co: BTreeMap<(usize, String), sim::CoRun> = BTreeMap::new();
     let mut interf: BTreeMap<usize, sim::CoRun> = BTreeMap::new();
     let mut bco: BTreeMap<(usize, String), sim::CoRun> = BTreeMap::new();
     for (t, r) in tasks.iter().zip(results) {
         let d = r.into_inner().expect("lock").expect("every task ran")?;
         match (t, d) {
-            (Task::Alone(app), Done::Alone(x)) => {
+            (Task::Alone(app), Done::Alone(x, m)) => {
                 alone.insert(app.name(), x);
+                alone_mem.insert(app.name(), m.into_iter().collect());
             }
             (Task::Corun(m, p), Done::Corun(c)) => {
                 co.insert((*m, p.clone()), c);
@@ -343,6 +345,7 @@ pub fn run(a: HeteroArgs) -> Result<()> {
         gcfg.clocks.core_mhz,
     );
     let mut report = report?;
+    report["cpu_alone_memory"] = json!(alone_mem);
     report["beyond_llc"] = if beyond {
         let input = crate::cmd::run::find_workload(BEYOND_LLC_WORKLOAD)?.input(a.size);
         json!({
