@@ -155,8 +155,11 @@ pub struct DramConfig {
     /// per cycle from its host's FIFO (MacSim's `dram_dramsim_c::receive` takes the head of the
     /// network buffer and retries it while `addTransaction` refuses) \[EXT\]; the policy then
     /// reorders only what is in the read queue. `false` (the default, and the `hetero` preset,
-    /// on which the 3D titles were calibrated): the policy ranks every waiting read at admission
-    /// ([`crate::policy::MemPolicy::admit`]), so its reach is the whole backlog.
+    /// on which the 3D titles were calibrated; the GPGPU experiment's default since session 19):
+    /// the policy ranks every waiting read at admission
+    /// ([`crate::policy::MemPolicy::admit`]), so its reach is the whole backlog, as spec 004
+    /// §4.3 states its policies ("the oldest critical GPU access is given priority over the
+    /// global oldest access"). `true` is the ablation `experiment hetero --controller dramsim2`.
     #[serde(default)]
     pub fifo_admission: bool,
 }

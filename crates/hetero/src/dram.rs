@@ -148,6 +148,8 @@ pub struct Channel {
     /// it, as refresh does) and a policy that holds no reads, nothing can issue either: the
     /// scan is skipped (no policy hook is called in such a cycle).
     blocked: Option<(u64, usize, usize)>,
+    /// DRAM cycles in which the channel served its write queue (draining, or no read queued).
+    pub write_cycles: u64,
     /// Counters.
     pub stats: DramStats,
 }
@@ -179,6 +181,7 @@ impl Channel {
             hit_pending: vec![false; c.banks as usize],
             elig: Vec::new(),
             blocked: None,
+            write_cycles: 0,
             stats: DramStats::default(),
         }
     }
@@ -266,6 +269,7 @@ impl Channel {
             self.draining = false;
         }
         let write = !self.writes.is_empty() && (self.draining || self.reads.is_empty());
+        self.write_cycles += write as u64;
         let holds = policy.holds_reads();
         if let Some((until, nr, nw)) = self.blocked {
             if now < until && nr == self.reads.len() && nw == self.writes.len() && !holds {

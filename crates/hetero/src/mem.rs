@@ -63,6 +63,41 @@ pub struct WaitStats {
     pub ahead_queue: [u64; 3],
     /// Reads of the channel served while the read was in the read queue, by class.
     pub passed_by: [u64; 3],
+    /// DRAM command cycles in which the read's channel served its write queue (a write drain,
+    /// or writes while no read was queued) while the read was in the read queue.
+    pub drain_dram_cycles: u64,
+}
+
+/// Where one requester class's reads spent their memory-side latency (issue to delivery,
+/// memory cycles), stage by stage: a diagnostic of what the DRAM policies of spec 004 §5 can
+/// reach. Reads that opened an LLC miss (`misses`) pass every stage; their stage sums add up
+/// to their latency sum. Reads that joined a pending miss of the same block (`merged`) or hit
+/// are counted apart. The controller stages (in front of the read queue, in it) are
+/// [`WaitStats`]'s `front_cycles` and `queue_cycles`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ReadStages {
+    /// Reads that opened an LLC miss and were served by DRAM.
+    pub misses: u64,
+    /// Of the misses: issue to the LLC bank's lookup (ring hops and the lookup latency).
+    pub lookup: u64,
+    /// Of the misses: lookups repeated while every LLC MSHR was busy (the wait for one).
+    pub llc_mshr_wait: u64,
+    /// Of the misses: MSHR allocated to reaching the memory controller (ring hops).
+    pub to_mc: u64,
+    /// Of the misses: in front of the controller, waiting for a read-queue entry.
+    pub front: u64,
+    /// Of the misses: in the read queue until the column access issued.
+    pub queue: u64,
+    /// Of the misses: column access to the data at the LLC bank (tCL, burst, ring hops).
+    pub dram: u64,
+    /// Of the misses: LLC bank to the requester (ring hops).
+    pub back: u64,
+    /// Of the misses: latency, issue to delivery (the sum of the stages above).
+    pub latency: u64,
+    /// Reads that joined a pending LLC miss of their block.
+    pub merged: u64,
+    /// Their latency, issue to delivery.
+    pub merged_latency: u64,
 }
 
 /// The [`WaitStats`] class of a DRAM read: 0 = CG, 1 = NG, 2 = CPU.
@@ -80,6 +115,7 @@ struct Follow {
     admitted: u64,
     ahead_queue: [u64; 3],
     served_at_admission: [u64; 3],
+    drain_at_admission: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -108,6 +144,13 @@ struct Mshr {
     source: Source,
     critical: bool,
     allocate: bool,
+    /// Memory cycle the MSHR was allocated, and the one its DRAM read's column access issued
+    /// ([`ReadStages`]).
+    created: u64,
+    served: u64,
+    /// Its DRAM read's cycles in front of the controller and in the read queue.
+    front: u64,
+    queue: u64,
 }
 
 fn src_code(s: Source) -> u16 {
@@ -168,6 +211,13 @@ pub struct MemSystem {
     wait: [WaitStats; 2],
     /// Write-backs and written-around stores sent to DRAM: GPU-owned (0) and CPU-owned (1).
     dram_writes_by: [u64; 2],
+    /// [`ReadStages`] of the GPU's (index 0) and the CPUs' (index 1) reads.
+    stages: [ReadStages; 2],
+    /// LLC MSHRs held by GPU (0) and CPU (1) misses now.
+    mshr_by: [u64; 2],
+    /// Sums over stepped DRAM cycles of the LLC MSHRs held by GPU and CPU misses, and the
+    /// number of those cycles in which every MSHR was busy (samples: `queue_sums.2` / channels).
+    mshr_sums: [u64; 3],
 }
 
 impl MemSystem {
@@ -205,6 +255,9 @@ impl MemSystem {
             served_by_class: vec![[0; 3]; n],
             wait: [WaitStats::default(); 2],
             dram_writes_by: [0; 2],
+            stages: [ReadStages::default(); 2],
+            mshr_by: [0; 2],
+            mshr_sums: [0; 3],
             cfg: cfg.clone(),
         }
     }
@@ -325,6 +378,23 @@ impl MemSystem {
         (self.wait[0], self.wait[1])
     }
 
+    /// Where the reads spent their latency, stage by stage: (GPU, CPU) [`ReadStages`].
+    pub fn read_stages(&self) -> (ReadStages, ReadStages) {
+        (self.stages[0], self.stages[1])
+    }
+
+    /// Over the stepped DRAM cycles: the mean LLC MSHRs held by GPU misses and by CPU misses,
+    /// and the fraction of those cycles in which every LLC MSHR was busy.
+    pub fn llc_mshr_occupancy(&self) -> (f64, f64, f64) {
+        let n = self.queue_sums.2 / self.channels.len().max(1) as u64;
+        if n == 0 {
+            return (0.0, 0.0, 0.0);
+        }
+        let m = &self.mshr_sums;
+        let f = |x: u64| x as f64 / n as f64;
+        (f(m[0]), f(m[1]), f(m[2]))
+    }
+
     /// Blocks sent to DRAM as writes (write-backs of dirty LLC victims and written-around
     /// stores): (GPU-owned, CPU-owned).
     pub fn dram_writes_by_owner(&self) -> (u64, u64) {
@@ -405,6 +475,9 @@ impl MemSystem {
             gpu: &gpu,
         };
         self.policy.tick(&ctx);
+        self.mshr_sums[0] += self.mshr_by[0];
+        self.mshr_sums[1] += self.mshr_by[1];
+        self.mshr_sums[2] += (self.mshrs.len() >= self.cfg.llc.mshrs as usize) as u64;
         for ch in 0..self.channels.len() {
             let n = self.channels[ch].admit(&mut self.overflow[ch], &ctx, ch, self.policy.as_mut());
             if n > 0 {
@@ -461,6 +534,7 @@ impl MemSystem {
                         admitted: self.now,
                         ahead_queue: [0; 3],
                         served_at_admission: [0; 3],
+                        drain_at_admission: 0,
                     },
                 );
                 self.overflow[loc.channel].push_back(e);
@@ -516,17 +590,23 @@ impl MemSystem {
                 f.ahead_queue[wait_class(a)] += 1;
             }
             f.served_at_admission = self.served_by_class[ch];
+            f.drain_at_admission = self.channels[ch].write_cycles;
         }
     }
 
     /// Read `e` of channel `ch` was served now ([`WaitStats`]).
     fn note_served(&mut self, ch: usize, e: &DramEntry) {
         if let Some(f) = self.follow.remove(&e.tok) {
+            if let Some(ms) = self.mshrs.get_mut(&e.tok) {
+                ms.front = f.admitted - e.arrival;
+                ms.queue = self.now - f.admitted;
+            }
             let w = &mut self.wait[!e.source.is_gpu() as usize];
             w.reads += 1;
             w.row_hits += !e.activated as u64;
             w.front_cycles += f.admitted - e.arrival;
             w.queue_cycles += self.now - f.admitted;
+            w.drain_dram_cycles += self.channels[ch].write_cycles - f.drain_at_admission;
             for k in 0..3 {
                 w.ahead_front[k] += f.ahead_front[k];
                 w.ahead_queue[k] += f.ahead_queue[k];
@@ -534,6 +614,9 @@ impl MemSystem {
             }
         }
         self.served_by_class[ch][wait_class(e)] += 1;
+        if let Some(ms) = self.mshrs.get_mut(&e.tok) {
+            ms.served = self.now;
+        }
     }
 
     fn deliver(&mut self, tok: u64) {
@@ -652,9 +735,14 @@ impl MemSystem {
                 source: r.source,
                 critical: r.critical && r.source.is_gpu(),
                 allocate: !bypass,
+                created: self.now,
+                served: 0,
+                front: 0,
+                queue: 0,
             },
         );
         self.mshr_of_line.insert(line, m);
+        self.mshr_by[!r.source.is_gpu() as usize] += 1;
         let loc = locate(&self.cfg.dram, line);
         let bank = self.ring.bank_of(line);
         let at = self.now + self.ring.bank_to_mc(bank, loc.channel);
@@ -720,6 +808,7 @@ impl MemSystem {
     fn fill(&mut self, m: u64) {
         let ms = self.mshrs.remove(&m).expect("mshr");
         self.mshr_of_line.remove(&ms.line);
+        self.mshr_by[!ms.source.is_gpu() as usize] -= 1;
         if ms.allocate {
             let cpu = ms
                 .waiters
@@ -736,11 +825,34 @@ impl MemSystem {
                 }
             }
         }
-        for t in ms.waiters {
-            let r = self.inflight[&t].req;
+        let bank = self.ring.bank_of(ms.line);
+        let ch = locate(&self.cfg.dram, ms.line).channel;
+        for (i, t) in ms.waiters.into_iter().enumerate() {
+            let f = &self.inflight[&t];
+            let r = f.req;
             let st = self.stats.entry(r.source).or_default();
             st.dram_reads += 1;
             st.dram_critical += (ms.critical && r.source.is_gpu()) as u64;
+            let back = self.ring.to_bank(r.source, bank);
+            let total = self.now + back - f.issued;
+            let sg = &mut self.stages[!r.source.is_gpu() as usize];
+            if i == 0 {
+                // The read that opened the miss: every stage.
+                let lookup = self.ring.to_bank(r.source, bank) + self.cfg.llc.latency as u64;
+                let to_mc = self.ring.bank_to_mc(bank, ch);
+                sg.misses += 1;
+                sg.lookup += lookup;
+                sg.llc_mshr_wait += ms.created - f.issued - lookup;
+                sg.to_mc += to_mc;
+                sg.front += ms.front;
+                sg.queue += ms.queue;
+                sg.dram += self.now - ms.served;
+                sg.back += back;
+                sg.latency += total;
+            } else {
+                sg.merged += 1;
+                sg.merged_latency += total;
+            }
             self.deliver(t);
         }
     }

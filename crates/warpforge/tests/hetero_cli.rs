@@ -64,6 +64,36 @@ fn one_mix_writes_the_issue_keys() {
         let share = m["counters"]["all_gpu_cycle_fraction"].as_f64().unwrap();
         assert!(share > 0.0 && share < 1.0, "{share}");
     }
+    // The default controllers are the preset's (policy-ranked admission, session 19), and
+    // each mix and alone run reports where its reads spent their latency, stage by stage.
+    assert_eq!(v["machine"]["controller"], "preset");
+    assert_eq!(v["machine"]["dram_fifo_admission"], false);
+    let stages = [
+        "lookup",
+        "llc_mshr_wait",
+        "to_mc",
+        "front",
+        "queue",
+        "dram",
+        "back",
+    ];
+    let alone = &v["cpu_alone_memory"];
+    assert_eq!(alone.as_object().unwrap().len(), 4, "one per co-runner");
+    for mem in v["policies"]["frfcfs"]["per_mix"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| &m["memory"])
+        .chain(alone.as_object().unwrap().values())
+    {
+        let n = |k: &str| mem[k].as_f64().unwrap();
+        assert!(n("cpu_stage_misses") > 0.0);
+        let sum: f64 = stages.iter().map(|s| n(&format!("cpu_stage_{s}"))).sum();
+        let lat = n("cpu_stage_latency");
+        assert!((sum - lat).abs() < 1e-6 * lat, "{sum} vs {lat}");
+        // No DRAM read is faster than tCL + a burst (67 CPU cycles).
+        assert!(n("cpu_stage_dram") >= 67.0);
+    }
     assert!(v["task_seconds"]["sums"]["corun"].as_f64().unwrap() > 0.0);
     assert!(v["task_seconds"]["sums"]["policy.im"].as_f64().unwrap() > 0.0);
     let hw = v["hardware_bytes"].as_f64().unwrap();

@@ -76,6 +76,9 @@ pub struct CoreStats {
     pub rob_full: u64,
     /// Cycles dispatch stalled on MSHRs.
     pub mshr_full: u64,
+    /// Misses that found a free MSHR of the core but were refused because the shared memory
+    /// side took no new request ([`MemSystem::can_issue`]); counted per attempt.
+    pub mem_refused: u64,
 }
 
 /// One out-of-order core.
@@ -171,7 +174,11 @@ impl Core {
                 m.waiters.push(seq);
             }
         } else {
-            if self.mshr.len() >= self.c.mshrs as usize || !mem.can_issue() {
+            if self.mshr.len() >= self.c.mshrs as usize {
+                return false;
+            }
+            if !mem.can_issue() {
+                self.stats.mem_refused += 1;
                 return false;
             }
             self.mshr.insert(

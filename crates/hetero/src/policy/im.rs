@@ -75,6 +75,8 @@ struct Im {
     interval_end: u64,
     intervals: u64,
     capped: u64,
+    /// IM-SCHED intervals in which no CPU read was served (f taken as 0).
+    empty: u64,
     p_sum: f64,
     // IM-LLC.
     acc: Vec<u64>,
@@ -120,6 +122,7 @@ impl Im {
             deprio_cpu: 0,
             interval_end: c.interval,
             intervals: 0,
+            empty: 0,
             capped: 0,
             p_sum: 0.0,
             acc: vec![0; MAX_APPS],
@@ -207,6 +210,7 @@ impl Im {
         self.intervals += 1;
         if self.sched {
             let f = if self.served_cpu == 0 {
+                self.empty += 1;
                 0.0
             } else {
                 self.deprio_cpu as f64 / self.served_cpu as f64
@@ -379,6 +383,10 @@ impl MemPolicy for Im {
                 frac(self.capped, self.intervals),
             ),
             ("im_sched_last_probability", self.p),
+            (
+                "im_sched_empty_interval_fraction",
+                frac(self.empty, self.intervals),
+            ),
             (
                 "im_sched_mean_probability",
                 if self.intervals == 0 {
@@ -624,6 +632,30 @@ mod tests {
                 "above = {above}"
             );
         }
+    }
+
+    /// IM-SCHED's f in an interval in which no CPU read is served is taken as 0, and the
+    /// interval is counted (`im_sched_empty_interval_fraction`).
+    #[test]
+    fn an_interval_without_served_cpu_reads_gives_p_0_and_counts_as_empty() {
+        let g = GpuStatus::default();
+        let c = cfg();
+        let mut p = Im::make(&c, true, false, false);
+        let empty = |p: &Im| {
+            p.counters()
+                .iter()
+                .find(|k| k.0 == "im_sched_empty_interval_fraction")
+                .unwrap()
+                .1
+        };
+        p.tick(&at(c.interval, &g));
+        assert_eq!((p.p, empty(&p)), (0.0, 1.0));
+        let cg = cand(100, true, Source::Gpgpu, true, 50);
+        let cpu = cand(1, true, Source::Cpu(0), false, 10);
+        p.on_issue(&at(c.interval, &g), 0, &cg, &[cg, cpu]);
+        p.on_served(&at(c.interval, &g), &entry(1, Source::Cpu(0)));
+        p.tick(&at(2 * c.interval, &g));
+        assert_eq!((p.p, empty(&p)), (0.5, 0.5));
     }
 
     /// `policy.im_sched_overtake`: only a CPU read that FR-FCFS would have served first (same

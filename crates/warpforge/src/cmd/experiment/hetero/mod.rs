@@ -55,6 +55,37 @@ pub const INTERFERENCE_CORES: [usize; 4] = [0, 1, 2, 4];
 /// application joined (mcf alone drew 0.15 GB/s, lbm added 0.47, milc and libquantum 0.90).
 pub const INTERFERENCE_APP: &str = "bwaves";
 
+/// The memory controllers of the default run: `preset`, the `hetero` preset's (64-entry read
+/// queues whose free entries go to the waiting read the policy ranks first), the same
+/// controllers as the 3D mixes of `experiment frame`. Spec 004 §5 (Simulation environment):
+/// "Depending on the type of the GPU workload, one of the two GPU models gets attached to the
+/// rest of the CMP", and only "the GPU model used for CUDA applications is borrowed from the
+/// MacSim infra-structure": the CMP's LLC, ring and memory controllers are one structure for
+/// both GPUs. §4.3 states the policies over every pending LLC miss ("the oldest critical GPU
+/// access is given priority over the global oldest access"; "a CPU request is prioritized over
+/// a pending critical GPU request"; "CPU accesses are given higher priority than the
+/// non-critical GPU accesses"). Until session 19 the default was `dramsim2`: DRAMSim2's
+/// 32-entry transaction queue fed in arrival order from MacSim's network buffer
+/// (`dram_dramsim_c::receive`) \[EXT\], a FIFO no policy orders that held 81% of a CPU read's
+/// latency on lbm/H (docs/PERFORMANCE.md, Session 19: hetero); it stays as the ablation
+/// `--controller dramsim2`.
+pub const DEFAULT_CONTROLLER: &str = "preset";
+
+/// The `hetero` machine of a run with controller `controller` (`preset` or `dramsim2`, see
+/// [`DEFAULT_CONTROLLER`]) before `--set` overrides.
+pub fn machine_config(controller: &str) -> Result<HeteroConfig> {
+    let mut c = HeteroConfig::preset("hetero").map_err(|e| anyhow!("{e}"))?;
+    match controller {
+        "preset" => {}
+        "dramsim2" => {
+            c.set("dram.read_queue", "32").expect("preset key");
+            c.set("dram.fifo_admission", "true").expect("preset key");
+        }
+        _ => bail!("--controller: unknown `{controller}` (known: preset, dramsim2)"),
+    }
+    Ok(c)
+}
+
 /// The co-runners of the interference point with `n` CPU cores.
 pub fn interference_apps(n: usize) -> Vec<CpuApp> {
     vec![CpuApp::Spec(INTERFERENCE_APP.to_string()); n]
@@ -100,11 +131,13 @@ pub struct HeteroArgs {
     /// §8.5's 200M-instruction warm-up would leave it; `none`: the accesses only.
     #[arg(long, default_value = "prefill", value_parser = ["prefill", "none"])]
     warmup_resident: String,
-    /// The controllers' read queue: `dramsim2` (the default) = DRAMSim2's stock queue depth
-    /// (`TRANS_QUEUE_DEPTH` = `CMD_QUEUE_DEPTH` = 32) with reads admitted in arrival order
-    /// (`dram.read_queue=32`, `dram.fifo_admission=true`), spec 004 §7.1 (DRAMSim2) \[EXT\];
-    /// `preset` = the `hetero` preset's (64, policy-ranked admission; the 3D experiment's).
-    #[arg(long, default_value = "dramsim2", value_parser = ["dramsim2", "preset"])]
+    /// The controllers' read queue: `preset` (the default since session 19) = the `hetero`
+    /// preset's (64 entries, a free entry goes to the waiting read the policy ranks first; the
+    /// 3D experiment's), spec 004 §5: one CMP for both GPU models, §4.3: the policies rank every
+    /// pending request; `dramsim2` (the ablation, the default until session 18) = DRAMSim2's
+    /// stock queue depth (`TRANS_QUEUE_DEPTH` = 32) with reads admitted in arrival order from
+    /// MacSim's network buffer (`dram.read_queue=32`, `dram.fifo_admission=true`) \[EXT\].
+    #[arg(long, default_value = DEFAULT_CONTROLLER, value_parser = ["preset", "dramsim2"])]
     controller: String,
     /// Memory cycles (4 GHz) of each CPU application's alone run.
     #[arg(long, default_value_t = 400_000)]
@@ -137,7 +170,8 @@ enum Task {
 }
 
 enum Done {
-    Alone(f64),
+    /// IPC and the memory-side counters of the alone run (the GPU idle).
+    Alone(f64, Vec<(String, f64)>),
     Corun(sim::CoRun),
 }
 
@@ -178,13 +212,7 @@ pub fn run(a: HeteroArgs) -> Result<()> {
     if !policies.iter().any(|p| p == "frfcfs") {
         policies.insert(0, "frfcfs".into());
     }
-    let mut hbase = HeteroConfig::preset("hetero").map_err(|e| anyhow!("{e}"))?;
-    if a.controller == "dramsim2" {
-        hbase.set("dram.read_queue", "32").expect("preset key");
-        hbase
-            .set("dram.fifo_admission", "true")
-            .expect("preset key");
-    }
+    let mut hbase = machine_config(&a.controller)?;
     let warm = sim::Warmup {
         accesses: a.warmup,
         prefill: a.warmup_resident == "prefill",
@@ -278,9 +306,8 @@ pub fn run(a: HeteroArgs) -> Result<()> {
                 };
                 let t_task = Instant::now();
                 let r = match t {
-                    Task::Alone(app) => {
-                        sim::alone_ipc(&hbase, app, warm, a.alone_cycles, &traces).map(Done::Alone)
-                    }
+                    Task::Alone(app) => sim::alone_ipc(&hbase, app, warm, a.alone_cycles, &traces)
+                        .map(|(x, m)| Done::Alone(x, m)),
                     Task::Corun(m, p) => {
                         let mx = &mixes[*m];
                         sim::corun(&mx.gpu, a.size, &gcfg, &hcfgs[p], &mx.cpu, warm, &traces)
@@ -310,14 +337,16 @@ pub fn run(a: HeteroArgs) -> Result<()> {
         eprintln!();
     }
     let mut alone: BTreeMap<String, f64> = BTreeMap::new();
+    let mut alone_mem: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
     let mut co: BTreeMap<(usize, String), sim::CoRun> = BTreeMap::new();
     let mut interf: BTreeMap<usize, sim::CoRun> = BTreeMap::new();
     let mut bco: BTreeMap<(usize, String), sim::CoRun> = BTreeMap::new();
     for (t, r) in tasks.iter().zip(results) {
         let d = r.into_inner().expect("lock").expect("every task ran")?;
         match (t, d) {
-            (Task::Alone(app), Done::Alone(x)) => {
+            (Task::Alone(app), Done::Alone(x, m)) => {
                 alone.insert(app.name(), x);
+                alone_mem.insert(app.name(), m.into_iter().collect());
             }
             (Task::Corun(m, p), Done::Corun(c)) => {
                 co.insert((*m, p.clone()), c);
@@ -343,6 +372,7 @@ pub fn run(a: HeteroArgs) -> Result<()> {
         gcfg.clocks.core_mhz,
     );
     let mut report = report?;
+    report["cpu_alone_memory"] = json!(alone_mem);
     report["beyond_llc"] = if beyond {
         let input = crate::cmd::run::find_workload(BEYOND_LLC_WORKLOAD)?.input(a.size);
         json!({
@@ -693,6 +723,54 @@ mod tests {
         let llc = HeteroConfig::preset("hetero").unwrap().llc.size_kb as u64 * 1024;
         assert!(nodes * 41 > llc, "{nodes} nodes x 41 B vs {llc} B");
         assert_eq!(BEYOND_LLC_POLICIES[0], "frfcfs");
+    }
+
+    /// Where, in the order of completion, a CPU read arriving behind a backlog of 300
+    /// non-critical GPU reads (all row misses, 150 per channel, issued 50 cycles before it) is
+    /// served, on the machine of `controller` under `policy`.
+    fn cpu_read_rank(controller: &str, policy: &str) -> usize {
+        use warpforge_hetero::{MemSystem, Request, Source};
+        let mut c = machine_config(controller).unwrap();
+        c.set("policy.name", policy).unwrap();
+        let mut m = MemSystem::new(&c);
+        const GPU: u64 = 300;
+        for i in 0..GPU {
+            // One 8 KB row apart: each read opens its own row, alternating channels.
+            m.issue(Request::read(i, i * 8192, Source::Gpgpu));
+        }
+        m.advance_to(50);
+        let mut order: Vec<Source> = m.drain_completions().map(|c| c.source).collect();
+        m.issue(Request::read(GPU, 0x7_0000_0000, Source::Cpu(0)));
+        let mut t = 50;
+        while order.len() < GPU as usize + 1 {
+            t += 1;
+            m.advance_to(t);
+            order.extend(m.drain_completions().map(|c| c.source));
+            assert!(t < 1_000_000, "requests never completed");
+        }
+        order.iter().position(|s| !s.is_gpu()).unwrap()
+    }
+
+    /// Spec 004 §4.3 on a hand-built backlog: "the CPU accesses are given higher priority than
+    /// the non-critical GPU accesses", over every pending request. With the default
+    /// controllers GPU-favoring and IM serve a CPU read that arrives behind 300 waiting
+    /// non-critical GPU reads among the first few, FR-FCFS serves it by age (after the ~150
+    /// older reads of its channel). With the `dramsim2` ablation it waits in arrival order
+    /// until the older reads of its channel fit the 32-entry queue, whatever the policy.
+    #[test]
+    fn default_controllers_let_the_policy_rank_the_whole_backlog() {
+        assert_eq!(DEFAULT_CONTROLLER, "preset");
+        for p in ["gpu_favoring", "im"] {
+            let k = cpu_read_rank(DEFAULT_CONTROLLER, p);
+            assert!(k < 30, "{p}: CPU read served {k}th of 301");
+            // In arrival order behind the ~118 older reads of its channel that do not fit the
+            // 32-entry queue, then first.
+            let k = cpu_read_rank("dramsim2", p);
+            assert!(k > 200, "{p}, dramsim2: CPU read served {k}th of 301");
+        }
+        let k = cpu_read_rank(DEFAULT_CONTROLLER, "frfcfs");
+        assert!(k > 250, "frfcfs: CPU read served {k}th of 301");
+        assert!(machine_config("nope").is_err());
     }
 
     /// Claim 20's series changes only the number of memory-intensive co-runners: point n runs n

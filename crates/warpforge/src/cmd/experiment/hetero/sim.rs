@@ -105,20 +105,23 @@ fn machine(
     Ok((mem, cpu))
 }
 
-/// IPC of `app` running alone on core `core` for `cycles` memory cycles after the warm-up.
+/// IPC of `app` running alone on core `core` for `cycles` memory cycles after the warm-up,
+/// and the memory-side and core counters of that run (the GPU idle; keys as [`CoRun::memory`]).
 pub fn alone_ipc(
     hcfg: &HeteroConfig,
     app: &CpuApp,
     warm: Warmup,
     cycles: u64,
     traces: &Path,
-) -> Result<f64> {
+) -> Result<(f64, Vec<(String, f64)>)> {
     let (mem, cpu) = machine(hcfg, std::slice::from_ref(app), warm, traces)?;
     let mut port = HeteroPort::new(mem, cpu, Arc::default(), 0, PORT_INFLIGHT);
     for _ in 0..cycles {
         port.cpu_cycle();
     }
-    Ok(port.cpu.ipcs()[0])
+    let mut memory = memory_counters(&port.mem);
+    memory.extend(cpu_counters(&port.cpu));
+    Ok((port.cpu.ipcs()[0], memory))
 }
 
 /// Runs GPU workload `gpu` at `size` with `apps` co-running.
@@ -259,8 +262,12 @@ fn memory_counters(mem: &MemSystem) -> Vec<(String, f64)> {
         t.critical += st.critical;
     }
     let (gw, cw) = mem.wait_stats();
+    let (gs, cs) = mem.read_stages();
     let (gpu_wr, cpu_wr) = mem.dram_writes_by_owner();
-    for (n, t, w, wr) in [("gpu", gpu, gw, gpu_wr), ("cpu", cpu, cw, cpu_wr)] {
+    // DRAM command cycles to memory (CPU) cycles.
+    let hc = mem.config();
+    let dram_to_mem = hc.cpu.clock_mhz / hc.dram.clock_mhz;
+    for (n, t, w, wr, sg) in [("gpu", gpu, gw, gpu_wr, gs), ("cpu", cpu, cw, cpu_wr, cs)] {
         out.push((format!("{n}_reads"), t.reads as f64));
         out.push((format!("{n}_writes"), t.writes as f64));
         out.push((format!("{n}_dram_reads"), t.dram_reads as f64));
@@ -281,12 +288,41 @@ fn memory_counters(mem: &MemSystem) -> Vec<(String, f64)> {
         out.push((format!("{n}_dram_row_hit_fraction"), per(w.row_hits)));
         out.push((format!("{n}_dram_front_wait"), per(w.front_cycles)));
         out.push((format!("{n}_dram_queue_wait"), per(w.queue_cycles)));
+        out.push((
+            format!("{n}_dram_queue_drain_wait"),
+            per(w.drain_dram_cycles) * dram_to_mem,
+        ));
+        // Where the class's LLC-missing reads spent their latency, stage by stage (means per
+        // read that opened an LLC miss, memory cycles; they add up to `_stage_latency`).
+        let sp = |x: u64| frac(x, sg.misses);
+        out.push((format!("{n}_stage_misses"), sg.misses as f64));
+        for (k, v) in [
+            ("lookup", sg.lookup),
+            ("llc_mshr_wait", sg.llc_mshr_wait),
+            ("to_mc", sg.to_mc),
+            ("front", sg.front),
+            ("queue", sg.queue),
+            ("dram", sg.dram),
+            ("back", sg.back),
+            ("latency", sg.latency),
+        ] {
+            out.push((format!("{n}_stage_{k}"), sp(v)));
+        }
+        out.push((format!("{n}_stage_merged"), sg.merged as f64));
+        out.push((
+            format!("{n}_stage_merged_latency"),
+            frac(sg.merged_latency, sg.merged),
+        ));
         for (k, c) in ["cg", "ng", "cpu"].iter().enumerate() {
             out.push((format!("{n}_ahead_front_{c}"), per(w.ahead_front[k])));
             out.push((format!("{n}_ahead_queue_{c}"), per(w.ahead_queue[k])));
             out.push((format!("{n}_passed_by_{c}"), per(w.passed_by[k])));
         }
     }
+    let (mg, mc, mfull) = mem.llc_mshr_occupancy();
+    out.push(("llc_mshrs_gpu_mean".to_string(), mg));
+    out.push(("llc_mshrs_cpu_mean".to_string(), mc));
+    out.push(("llc_mshrs_full_fraction".to_string(), mfull));
     out.push((
         "gpu_read_critical_fraction".to_string(),
         frac(gpu.critical, gpu.reads),
@@ -310,6 +346,10 @@ fn cpu_counters(cpu: &CpuCluster) -> Vec<(String, f64)> {
         (
             "cpu_mshr_full_fraction".to_string(),
             mean(&|s| frac(s.mshr_full, s.cycles)),
+        ),
+        (
+            "cpu_mem_refused_fraction".to_string(),
+            mean(&|s| frac(s.mem_refused, s.cycles)),
         ),
         (
             "cpu_llc_requests_pki".to_string(),

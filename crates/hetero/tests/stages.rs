@@ -1,0 +1,58 @@
+//! The per-stage breakdown of read latency (`MemSystem::read_stages`): on a hand-built burst of
+//! GPU read misses followed by one CPU read, every LLC-missing read's stages add up to the
+//! latency the requester measured, the controller stages agree with `wait_stats`, and the CPU
+//! read's wait is where the structure puts it (the full LLC MSHR pool, then the reads ahead of
+//! it at the controller).
+
+use warpforge_hetero::{HeteroConfig, MemSystem, Request, Source};
+
+/// Issues `gpu` GPU read misses (distinct blocks, one DRAM row apart so that none is a row hit
+/// of another) and, 50 cycles later, one CPU read miss, and runs until all have completed.
+fn burst(cfg: &HeteroConfig, gpu: u64) -> MemSystem {
+    let mut m = MemSystem::new(cfg);
+    for i in 0..gpu {
+        // 8 KB rows: i * 8 KB * 2 channels * 8 banks walks rows, channels and banks.
+        m.issue(Request::read(i, i * 8192, Source::Gpgpu));
+    }
+    // The CPU read comes after every GPU lookup has been made.
+    let mut t = 50;
+    m.advance_to(t);
+    let mut done = m.drain_completions().count() as u64;
+    m.issue(Request::read(gpu, 0x7_0000_0000, Source::Cpu(0)));
+    while done < gpu + 1 {
+        t += 1;
+        m.advance_to(t);
+        done += m.drain_completions().count() as u64;
+        assert!(t < 10_000_000, "requests never completed");
+    }
+    m
+}
+
+#[test]
+fn stages_add_up_to_the_measured_latency_of_every_miss() {
+    for (fifo, queue) in [("false", "64"), ("true", "32")] {
+        let mut c = HeteroConfig::preset("hetero").unwrap();
+        c.set("dram.fifo_admission", fifo).unwrap();
+        c.set("dram.read_queue", queue).unwrap();
+        // 600 GPU misses: more than the 512 LLC MSHRs, so the last ones wait for one.
+        let m = burst(&c, 600);
+        let (gs, cs) = m.read_stages();
+        let (gw, cw) = m.wait_stats();
+        for (s, w, src, n) in [(gs, gw, Source::Gpgpu, 600), (cs, cw, Source::Cpu(0), 1)] {
+            assert_eq!(s.misses, n, "fifo={fifo}");
+            assert_eq!(s.merged, 0);
+            let sum = s.lookup + s.llc_mshr_wait + s.to_mc + s.front + s.queue + s.dram + s.back;
+            assert_eq!(sum, s.latency, "fifo={fifo}: stages {s:?}");
+            assert_eq!(s.latency, m.source_stat(src).latency_sum, "fifo={fifo}");
+            assert_eq!(s.front, w.front_cycles);
+            assert_eq!(s.queue, w.queue_cycles);
+            // DRAM service: at least tCL + burst (18 DRAM cycles, 67 CPU cycles) per read.
+            assert!(s.dram >= 67 * n, "fifo={fifo}: {s:?}");
+        }
+        // 88 GPU misses found every MSHR busy; the CPU read, issued last, too.
+        assert!(gs.llc_mshr_wait > 0, "fifo={fifo}: {gs:?}");
+        assert!(cs.llc_mshr_wait > 0, "fifo={fifo}: {cs:?}");
+        // No write traffic: no drain.
+        assert_eq!(cw.drain_dram_cycles, 0);
+    }
+}
