@@ -86,8 +86,15 @@ impl Classes {
 }
 
 impl Classes {
+    /// A lower bound of the cycle at which the earliest decoding head of any scheduler may
+    /// issue (`u64::MAX`: none decoding); after a classification at `now`, above `now`.
+    #[inline]
+    pub(super) fn decode_bound(&self) -> u64 {
+        self.dec_min.iter().map(Cell::get).min().unwrap_or(u64::MAX)
+    }
+
     /// Whether warp `w`'s kept state reads its scoreboard or loads in flight: decoding with a
-    /// hazard at its head ([`SmState::unblock`]; a blocked warp is known from `SmState::blocked`).
+    /// hazard at its head ([`SmState::rehazard`]; a blocked warp is known from `SmState::blocked`).
     #[inline]
     pub(super) fn hazard_pending(&self, w: usize) -> bool {
         self.slot[w].get() as usize == DECODING && self.post[w].get() >= POST_DATA
@@ -163,6 +170,50 @@ impl SmState {
             }
         } else {
             self.settle(w, post);
+        }
+    }
+
+    /// Warp `w`'s scoreboard or loads in flight changed (after the change: a register written
+    /// back, a load completed): the kept state that reads them is brought up to date at once,
+    /// as a re-read would find it. A blocked warp (its head decoded) stays blocked while a
+    /// hazard remains, with the reason of its loads in flight, or is settled by the unit its
+    /// head needs; a decoding warp with a hazard at its head gets its post-decode state
+    /// again. Every other reason reads neither (a write only clears pending registers).
+    pub(super) fn rehazard(&self, w: usize) {
+        let c = &self.classes;
+        let bit = 1u64 << w;
+        if self.blocked.get() & bit != 0 {
+            let wp = &self.warps[w];
+            let inst = &wp.ibuf[wp.head as usize];
+            if wp.sb.hazard(inst).is_some() {
+                let mem = wp.pending_loads > 0;
+                if mem != (self.blocked_mem.get() & bit != 0) {
+                    if mem {
+                        self.blocked_mem.set(self.blocked_mem.get() | bit);
+                        c.put(w, Why::MemData as usize);
+                    } else {
+                        self.blocked_mem.set(self.blocked_mem.get() & !bit);
+                        c.put(w, Why::DataHazard as usize);
+                    }
+                }
+            } else {
+                self.blocked.set(self.blocked.get() & !bit);
+                self.blocked_mem.set(self.blocked_mem.get() & !bit);
+                c.put(w, NEED + self.unit_kind(inst.class) as usize);
+            }
+        } else if c.hazard_pending(w) {
+            let wp = &self.warps[w];
+            let inst = &wp.ibuf[wp.head as usize];
+            let post = if wp.sb.hazard(inst).is_some() {
+                if wp.pending_loads > 0 {
+                    POST_MEM
+                } else {
+                    POST_DATA
+                }
+            } else {
+                self.unit_kind(inst.class)
+            };
+            c.post[w].set(post);
         }
     }
 

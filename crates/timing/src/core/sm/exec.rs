@@ -15,7 +15,6 @@ impl SmState {
         tr.pending -= 1;
         if tr.pending == 0 {
             let tr = *tr;
-            self.unblock(tr.warp as usize);
             let wp = &mut self.warps[tr.warp as usize];
             for &r in &tr.regs[..tr.n as usize] {
                 wp.sb.release(r);
@@ -34,6 +33,7 @@ impl SmState {
                 let (cs, wic) = (wp.cta_slot as usize, wp.warp_in_cta);
                 self.elim.written(cs, wic, &tr.regs[..tr.n as usize]);
             }
+            self.rehazard(tr.warp as usize);
         }
     }
 
@@ -402,6 +402,8 @@ impl SmState {
             self.cu_busy &= !(1 << ci);
             let (gj, gk) = self.cu_group[ci];
             self.cu_idle[gj as usize][gk as usize] += 1;
+            let idle = self.cu_idle[gj as usize][gk as usize];
+            self.free_now[gj as usize][gk as usize] = idle.min(self.issue_cap[gk as usize]);
             self.disp_left -= 1;
         }
     }
@@ -424,9 +426,9 @@ impl SmState {
         let Some(mem) = &inst.mem else {
             // A memory-class instruction without an access: retire it like an ALU operation.
             if n_dst > 0 && inst.class != OpClass::Store {
-                self.unblock(warp as usize);
                 let wp = &mut self.warps[warp as usize];
                 wp.pending_loads = wp.pending_loads.saturating_sub(1);
+                self.rehazard(warp as usize);
             }
             self.push_ev(
                 now + 1,

@@ -92,7 +92,7 @@ impl SmState {
                 continue;
             }
             mask |= 1 << ws;
-            self.unblock(ws);
+            self.clear_blocked(ws);
             self.fetched_all &= !(1 << ws);
             let wp = &mut self.warps[ws];
             *wp = Warp {

@@ -86,16 +86,11 @@ impl SmState {
     }
 
     /// Free collectors of each unit kind (SP, SFU, memory), per sub-core, at most the
-    /// sub-core's issue slots of the kind this cycle (`core.pipe.issue`).
+    /// sub-core's issue slots of the kind this cycle (`core.pipe.issue`); kept in `free_now`
+    /// as collectors are taken and freed.
     #[inline]
     pub(super) fn free_units(&self) -> Free {
-        let mut free = [[0u8; 3]; MAX_SUB];
-        for (f, idle) in free.iter_mut().zip(&self.cu_idle) {
-            for k in 0..3 {
-                f[k] = idle[k].min(self.issue_cap[k]);
-            }
-        }
-        free
+        self.free_now
     }
 
     /// Why warp `w` cannot issue at `now` (`None`: it is ready). Reads state only.
@@ -559,6 +554,7 @@ impl SmState {
         let ci = idle.trailing_zeros() as usize;
         self.cu_busy |= 1 << ci;
         self.cu_idle[sub][k] -= 1;
+        self.free_now[sub][k] = self.cu_idle[sub][k].min(self.issue_cap[k]);
         let wp = &mut self.warps[w];
         let (cs, wic) = (wp.cta_slot as usize, wp.warp_in_cta);
         let inst = &wp.ibuf[h];
@@ -657,7 +653,7 @@ impl SmState {
                 s.warp_finished(w);
             }
             self.warps[w].live = false;
-            self.unblock(w);
+            self.clear_blocked(w);
             self.touch(1 << w);
             self.fetched_all &= !(1 << w);
             self.used_warps &= !(1 << w);

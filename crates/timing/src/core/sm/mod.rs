@@ -212,6 +212,9 @@ pub struct SmState {
     attribute: bool,
     /// `sim.check_classes`: each kept classification is compared with a full read of the warps.
     check_classes: bool,
+    /// Free collectors per sub-core and unit kind ([`SmState::free_units`]), kept as
+    /// `cu_idle` changes.
+    free_now: Free,
     /// `sim.warp_times`.
     record_warps: bool,
     /// Latency attribution: the LD/ST unit is held by a reservation failure (MSHRs or miss
@@ -240,10 +243,10 @@ pub struct SmState {
     warps: Vec<Warp>,
     ctas: Vec<CtaSlot>,
     used_warps: u64,
-    /// Warps whose head instruction waits on the scoreboard, as last classified; valid until
-    /// a register of the warp is released or its loads in flight change (`SmState::unblock`), since
-    /// nothing else changes a stalled warp's head, barrier or buffer state. Lets the schedulers
-    /// skip reading stalled warps every cycle.
+    /// Warps whose head instruction waits on the scoreboard, as last classified; brought up to
+    /// date when a register of the warp is released or its loads in flight change
+    /// (`SmState::rehazard`), since nothing else changes a stalled warp's head, barrier or
+    /// buffer state. Lets the schedulers skip reading stalled warps every cycle.
     blocked: Cell<u64>,
     /// Warps that have fetched their last instruction (`Warp::fetch_done`): the only ones
     /// retirement looks at.
@@ -436,6 +439,7 @@ impl SmState {
             skip_idle: cfg.sim.skip_idle,
             attribute: cfg.sim.latency_attribution,
             check_classes: cfg.sim.check_classes,
+            free_now: [[0; 3]; MAX_SUB],
             record_warps: cfg.sim.warp_times,
             mem_blocked: false,
             launch: 0,
@@ -638,6 +642,11 @@ impl SmState {
             .iter()
             .map(|r| r.map(|(lo, hi)| (hi - lo) as u8))
             .collect();
+        for (j, idle) in self.cu_idle.iter().enumerate() {
+            for k in 0..3 {
+                self.free_now[j][k] = idle[k].min(self.issue_cap[k]);
+            }
+        }
         self.cu_group = vec![(0, 0); self.cus.len()];
         for (j, r) in self.cu_range.iter().enumerate() {
             for (k, &(lo, hi)) in r.iter().enumerate() {
@@ -728,29 +737,32 @@ impl SmState {
         {
             return None;
         }
-        let mut until = self.events.peek_time().unwrap_or(u64::MAX);
+        let until = self.events.peek_time().unwrap_or(u64::MAX);
         if until <= now {
             return None;
         }
-        let mut m = self.used_warps;
+        // Fetch: only the warps the fetch scan has not found unfetchable since they were last
+        // touched (the others cannot be fetched for; `SmState::fetch` skips them the same way).
+        let mut m = self.used_warps & !(self.nofetch & !self.touched_fetch);
         while m != 0 {
             let w = m.trailing_zeros() as usize;
             m &= m - 1;
             let wp = &self.warps[w];
-            if !wp.live {
-                continue;
-            }
-            if wp.refetch
-                || (wp.len == 0 && !wp.fetch_done && !wp.fetch_barrier && !wp.branch_pending)
-                || (wp.exited() && wp.inflight == 0)
+            if wp.live
+                && (wp.refetch
+                    || (wp.len == 0 && !wp.fetch_done && !wp.fetch_barrier && !wp.branch_pending))
             {
                 return None;
             }
-            if wp.len > 0 {
-                let t = wp.ready_at[wp.head as usize];
-                if t > now {
-                    until = until.min(t);
-                }
+        }
+        // Retirement: only warps that fetched their last instruction can have exited.
+        let mut m = self.used_warps & self.fetched_all;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let wp = &self.warps[w];
+            if wp.live && wp.exited() && wp.inflight == 0 {
+                return None;
             }
         }
         let free = self.free_units();
@@ -759,7 +771,10 @@ impl SmState {
                 return None;
             }
         }
-        Some(until)
+        // The earliest cycle a buffered head finishes decoding: after the classification every
+        // live warp whose head is still decoding is in its scheduler's decoding set, whose
+        // kept lower bound is enough (an earlier answer only ends the quiet span sooner).
+        Some(until.min(self.classes.decode_bound()))
     }
 
     /// Accounts `n` core cycles from `now` in which [`SmState::quiet_until`] said nothing happens:
@@ -812,19 +827,26 @@ impl SmState {
         self.ctas[self.warps[w].cta_slot as usize].warps
     }
 
-    /// Warp `w`'s scoreboard or loads in flight changed: its stall reason must be re-read
-    /// where it depends on them, i.e. where the warp waits on a hazard or its decoding head
-    /// had one (a warp whose head had no hazard keeps it: writes only clear pending
-    /// registers; every other reason reads neither).
+    /// Whether an SM without warps has nothing in flight either (it then only counts idle
+    /// cycles); out of line, so that a busy SM's cycle does not evaluate `busy`.
+    #[inline(never)]
+    fn sleeps(&self) -> bool {
+        self.skip_idle && !self.busy()
+    }
+
+    /// Whether the SM has no warp and nothing in flight (a probe does not see the cycle).
+    #[inline(never)]
+    fn idle_now(&self) -> bool {
+        self.used_warps == 0 && !self.busy()
+    }
+
+    /// Warp slot `w` is taken or freed: it is no longer blocked (its slot is touched, so its
+    /// reason is re-read).
     #[inline]
-    fn unblock(&self, w: usize) {
+    fn clear_blocked(&self, w: usize) {
         let bit = 1u64 << w;
-        let was = self.blocked.get() & bit != 0;
         self.blocked.set(self.blocked.get() & !bit);
         self.blocked_mem.set(self.blocked_mem.get() & !bit);
-        if was || self.classes.hazard_pending(w) {
-            self.touched_issue.set(self.touched_issue.get() | bit);
-        }
     }
 
     /// The state that fetch or issue reads of the warps in `mask` changed (I-buffer, barrier,
@@ -862,7 +884,7 @@ impl SmState {
         self.progressed = false;
         self.exited_warp = false;
         // (`busy` is true whenever a warp is resident: tested first, it is one comparison.)
-        if self.used_warps == 0 && self.skip_idle && !self.busy() {
+        if self.used_warps == 0 && self.sleeps() {
             // Nothing in flight: every stage would find nothing to do; only the schedulers'
             // idle cycles are counted and the collectors' round robin advances, as the full
             // path would.
@@ -871,7 +893,7 @@ impl SmState {
             return;
         }
         // A probe sees the cycles in which the SM has work, as with `sim.skip_idle` (above).
-        let unprobed = self.probe.is_some() && self.used_warps == 0 && !self.busy();
+        let unprobed = self.probe.is_some() && self.idle_now();
         self.cpl_sample(now, now + 1);
         // Writeback events (with none due, only the wheel's cycle advances).
         if !self.events.any_due(now) {
@@ -888,7 +910,6 @@ impl SmState {
                         n,
                         branch,
                     } => {
-                        self.unblock(warp as usize);
                         let wp = &mut self.warps[warp as usize];
                         for &r in &regs[..n as usize] {
                             wp.sb.release(r);
@@ -904,6 +925,7 @@ impl SmState {
                             let (cs, wic) = (wp.cta_slot as usize, wp.warp_in_cta);
                             self.elim.written(cs, wic, &regs[..n as usize]);
                         }
+                        self.rehazard(warp as usize);
                         self.probe_cycle.committed += 1;
                     }
                     Ev::Tracker(t) => {
