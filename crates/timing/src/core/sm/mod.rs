@@ -642,10 +642,9 @@ impl SmState {
             .iter()
             .map(|r| r.map(|(lo, hi)| (hi - lo) as u8))
             .collect();
-        for (j, idle) in self.cu_idle.iter().enumerate() {
-            for k in 0..3 {
-                self.free_now[j][k] = idle[k].min(self.issue_cap[k]);
-            }
+        let cap = self.issue_cap;
+        for (f, idle) in self.free_now.iter_mut().zip(&self.cu_idle) {
+            *f = [0, 1, 2].map(|k| idle[k].min(cap[k]));
         }
         self.cu_group = vec![(0, 0); self.cus.len()];
         for (j, r) in self.cu_range.iter().enumerate() {
