@@ -138,6 +138,20 @@ struct Inflight {
     llc_hit: bool,
 }
 
+/// A read lookup that found every LLC MSHR busy and its block neither in the LLC nor missing
+/// already: it looks up again in the next cycle, at the place in that cycle's event order that
+/// a lookup event re-queued for the next cycle would take (`seq`). While every MSHR stays busy
+/// and nothing happened to its block (`epoch` = [`MemSystem::line_epoch`] of its last full
+/// look-up), the next look-up is known to fail again, and only its effects on the policy
+/// (the LLC miss it reports, its bypass decision) are repeated.
+#[derive(Clone, Copy)]
+struct Waiting {
+    seq: u64,
+    tok: u64,
+    req: Request,
+    epoch: u64,
+}
+
 struct Mshr {
     waiters: Vec<u64>,
     line: u64,
@@ -218,6 +232,15 @@ pub struct MemSystem {
     /// Sums over stepped DRAM cycles of the LLC MSHRs held by GPU and CPU misses, and the
     /// number of those cycles in which every MSHR was busy (samples: `queue_sums.2` / channels).
     mshr_sums: [u64; 3],
+    /// Lookups waiting for an MSHR, due to look up again in the next cycle, in event order.
+    waiting: Vec<Waiting>,
+    /// The same, due in the cycle being stepped (`waiting` of the last cycle).
+    waiting_due: Vec<Waiting>,
+    /// Waiting lookups per block (64 B units).
+    waiting_lines: FastMap<u64, u32>,
+    /// Bumped whenever a waiting lookup's block enters the LLC, gets an MSHR or is seen for the
+    /// first time (what, besides a free MSHR, lets its look-up succeed).
+    line_epoch: u64,
 }
 
 impl MemSystem {
@@ -258,6 +281,10 @@ impl MemSystem {
             stages: [ReadStages::default(); 2],
             mshr_by: [0; 2],
             mshr_sums: [0; 3],
+            waiting: Vec::new(),
+            waiting_due: Vec::new(),
+            waiting_lines: FastMap::default(),
+            line_epoch: 0,
             cfg: cfg.clone(),
         }
     }
@@ -408,6 +435,7 @@ impl MemSystem {
         let line = addr / 64;
         let cpu = source.cpu();
         self.seen.insert(line);
+        self.touch(line);
         if !self.llc.access(line, cpu, false) {
             if let Some(v) = self.llc.fill(line, cpu, false) {
                 let mut m = v.cpu_mask;
@@ -423,6 +451,7 @@ impl MemSystem {
     /// Whether nothing is in flight or queued.
     pub fn idle(&self) -> bool {
         self.events.is_empty()
+            && self.waiting.is_empty()
             && self.channels.iter().all(|c| !c.busy())
             && self.overflow.iter().all(|q| q.is_empty())
             && self.woverflow.iter().all(|q| q.is_empty())
@@ -453,13 +482,35 @@ impl MemSystem {
 
     fn step(&mut self) {
         let now = self.now;
-        while let Some(Reverse((at, _, _))) = self.events.peek() {
-            if *at > now {
-                break;
+        // The waiting lookups due now, merged into the cycle's events by sequence number.
+        std::mem::swap(&mut self.waiting, &mut self.waiting_due);
+        let mut due = std::mem::take(&mut self.waiting_due);
+        let mut i = 0;
+        loop {
+            let ev_seq = match self.events.peek() {
+                Some(Reverse((at, seq, _))) if *at <= now => Some(*seq),
+                _ => None,
+            };
+            match (ev_seq, due.get(i)) {
+                (Some(e), Some(w)) if w.seq < e => {
+                    let w = *w;
+                    i += 1;
+                    self.retry(w);
+                }
+                (Some(_), _) => {
+                    let Reverse((_, _, ev)) = self.events.pop().expect("peeked");
+                    self.handle(ev);
+                }
+                (None, Some(w)) => {
+                    let w = *w;
+                    i += 1;
+                    self.retry(w);
+                }
+                (None, None) => break,
             }
-            let Reverse((_, _, ev)) = self.events.pop().expect("peeked");
-            self.handle(ev);
         }
+        due.clear();
+        self.waiting_due = due;
         self.dram_acc += self.dram_step;
         while self.dram_acc >= self.cpu_step {
             self.dram_acc -= self.cpu_step;
@@ -509,7 +560,13 @@ impl MemSystem {
 
     fn handle(&mut self, ev: Ev) {
         match ev {
-            Ev::Lookup(tok) => self.lookup(tok),
+            Ev::Lookup(tok) => {
+                if !self.lookup(tok) {
+                    let req = self.inflight[&tok].req;
+                    *self.waiting_lines.entry(req.addr / 64).or_default() += 1;
+                    self.wait_for_mshr(tok, req);
+                }
+            }
             Ev::ToMc(m) => {
                 let ms = &self.mshrs[&m];
                 let loc = locate(&self.cfg.dram, ms.line);
@@ -634,6 +691,7 @@ impl MemSystem {
     }
 
     fn allocate(&mut self, line: u64, cpu: Option<usize>, dirty: bool) {
+        self.touch(line);
         if let Some(v) = self.llc.fill(line, cpu, dirty) {
             if v.dirty {
                 let owner = match v.cpu_mask {
@@ -651,13 +709,73 @@ impl MemSystem {
         }
     }
 
-    fn lookup(&mut self, tok: u64) {
+    /// Queues lookup `tok` (request `req`) to look up again in the next cycle (it found every
+    /// MSHR busy), after every event already queued for that cycle, as a re-queued lookup event.
+    fn wait_for_mshr(&mut self, tok: u64, req: Request) {
+        self.seq += 1;
+        self.waiting.push(Waiting {
+            seq: self.seq,
+            tok,
+            req,
+            epoch: self.line_epoch,
+        });
+    }
+
+    /// A waiting lookup's turn: its look-up again, or, when it is known to fail (every MSHR
+    /// still busy, nothing happened to its block), only the policy's share of it: the LLC miss
+    /// reported to the policy and its bypass decision, as a failed look-up makes them.
+    fn retry(&mut self, w: Waiting) {
+        let line = w.req.addr / 64;
+        if w.epoch == self.line_epoch && self.mshrs.len() >= self.cfg.llc.mshrs as usize {
+            let ctx = Ctx {
+                now: self.now,
+                dram_now: self.dram_now,
+                gpu: &self.gpu,
+            };
+            self.policy.on_llc(&ctx, w.req.source, false);
+            self.policy.on_llc_block(&ctx, w.req.source, line, false);
+            if !w.req.bypass {
+                self.policy.llc_bypass(&ctx, &w.req);
+            }
+            self.wait_for_mshr(w.tok, w.req);
+            return;
+        }
+        // Not among the waiting lookups while it looks up: the MSHR it opens, or its own hit,
+        // is news only to other lookups of its block.
+        match self.waiting_lines.get_mut(&line) {
+            Some(n) if *n > 1 => *n -= 1,
+            _ => {
+                self.waiting_lines.remove(&line);
+            }
+        }
+        if !self.lookup(w.tok) {
+            *self.waiting_lines.entry(line).or_default() += 1;
+            let req = self.inflight[&w.tok].req;
+            self.wait_for_mshr(w.tok, req);
+        }
+    }
+
+    /// Block `line` entered the LLC, got an MSHR or was seen: waiting lookups of it must look
+    /// up again.
+    fn touch(&mut self, line: u64) {
+        if !self.waiting_lines.is_empty() && self.waiting_lines.contains_key(&line) {
+            self.line_epoch += 1;
+        }
+    }
+
+    /// Looks up request `tok` in the LLC. Returns false, with no effect but the policy's
+    /// `on_llc`, `on_llc_block` and `llc_bypass` calls, when it is a read miss that needs an
+    /// MSHR and every MSHR is busy.
+    fn lookup(&mut self, tok: u64) -> bool {
         let r = self.inflight[&tok].req;
         let line = r.addr / 64;
         let cpu = r.source.cpu();
         let first = self.seen.insert(line);
         let hit = self.llc.access(line, cpu, r.write);
         if r.write {
+            if first {
+                self.touch(line);
+            }
             if !hit {
                 let bypass = r.bypass || {
                     let gpu = self.gpu;
@@ -676,7 +794,7 @@ impl MemSystem {
             }
             self.inflight.get_mut(&tok).expect("in flight").llc_hit = hit;
             self.deliver(tok);
-            return;
+            return true;
         }
         let gpu = self.gpu;
         let ctx = Ctx {
@@ -691,11 +809,14 @@ impl MemSystem {
         if hit || ideal {
             st.llc_hits += 1;
             self.inflight.get_mut(&tok).expect("in flight").llc_hit = true;
+            if first {
+                self.touch(line);
+            }
             if ideal {
                 self.allocate(line, cpu, false);
             }
             self.deliver(tok);
-            return;
+            return true;
         }
         st.llc_misses += 1;
         let bypass = r.bypass || self.policy.llc_bypass(&ctx, &r);
@@ -709,10 +830,13 @@ impl MemSystem {
             if r.critical && r.source.is_gpu() {
                 self.raise(m);
             }
-            return;
+            if first {
+                self.touch(line);
+            }
+            return true;
         }
         if self.mshrs.len() >= self.cfg.llc.mshrs as usize {
-            // MSHRs full: retry the lookup next cycle (counted again).
+            // MSHRs full: the caller queues it to look up again next cycle (counted again).
             let st = self.stats.entry(r.source).or_default();
             st.llc_misses -= 1;
             if bypass {
@@ -721,10 +845,9 @@ impl MemSystem {
             if first {
                 self.seen.remove(&line);
             }
-            let at = self.now + 1;
-            self.push(at, Ev::Lookup(tok));
-            return;
+            return false;
         }
+        self.touch(line);
         let m = self.next_tok;
         self.next_tok += 1;
         self.mshrs.insert(
@@ -747,6 +870,7 @@ impl MemSystem {
         let bank = self.ring.bank_of(line);
         let at = self.now + self.ring.bank_to_mc(bank, loc.channel);
         self.push(at, Ev::ToMc(m));
+        true
     }
 
     /// Makes miss `m` critical, with its DRAM read if queued (a critical GPU read joined it).
@@ -787,6 +911,11 @@ impl MemSystem {
         }
         if raised.is_empty() {
             return 0;
+        }
+        for w in self.waiting.iter_mut().chain(self.waiting_due.iter_mut()) {
+            if raised.contains(&w.tok) {
+                w.req.critical = true;
+            }
         }
         if let Some(&m) = self.mshr_of_line.get(&line) {
             self.raise(m);
@@ -943,6 +1072,65 @@ mod tests {
         assert!(c[0].llc_hit);
         let hit = c[0].cycle - t0;
         assert!((10..=30).contains(&hit), "hit latency {hit}");
+        assert_eq!(m.dram_stats().reads, 1);
+    }
+
+    /// With one LLC MSHR, reads of three blocks issued 20 cycles apart (more than any ring
+    /// path, so they reach the LLC in that order): the first takes the MSHR and the others wait.
+    /// A waiting read looks up again in the next cycle after the lookups that reach the LLC in
+    /// that cycle (as a lookup event queued anew for it would), so the read that arrived last
+    /// is the first to look up again when the MSHR frees: read 3 before read 2. Each read is
+    /// counted as one LLC miss however long it waited, and a fourth read of the first block,
+    /// issued while its miss is pending, merges into it.
+    #[test]
+    fn a_read_waiting_for_an_mshr_looks_up_again_after_newer_arrivals() {
+        let mut c = HeteroConfig::preset("hetero").unwrap();
+        c.set("llc.mshrs", "1").unwrap();
+        let mut m = MemSystem::new(&c);
+        for (id, addr) in [(1, 0x10000), (2, 0x20000), (3, 0x30000), (4, 0x10000)] {
+            m.issue(Request::read(id, addr, Source::Cpu(0)));
+            let t = m.now() + 20;
+            m.advance_to(t);
+        }
+        let mut done: Vec<Completion> = m.drain_completions().collect();
+        assert!(done.is_empty(), "no read is served in 80 cycles");
+        done.extend(run_until_done(&mut m, 4));
+        let at = |id: u64| done.iter().find(|c| c.id == id).unwrap().cycle;
+        assert_eq!(at(4), at(1), "merged into the pending miss");
+        // The misses are served one after the other, the last arrival first.
+        assert!(at(3) > at(1) + 60 && at(2) > at(3) + 60, "{done:?}");
+        assert_eq!(m.dram_stats().reads, 3);
+        let st = m.source_stat(Source::Cpu(0));
+        assert_eq!(
+            (st.reads, st.llc_misses, st.llc_hits),
+            (4, 4, 0),
+            "one lookup per read"
+        );
+    }
+
+    /// A read waiting for an MSHR whose block enters the LLC meanwhile (a CPU store allocates
+    /// it) hits at its next look-up, without waiting for an MSHR to free.
+    #[test]
+    fn a_waiting_read_hits_a_block_written_while_it_waits() {
+        let mut c = HeteroConfig::preset("hetero").unwrap();
+        c.set("llc.mshrs", "1").unwrap();
+        let mut m = MemSystem::new(&c);
+        m.issue(Request::read(1, 0x10000, Source::Cpu(0)));
+        let t = m.now() + 20;
+        m.advance_to(t);
+        m.issue(Request::read(2, 0x20000, Source::Cpu(1)));
+        // Read 1 holds the MSHR; let read 2 reach the LLC and wait.
+        let mut t = m.now();
+        while m.waiting.is_empty() {
+            t += 1;
+            m.advance_to(t);
+            assert!(t < 1_000, "read 2 never waited");
+        }
+        m.issue(Request::write(3, 0x20000, Source::Cpu(2)));
+        let done = run_until_done(&mut m, 3);
+        let get = |id: u64| done.iter().find(|c| c.id == id).unwrap();
+        assert!(get(2).llc_hit, "the written block is in the LLC: {done:?}");
+        assert!(get(2).cycle < get(1).cycle, "{done:?}");
         assert_eq!(m.dram_stats().reads, 1);
     }
 
