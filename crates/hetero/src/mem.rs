@@ -488,26 +488,54 @@ impl MemSystem {
         let mut i = 0;
         loop {
             let ev_seq = match self.events.peek() {
-                Some(Reverse((at, seq, _))) if *at <= now => Some(*seq),
-                _ => None,
+                Some(Reverse((at, seq, _))) if *at <= now => *seq,
+                _ => u64::MAX,
             };
-            match (ev_seq, due.get(i)) {
-                (Some(e), Some(w)) if w.seq < e => {
-                    let w = *w;
-                    i += 1;
-                    self.retry(w);
+            let Some(w) = due.get(i) else {
+                if ev_seq == u64::MAX {
+                    break;
                 }
-                (Some(_), _) => {
-                    let Reverse((_, _, ev)) = self.events.pop().expect("peeked");
-                    self.handle(ev);
-                }
-                (None, Some(w)) => {
-                    let w = *w;
-                    i += 1;
-                    self.retry(w);
-                }
-                (None, None) => break,
+                let Reverse((_, _, ev)) = self.events.pop().expect("peeked");
+                self.handle(ev);
+                continue;
+            };
+            if w.seq > ev_seq {
+                let Reverse((_, _, ev)) = self.events.pop().expect("peeked");
+                self.handle(ev);
+                continue;
             }
+            // The waiting lookups before the next event that are known to fail (every MSHR
+            // busy, nothing happened to their blocks): their policy calls, then on to the
+            // next cycle in the same order (a failed look-up changes neither condition).
+            let mut j = i;
+            if self.mshrs.len() >= self.cfg.llc.mshrs as usize {
+                let ctx = Ctx {
+                    now: self.now,
+                    dram_now: self.dram_now,
+                    gpu: &self.gpu,
+                };
+                while let Some(w) = due.get_mut(j) {
+                    if w.seq > ev_seq || w.epoch != self.line_epoch {
+                        break;
+                    }
+                    let line = w.req.addr / 64;
+                    self.policy.on_llc(&ctx, w.req.source, false);
+                    self.policy.on_llc_block(&ctx, w.req.source, line, false);
+                    if !w.req.bypass {
+                        self.policy.llc_bypass(&ctx, &w.req);
+                    }
+                    self.seq += 1;
+                    w.seq = self.seq;
+                    j += 1;
+                }
+                self.waiting.extend_from_slice(&due[i..j]);
+            }
+            if j == i {
+                let w = due[i];
+                j += 1;
+                self.retry(w);
+            }
+            i = j;
         }
         due.clear();
         self.waiting_due = due;
@@ -721,25 +749,10 @@ impl MemSystem {
         });
     }
 
-    /// A waiting lookup's turn: its look-up again, or, when it is known to fail (every MSHR
-    /// still busy, nothing happened to its block), only the policy's share of it: the LLC miss
-    /// reported to the policy and its bypass decision, as a failed look-up makes them.
+    /// The turn of a waiting lookup that may succeed (an MSHR is free, or its block changed):
+    /// its look-up again. [`MemSystem::step`] handles those known to fail.
     fn retry(&mut self, w: Waiting) {
         let line = w.req.addr / 64;
-        if w.epoch == self.line_epoch && self.mshrs.len() >= self.cfg.llc.mshrs as usize {
-            let ctx = Ctx {
-                now: self.now,
-                dram_now: self.dram_now,
-                gpu: &self.gpu,
-            };
-            self.policy.on_llc(&ctx, w.req.source, false);
-            self.policy.on_llc_block(&ctx, w.req.source, line, false);
-            if !w.req.bypass {
-                self.policy.llc_bypass(&ctx, &w.req);
-            }
-            self.wait_for_mshr(w.tok, w.req);
-            return;
-        }
         // Not among the waiting lookups while it looks up: the MSHR it opens, or its own hit,
         // is news only to other lookups of its block.
         match self.waiting_lines.get_mut(&line) {
