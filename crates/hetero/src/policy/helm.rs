@@ -110,6 +110,11 @@ impl MemPolicy for Helm {
         e.1 += (!hit) as u64 as f64;
     }
 
+    /// The sampled sets' counters (`on_llc_block`) and the bypass count (`llc_bypass`).
+    fn observes_waiting_lookups(&self, _: Source) -> bool {
+        true
+    }
+
     fn llc_bypass(&mut self, ctx: &Ctx, r: &Request) -> bool {
         if !r.source.is_gpu() || r.write {
             return false;

@@ -337,6 +337,11 @@ impl MemPolicy for Im {
         }
     }
 
+    /// IM-LLC counts the CPU applications' LLC accesses and misses in `on_llc`.
+    fn observes_waiting_lookups(&self, src: Source) -> bool {
+        src.cpu().is_some()
+    }
+
     fn llc_bypass(&mut self, _: &Ctx, r: &Request) -> bool {
         self.bypass
             && self.c.criticality

@@ -120,6 +120,16 @@ pub trait MemPolicy: Send {
     fn llc_bypass(&mut self, _ctx: &Ctx, _r: &Request) -> bool {
         false
     }
+    /// Whether [`MemPolicy::on_llc`], [`MemPolicy::on_llc_block`] or
+    /// [`MemPolicy::llc_bypass`] keep state for read lookups of `src`'s kind (CPU, GPGPU or 3D
+    /// GPU; the answer must not change during a run). A lookup that finds every LLC MSHR busy
+    /// looks up again every cycle, and each of those look-ups calls the three; the memory side
+    /// skips the calls of the look-ups known to fail when this is false. The default, false,
+    /// fits the policies whose three are the defaults or pure; a policy that counts in them
+    /// returns true for the sources it counts (`mem::tests` checks every registered policy).
+    fn observes_waiting_lookups(&self, _src: Source) -> bool {
+        false
+    }
     /// Called once per DRAM cycle before the controllers schedule.
     fn tick(&mut self, _ctx: &Ctx) {}
     /// Whether the GPU should mark criticality (spec 004 §3) and bypass non-critical fills
