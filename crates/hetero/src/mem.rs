@@ -241,6 +241,18 @@ pub struct MemSystem {
     /// Bumped whenever a waiting lookup's block enters the LLC, gets an MSHR or is seen for the
     /// first time (what, besides a free MSHR, lets its look-up succeed).
     line_epoch: u64,
+    /// Whether the policy observes the failed look-ups of a waiting CPU (0), GPGPU (1) or 3D GPU
+    /// (2) lookup ([`MemPolicy::observes_waiting_lookups`]).
+    observe: [bool; 3],
+}
+
+/// The [`MemSystem::observe`] index of `s`.
+fn kind_of(s: Source) -> usize {
+    match s {
+        Source::Cpu(_) => 0,
+        Source::Gpgpu => 1,
+        Source::Gfx(_) => 2,
+    }
 }
 
 impl MemSystem {
@@ -248,6 +260,8 @@ impl MemSystem {
     pub fn new(cfg: &HeteroConfig) -> Self {
         let policy = policy::create(&cfg.policy).expect("validated policy name");
         let n = cfg.dram.channels as usize;
+        let observe = [Source::Cpu(0), Source::Gpgpu, Source::Gfx(0)]
+            .map(|s| policy.observes_waiting_lookups(s));
         Self {
             ring: Ring::new(cfg),
             llc: Llc::new(&cfg.llc),
@@ -285,6 +299,7 @@ impl MemSystem {
             waiting_due: Vec::new(),
             waiting_lines: FastMap::default(),
             line_epoch: 0,
+            observe,
             cfg: cfg.clone(),
         }
     }
@@ -505,8 +520,9 @@ impl MemSystem {
                 continue;
             }
             // The waiting lookups before the next event that are known to fail (every MSHR
-            // busy, nothing happened to their blocks): their policy calls, then on to the
-            // next cycle in the same order (a failed look-up changes neither condition).
+            // busy, nothing happened to their blocks): the policy calls of their look-ups
+            // where the policy observes them, then on to the next cycle in the same order (a
+            // failed look-up changes neither condition).
             let mut j = i;
             if self.mshrs.len() >= self.cfg.llc.mshrs as usize {
                 let ctx = Ctx {
@@ -518,11 +534,13 @@ impl MemSystem {
                     if w.seq > ev_seq || w.epoch != self.line_epoch {
                         break;
                     }
-                    let line = w.req.addr / 64;
-                    self.policy.on_llc(&ctx, w.req.source, false);
-                    self.policy.on_llc_block(&ctx, w.req.source, line, false);
-                    if !w.req.bypass {
-                        self.policy.llc_bypass(&ctx, &w.req);
+                    if self.observe[kind_of(w.req.source)] {
+                        let line = w.req.addr / 64;
+                        self.policy.on_llc(&ctx, w.req.source, false);
+                        self.policy.on_llc_block(&ctx, w.req.source, line, false);
+                        if !w.req.bypass {
+                            self.policy.llc_bypass(&ctx, &w.req);
+                        }
                     }
                     self.seq += 1;
                     w.seq = self.seq;
@@ -1145,6 +1163,62 @@ mod tests {
         assert!(get(2).llc_hit, "the written block is in the LLC: {done:?}");
         assert!(get(2).cycle < get(1).cycle, "{done:?}");
         assert_eq!(m.dram_stats().reads, 1);
+    }
+
+    /// Skipping the policy calls of the waiting lookups' failed look-ups where a policy says it
+    /// does not observe them ([`MemPolicy::observes_waiting_lookups`]) changes nothing: for
+    /// every registered policy, a mixed CPU / GPGPU / 3D stream through 8 LLC MSHRs (so that
+    /// lookups wait) gives the same completions, counters and policy counters as with every
+    /// call made.
+    #[test]
+    fn skipping_unobserved_waiting_lookups_changes_no_result() {
+        let run = |name: &str, all: bool| {
+            let mut c = HeteroConfig::preset("hetero").unwrap();
+            c.set("policy.name", name).unwrap();
+            c.set("llc.mshrs", "8").unwrap();
+            let mut m = MemSystem::new(&c);
+            if all {
+                m.observe = [true; 3];
+            }
+            m.gpu_status_mut().ready_fraction = 0.9;
+            m.gpu_status_mut().ready_warps = 4.0;
+            let (mut out, mut waited) = (Vec::new(), 0);
+            for k in 0..600u64 {
+                let src = match k % 6 {
+                    0 | 1 => Source::Gpgpu,
+                    2 | 3 => Source::Gfx(k as u16 % 5),
+                    c => Source::Cpu(((c + k / 7) % 4) as u8),
+                };
+                let mut r = Request::read(k, (k * 7919 % 8192) * 64 * 33, src);
+                r.critical = k % 3 == 0;
+                r.write = k % 13 == 0;
+                m.issue(r);
+                let t = m.now() + 3;
+                m.advance_to(t);
+                waited = waited.max(m.waiting.len());
+                out.extend(m.drain_completions());
+            }
+            let mut t = m.now();
+            while out.len() < 600 {
+                t += 50;
+                m.advance_to(t);
+                out.extend(m.drain_completions());
+                assert!(t < 10_000_000, "{name}");
+            }
+            let counters: Vec<(&str, u64)> = m
+                .policy()
+                .counters()
+                .into_iter()
+                .map(|(k, v)| (k, v.to_bits()))
+                .collect();
+            let keyed: Vec<_> = out.iter().map(|c| (c.id, c.cycle, c.llc_hit)).collect();
+            (keyed, m.source_stats(), m.dram_stats(), counters, waited)
+        };
+        for name in policy::names() {
+            let (a, b) = (run(name, false), run(name, true));
+            assert!(a.4 > 8, "{name}: lookups waited (at most {} at once)", a.4);
+            assert!(a == b, "{name}: skipping the calls changed a result");
+        }
     }
 
     #[test]
