@@ -111,6 +111,22 @@ impl SmState {
         }
     }
 
+    /// The state warp `wp`'s head instruction will be in once decoded: waiting on a register
+    /// (a load in flight or not), else the unit kind it needs.
+    #[inline]
+    fn post_decode(&self, wp: &Warp) -> u8 {
+        let inst = &wp.ibuf[wp.head as usize];
+        if wp.sb.hazard(inst).is_some() {
+            if wp.pending_loads > 0 {
+                POST_MEM
+            } else {
+                POST_DATA
+            }
+        } else {
+            self.unit_kind(inst.class)
+        }
+    }
+
     /// Places warp `w` by its decoded state `post` ([`SmState::warp_why`] past the decode check).
     #[inline]
     fn settle(&self, w: usize, post: u8) {
@@ -149,16 +165,7 @@ impl SmState {
             return;
         }
         let h = wp.head as usize;
-        let inst = &wp.ibuf[h];
-        let post = if wp.sb.hazard(inst).is_some() {
-            if wp.pending_loads > 0 {
-                POST_MEM
-            } else {
-                POST_DATA
-            }
-        } else {
-            self.unit_kind(inst.class)
-        };
+        let post = self.post_decode(wp);
         if wp.ready_at[h] > now {
             let until = wp.ready_at[h];
             c.until[w].set(until);
@@ -202,18 +209,7 @@ impl SmState {
                 c.put(w, NEED + self.unit_kind(inst.class) as usize);
             }
         } else if c.hazard_pending(w) {
-            let wp = &self.warps[w];
-            let inst = &wp.ibuf[wp.head as usize];
-            let post = if wp.sb.hazard(inst).is_some() {
-                if wp.pending_loads > 0 {
-                    POST_MEM
-                } else {
-                    POST_DATA
-                }
-            } else {
-                self.unit_kind(inst.class)
-            };
-            c.post[w].set(post);
+            c.post[w].set(self.post_decode(&self.warps[w]));
         }
     }
 
