@@ -209,6 +209,24 @@ pub struct PolicyConfig {
     /// GPU reads (row hit, then age), so an older CG read still goes first.
     #[serde(default = "yes")]
     pub im_sched_above_cg: bool,
+    /// When a CPU read's IM-SCHED draw (`im_sched_per_request`) happens: `true` (the default and
+    /// the `hetero` preset's value since session 19) when the read **arrives at the
+    /// controller**, so a winner also ranks above the critical GPU reads for admission to a
+    /// full read queue: spec 004 §5.4, "In an interval, a CPU request is prioritized over a
+    /// pending critical GPU request with this probability" (the request is at the controller
+    /// once it has arrived). `false` (an ablation, the rule of sessions 17-18): the draw
+    /// happens when the read enters the read queue, after waiting in front of it unpromoted.
+    #[serde(default = "yes")]
+    pub im_sched_draw_on_arrival: bool,
+    /// IM-SCHED's denominator: `true` (the default and the `hetero` preset's value since
+    /// session 19) f = CPU reads de-prioritised by a younger critical GPU request during the
+    /// interval / CPU reads **pending** at the controller during the interval (pending at its
+    /// start or arrived in it): spec 004 §5.4, "the fraction of CPU requests de-prioritized by
+    /// younger critical GPU requests during the interval". `false` (an ablation, sessions
+    /// 11-18): both counted over the CPU reads **served** in the interval (an interval with
+    /// none served gives p = 0).
+    #[serde(default = "yes")]
+    pub im_sched_pending_denominator: bool,
     /// IM-LLC: miss rate at or below which an application is class L.
     pub im_llc_low: f64,
     /// IM-LLC: miss rate above which an application is class H.
@@ -550,5 +568,21 @@ mod tests {
     #[test]
     fn im_sched_winner_ranks_above_cg_unless_told_otherwise() {
         document_rule_is_the_default("im_sched_above_cg", |p| p.im_sched_above_cg);
+    }
+
+    /// Spec 004 §5.4, "a CPU request is prioritized over a pending critical GPU request with
+    /// this probability": the draw at the read's arrival at the controller by default.
+    #[test]
+    fn im_sched_draws_on_arrival_unless_told_otherwise() {
+        document_rule_is_the_default("im_sched_draw_on_arrival", |p| p.im_sched_draw_on_arrival);
+    }
+
+    /// Spec 004 §5.4, "the fraction of CPU requests de-prioritized ... during the interval":
+    /// the pending CPU reads are the denominator by default.
+    #[test]
+    fn im_sched_counts_pending_reads_unless_told_otherwise() {
+        document_rule_is_the_default("im_sched_pending_denominator", |p| {
+            p.im_sched_pending_denominator
+        });
     }
 }

@@ -640,6 +640,13 @@ impl MemSystem {
                         drain_at_admission: 0,
                     },
                 );
+                let gpu = self.gpu;
+                let ctx = Ctx {
+                    now: self.now,
+                    dram_now: self.dram_now,
+                    gpu: &gpu,
+                };
+                self.policy.on_arrival(&ctx, loc.channel, &e);
                 self.overflow[loc.channel].push_back(e);
             }
             Ev::Writeback(line, owner, critical) => {

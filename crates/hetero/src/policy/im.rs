@@ -1,9 +1,14 @@
 //! IM, the proposal's interference-mitigation policy (spec 004 §5.4-§5.6, §3), on top of the
 //! GPU-favoring order (row hit, then CG / CPU-E above CPU above NG, then age):
-//! * **IM-SCHED**: per interval, `f` = fraction of served CPU reads that a younger critical GPU
+//! * **IM-SCHED**: per interval, `f` = fraction of the CPU reads pending at the controllers
+//!   during the interval (pending at its start or arrived in it; `policy.
+//!   im_sched_pending_denominator`, the default since session 19; `false`, an ablation: of the
+//!   CPU reads served in it) that a younger critical GPU
 //!   (CG) request went ahead of, in the read queue (a command issued) or on entering it (a full
-//!   queue's admission); next interval, each CPU read entering a read queue wins a draw with
-//!   probability `min(f, cap)` (§5.4: the probability is "that a given CPU access" is
+//!   queue's admission); next interval, each CPU read arriving at a controller
+//!   (`policy.im_sched_draw_on_arrival`, the default since session 19, so a winner also wins
+//!   admission to a full read queue; `false`, an ablation: on entering the read queue) wins a
+//!   draw with probability `min(f, cap)` (§5.4: the probability is "that a given CPU access" is
 //!   prioritised; `policy.im_sched_per_request`, the default), and a read that wins ranks
 //!   **above** CG (and CPU-E) until served, row hits still first (§5.4: "a CPU request is
 //!   prioritized over a pending critical GPU request with this probability";
@@ -36,7 +41,7 @@
 //! `im_bypass` (the §3 bypass alone), all on the GPU-favoring order.
 //!
 //! \[INTERP\] choices (§10.4 items 12-16): counting and intervals as above, the Bernoulli draw once
-//! per CPU read on entering a read queue; IM-SCHED stays on for non-emergency CPU reads while
+//! per CPU read on arriving at the controller; IM-SCHED stays on for non-emergency CPU reads while
 //! IM-LLC is active.
 
 use super::{best_by, Cand, Ctx, MemPolicy};
@@ -72,6 +77,12 @@ struct Im {
     deprio: FastSet<u64>,
     served_cpu: u64,
     deprio_cpu: u64,
+    /// `im_sched_pending_denominator`: the CPU reads at the controllers now (arrived, not
+    /// served), those pending during this interval (pending at its start or arrived in it),
+    /// and those de-prioritised during it (each once).
+    pending_now: u64,
+    pending_iv: u64,
+    deprio_iv: FastSet<u64>,
     interval_end: u64,
     intervals: u64,
     capped: u64,
@@ -120,6 +131,9 @@ impl Im {
             deprio: FastSet::default(),
             served_cpu: 0,
             deprio_cpu: 0,
+            pending_now: 0,
+            pending_iv: 0,
+            deprio_iv: FastSet::default(),
             interval_end: c.interval,
             intervals: 0,
             empty: 0,
@@ -159,9 +173,27 @@ impl Im {
                     x.arrival < chosen.arrival
                 };
                 if !x.source.is_gpu() && overtaken {
-                    self.deprio.insert(x.tok);
+                    if self.c.im_sched_pending_denominator {
+                        self.deprio_iv.insert(x.tok);
+                    } else {
+                        self.deprio.insert(x.tok);
+                    }
                 }
             }
+        }
+    }
+
+    /// IM-SCHED's per-read draw (`im_sched_per_request`): at the read's arrival at the
+    /// controller (`im_sched_draw_on_arrival`, the default) or on entering the read queue.
+    fn draw(&mut self, e: &DramEntry) {
+        if self.sched
+            && self.c.im_sched_per_request
+            && self.p > 0.0
+            && !e.source.is_gpu()
+            && !self.emergency_of(e.source)
+            && self.rng.gen_bool(self.p)
+        {
+            self.promoted.insert(e.tok);
         }
     }
 
@@ -209,11 +241,16 @@ impl Im {
     fn end_interval(&mut self) {
         self.intervals += 1;
         if self.sched {
-            let f = if self.served_cpu == 0 {
+            let (num, den) = if self.c.im_sched_pending_denominator {
+                (self.deprio_iv.len() as u64, self.pending_iv)
+            } else {
+                (self.deprio_cpu, self.served_cpu)
+            };
+            let f = if den == 0 {
                 self.empty += 1;
                 0.0
             } else {
-                self.deprio_cpu as f64 / self.served_cpu as f64
+                num as f64 / den as f64
             };
             if f > self.c.im_sched_cap {
                 self.capped += 1;
@@ -222,6 +259,8 @@ impl Im {
             self.p_sum += self.p;
             self.served_cpu = 0;
             self.deprio_cpu = 0;
+            self.deprio_iv.clear();
+            self.pending_iv = self.pending_now;
         }
         if self.llc {
             for i in 0..MAX_APPS {
@@ -306,21 +345,26 @@ impl MemPolicy for Im {
         self.mark_deprioritised(chosen, cands);
     }
 
+    fn on_arrival(&mut self, _: &Ctx, _: usize, e: &DramEntry) {
+        if !e.source.is_gpu() {
+            self.pending_now += 1;
+            self.pending_iv += 1;
+        }
+        if self.c.im_sched_draw_on_arrival {
+            self.draw(e);
+        }
+    }
+
     fn on_enqueue(&mut self, _: &Ctx, _: usize, e: &DramEntry) {
-        if self.sched
-            && self.c.im_sched_per_request
-            && self.p > 0.0
-            && !e.source.is_gpu()
-            && !self.emergency_of(e.source)
-            && self.rng.gen_bool(self.p)
-        {
-            self.promoted.insert(e.tok);
+        if !self.c.im_sched_draw_on_arrival {
+            self.draw(e);
         }
     }
 
     fn on_served(&mut self, _: &Ctx, e: &DramEntry) {
         if !e.source.is_gpu() {
             self.promoted.remove(&e.tok);
+            self.pending_now = self.pending_now.saturating_sub(1);
             self.served_cpu += 1;
             if self.deprio.remove(&e.tok) {
                 self.deprio_cpu += 1;
@@ -470,6 +514,16 @@ mod tests {
         HeteroConfig::preset("hetero").unwrap().policy
     }
 
+    /// The preset with sessions 17-18's IM-SCHED counting and draw (ablations since session
+    /// 19): f over the served CPU reads, the draw on entering the read queue. The tests written
+    /// for those rules use it; the document's rules have their own tests below.
+    fn served_cfg() -> PolicyConfig {
+        let mut c = cfg();
+        c.im_sched_pending_denominator = false;
+        c.im_sched_draw_on_arrival = false;
+        c
+    }
+
     fn cand(tok: u64, row_hit: bool, source: Source, critical: bool, arrival: u64) -> Cand {
         Cand {
             pos: tok as usize,
@@ -507,7 +561,7 @@ mod tests {
     #[test]
     fn im_sched_probability_is_the_deprioritised_fraction_capped() {
         let g = GpuStatus::default();
-        let c = cfg();
+        let c = served_cfg();
         let mut p = Im::make(&c, true, false, false);
         let ctx = at(0, &g);
         // Interval 1: 4 CPU reads served, 3 of them overtaken by a younger CG.
@@ -644,7 +698,7 @@ mod tests {
     #[test]
     fn an_interval_without_served_cpu_reads_gives_p_0_and_counts_as_empty() {
         let g = GpuStatus::default();
-        let c = cfg();
+        let c = served_cfg();
         let mut p = Im::make(&c, true, false, false);
         let empty = |p: &Im| {
             p.counters()
@@ -669,7 +723,7 @@ mod tests {
     #[test]
     fn im_sched_overtake_counts_and_swaps_only_reads_the_class_overtook() {
         let g = GpuStatus::default();
-        let mut c = cfg();
+        let mut c = served_cfg();
         c.im_sched_per_request = false;
         let ctx = at(0, &g);
         for overtake in [false, true] {
@@ -718,7 +772,7 @@ mod tests {
     fn per_request_draw_promotes_a_share_p_of_cpu_reads_for_their_whole_stay() {
         let g = GpuStatus::default();
         let ctx = at(0, &g);
-        let mut c = cfg();
+        let mut c = served_cfg();
         c.im_sched_overtake = true;
         for per_request in [true, false] {
             c.im_sched_per_request = per_request;
@@ -747,6 +801,104 @@ mod tests {
                 assert!(p.promoted.is_empty(), "served reads are forgotten");
             } else {
                 assert!(won > 3600, "per decision: {won} of 4000");
+            }
+        }
+    }
+
+    /// §5.4, "In an interval, a CPU request is prioritized over a pending critical GPU request
+    /// with this probability": the draw happens when the CPU read arrives at the controller
+    /// (`im_sched_draw_on_arrival`, the preset), so a winner waiting in front of a full read
+    /// queue also enters it ahead of an older critical GPU read; with the draw on entering the
+    /// queue (the ablation) the older CG read always enters first.
+    #[test]
+    fn a_cpu_read_that_wins_its_draw_on_arrival_enters_a_full_queue_ahead_of_cg() {
+        let g = GpuStatus::default();
+        let ctx = at(0, &g);
+        for on_arrival in [true, false] {
+            let mut c = cfg();
+            assert!(c.im_sched_draw_on_arrival, "preset: the document's draw");
+            c.im_sched_draw_on_arrival = on_arrival;
+            let mut p = Im::make(&c, true, false, false);
+            p.p = 0.5;
+            let mut first = 0u32;
+            for t in 0..2000u64 {
+                // Waiting in front of a full read queue: an older CG read, then a CPU read.
+                let e = entry(10 + 2 * t, Source::Cpu(0));
+                p.on_arrival(&ctx, 0, &e);
+                let w = [
+                    cand(11 + 2 * t, false, Source::Gpgpu, true, 5),
+                    cand(e.tok, false, Source::Cpu(0), false, 9),
+                ];
+                let k = p.admit(&ctx, 0, &w);
+                first += (k == 1) as u32;
+                p.on_enqueue(&ctx, 0, &e);
+                p.on_served(&ctx, &e);
+            }
+            if on_arrival {
+                assert!((850..1150).contains(&first), "share p = 0.5: {first}");
+            } else {
+                assert_eq!(first, 0, "ablation: no draw before admission");
+            }
+            assert!(p.promoted.is_empty(), "served reads are forgotten");
+        }
+    }
+
+    /// §5.4, "the fraction of CPU requests de-prioritized by younger critical GPU requests
+    /// during the interval": with `im_sched_pending_denominator` (the preset) the CPU reads
+    /// pending at the controller in the interval are the denominator, served or not, so an
+    /// interval in which the waiting CPU reads are all overtaken and none is served gives
+    /// f = 1 (capped to 0.5), not an empty interval (the ablation: p = 0).
+    #[test]
+    fn im_sched_counts_the_pending_cpu_reads_not_only_the_served_ones() {
+        let g = GpuStatus::default();
+        let ctx = at(0, &g);
+        let empty = |p: &Im| {
+            p.counters()
+                .iter()
+                .find(|k| k.0 == "im_sched_empty_interval_fraction")
+                .unwrap()
+                .1
+        };
+        for pending in [true, false] {
+            let mut c = cfg();
+            assert!(
+                c.im_sched_pending_denominator,
+                "preset: the document's count"
+            );
+            c.im_sched_pending_denominator = pending;
+            let mut p = Im::make(&c, true, false, false);
+            // Interval 1: four CPU reads arrive; a younger CG read enters the full queue ahead
+            // of the two oldest (twice: each counts once); none is served.
+            for t in 1..=4 {
+                p.on_arrival(&ctx, 0, &entry(t, Source::Cpu(0)));
+            }
+            let w = [
+                cand(1, false, Source::Cpu(0), false, 10),
+                cand(2, false, Source::Cpu(0), false, 20),
+                cand(9, false, Source::Gpgpu, true, 30),
+                cand(3, false, Source::Cpu(0), false, 40),
+                cand(4, false, Source::Cpu(0), false, 50),
+            ];
+            assert_eq!(p.admit(&ctx, 0, &w), 2);
+            assert_eq!(p.admit(&ctx, 0, &w), 2);
+            p.tick(&at(c.interval, &g));
+            if pending {
+                assert_eq!((p.p, empty(&p)), (0.5, 0.0), "f = 2/4 of the pending reads");
+            } else {
+                assert_eq!((p.p, empty(&p)), (0.0, 1.0), "none served: empty, p = 0");
+            }
+            // Interval 2: the four still pending plus one arrival; one served, none overtaken.
+            p.on_arrival(&ctx, 0, &entry(5, Source::Cpu(0)));
+            p.on_served(&ctx, &entry(1, Source::Cpu(0)));
+            if pending {
+                assert_eq!(p.pending_iv, 5);
+            }
+            p.tick(&at(2 * c.interval, &g));
+            // The ablation counts read 1, overtaken in interval 1, when it is served: f = 1/1.
+            assert_eq!(p.p, if pending { 0.0 } else { 0.5 });
+            assert_eq!(p.pending_now, 4, "four still at the controller");
+            if pending {
+                assert_eq!(p.pending_iv, 4, "carried into interval 3");
             }
         }
     }
@@ -827,7 +979,7 @@ mod tests {
     #[test]
     fn a_younger_cg_admitted_ahead_of_waiting_cpu_reads_counts_for_im_sched() {
         let g = GpuStatus::default();
-        let c = cfg();
+        let c = served_cfg();
         let mut p = Im::make(&c, true, false, false);
         let ctx = at(0, &g);
         // Waiting for a full read queue: two older CPU reads, a younger CG, a younger CPU read.

@@ -105,6 +105,9 @@ pub trait MemPolicy: Send {
     fn admit(&mut self, ctx: &Ctx, _ch: usize, waiting: &[Cand]) -> usize {
         self.pick(ctx, waiting).unwrap_or(0)
     }
+    /// A read arrived at channel `ch`'s controller (it waits in front of the read queue until
+    /// [`MemPolicy::admit`] lets it in; then [`MemPolicy::on_enqueue`]).
+    fn on_arrival(&mut self, _ctx: &Ctx, _ch: usize, _e: &DramEntry) {}
     /// A read entered channel `ch`'s queue.
     fn on_enqueue(&mut self, _ctx: &Ctx, _ch: usize, _e: &DramEntry) {}
     /// A command was issued for `chosen` among `cands`.
