@@ -524,6 +524,15 @@ mod tests {
         c
     }
 
+    /// `im_sched_empty_interval_fraction` of `p`'s counters.
+    fn empty_fraction(p: &Im) -> f64 {
+        p.counters()
+            .iter()
+            .find(|k| k.0 == "im_sched_empty_interval_fraction")
+            .unwrap()
+            .1
+    }
+
     fn cand(tok: u64, row_hit: bool, source: Source, critical: bool, arrival: u64) -> Cand {
         Cand {
             pos: tok as usize,
@@ -700,21 +709,14 @@ mod tests {
         let g = GpuStatus::default();
         let c = served_cfg();
         let mut p = Im::make(&c, true, false, false);
-        let empty = |p: &Im| {
-            p.counters()
-                .iter()
-                .find(|k| k.0 == "im_sched_empty_interval_fraction")
-                .unwrap()
-                .1
-        };
         p.tick(&at(c.interval, &g));
-        assert_eq!((p.p, empty(&p)), (0.0, 1.0));
+        assert_eq!((p.p, empty_fraction(&p)), (0.0, 1.0));
         let cg = cand(100, true, Source::Gpgpu, true, 50);
         let cpu = cand(1, true, Source::Cpu(0), false, 10);
         p.on_issue(&at(c.interval, &g), 0, &cg, &[cg, cpu]);
         p.on_served(&at(c.interval, &g), &entry(1, Source::Cpu(0)));
         p.tick(&at(2 * c.interval, &g));
-        assert_eq!((p.p, empty(&p)), (0.5, 0.5));
+        assert_eq!((p.p, empty_fraction(&p)), (0.5, 0.5));
     }
 
     /// `policy.im_sched_overtake`: only a CPU read that FR-FCFS would have served first (same
@@ -852,13 +854,6 @@ mod tests {
     fn im_sched_counts_the_pending_cpu_reads_not_only_the_served_ones() {
         let g = GpuStatus::default();
         let ctx = at(0, &g);
-        let empty = |p: &Im| {
-            p.counters()
-                .iter()
-                .find(|k| k.0 == "im_sched_empty_interval_fraction")
-                .unwrap()
-                .1
-        };
         for pending in [true, false] {
             let mut c = cfg();
             assert!(
@@ -883,9 +878,17 @@ mod tests {
             assert_eq!(p.admit(&ctx, 0, &w), 2);
             p.tick(&at(c.interval, &g));
             if pending {
-                assert_eq!((p.p, empty(&p)), (0.5, 0.0), "f = 2/4 of the pending reads");
+                assert_eq!(
+                    (p.p, empty_fraction(&p)),
+                    (0.5, 0.0),
+                    "f = 2/4 of the pending reads"
+                );
             } else {
-                assert_eq!((p.p, empty(&p)), (0.0, 1.0), "none served: empty, p = 0");
+                assert_eq!(
+                    (p.p, empty_fraction(&p)),
+                    (0.0, 1.0),
+                    "none served: empty, p = 0"
+                );
             }
             // Interval 2: the four still pending plus one arrival; one served, none overtaken.
             p.on_arrival(&ctx, 0, &entry(5, Source::Cpu(0)));
