@@ -4,7 +4,7 @@
 //! `MixResult` printed with `{:#?}` (every float in its shortest exact form, so two builds'
 //! outputs are equal only if their results are bit-identical). No wall-clock field is printed.
 //!
-//! `cargo run --release -p warpforge-gfx --example mixrun -- TITLE [POLICY] [KIND] [MAX_FRAME_CYCLES] [MIX] [SIZE]`
+//! `cargo run --release -p warpforge-gfx --example mixrun -- TITLE [POLICY] [KIND] [MAX_FRAME_CYCLES] [MIX] [SIZE] [SETS]`
 //!
 //! KIND: `base` (default; algorithm marking, 16 MB LLC), `llc8` (8 MB LLC), `crit` / `noncrit`
 //! (the critical / non-critical accesses ideal in the LLC, gate held as in the experiment),
@@ -14,7 +14,10 @@
 //! `with-UNITS` (e.g. `with-fe` or `with-fe,zs`: the algorithm's marking with those units taken
 //! as bottlenecked at every period, through the gate; a diagnostic). MAX_FRAME_CYCLES (default
 //! 50M, the experiment's) caps each frame's GPU cycles: a small cap gives a short, partial run
-//! for callgrind. MIX: HL (default), H or L. SIZE: tiny (default) or small.
+//! for callgrind. MIX: HL (default), H or L. SIZE: tiny (default) or small. SETS:
+//! comma-separated `key=value` settings of the machine configuration (`experiment frame
+//! --set`), e.g. `policy.im_sched_draw_on_arrival=false,policy.im_sched_pending_denominator=false`
+//! or `gfx.raise_pending=false`.
 
 use warpforge_gfx::mem::Ideal;
 use warpforge_gfx::pipeline::memif::Marking;
@@ -31,6 +34,10 @@ fn main() {
         .expect("MAX_FRAME_CYCLES: a number");
     let mix_name = arg(5, "HL");
     let size = arg(6, "tiny");
+    let sets: Vec<String> = args
+        .get(7)
+        .map(|s| s.split(',').map(str::to_string).collect())
+        .unwrap_or_default();
     let t = title::by_name(&name).expect("title");
     let i = title::TITLES
         .iter()
@@ -40,6 +47,7 @@ fn main() {
     opts.max_frame_cycles = max;
     let mut run = mix::baseline(t, opts);
     run.policy = policy;
+    run.sets = sets;
     run.cpu = mix::cpu_mixes(i)
         .into_iter()
         .find(|m| m.0 == mix_name)

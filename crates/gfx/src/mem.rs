@@ -38,6 +38,9 @@ pub trait GpuMemory {
     fn tick(&mut self, done: &mut Vec<u64>);
     /// The GPU's progress report (for deadline-aware schedulers); called every 64 GPU cycles.
     fn report(&mut self, _status: &crate::pipeline::Status) {}
+    /// Read `token` of `addr`, issued non-critical, is critical from now on (a critical access
+    /// merged into it above the LLC, [`crate::pipeline::memif::MemIf`]'s `raise_pending`).
+    fn upgrade(&mut self, _token: u64, _addr: u64) {}
 }
 
 /// Which accesses an "ideal" memory side serves as LLC hits (document 004 section 1.3: every

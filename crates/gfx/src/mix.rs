@@ -11,6 +11,7 @@
 
 use serde::Serialize;
 use warpforge_hetero::cpu::{synth, CpuCluster, OpStream};
+use warpforge_hetero::mem::WaitStats;
 use warpforge_hetero::{HeteroConfig, MemSystem};
 
 use crate::mem::Ideal;
@@ -163,6 +164,33 @@ pub struct MixResult {
     pub llc_hit_rate: [f64; 2],
     /// Reads served by DRAM over the measured frames, `[CPU, GPU]`.
     pub dram_reads: [u64; 2],
+    /// Where the DRAM reads waited over the measured frames, `[CG, NG, CPU]` (the GPU's
+    /// reads by their criticality bit; sums over the reads served;
+    /// `warpforge_hetero::mem::WaitStats`: in front of the controller, in the read queue, the
+    /// reads of each class that passed them, the write drain they sat through; diagnostic of
+    /// claims 7-8).
+    pub dram_wait: [WaitStats; 3],
+    /// Share of the DRAM channel cycles over the measured frames in which the channels served
+    /// their write queues (the write drain, or writes while no read was queued).
+    pub dram_write_share: f64,
+    /// GPU reads issued non-critical and raised in flight over the measured frames, because an
+    /// access marked critical found their block pending (`pipeline::Config::raise_pending`).
+    pub raised_reads: u64,
+}
+
+/// `a - b`, field by field (counters of the same run at two instants).
+fn wait_delta(a: &WaitStats, b: &WaitStats) -> WaitStats {
+    let d3 = |x: &[u64; 3], y: &[u64; 3]| -> [u64; 3] { std::array::from_fn(|k| x[k] - y[k]) };
+    WaitStats {
+        reads: a.reads - b.reads,
+        row_hits: a.row_hits - b.row_hits,
+        front_cycles: a.front_cycles - b.front_cycles,
+        queue_cycles: a.queue_cycles - b.queue_cycles,
+        ahead_front: d3(&a.ahead_front, &b.ahead_front),
+        ahead_queue: d3(&a.ahead_queue, &b.ahead_queue),
+        passed_by: d3(&a.passed_by, &b.passed_by),
+        drain_dram_cycles: a.drain_dram_cycles - b.drain_dram_cycles,
+    }
 }
 
 /// `[CPU, GPU]` sums of the memory side's per-source counters.
@@ -243,10 +271,45 @@ fn streams(apps: &[&str], mem_div: u32, seed: u64) -> Result<Vec<Box<dyn OpStrea
         .collect()
 }
 
+/// Splits `key=value` settings into the GPU pipeline's own (`gfx.KEY`, applied to `pipe`; the
+/// only one is `gfx.raise_pending`, [`crate::pipeline::Config::raise_pending`]) and the machine
+/// configuration's (returned, for [`config`]).
+pub fn apply_gfx_sets(
+    sets: &[String],
+    pipe: &mut crate::pipeline::Config,
+) -> Result<Vec<String>, String> {
+    let mut rest = Vec::new();
+    for s in sets {
+        let Some(key) = s.trim().strip_prefix("gfx.") else {
+            rest.push(s.clone());
+            continue;
+        };
+        let (k, v) = key
+            .split_once('=')
+            .ok_or_else(|| format!("{s}: expected key=value"))?;
+        match k.trim() {
+            "raise_pending" => {
+                pipe.raise_pending = v
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("gfx.raise_pending: expected true or false, got `{v}`"))?;
+            }
+            other => {
+                return Err(format!(
+                    "gfx.{other}: unknown key (known here: raise_pending)"
+                ))
+            }
+        }
+    }
+    Ok(rest)
+}
+
 /// Runs `run`.
 pub fn run(run: &MixRun) -> Result<MixResult, String> {
     let (r, m) = (run.opts.res_div, run.opts.mem_div);
-    let cfg = config(run.llc_kb, &run.policy, m, gpu_bus_div(r, m), &run.sets)?;
+    let mut pipe = run.opts.cfg.clone();
+    let sets = apply_gfx_sets(&run.sets, &mut pipe)?;
+    let cfg = config(run.llc_kb, &run.policy, m, gpu_bus_div(r, m), &sets)?;
     let mut mem = SharedMem::new(MemSystem::new(&cfg), 4);
     mem.ideal = run.ideal;
     if !run.cpu.is_empty() {
@@ -255,6 +318,7 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
         mem.cpu = Some(cpu);
     }
     let mut opts = run.opts.clone();
+    opts.cfg = pipe;
     opts.cfg.marking = run.marking.clone();
     let (mut gpu, mut generator) = sim::build(&run.title, &opts);
     let n = opts.warmup + opts.frames;
@@ -281,6 +345,9 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
     let lat_before = mem.dram_latency;
     let stats_before = mem.mem.dram_stats();
     let sides_before = side_stats(&mem.mem);
+    let wait_before = mem.mem.wait_stats_by_class();
+    let raised_before = gpu.raised_reads();
+    let writes_before = mem.mem.dram_write_cycles();
     gpu.run_frames(n, max * opts.frames as u64, &mut mem, &mut generator);
     let after = snap(&mem);
     let cpu_ipc = before
@@ -320,12 +387,19 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
     let hits = st.row_hits - stats_before.row_hits;
     let bank = st.bank_cycles - stats_before.bank_cycles;
     let dram_bank_busy = bank as f64 / (chan_cycles * cfg.dram.banks as u64).max(1) as f64;
+    let wait = mem.mem.wait_stats_by_class();
+    let dram_wait = std::array::from_fn(|k| wait_delta(&wait[k], &wait_before[k]));
+    let dram_write_share =
+        (mem.mem.dram_write_cycles() - writes_before) as f64 / chan_cycles.max(1) as f64;
     Ok(MixResult {
         policy_counters,
         gpu_dram_latency,
         read_latency: [cpu_side.0, gpu_side.0],
         llc_hit_rate: [cpu_side.1, gpu_side.1],
         dram_reads: [cpu_side.2, gpu_side.2],
+        dram_wait,
+        dram_write_share,
+        raised_reads: gpu.raised_reads() - raised_before,
         dram_bank_busy,
         dram_util: busy as f64 / chan_cycles.max(1) as f64,
         dram_row_hits: hits as f64 / accesses.max(1) as f64,

@@ -102,6 +102,15 @@ impl GpuMemory for SharedMem {
         true
     }
 
+    /// The read counts as critical from now on (its DRAM read and latency class, claim 4 and
+    /// [`SharedMem::dram_latency`]), and the memory side raises it and its LLC miss.
+    fn upgrade(&mut self, token: u64, addr: u64) {
+        if let Some(r) = self.reads.get_mut(&token) {
+            r.1 = true;
+        }
+        self.mem.upgrade_critical(addr / 64);
+    }
+
     fn tick(&mut self, done: &mut Vec<u64>) {
         let t0 = self.gpu_cycle * self.ratio;
         self.gpu_cycle += 1;

@@ -227,6 +227,18 @@ pub struct PolicyConfig {
     /// none served gives p = 0).
     #[serde(default = "yes")]
     pub im_sched_pending_denominator: bool,
+    /// GPU-favoring's order of the CPU against the non-critical GPU (NG) requests: `true` (the
+    /// default and the `hetero` preset's value, the rule of sessions 9-19) the CPU above NG
+    /// (the class order CG > CPU > NG of spec 004 §5.3/§5.5 \[INTERP\]); `false` the two by age
+    /// as under FR-FCFS, only the critical GPU requests raised: §4.3's definition of
+    /// GPU-favoring read alone ("among the requests to the currently open row in a bank, the
+    /// critical GPU accesses are served before considering the rest. When a new row needs to
+    /// be activated in a bank, the oldest critical GPU access is given priority over the global
+    /// oldest access"; "The CPU accesses are given higher priority than the non-critical GPU
+    /// accesses" comes with IM's components and its all-GPU exception). IM and its ablations
+    /// keep the CPU above NG whatever this says.
+    #[serde(default = "yes")]
+    pub gpu_favoring_cpu_over_ng: bool,
     /// IM-LLC: miss rate at or below which an application is class L.
     pub im_llc_low: f64,
     /// IM-LLC: miss rate above which an application is class H.
@@ -575,6 +587,14 @@ mod tests {
     #[test]
     fn im_sched_draws_on_arrival_unless_told_otherwise() {
         document_rule_is_the_default("im_sched_draw_on_arrival", |p| p.im_sched_draw_on_arrival);
+    }
+
+    /// GPU-favoring ranks the CPU above the non-critical GPU requests unless told otherwise
+    /// (the rule the 3D and GPGPU figures were measured with); §4.3's literal reading stays
+    /// settable (session 20).
+    #[test]
+    fn gpu_favoring_ranks_the_cpu_above_ng_unless_told_otherwise() {
+        document_rule_is_the_default("gpu_favoring_cpu_over_ng", |p| p.gpu_favoring_cpu_over_ng);
     }
 
     /// Spec 004 §5.4, "the fraction of CPU requests de-prioritized ... during the interval":

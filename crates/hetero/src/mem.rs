@@ -223,6 +223,8 @@ pub struct MemSystem {
     served_by_class: Vec<[u64; 3]>,
     /// [`WaitStats`] of the GPU's (index 0) and the CPUs' (index 1) DRAM reads.
     wait: [WaitStats; 2],
+    /// The same by class as served: CG, NG, CPU ([`MemSystem::wait_stats_by_class`]).
+    wait_by_class: [WaitStats; 3],
     /// Write-backs and written-around stores sent to DRAM: GPU-owned (0) and CPU-owned (1).
     dram_writes_by: [u64; 2],
     /// [`ReadStages`] of the GPU's (index 0) and the CPUs' (index 1) reads.
@@ -291,6 +293,7 @@ impl MemSystem {
             follow: FastMap::default(),
             served_by_class: vec![[0; 3]; n],
             wait: [WaitStats::default(); 2],
+            wait_by_class: [WaitStats::default(); 3],
             dram_writes_by: [0; 2],
             stages: [ReadStages::default(); 2],
             mshr_by: [0; 2],
@@ -415,9 +418,21 @@ impl MemSystem {
         (q as f64 / n as f64, o as f64 / n as f64)
     }
 
+    /// DRAM command cycles in which the channels served their write queues (a write drain,
+    /// or writes while no read was queued), summed over channels.
+    pub fn dram_write_cycles(&self) -> u64 {
+        self.channels.iter().map(|c| c.write_cycles).sum()
+    }
+
     /// Where the DRAM reads waited: (GPU, CPU) [`WaitStats`].
     pub fn wait_stats(&self) -> (WaitStats, WaitStats) {
         (self.wait[0], self.wait[1])
+    }
+
+    /// Where the DRAM reads waited, by class as served: `[CG, NG, CPU]` [`WaitStats`] (the
+    /// GPU's entry of [`MemSystem::wait_stats`] split by the criticality bit).
+    pub fn wait_stats_by_class(&self) -> [WaitStats; 3] {
+        self.wait_by_class
     }
 
     /// Where the reads spent their latency, stage by stage: (GPU, CPU) [`ReadStages`].
@@ -711,16 +726,18 @@ impl MemSystem {
                 ms.front = f.admitted - e.arrival;
                 ms.queue = self.now - f.admitted;
             }
-            let w = &mut self.wait[!e.source.is_gpu() as usize];
-            w.reads += 1;
-            w.row_hits += !e.activated as u64;
-            w.front_cycles += f.admitted - e.arrival;
-            w.queue_cycles += self.now - f.admitted;
-            w.drain_dram_cycles += self.channels[ch].write_cycles - f.drain_at_admission;
-            for k in 0..3 {
-                w.ahead_front[k] += f.ahead_front[k];
-                w.ahead_queue[k] += f.ahead_queue[k];
-                w.passed_by[k] += self.served_by_class[ch][k] - f.served_at_admission[k];
+            let (side, class) = (!e.source.is_gpu() as usize, wait_class(e));
+            for w in [&mut self.wait[side], &mut self.wait_by_class[class]] {
+                w.reads += 1;
+                w.row_hits += !e.activated as u64;
+                w.front_cycles += f.admitted - e.arrival;
+                w.queue_cycles += self.now - f.admitted;
+                w.drain_dram_cycles += self.channels[ch].write_cycles - f.drain_at_admission;
+                for k in 0..3 {
+                    w.ahead_front[k] += f.ahead_front[k];
+                    w.ahead_queue[k] += f.ahead_queue[k];
+                    w.passed_by[k] += self.served_by_class[ch][k] - f.served_at_admission[k];
+                }
             }
         }
         self.served_by_class[ch][wait_class(e)] += 1;

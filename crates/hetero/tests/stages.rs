@@ -56,3 +56,44 @@ fn stages_add_up_to_the_measured_latency_of_every_miss() {
         assert_eq!(cw.drain_dram_cycles, 0);
     }
 }
+
+/// `wait_stats_by_class` splits the GPU's `wait_stats` by the criticality bit (session 20,
+/// diagnostic of spec 004 claims 7-8): CG plus NG is the GPU's entry field by field, the CPU
+/// class is the CPU's entry, and each read lands in the class it was marked with.
+#[test]
+fn waits_by_class_split_the_gpu_side_by_the_critical_bit() {
+    let c = HeteroConfig::preset("hetero").unwrap();
+    let mut m = MemSystem::new(&c);
+    for i in 0..200u64 {
+        let mut r = Request::read(i, i * 8192, Source::Gpgpu);
+        r.critical = i % 4 == 0;
+        m.issue(r);
+    }
+    m.issue(Request::read(200, 0x7_0000_0000, Source::Cpu(0)));
+    let (mut t, mut done) = (0, 0);
+    while done < 201 {
+        t += 1;
+        m.advance_to(t);
+        done += m.drain_completions().count();
+        assert!(t < 10_000_000, "requests never completed");
+    }
+    let (g, cpu) = m.wait_stats();
+    let [cg, ng, cc] = m.wait_stats_by_class();
+    assert_eq!((cg.reads, ng.reads, cc.reads), (50, 150, 1));
+    assert_eq!(cc, cpu);
+    assert_eq!(cg.front_cycles + ng.front_cycles, g.front_cycles);
+    assert_eq!(cg.queue_cycles + ng.queue_cycles, g.queue_cycles);
+    assert_eq!(cg.row_hits + ng.row_hits, g.row_hits);
+    for k in 0..3 {
+        assert_eq!(
+            cg.passed_by[k] + ng.passed_by[k],
+            g.passed_by[k],
+            "class {k}"
+        );
+        assert_eq!(
+            cg.ahead_queue[k] + ng.ahead_queue[k],
+            g.ahead_queue[k],
+            "class {k}"
+        );
+    }
+}

@@ -196,6 +196,11 @@ fn frame_experiment_refuses_bad_input() {
         vec!["--policy", "fastest"],
         vec!["--size", "huge"],
         vec!["--max-frame-cycles", "0"],
+        vec!["--set", "policy.no_such_key=1"],
+        vec!["--set", "policy.im_sched_draw_on_arrival=perhaps"],
+        vec!["--set", "no_equals_sign"],
+        vec!["--set", "gfx.raise_pending=maybe"],
+        vec!["--set", "gfx.no_such_key=1"],
     ] {
         let out = wf()
             .args(["experiment", "frame", "--json", json.to_str().unwrap()])

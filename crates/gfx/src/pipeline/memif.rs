@@ -78,9 +78,17 @@ pub struct MemIf {
     rng: ChaCha8Rng,
     /// Access counts.
     pub counts: StreamCounts,
-    /// The critical bit of every read in flight, by [`awaited_key`] (diagnostic: which reads
-    /// the units wait for, [`MemIf::awaited`]).
-    awaited: FastMap<u64, bool>,
+    /// The critical bit and the token of every read in flight, by [`awaited_key`] (which reads
+    /// the units wait for, [`MemIf::awaited`]; the token of a read to raise).
+    awaited: FastMap<u64, (bool, u64)>,
+    /// A non-critical read in flight that an access marked critical now finds pending (a
+    /// secondary miss merging into it) becomes critical ([`crate::pipeline::Config::raise_pending`]).
+    pub raise_pending: bool,
+    /// Reads already sent to the memory side that were raised since the last
+    /// [`MemIf::tick`]: (token, address), handed to [`GpuMemory::upgrade`] there.
+    raised: Vec<(u64, u64)>,
+    /// Reads raised so far (diagnostic).
+    pub raised_reads: u64,
     /// The (cache, block) pairs of the quads looked at so far in the current look-ahead window
     /// ([`MemIf::window_start`], [`MemIf::ensure_window`]).
     window: Vec<(usize, u64)>,
@@ -111,6 +119,9 @@ impl MemIf {
             rng: ChaCha8Rng::seed_from_u64(seed),
             counts: StreamCounts::default(),
             awaited: FastMap::default(),
+            raise_pending: false,
+            raised: Vec::new(),
+            raised_reads: 0,
             window: Vec::new(),
         }
     }
@@ -139,6 +150,48 @@ impl MemIf {
         }
     }
 
+    /// Whether an access of stream `s` would be marked critical now, without a random draw:
+    /// the algorithm's markings; `Always` reads are critical from their issue, `Never` reads
+    /// never, and random marking draws once per read at its issue.
+    fn marks_now(&self, s: Stream) -> bool {
+        match &self.marking {
+            Marking::Algorithm => self.bottleneck[s.unit() as usize] && self.below_target,
+            Marking::AlgorithmWith(forced) => {
+                let u = s.unit() as usize;
+                (self.bottleneck[u] || forced[u]) && self.below_target
+            }
+            Marking::Never | Marking::Always | Marking::Random(_) => false,
+        }
+    }
+
+    /// An access of stream `s` to `block` of cache `c` found the block pending (a read in
+    /// flight): with [`MemIf::raise_pending`], if the access is critical now and the read was
+    /// sent non-critical, the read becomes critical (section 4.1.1: "all accesses originating
+    /// from [a bottlenecked unit] are classified as critical"; section 4.3: "Every DRAM access
+    /// coming from the GPU carries a bit ... specifying if the access is critical": the read
+    /// in flight is the DRAM access that serves this critical access). Still queued here, its
+    /// bit is set in place; already sent, the memory side is told at the next
+    /// [`MemIf::tick`]. The GPGPU side does the same for a critical access merging into a
+    /// pending non-critical one (`warpforge_hetero::MemSystem::upgrade_critical`).
+    fn merge(&mut self, c: usize, block: u64, s: Stream) {
+        if !self.raise_pending || !self.marks_now(s) {
+            return;
+        }
+        let token = match self.awaited.get_mut(&awaited_key(c, block)) {
+            Some((crit, token)) if !*crit => {
+                *crit = true;
+                *token
+            }
+            _ => return,
+        };
+        self.raised_reads += 1;
+        if let Some(a) = self.out.iter_mut().find(|a| !a.write && a.token == token) {
+            a.critical = true;
+        } else {
+            self.raised.push((token, block * BLOCK));
+        }
+    }
+
     /// Whether `block` is in cache `c`; if not, requests it (once) when the queue has room.
     pub fn ensure(&mut self, c: usize, block: u64, s: Stream) -> bool {
         self.ensure_state(c, block, s) == State::Hit
@@ -148,8 +201,12 @@ impl MemIf {
     /// not), the only case with an effect.
     pub fn ensure_state(&mut self, c: usize, block: u64, s: Stream) -> State {
         let st = self.caches[c].state(block);
-        if st == State::Miss {
-            self.request(c, block, s);
+        match st {
+            State::Miss => {
+                self.request(c, block, s);
+            }
+            State::Pending => self.merge(c, block, s),
+            State::Hit => {}
         }
         st
     }
@@ -173,9 +230,13 @@ impl MemIf {
         self.window.extend(blocks.clone().map(|b| (c, b)));
         let mut miss = false;
         for b in blocks {
-            if self.caches[c].state(b) == State::Miss {
-                self.request_sparing(c, b, s, true);
-                miss = true;
+            match self.caches[c].state(b) {
+                State::Miss => {
+                    self.request_sparing(c, b, s, true);
+                    miss = true;
+                }
+                State::Pending => self.merge(c, b, s),
+                State::Hit => {}
             }
         }
         miss
@@ -195,7 +256,10 @@ impl MemIf {
                 self.caches[c].touch(i, false);
                 State::Hit
             }
-            (State::Pending, _) => State::Pending,
+            (State::Pending, _) => {
+                self.merge(c, block, s);
+                State::Pending
+            }
             _ => {
                 if self.request(c, block, s) {
                     State::Pending
@@ -244,7 +308,8 @@ impl MemIf {
             self.counts.reads[s as usize] += 1;
             self.counts.critical[s as usize] += critical as u64;
             self.counts.marked[s as usize] += marked as u64;
-            self.awaited.insert(awaited_key(c, block), critical);
+            self.awaited
+                .insert(awaited_key(c, block), (critical, token));
             self.out.push_back(Access {
                 token,
                 addr: block * BLOCK,
@@ -302,6 +367,9 @@ impl MemIf {
             }
             self.out.pop_front();
         }
+        for (token, addr) in self.raised.drain(..) {
+            mem.upgrade(token, addr);
+        }
         self.done.clear();
         self.filled.clear();
         mem.tick(&mut self.done);
@@ -329,7 +397,7 @@ impl MemIf {
     /// What a unit waiting for `block` of cache `c` waits on: `Some(critical bit)` of its read
     /// in flight, `None` when the block is present or not requested yet (diagnostic).
     pub fn awaited(&self, c: usize, block: u64) -> Option<bool> {
-        self.awaited.get(&awaited_key(c, block)).copied()
+        self.awaited.get(&awaited_key(c, block)).map(|a| a.0)
     }
 
     /// Reads the outgoing queue can still take.
@@ -356,6 +424,73 @@ mod tests {
 
     fn sent(m: &mut MemIf) -> Vec<Access> {
         m.out.drain(..).collect()
+    }
+
+    /// Records the upgrades the interface hands to the memory side; accepts every access.
+    #[derive(Default)]
+    struct Recorder {
+        issued: Vec<Access>,
+        upgraded: Vec<(u64, u64)>,
+    }
+
+    impl GpuMemory for Recorder {
+        fn issue(&mut self, a: Access) -> bool {
+            self.issued.push(a);
+            true
+        }
+        fn tick(&mut self, _: &mut Vec<u64>) {}
+        fn upgrade(&mut self, token: u64, addr: u64) {
+            self.upgraded.push((token, addr));
+        }
+    }
+
+    /// Session 20 (sections 4.1.1, 4.3): a depth read issued while ZS was not flagged, that ZS
+    /// finds pending once it is flagged, becomes critical: in place while still queued, through
+    /// the memory side once sent (once); a read found pending by a unit that is still not
+    /// flagged, or with `raise_pending` off (the rule until session 20), keeps its bit.
+    #[test]
+    fn a_pending_non_critical_read_is_raised_when_a_critical_access_finds_it() {
+        for raise in [true, false] {
+            let mut m = MemIf::new(64, Marking::Algorithm, 1);
+            m.raise_pending = raise;
+            let z = m.add_cache(4 << 10, 4, Stream::Depth);
+            // Queued, not yet sent: block 7. Sent: block 8. Both non-critical.
+            assert_eq!(m.ensure_read(z, 8, Stream::Depth), State::Pending);
+            let mut mem = Recorder::default();
+            m.tick(&mut mem);
+            assert_eq!(m.ensure_read(z, 7, Stream::Depth), State::Pending);
+            assert_eq!(m.awaited(z, 8), Some(false));
+            // Found pending while ZS is not flagged: nothing changes.
+            m.ensure_window(z, 7..9, Stream::Depth);
+            assert_eq!(
+                (m.awaited(z, 7), m.awaited(z, 8)),
+                (Some(false), Some(false))
+            );
+            m.bottleneck[Unit::Zs as usize] = true;
+            m.ensure_window(z, 7..9, Stream::Depth);
+            assert_eq!(m.ensure_state(z, 8, Stream::Depth), State::Pending);
+            assert_eq!(m.awaited(z, 7), Some(raise));
+            assert_eq!(m.awaited(z, 8), Some(raise));
+            assert_eq!(m.raised_reads, if raise { 2 } else { 0 });
+            m.tick(&mut mem);
+            let seven = mem.issued.iter().find(|a| a.addr == 7 * BLOCK).unwrap();
+            assert_eq!(seven.critical, raise, "raised in the outgoing queue");
+            let eight = mem.issued.iter().find(|a| a.addr == 8 * BLOCK).unwrap();
+            assert!(!eight.critical, "sent before the raise");
+            let want = if raise {
+                vec![(eight.token, 8 * BLOCK)]
+            } else {
+                Vec::new()
+            };
+            assert_eq!(
+                mem.upgraded, want,
+                "the sent read raised through the memory side"
+            );
+            // Found again: raised once only.
+            m.ensure_state(z, 8, Stream::Depth);
+            m.tick(&mut mem);
+            assert_eq!(mem.upgraded.len(), want.len());
+        }
     }
 
     /// Section 2.6: an access is critical iff the unit that originates its stream is flagged

@@ -86,6 +86,11 @@ pub struct Config {
     pub held_gate: Option<bool>,
     /// Seed of the random marking.
     pub seed: u64,
+    /// A read in flight issued non-critical becomes critical when an access that is critical
+    /// now finds its block pending (section 4.1.1: every access of a bottlenecked unit is
+    /// critical; section 4.3: the DRAM access carries the bit; `MemIf::merge`). `false` (the
+    /// rule until session 20, an ablation): a read keeps the bit it was issued with.
+    pub raise_pending: bool,
 }
 
 impl Default for Config {
@@ -117,6 +122,7 @@ impl Default for Config {
             marking: Marking::Algorithm,
             held_gate: None,
             seed: 1,
+            raise_pending: true,
         }
     }
 }
@@ -218,6 +224,11 @@ pub struct Status {
 }
 
 impl Gpu {
+    /// Reads in flight raised to critical so far (`Config::raise_pending`; diagnostic).
+    pub fn raised_reads(&self) -> u64 {
+        self.mem.raised_reads
+    }
+
     /// A GPU rendering frames of a `width`×`height`-pixel target, starting with `first`.
     pub fn new(cfg: Config, width: usize, height: usize, first: Frame) -> Self {
         let layout = Layout {
@@ -227,6 +238,7 @@ impl Gpu {
             rt_scale: cfg.rt_scale,
         };
         let mut mem = MemIf::new(cfg.out_queue, cfg.marking.clone(), cfg.seed);
+        mem.raise_pending = cfg.raise_pending;
         if let Some(g) = cfg.held_gate {
             mem.below_target = g;
         }

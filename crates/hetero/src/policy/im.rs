@@ -73,6 +73,10 @@ struct Im {
     /// CPU reads in the read queues that won their IM-SCHED draw
     /// (`policy.im_sched_per_request`), by token.
     promoted: FastSet<u64>,
+    /// CPU reads that met IM-SCHED's per-request draw (`im_sched_per_request`; outside
+    /// emergency mode) and those that won it (a diagnostic: the share of CPU reads promoted).
+    drawn: u64,
+    won: u64,
     /// Never iterated: fast deterministic hashing (docs/PERFORMANCE.md, "Session 14").
     deprio: FastSet<u64>,
     served_cpu: u64,
@@ -128,6 +132,8 @@ impl Im {
             rng: ChaCha8Rng::seed_from_u64(c.seed),
             p: 0.0,
             promoted: FastSet::default(),
+            drawn: 0,
+            won: 0,
             deprio: FastSet::default(),
             served_cpu: 0,
             deprio_cpu: 0,
@@ -186,13 +192,18 @@ impl Im {
     /// IM-SCHED's per-read draw (`im_sched_per_request`): at the read's arrival at the
     /// controller (`im_sched_draw_on_arrival`, the default) or on entering the read queue.
     fn draw(&mut self, e: &DramEntry) {
-        if self.sched
+        if !(self.sched
             && self.c.im_sched_per_request
-            && self.p > 0.0
             && !e.source.is_gpu()
-            && !self.emergency_of(e.source)
-            && self.rng.gen_bool(self.p)
+            && !self.emergency_of(e.source))
         {
+            return;
+        }
+        self.drawn += 1;
+        // The generator is asked only when p > 0 (as before the counters existed), so the
+        // draws and every result stay those of the rule without them.
+        if self.p > 0.0 && self.rng.gen_bool(self.p) {
+            self.won += 1;
             self.promoted.insert(e.tok);
         }
     }
@@ -432,6 +443,7 @@ impl MemPolicy for Im {
                 frac(self.capped, self.intervals),
             ),
             ("im_sched_last_probability", self.p),
+            ("im_sched_win_fraction", frac(self.won, self.drawn)),
             (
                 "im_sched_empty_interval_fraction",
                 frac(self.empty, self.intervals),

@@ -46,6 +46,13 @@ pub struct FrameArgs {
     /// Simulations at once (default: available cores).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// A `KEY=VALUE` setting of the CPU-GPU machine's configuration (`warpforge_hetero`'s
+    /// keys, e.g. `policy.im_sched_draw_on_arrival=false`), applied to every mixed run after
+    /// the 3D mixes' own settings (the alone runs, the weighted-speedup denominators, keep the
+    /// preset), or of the GPU pipeline (`gfx.raise_pending=false`); repeatable. Recorded in the
+    /// report's `sets`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
 }
 
 /// Runs the experiment.

@@ -79,6 +79,8 @@ pub struct Plan {
     pub mixes: usize,
     /// CPU cycles of the stand-alone runs that give each application's alone IPC.
     pub alone_cycles: u64,
+    /// Extra `key=value` settings of every run's machine configuration (`--set`).
+    pub sets: Vec<String>,
 }
 
 impl Plan {
@@ -123,7 +125,17 @@ impl Plan {
                 );
             }
         }
+        // A bad key or value is refused before anything runs (the same configuration every
+        // run builds, with the settings applied last).
+        for (i, s) in a.sets.iter().enumerate() {
+            let mut pipe = opts.cfg.clone();
+            let machine = warpforge_gfx::mix::apply_gfx_sets(&a.sets[..=i], &mut pipe)
+                .map_err(|e| anyhow!("--set {s}: {e}"))?;
+            warpforge_gfx::mix::config(16384, "frfcfs", opts.mem_div, 1, &machine)
+                .map_err(|e| anyhow!("--set {s}: {e}"))?;
+        }
         Ok(Plan {
+            sets: a.sets.clone(),
             size: a.size.clone(),
             opts,
             titles,
@@ -171,7 +183,7 @@ impl Plan {
                 ideal,
                 opts,
                 cpu: mix.1.to_vec(),
-                sets: Vec::new(),
+                sets: self.sets.clone(),
                 seed: 11,
             },
         }

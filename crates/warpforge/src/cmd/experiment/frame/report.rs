@@ -148,6 +148,38 @@ fn opt(x: Option<f64>) -> Value {
     x.map_or(Value::Null, |v| json!(round(v)))
 }
 
+/// The DRAM side of a run as each requester saw it (diagnostic of claims 7-8, session 20):
+/// bus utilisation, row-hit rate, the write drain's share of the channel cycles, and per class
+/// the DRAM reads, their row-hit rate, the mean memory cycles they waited in front of
+/// the controller and in its read queue, the mean DRAM cycles of write drain they sat through
+/// in the queue, and the mean reads of each class (CG, NG, CPU) served while they were queued;
+/// per class: `cg` and `ng` (the GPU's reads by their critical bit) and `cpu`.
+fn dram_side(r: &MixResult) -> Value {
+    let side = |w: &warpforge_hetero::mem::WaitStats| {
+        let n = w.reads.max(1) as f64;
+        json!({
+            "reads": w.reads,
+            "row_hit_rate": round(w.row_hits as f64 / n),
+            "front": round(w.front_cycles as f64 / n),
+            "queue": round(w.queue_cycles as f64 / n),
+            "drain": round(w.drain_dram_cycles as f64 / n),
+            "passed_by": {
+                "cg": round(w.passed_by[0] as f64 / n),
+                "ng": round(w.passed_by[1] as f64 / n),
+                "cpu": round(w.passed_by[2] as f64 / n),
+            },
+        })
+    };
+    json!({
+        "util": round(r.dram_util),
+        "row_hits": round(r.dram_row_hits),
+        "write_share": round(r.dram_write_share),
+        "cg": side(&r.dram_wait[0]),
+        "ng": side(&r.dram_wait[1]),
+        "cpu": side(&r.dram_wait[2]),
+    })
+}
+
 /// A run's purpose and policy as `failed_runs` names them.
 fn variant(j: &Job) -> &'static str {
     match j.kind {
@@ -302,6 +334,7 @@ impl Report {
                     "dram_util": round(b.dram_util),
                     "dram_row_hits": round(b.dram_row_hits),
                     "dram_bank_busy": round(b.dram_bank_busy),
+                    "dram": dram_side(b),
                     "gpu_dram_latency": {
                         "noncritical": round(b.gpu_dram_latency[0]),
                         "critical": round(b.gpu_dram_latency[1]),
@@ -430,6 +463,7 @@ impl Report {
                                 "gpu": round(r.llc_hit_rate[1]),
                             })),
                             "policy_counters": counters,
+                            "dram": run.map(dram_side),
                             "gpu_activity": run.map(|r| activity(&r.gpu_waits)),
                         }),
                     );
@@ -501,6 +535,7 @@ impl Report {
             "document": "004 (Rai & Chaudhuri 2017), 3D rendering: sections 2, 4, 8.1; claims 1-15, 19",
             "substitute": "synthetic per-title frame profiles on the warpforge_gfx pipeline model (no Attila traces)",
             "size": plan.size,
+            "sets": plan.sets,
             "resolution_divisor": plan.opts.res_div,
             "frames": {"warmup": plan.opts.warmup, "measured": plan.opts.frames},
             "evaluated_titles": low,
