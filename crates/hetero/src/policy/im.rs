@@ -192,10 +192,10 @@ impl Im {
     /// IM-SCHED's per-read draw (`im_sched_per_request`): at the read's arrival at the
     /// controller (`im_sched_draw_on_arrival`, the default) or on entering the read queue.
     fn draw(&mut self, e: &DramEntry) {
-        if !(self.sched
-            && self.c.im_sched_per_request
-            && !e.source.is_gpu()
-            && !self.emergency_of(e.source))
+        if !self.sched
+            || !self.c.im_sched_per_request
+            || e.source.is_gpu()
+            || self.emergency_of(e.source)
         {
             return;
         }

@@ -335,6 +335,7 @@ impl Report {
                     "dram_row_hits": round(b.dram_row_hits),
                     "dram_bank_busy": round(b.dram_bank_busy),
                     "dram": dram_side(b),
+                    "raised_reads": b.raised_reads,
                     "gpu_dram_latency": {
                         "noncritical": round(b.gpu_dram_latency[0]),
                         "critical": round(b.gpu_dram_latency[1]),
@@ -464,6 +465,7 @@ impl Report {
                             })),
                             "policy_counters": counters,
                             "dram": run.map(dram_side),
+                            "raised_reads": run.map(|r| r.raised_reads),
                             "gpu_activity": run.map(|r| activity(&r.gpu_waits)),
                         }),
                     );
