@@ -227,7 +227,14 @@ pub fn distinct_chunks(
     let c0 = mem.addrs[active.trailing_zeros() as usize] & mask;
     let last = 31 - active.leading_zeros() as usize;
     let mut same = mem.addrs[last] & mask == c0;
-    if same {
+    if same && active == u32::MAX {
+        // A full warp: the chunks' differences from the first, or-ed (a vectorised loop).
+        let mut diff = 0u64;
+        for &a in &mem.addrs {
+            diff |= (a & mask) ^ c0;
+        }
+        same = diff == 0;
+    } else if same {
         for (l, &a) in mem.addrs.iter().enumerate() {
             same &= (a & mask == c0) | ((active >> l) & 1 == 0);
         }
