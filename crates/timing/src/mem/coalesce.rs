@@ -191,6 +191,13 @@ fn one_line(mem: &MemAccess, active: u32, size: u64, line_bytes: u64, sh: u32) -
     }
     let lmask = !(line_bytes - 1);
     let line = mem.addrs[active.trailing_zeros() as usize] & lmask;
+    if active == u32::MAX {
+        return one_line_full(mem, size, line, line_bytes, sh).map(|sectors| Txn {
+            line_addr: line,
+            sectors,
+            lanes: active,
+        });
+    }
     let mut sec = 0u16;
     let mut m = active;
     while m != 0 {
@@ -208,6 +215,39 @@ fn one_line(mem: &MemAccess, active: u32, size: u64, line_bytes: u64, sh: u32) -
         sectors: sec as u8,
         lanes: active,
     })
+}
+
+/// [`one_line`] of a full warp, in loops over all 32 lanes without a branch or a per-lane shift
+/// (vectorised): every lane's first and last byte are tested against `line` together, then
+/// each of the line's (at most 8) sectors is marked when some lane's bytes meet it. The
+/// sectors, or `None` when some lane leaves the line.
+#[inline]
+fn one_line_full(mem: &MemAccess, size: u64, line: u64, line_bytes: u64, sh: u32) -> Option<u8> {
+    let lmask = !(line_bytes - 1);
+    let mut outside = 0u64;
+    let (mut lo, mut hi) = ([0i64; WARP_SIZE], [0i64; WARP_SIZE]);
+    for l in 0..WARP_SIZE {
+        let a = mem.addrs[l];
+        let last = a.wrapping_add(size - 1);
+        outside |= ((a ^ line) | (last ^ line)) & lmask;
+        // Offsets in the line (below `line_bytes` once `outside` is 0), compared as `i64`.
+        lo[l] = a.wrapping_sub(line) as i64;
+        hi[l] = last.wrapping_sub(line) as i64;
+    }
+    if outside != 0 {
+        return None;
+    }
+    let mut sec = 0u8;
+    for k in 0..(line_bytes >> sh) as i64 {
+        // Sector `k` holds bytes `[k << sh, (k + 1) << sh)`.
+        let (first, end) = (k << sh, (k + 1) << sh);
+        let mut hit = false;
+        for l in 0..WARP_SIZE {
+            hit |= (lo[l] < end) & (hi[l] >= first);
+        }
+        sec |= (hit as u8) << k;
+    }
+    Some(sec)
 }
 
 /// Distinct `unit`-byte aligned chunks touched by the active lanes (constant-cache accesses are
