@@ -42,6 +42,12 @@ fn st_le<const EB: usize>(data: &mut [u8], at: usize, v: u64) {
     data[at..at + EB].copy_from_slice(&v.to_le_bytes()[..EB]);
 }
 
+/// All 32 lanes of a source operand.
+#[inline(always)]
+pub(super) fn fetch(regs: &[[u64; WARP_SIZE]], s: Src) -> [u64; WARP_SIZE] {
+    *operand(regs, s)
+}
+
 /// Zero lanes (an absent operand).
 static ZERO: [u64; WARP_SIZE] = [0; WARP_SIZE];
 
@@ -375,7 +381,9 @@ pub(super) fn global_fast<const TRACE: bool>(
     };
     let eb = inst.elem_bytes as u64;
     let span = eb * nel as u64;
-    let base_src = operand(regs, inst.s[0]);
+    let base_lanes = operand(regs, inst.s[0]);
+    // One borrow of the lanes (not the operand's variant test at every lane).
+    let base_src: &[u64; WARP_SIZE] = &base_lanes;
     let off = inst.addr_off as u64;
     let first = active.trailing_zeros() as usize;
     let a0 = base_src[first].wrapping_add(off);
@@ -437,21 +445,18 @@ pub(super) fn shared_fast<const TRACE: bool>(
     }
     let eb = inst.elem_bytes as u64;
     let span = eb * nel as u64;
-    let base_src = operand(regs, inst.s[0]);
+    let base_src = fetch(regs, inst.s[0]);
     let off = inst.addr_off as u64;
-    // All `nel` elements in bounds (the general path checks each element's end): `a + span <=
-    // len`, tested as `a <= len - span` without branches.
-    let Some(lim) = (shared.len() as u64).checked_sub(span) else {
-        return false;
-    };
-    let mut bad = 0u64;
+    let len = shared.len() as u64;
+    let mut ok = true;
     let mut at = [0usize; WARP_SIZE];
     each_lane!(active, l, {
         let a = base_src[l].wrapping_add(off);
-        bad |= (a > lim) as u64;
+        // All `nel` elements in bounds (the general path checks each element's end).
+        ok &= a <= len && span <= len - a;
         at[l] = a as usize;
     });
-    if bad != 0 {
+    if !ok {
         return false;
     }
     if !move_sized(eb, shared, inst, regs, active, &at, nel, is_st) {
@@ -459,8 +464,7 @@ pub(super) fn shared_fast<const TRACE: bool>(
     }
     if TRACE {
         if let Some(mem) = out.mem.as_mut() {
-            // Each lane's address is its offset in the window.
-            lanes_or_all(active, |l| mem.addrs[l] = at[l] as u64);
+            lanes_or_all(active, |l| mem.addrs[l] = base_src[l].wrapping_add(off));
             mem.space = MemSpace::Shared;
         }
     }

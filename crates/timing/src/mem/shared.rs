@@ -81,13 +81,7 @@ fn listed_degree(
 
 /// [`conflict_degree`] by counting: the distinct words of all lanes collected, then counted
 /// per bank.
-fn counted_degree(
-    mem: &MemAccess,
-    active: u32,
-    banks: u32,
-    bank_bytes: u32,
-    per_lane: u64,
-) -> u32 {
+fn counted_degree(mem: &MemAccess, active: u32, banks: u32, bank_bytes: u32, per_lane: u64) -> u32 {
     // Distinct words per bank, at most 32 lanes x 4 words each.
     let mut words = [[0u64; 4 * WARP_SIZE]; 1];
     let words = &mut words[0];
@@ -312,7 +306,10 @@ mod tests {
             let want = counted_degree(&m, active, banks, bb, per_lane);
             match listed_degree(&m, active, banks, bb, per_lane) {
                 Some(d) => {
-                    assert_eq!(d, want, "{bytes} B, {banks} x {bb} B banks, lanes {active:#x}");
+                    assert_eq!(
+                        d, want,
+                        "{bytes} B, {banks} x {bb} B banks, lanes {active:#x}"
+                    );
                     listed += 1;
                 }
                 None => {
