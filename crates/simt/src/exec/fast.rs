@@ -381,22 +381,30 @@ pub(super) fn global_fast<const TRACE: bool>(
     };
     let eb = inst.elem_bytes as u64;
     let span = eb * nel as u64;
-    let base_src = fetch(regs, inst.s[0]);
+    let base_lanes = operand(regs, inst.s[0]);
+    // One borrow of the lanes (not the operand's variant test at every lane).
+    let base_src: &[u64; WARP_SIZE] = &base_lanes;
     let off = inst.addr_off as u64;
     let first = active.trailing_zeros() as usize;
     let a0 = base_src[first].wrapping_add(off);
     let Some((lo, data)) = gmem.alloc_at(a0) else {
         return false;
     };
-    let hi = lo + data.len() as u64;
-    let mut ok = true;
+    // Lane `l`'s `span` bytes at `a` lie in `[lo, lo + len)` exactly when its offset
+    // `a - lo`, taken modulo 2^64, is at most `len - span`: an address below `lo` wraps to an
+    // offset above `2^64 - lo`, which exceeds `len - span` as the allocation ends below 2^64.
+    // One unsigned comparison per lane, without branches, so a full warp's loop is vectorised.
+    let Some(lim) = (data.len() as u64).checked_sub(span) else {
+        return false;
+    };
+    let mut bad = 0u64;
     let mut at = [0usize; WARP_SIZE];
     each_lane!(active, l, {
-        let a = base_src[l].wrapping_add(off);
-        ok &= a >= lo && a.wrapping_add(span) <= hi && a.wrapping_add(span) >= a;
-        at[l] = a.wrapping_sub(lo) as usize;
+        let d = base_src[l].wrapping_add(off).wrapping_sub(lo);
+        bad |= (d > lim) as u64;
+        at[l] = d as usize;
     });
-    if !ok {
+    if bad != 0 {
         return false;
     }
     if !move_sized(eb, data, inst, regs, active, &at, nel, is_st) {
@@ -404,7 +412,9 @@ pub(super) fn global_fast<const TRACE: bool>(
     }
     if TRACE {
         if let Some(mem) = out.mem.as_mut() {
-            lanes_or_all(active, |l| mem.addrs[l] = base_src[l].wrapping_add(off));
+            // Each lane's address, `lo` plus its offset (the base register may have been
+            // overwritten by the load).
+            lanes_or_all(active, |l| mem.addrs[l] = lo.wrapping_add(at[l] as u64));
         }
     }
     true
@@ -594,47 +604,50 @@ pub(super) fn param_fast<const TRACE: bool>(
     true
 }
 
-/// Not inlined, for the reason given at [`map2`].
-#[inline(never)]
-pub(super) fn cmp_mask(
-    a: &[u64; WARP_SIZE],
-    b: &[u64; WARP_SIZE],
-    f: impl Fn(u64, u64) -> bool,
-) -> u32 {
-    let mut m = 0u32;
-    for l in 0..WARP_SIZE {
-        m |= (f(a[l], b[l]) as u32) << l;
-    }
-    m
-}
-
-/// `setp.CMP.{s,u,b}{32,64}` without a boolean combiner: operands are mapped to an
-/// order-preserving unsigned key (sign bit flipped for signed types), compared for all lanes,
-/// and the predicate (and its complement) written to the active lanes.
+/// `setp.CMP.{s,u,b}{32,64}` without a boolean combiner: each lane's predicate computed as a
+/// 0/1 register value in one vectorised pass ([`map2`]), then written to the active lanes of
+/// the destination (and its complement to the second destination), with no per-lane bit
+/// packing and unpacking. Operands are truncated to the type's width; the comparison is the
+/// unsigned order of the truncated values with the sign bit flipped for signed types
+/// ([`cmp_key`]), the same order as the general path's `alu::compare`.
 pub(super) fn setp_int(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32) {
     use warpforge_ptx::CmpOp::*;
     let t = inst.op.ty.unwrap_or(ScalarType::B32);
     let n = bits(t);
+    let tm = trunc(u64::MAX, n);
     let flip = if t.is_signed() { 1u64 << (n - 1) } else { 0 };
-    let a = operand(regs, inst.s[0]);
-    let b = operand(regs, inst.s[1]);
-    let k = |x: u64| trunc(x, n) ^ flip;
-    let m = match inst.op.cmp.unwrap_or(Eq) {
-        Eq | Equ => cmp_mask(&a, &b, |x, y| k(x) == k(y)),
-        Ne | Neu => cmp_mask(&a, &b, |x, y| k(x) != k(y)),
-        Lt | Lo | Ltu => cmp_mask(&a, &b, |x, y| k(x) < k(y)),
-        Le | Ls | Leu => cmp_mask(&a, &b, |x, y| k(x) <= k(y)),
-        Gt | Hi | Gtu => cmp_mask(&a, &b, |x, y| k(x) > k(y)),
-        Ge | Hs | Geu => cmp_mask(&a, &b, |x, y| k(x) >= k(y)),
-        Num => u32::MAX,
-        Nan => 0,
+    // Flipping bit 63 as well turns the unsigned order into the signed order of `i64`, which
+    // x86-64-v2 compares two lanes at a time (`pcmpgtq`).
+    let bias = flip ^ (1u64 << 63);
+    let key = move |x: u64| cmp_key(x, tm, bias);
+    let o = {
+        let a = operand(regs, inst.s[0]);
+        let b = operand(regs, inst.s[1]);
+        match inst.op.cmp.unwrap_or(Eq) {
+            Eq | Equ => map2(&a, &b, move |x, y| (x & tm == y & tm) as u64),
+            Ne | Neu => map2(&a, &b, move |x, y| (x & tm != y & tm) as u64),
+            Lt | Lo | Ltu => map2(&a, &b, move |x, y| (key(x) < key(y)) as u64),
+            Le | Ls | Leu => map2(&a, &b, move |x, y| (key(x) <= key(y)) as u64),
+            Gt | Hi | Gtu => map2(&a, &b, move |x, y| (key(x) > key(y)) as u64),
+            Ge | Hs | Geu => map2(&a, &b, move |x, y| (key(x) >= key(y)) as u64),
+            Num => [1; WARP_SIZE],
+            Nan => [0; WARP_SIZE],
+        }
     };
-    let p = inst.d[0] as usize;
-    lanes_or_all(active, |l| regs[p][l] = ((m >> l) & 1) as u64);
+    commit(regs, inst.d[0] as usize, 1, &o, active);
     if inst.nd > 1 {
-        let q = inst.d[1] as usize;
-        lanes_or_all(active, |l| regs[q][l] = ((!m >> l) & 1) as u64);
+        let mut not = o;
+        not.iter_mut().for_each(|v| *v ^= 1);
+        commit(regs, inst.d[1] as usize, 1, &not, active);
     }
+}
+
+/// The signed 64-bit key of `x` for an integer comparison: `x` truncated by `tm` (the type's
+/// all-ones value), then `bias` (bit 63, and the type's sign bit for signed types) flipped.
+/// Keys compare as `i64` in the order the type's values compare.
+#[inline(always)]
+fn cmp_key(x: u64, tm: u64, bias: u64) -> i64 {
+    ((x & tm) ^ bias) as i64
 }
 
 #[cfg(test)]

@@ -191,6 +191,13 @@ fn one_line(mem: &MemAccess, active: u32, size: u64, line_bytes: u64, sh: u32) -
     }
     let lmask = !(line_bytes - 1);
     let line = mem.addrs[active.trailing_zeros() as usize] & lmask;
+    if active == u32::MAX {
+        return one_line_full(mem, size, line, line_bytes, sh).map(|sectors| Txn {
+            line_addr: line,
+            sectors,
+            lanes: active,
+        });
+    }
     let mut sec = 0u16;
     let mut m = active;
     while m != 0 {
@@ -210,6 +217,39 @@ fn one_line(mem: &MemAccess, active: u32, size: u64, line_bytes: u64, sh: u32) -
     })
 }
 
+/// [`one_line`] of a full warp, in loops over all 32 lanes without a branch or a per-lane shift
+/// (vectorised): every lane's first and last byte are tested against `line` together, then
+/// each of the line's (at most 8) sectors is marked when some lane's bytes meet it. The
+/// sectors, or `None` when some lane leaves the line.
+#[inline]
+fn one_line_full(mem: &MemAccess, size: u64, line: u64, line_bytes: u64, sh: u32) -> Option<u8> {
+    let lmask = !(line_bytes - 1);
+    let mut outside = 0u64;
+    let (mut lo, mut hi) = ([0i64; WARP_SIZE], [0i64; WARP_SIZE]);
+    for l in 0..WARP_SIZE {
+        let a = mem.addrs[l];
+        let last = a.wrapping_add(size - 1);
+        outside |= ((a ^ line) | (last ^ line)) & lmask;
+        // Offsets in the line (below `line_bytes` once `outside` is 0), compared as `i64`.
+        lo[l] = a.wrapping_sub(line) as i64;
+        hi[l] = last.wrapping_sub(line) as i64;
+    }
+    if outside != 0 {
+        return None;
+    }
+    let mut sec = 0u8;
+    for k in 0..(line_bytes >> sh) as i64 {
+        // Sector `k` holds bytes `[k << sh, (k + 1) << sh)`.
+        let (first, end) = (k << sh, (k + 1) << sh);
+        let mut hit = false;
+        for l in 0..WARP_SIZE {
+            hit |= (lo[l] < end) & (hi[l] >= first);
+        }
+        sec |= (hit as u8) << k;
+    }
+    Some(sec)
+}
+
 /// Distinct `unit`-byte aligned chunks touched by the active lanes (constant-cache accesses are
 /// serialised per distinct line); returns the count written to `out`.
 pub fn distinct_chunks(
@@ -227,7 +267,14 @@ pub fn distinct_chunks(
     let c0 = mem.addrs[active.trailing_zeros() as usize] & mask;
     let last = 31 - active.leading_zeros() as usize;
     let mut same = mem.addrs[last] & mask == c0;
-    if same {
+    if same && active == u32::MAX {
+        // A full warp: the chunks' differences from the first, or-ed (a vectorised loop).
+        let mut diff = 0u64;
+        for &a in &mem.addrs {
+            diff |= (a & mask) ^ c0;
+        }
+        same = diff == 0;
+    } else if same {
         for (l, &a) in mem.addrs.iter().enumerate() {
             same &= (a & mask == c0) | ((active >> l) & 1 == 0);
         }

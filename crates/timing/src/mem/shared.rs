@@ -5,16 +5,87 @@
 use super::coalesce::unit_stride;
 use warpforge_core::{MemAccess, WARP_SIZE};
 
-/// The conflict degree (1 = conflict free) of `mem` over the `active` lanes.
+/// The conflict degree (1 = conflict free) of `mem` over the `active` lanes: the largest
+/// number of distinct bank words (`bank_bytes` each, at most 4 per lane) any one bank serves.
 pub fn conflict_degree(mem: &MemAccess, active: u32, banks: u32, bank_bytes: u32) -> u32 {
-    // Distinct words per bank, at most 32 lanes x 4 words each.
-    let mut words = [[0u64; 4 * WARP_SIZE]; 1];
-    let words = &mut words[0];
-    let mut nw = 0usize;
     let per_lane = (mem.bytes_per_lane as u32).div_ceil(bank_bytes).max(1) as u64;
     if let Some(d) = strided_degree(mem, active, banks, bank_bytes, per_lane) {
         return d;
     }
+    if let Some(d) = listed_degree(mem, active, banks, bank_bytes, per_lane) {
+        return d;
+    }
+    counted_degree(mem, active, banks, bank_bytes, per_lane)
+}
+
+/// Distinct words a bank's list in [`listed_degree`] holds.
+const LISTED: usize = 4;
+
+/// [`conflict_degree`] by a short list of distinct words per bank: each lane's words go to
+/// their bank's list unless already there, so a word is compared only with its own bank's
+/// (usually zero or one) words, not with every word seen. `None` when some bank has more than
+/// [`LISTED`] distinct words (the degree is then above [`LISTED`]; [`counted_degree`] counts
+/// it), or more than 64 banks.
+#[inline]
+fn listed_degree(
+    mem: &MemAccess,
+    active: u32,
+    banks: u32,
+    bank_bytes: u32,
+    per_lane: u64,
+) -> Option<u32> {
+    if banks > 64 || banks == 0 || bank_bytes == 0 {
+        return None;
+    }
+    let (nb, bb) = (banks as u64, bank_bytes as u64);
+    // Powers of two (the usual geometry) by mask and shift, the division otherwise.
+    let word = |a: u64| {
+        if bb.is_power_of_two() {
+            a >> bb.trailing_zeros()
+        } else {
+            a / bb
+        }
+    };
+    let bank = |w: u64| {
+        if nb.is_power_of_two() {
+            (w & (nb - 1)) as usize
+        } else {
+            (w % nb) as usize
+        }
+    };
+    let mut count = [0u8; 64];
+    let mut list = [[0u64; LISTED]; 64];
+    let mut max = 0u8;
+    let mut m = active;
+    while m != 0 {
+        let lane = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let w0 = word(mem.addrs[lane]);
+        for k in 0..per_lane.min(4) {
+            let w = w0 + k;
+            let b = bank(w);
+            let n = count[b] as usize;
+            if list[b][..n].contains(&w) {
+                continue;
+            }
+            if n == LISTED {
+                return None;
+            }
+            list[b][n] = w;
+            count[b] += 1;
+            max = max.max(count[b]);
+        }
+    }
+    Some((max as u32).max(1))
+}
+
+/// [`conflict_degree`] by counting: the distinct words of all lanes collected, then counted
+/// per bank.
+fn counted_degree(mem: &MemAccess, active: u32, banks: u32, bank_bytes: u32, per_lane: u64) -> u32 {
+    // Distinct words per bank, at most 32 lanes x 4 words each.
+    let mut words = [[0u64; 4 * WARP_SIZE]; 1];
+    let words = &mut words[0];
+    let mut nw = 0usize;
     let mut m = active;
     while m != 0 {
         let lane = m.trailing_zeros() as usize;
@@ -204,6 +275,51 @@ mod tests {
             }
         }
         assert!(short > 8000, "{short}");
+    }
+
+    /// The per-bank lists give what counting gives, and hand over to counting when a bank
+    /// holds more than `LISTED` words: random addresses over a few to many words (degrees 1
+    /// to 32), random masks, 1 to 16 bytes per lane, on 16, 24, 32 and 64 banks of 4 and 8
+    /// bytes.
+    #[test]
+    fn bank_lists_match_counting() {
+        let mut rnd = crate::mem::test_rng(0x0dd_ba11_5eed_f00du64);
+        let (mut listed, mut counted) = (0, 0);
+        for _ in 0..20_000 {
+            let bytes = [1u8, 2, 4, 8, 12, 16][(rnd() % 6) as usize];
+            let (banks, bb) = (
+                [16u32, 24, 32, 64][(rnd() % 4) as usize],
+                [4u32, 8][(rnd() % 2) as usize],
+            );
+            let spread = [1u64, 8, 64, 512, 4096][(rnd() % 5) as usize];
+            let mut m = access(|_| 0);
+            for a in m.addrs.iter_mut() {
+                *a = (rnd() % spread) * bytes as u64;
+            }
+            m.bytes_per_lane = bytes;
+            let active = match rnd() % 3 {
+                0 => !0,
+                1 => rnd() as u32,
+                _ => 1 << (rnd() % 32),
+            };
+            let per_lane = (bytes as u32).div_ceil(bb).max(1) as u64;
+            let want = counted_degree(&m, active, banks, bb, per_lane);
+            match listed_degree(&m, active, banks, bb, per_lane) {
+                Some(d) => {
+                    assert_eq!(
+                        d, want,
+                        "{bytes} B, {banks} x {bb} B banks, lanes {active:#x}"
+                    );
+                    listed += 1;
+                }
+                None => {
+                    assert!(want > LISTED as u32, "handed over at degree {want}");
+                    counted += 1;
+                }
+            }
+            assert_eq!(conflict_degree(&m, active, banks, bb), want);
+        }
+        assert!(listed > 5000 && counted > 1000, "{listed} {counted}");
     }
 
     #[test]
