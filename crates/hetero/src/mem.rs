@@ -847,10 +847,8 @@ impl MemSystem {
                     self.policy.llc_bypass(&ctx, &r)
                 });
             // `llc.gpgpu_store_fetch`: an allocating GPGPU store miss fetches its block.
-            let fetch = !hit
-                && !bypass
-                && self.cfg.llc.gpgpu_store_fetch
-                && r.source == Source::Gpgpu;
+            let fetch =
+                !hit && !bypass && self.cfg.llc.gpgpu_store_fetch && r.source == Source::Gpgpu;
             if fetch
                 && !self.mshr_of_line.contains_key(&line)
                 && self.mshrs.len() >= self.cfg.llc.mshrs as usize
