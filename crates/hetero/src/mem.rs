@@ -827,8 +827,9 @@ impl MemSystem {
     }
 
     /// Looks up request `tok` in the LLC. Returns false, with no effect but the policy's
-    /// `on_llc`, `on_llc_block` and `llc_bypass` calls, when it is a read miss that needs an
-    /// MSHR and every MSHR is busy.
+    /// `on_llc`, `on_llc_block` and `llc_bypass` calls, when it is a read miss (or, with
+    /// `llc.gpgpu_store_fetch`, a GPGPU store miss that fetches) that needs an MSHR and every
+    /// MSHR is busy.
     fn lookup(&mut self, tok: u64) -> bool {
         let r = self.inflight[&tok].req;
         let line = r.addr / 64;
