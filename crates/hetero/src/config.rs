@@ -78,6 +78,15 @@ pub struct LlcConfig {
     pub latency: u32,
     /// Outstanding misses (all banks).
     pub mshrs: u32,
+    /// `true`: a GPGPU store that misses the LLC and allocates there fetches its block from DRAM
+    /// first (write-allocate with fetch, the write-back LLC of the document's simulators
+    /// \[EXT\]: MacSim, spec 004 §7.1, sends a store that misses its LLC to DRAMSim2 as a read
+    /// and fills the block) and fills it dirty (its data is owed to DRAM) \[I\]. `false` (the
+    /// default, the behaviour until session 20): it allocates dirty without a fetch. The store
+    /// itself completes at once either way; the fetch holds an LLC MSHR and is a GPU DRAM read.
+    /// Written-around stores (spec 004 §3 bypass) never fetch.
+    #[serde(default)]
+    pub gpgpu_store_fetch: bool,
 }
 
 impl LlcConfig {

@@ -122,6 +122,23 @@ impl Llc {
     pub fn blocks(&self) -> usize {
         self.tag.iter().filter(|&&t| t != INVALID).count()
     }
+
+    /// Dirty valid blocks (statistics): (no CPU holder, i.e. filled or written by the GPU; with
+    /// a CPU holder). A dirty block is one DRAM write owed when it is evicted: what a run that
+    /// ends with it resident has not paid for.
+    pub fn dirty_blocks(&self) -> (u64, u64) {
+        let mut n = (0, 0);
+        for i in 0..self.tag.len() {
+            if self.tag[i] != INVALID && self.dirty[i] {
+                if self.cpu_mask[i] == 0 {
+                    n.0 += 1;
+                } else {
+                    n.1 += 1;
+                }
+            }
+        }
+        n
+    }
 }
 
 #[cfg(test)]
@@ -135,6 +152,7 @@ mod tests {
             line_bytes: 64,
             latency: 10,
             mshrs: 8,
+            gpgpu_store_fetch: false,
         })
     }
 
@@ -154,6 +172,20 @@ mod tests {
             );
         }
         assert!(l.contains(0));
+    }
+
+    #[test]
+    fn dirty_blocks_split_by_cpu_holder() {
+        let mut l = tiny();
+        assert_eq!(l.dirty_blocks(), (0, 0));
+        l.fill(1, None, true);
+        l.fill(2, None, false);
+        l.fill(3, Some(0), true);
+        l.fill(4, Some(1), false);
+        assert_eq!(l.dirty_blocks(), (1, 1));
+        // A GPU store hit on a clean GPU block dirties it.
+        assert!(l.access(2, None, true));
+        assert_eq!(l.dirty_blocks(), (2, 1));
     }
 
     #[test]

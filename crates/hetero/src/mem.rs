@@ -39,6 +39,8 @@ pub struct SourceStats {
     pub dram_critical: u64,
     /// Sum of read latencies, memory cycles (issue to completion).
     pub latency_sum: u64,
+    /// Store misses whose block was fetched from DRAM (`llc.gpgpu_store_fetch`).
+    pub store_fetches: u64,
 }
 
 /// Where the DRAM reads of one requester class waited (a diagnostic of the policies, spec 004
@@ -158,6 +160,12 @@ struct Mshr {
     source: Source,
     critical: bool,
     allocate: bool,
+    /// The fill allocates the block dirty: a GPGPU store joined or opened the miss
+    /// (`llc.gpgpu_store_fetch`).
+    dirty: bool,
+    /// A read opened the miss (its first waiter); false when a store's fetch opened it, so
+    /// every read waiter merged into it.
+    read_opened: bool,
     /// Memory cycle the MSHR was allocated, and the one its DRAM read's column access issued
     /// ([`ReadStages`]).
     created: u64,
@@ -234,6 +242,8 @@ pub struct MemSystem {
     /// Sums over stepped DRAM cycles of the LLC MSHRs held by GPU and CPU misses, and the
     /// number of those cycles in which every MSHR was busy (samples: `queue_sums.2` / channels).
     mshr_sums: [u64; 3],
+    /// The most LLC MSHRs held by GPU (0) and CPU (1) misses in any stepped DRAM cycle.
+    mshr_peak: [u64; 2],
     /// Lookups waiting for an MSHR, due to look up again in the next cycle, in event order.
     waiting: Vec<Waiting>,
     /// The same, due in the cycle being stepped (`waiting` of the last cycle).
@@ -298,6 +308,7 @@ impl MemSystem {
             stages: [ReadStages::default(); 2],
             mshr_by: [0; 2],
             mshr_sums: [0; 3],
+            mshr_peak: [0; 2],
             waiting: Vec::new(),
             waiting_due: Vec::new(),
             waiting_lines: FastMap::default(),
@@ -452,6 +463,18 @@ impl MemSystem {
         (f(m[0]), f(m[1]), f(m[2]))
     }
 
+    /// The most LLC MSHRs held at once, over the stepped DRAM cycles, by GPU misses and by CPU
+    /// misses (the peak of [`MemSystem::llc_mshr_occupancy`]'s means).
+    pub fn llc_mshr_peak(&self) -> (u64, u64) {
+        (self.mshr_peak[0], self.mshr_peak[1])
+    }
+
+    /// Dirty blocks resident in the LLC now: (filled or written by the GPU, held by a CPU
+    /// core). Each is a DRAM write owed at its eviction (statistics).
+    pub fn llc_dirty_blocks(&self) -> (u64, u64) {
+        self.llc.dirty_blocks()
+    }
+
     /// Blocks sent to DRAM as writes (write-backs of dirty LLC victims and written-around
     /// stores): (GPU-owned, CPU-owned).
     pub fn dram_writes_by_owner(&self) -> (u64, u64) {
@@ -549,7 +572,7 @@ impl MemSystem {
                     if w.seq > ev_seq || w.epoch != self.line_epoch {
                         break;
                     }
-                    if self.observe[kind_of(w.req.source)] {
+                    if self.observe[kind_of(w.req.source)] && !w.req.write {
                         let line = w.req.addr / 64;
                         self.policy.on_llc(&ctx, w.req.source, false);
                         self.policy.on_llc_block(&ctx, w.req.source, line, false);
@@ -590,6 +613,8 @@ impl MemSystem {
         self.mshr_sums[0] += self.mshr_by[0];
         self.mshr_sums[1] += self.mshr_by[1];
         self.mshr_sums[2] += (self.mshrs.len() >= self.cfg.llc.mshrs as usize) as u64;
+        self.mshr_peak[0] = self.mshr_peak[0].max(self.mshr_by[0]);
+        self.mshr_peak[1] = self.mshr_peak[1].max(self.mshr_by[1]);
         for ch in 0..self.channels.len() {
             let n = self.channels[ch].admit(&mut self.overflow[ch], &ctx, ch, self.policy.as_mut());
             if n > 0 {
@@ -819,8 +844,9 @@ impl MemSystem {
     }
 
     /// Looks up request `tok` in the LLC. Returns false, with no effect but the policy's
-    /// `on_llc`, `on_llc_block` and `llc_bypass` calls, when it is a read miss that needs an
-    /// MSHR and every MSHR is busy.
+    /// `on_llc`, `on_llc_block` and `llc_bypass` calls, when it is a read miss (or, with
+    /// `llc.gpgpu_store_fetch`, a GPGPU store miss that fetches) that needs an MSHR and every
+    /// MSHR is busy.
     fn lookup(&mut self, tok: u64) -> bool {
         let r = self.inflight[&tok].req;
         let line = r.addr / 64;
@@ -828,11 +854,8 @@ impl MemSystem {
         let first = self.seen.insert(line);
         let hit = self.llc.access(line, cpu, r.write);
         if r.write {
-            if first {
-                self.touch(line);
-            }
-            if !hit {
-                let bypass = r.bypass || {
+            let bypass = !hit
+                && (r.bypass || {
                     let gpu = self.gpu;
                     let ctx = Ctx {
                         now: self.now,
@@ -840,12 +863,29 @@ impl MemSystem {
                         gpu: &gpu,
                     };
                     self.policy.llc_bypass(&ctx, &r)
-                };
-                if bypass {
-                    self.writeback(line, r.source, r.critical);
-                } else {
-                    self.allocate(line, cpu, true);
+                });
+            // `llc.gpgpu_store_fetch`: an allocating GPGPU store miss fetches its block.
+            let fetch =
+                !hit && !bypass && self.cfg.llc.gpgpu_store_fetch && r.source == Source::Gpgpu;
+            if fetch
+                && !self.mshr_of_line.contains_key(&line)
+                && self.mshrs.len() >= self.cfg.llc.mshrs as usize
+            {
+                // MSHRs full: looked up again next cycle, like a read miss.
+                if first {
+                    self.seen.remove(&line);
                 }
+                return false;
+            }
+            if first {
+                self.touch(line);
+            }
+            if bypass {
+                self.writeback(line, r.source, r.critical);
+            } else if fetch {
+                self.store_fetch(line, &r);
+            } else if !hit {
+                self.allocate(line, cpu, true);
             }
             self.inflight.get_mut(&tok).expect("in flight").llc_hit = hit;
             self.deliver(tok);
@@ -913,6 +953,8 @@ impl MemSystem {
                 source: r.source,
                 critical: r.critical && r.source.is_gpu(),
                 allocate: !bypass,
+                dirty: false,
+                read_opened: true,
                 created: self.now,
                 served: 0,
                 front: 0,
@@ -926,6 +968,46 @@ impl MemSystem {
         let at = self.now + self.ring.bank_to_mc(bank, loc.channel);
         self.push(at, Ev::ToMc(m));
         true
+    }
+
+    /// `llc.gpgpu_store_fetch`: the GPGPU store `r` missed the LLC and allocates; its block is
+    /// fetched from DRAM (a new LLC miss without waiters, or the pending one of the block) and
+    /// filled dirty. The caller checked that an MSHR is free or the block's miss pending.
+    fn store_fetch(&mut self, line: u64, r: &Request) {
+        self.stats.entry(r.source).or_default().store_fetches += 1;
+        if let Some(&m) = self.mshr_of_line.get(&line) {
+            let ms = self.mshrs.get_mut(&m).expect("mshr");
+            ms.allocate = true;
+            ms.dirty = true;
+            if r.critical {
+                self.raise(m);
+            }
+            return;
+        }
+        let m = self.next_tok;
+        self.next_tok += 1;
+        self.mshrs.insert(
+            m,
+            Mshr {
+                waiters: Vec::new(),
+                line,
+                source: r.source,
+                critical: r.critical,
+                allocate: true,
+                dirty: true,
+                read_opened: false,
+                created: self.now,
+                served: 0,
+                front: 0,
+                queue: 0,
+            },
+        );
+        self.mshr_of_line.insert(line, m);
+        self.mshr_by[0] += 1;
+        let loc = locate(&self.cfg.dram, line);
+        let bank = self.ring.bank_of(line);
+        let at = self.now + self.ring.bank_to_mc(bank, loc.channel);
+        self.push(at, Ev::ToMc(m));
     }
 
     /// Makes miss `m` critical, with its DRAM read if queued (a critical GPU read joined it).
@@ -998,7 +1080,7 @@ impl MemSystem {
                 .waiters
                 .iter()
                 .find_map(|t| self.inflight[t].req.source.cpu());
-            self.allocate(ms.line, cpu, false);
+            self.allocate(ms.line, cpu, ms.dirty);
             if let Some(c) = cpu {
                 for t in &ms.waiters {
                     if let Some(o) = self.inflight[t].req.source.cpu() {
@@ -1020,7 +1102,7 @@ impl MemSystem {
             let back = self.ring.to_bank(r.source, bank);
             let total = self.now + back - f.issued;
             let sg = &mut self.stages[!r.source.is_gpu() as usize];
-            if i == 0 {
+            if i == 0 && ms.read_opened {
                 // The read that opened the miss: every stage.
                 let lookup = self.ring.to_bank(r.source, bank) + self.cfg.llc.latency as u64;
                 let to_mc = self.ring.bank_to_mc(bank, ch);
@@ -1109,6 +1191,93 @@ mod tests {
         let c = run_until_done(&mut m, 1);
         assert!(!c[0].llc_hit, "bypassed fill");
         assert_eq!(m.dram_stats().reads, reads + 2);
+    }
+
+    /// `llc.gpgpu_store_fetch`: off (the default), a GPGPU store that misses the LLC allocates
+    /// its block dirty with no DRAM access; on, the block is fetched from DRAM (one GPU DRAM
+    /// read, an LLC MSHR) and filled dirty, the store completing at once; a read of the block
+    /// issued meanwhile joins the fetch; a store written around the LLC (IM's §3 bypass)
+    /// never fetches.
+    #[test]
+    fn gpgpu_store_miss_fetches_its_block_only_when_told() {
+        let settle = |m: &mut MemSystem| {
+            for _ in 0..2000 {
+                let t = m.now() + 1;
+                m.advance_to(t);
+            }
+        };
+        for fetch in [false, true] {
+            let mut c = HeteroConfig::preset("hetero").unwrap();
+            assert!(!c.llc.gpgpu_store_fetch, "off in the preset");
+            c.set("llc.gpgpu_store_fetch", &fetch.to_string()).unwrap();
+            let mut m = MemSystem::new(&c);
+            m.issue(Request::write(1, 0x40000, Source::Gpgpu));
+            // The store completes after the LLC lookup, before any DRAM read could return.
+            let done = run_until_done(&mut m, 1);
+            assert!(!done[0].llc_hit);
+            assert!(m.now() < 60, "the store waited for DRAM: {}", m.now());
+            // A read of the same block right behind it.
+            m.issue(Request::read(2, 0x40000, Source::Gpgpu));
+            let r = run_until_done(&mut m, 1);
+            settle(&mut m);
+            let st = m.source_stat(Source::Gpgpu);
+            assert_eq!(m.dram_stats().writes, 0, "fetch={fetch}");
+            assert_eq!(m.llc_dirty_blocks(), (1, 0), "fetch={fetch}: filled dirty");
+            if fetch {
+                assert_eq!(m.dram_stats().reads, 1, "one fetch, the read joined it");
+                assert_eq!(st.store_fetches, 1);
+                assert!(!r[0].llc_hit, "the read waited for the fetch");
+                assert_eq!(m.read_stages().0.misses, 0, "no read opened the miss");
+                assert_eq!(m.read_stages().0.merged, 1);
+            } else {
+                assert_eq!(m.dram_stats().reads, 0);
+                assert_eq!(st.store_fetches, 0);
+                assert!(r[0].llc_hit, "allocated at once");
+            }
+        }
+        // Under IM a non-critical GPGPU store is written around: no fetch, one DRAM write.
+        let mut c = HeteroConfig::preset("hetero").unwrap();
+        c.set("llc.gpgpu_store_fetch", "true").unwrap();
+        c.set("policy.name", "im").unwrap();
+        let mut m = MemSystem::new(&c);
+        m.issue(Request::write(3, 0x80000, Source::Gpgpu));
+        run_until_done(&mut m, 1);
+        settle(&mut m);
+        assert_eq!((m.dram_stats().reads, m.dram_stats().writes), (0, 1));
+        assert_eq!(m.source_stat(Source::Gpgpu).store_fetches, 0);
+        // A critical one allocates, so it fetches.
+        let mut cs = Request::write(4, 0xc0000, Source::Gpgpu);
+        cs.critical = true;
+        m.issue(cs);
+        run_until_done(&mut m, 1);
+        settle(&mut m);
+        assert_eq!(m.dram_stats().reads, 1);
+        assert_eq!(m.llc_dirty_blocks(), (1, 0));
+    }
+
+    /// With `llc.gpgpu_store_fetch`, a store miss that finds every LLC MSHR busy waits for one
+    /// like a read miss, and completes once its lookup succeeds.
+    #[test]
+    fn a_store_fetch_waits_for_a_free_mshr() {
+        let mut c = HeteroConfig::preset("hetero").unwrap();
+        c.set("llc.gpgpu_store_fetch", "true").unwrap();
+        c.set("llc.mshrs", "4").unwrap();
+        let mut m = MemSystem::new(&c);
+        for i in 0..4 {
+            m.issue(Request::read(i, i * 8192, Source::Gpgpu));
+        }
+        m.issue(Request::write(9, 0x7_0000, Source::Gpgpu));
+        let done = run_until_done(&mut m, 5);
+        // The store completed after the first read's fill freed an MSHR.
+        let pos = done.iter().position(|d| d.id == 9).unwrap();
+        assert!(pos >= 1, "the store finished before any read: {done:?}");
+        assert_eq!(m.llc_mshr_peak().0, 4);
+        for _ in 0..2000 {
+            let t = m.now() + 1;
+            m.advance_to(t);
+        }
+        assert_eq!(m.dram_stats().reads, 5);
+        assert_eq!(m.source_stat(Source::Gpgpu).store_fetches, 1);
     }
 
     #[test]

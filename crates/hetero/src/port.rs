@@ -43,6 +43,28 @@ pub struct HeteroPort {
     pub ready_samples: (f64, u64),
     /// Sum and count of the ready warps per SM reported to the policies.
     pub ready_warps_samples: (f64, u64),
+    /// GPU blocks (64 B) sent to the memory side and not yet completed, now.
+    blocks_out: u64,
+    /// The GPU's outstanding requests over the port's cycles: (sum of the blocks outstanding,
+    /// most blocks outstanding, most L2 requests outstanding, cycles in which the port held
+    /// `max_inflight` requests and refused more, cycles sampled). See
+    /// [`HeteroPort::outstanding`].
+    out_stats: (u64, u64, u64, u64, u64),
+}
+
+/// The GPU's outstanding memory requests at the port, over the co-run (see
+/// [`HeteroPort::outstanding`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Outstanding {
+    /// Mean GPU blocks (64 B) sent to the memory side and not yet completed, per memory cycle.
+    pub blocks_mean: f64,
+    /// The most such blocks in any memory cycle.
+    pub blocks_peak: u64,
+    /// The most GPU L2 requests (of one or two blocks) outstanding at once.
+    pub requests_peak: u64,
+    /// Fraction of memory cycles in which the port held its limit of requests (`max_inflight`),
+    /// so that the GPU's L2 slices could send no more.
+    pub full_fraction: f64,
 }
 
 impl HeteroPort {
@@ -70,6 +92,20 @@ impl HeteroPort {
             gpu_blocks: 0,
             ready_samples: (0.0, 0),
             ready_warps_samples: (0.0, 0),
+            blocks_out: 0,
+            out_stats: (0, 0, 0, 0, 0),
+        }
+    }
+
+    /// The GPU's outstanding memory requests at the port over the cycles run so far.
+    pub fn outstanding(&self) -> Outstanding {
+        let (sum, bpeak, rpeak, full, n) = self.out_stats;
+        let frac = |a: u64| if n == 0 { 0.0 } else { a as f64 / n as f64 };
+        Outstanding {
+            blocks_mean: frac(sum),
+            blocks_peak: bpeak,
+            requests_peak: rpeak,
+            full_fraction: frac(full),
         }
     }
 
@@ -120,6 +156,12 @@ impl MemoryPort for HeteroPort {
     fn cycle(&mut self, _now: u64) {
         self.t += 1;
         self.publish();
+        let o = &mut self.out_stats;
+        o.0 += self.blocks_out;
+        o.1 = o.1.max(self.blocks_out);
+        o.2 = o.2.max(self.parts.len() as u64);
+        o.3 += (self.parts.len() >= self.max_inflight) as u64;
+        o.4 += 1;
         let mut done = std::mem::take(&mut self.done);
         self.cpu.cycle(self.t, &mut self.mem, &mut |c| done.push(c));
         for c in done.drain(..) {
@@ -127,6 +169,7 @@ impl MemoryPort for HeteroPort {
                 continue;
             };
             e.1 -= 1;
+            self.blocks_out -= 1;
             if e.1 == 0 {
                 let (d, _) = self.parts.remove(&c.id).expect("present");
                 if !d.write || d.ack.is_some() {
@@ -154,6 +197,7 @@ impl MemoryPort for HeteroPort {
             self.mem.issue(r);
         }
         self.gpu_blocks += n as u64;
+        self.blocks_out += n as u64;
         self.parts.insert(id, (d, n));
     }
 

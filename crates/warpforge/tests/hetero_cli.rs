@@ -94,6 +94,20 @@ fn one_mix_writes_the_issue_keys() {
         // No DRAM read is faster than tCL + a burst (67 CPU cycles).
         assert!(n("cpu_stage_dram") >= 67.0);
     }
+    // The GPU's outstanding requests and the LLC's dirty blocks (session 20), per co-run.
+    for m in v["policies"]["frfcfs"]["per_mix"].as_array().unwrap() {
+        let n = |k: &str| m["memory"][k].as_f64().unwrap_or_else(|| panic!("{k}"));
+        let mean = n("llc_mshrs_gpu_mean");
+        assert!(n("llc_mshrs_gpu_peak") >= mean && n("llc_mshrs_gpu_peak") <= 512.0);
+        assert!(n("llc_mshrs_cpu_peak") >= 1.0);
+        let (bm, bp) = (n("gpu_port_blocks_mean"), n("gpu_port_blocks_peak"));
+        assert!(bm > 0.0 && bm <= bp && bp <= 512.0, "{bm} {bp}");
+        assert!(n("gpu_port_requests_peak") <= 256.0 && n("gpu_port_requests_peak") * 2.0 >= bp);
+        assert!((0.0..=1.0).contains(&n("gpu_port_full_fraction")));
+        assert!(n("llc_dirty_gpu_end") >= 0.0 && n("llc_dirty_cpu_start") >= 0.0);
+        // `llc.gpgpu_store_fetch` is off by default: no store fetches its block.
+        assert_eq!(n("gpu_store_fetches"), 0.0);
+    }
     assert!(v["task_seconds"]["sums"]["corun"].as_f64().unwrap() > 0.0);
     assert!(v["task_seconds"]["sums"]["policy.im"].as_f64().unwrap() > 0.0);
     let hw = v["hardware_bytes"].as_f64().unwrap();

@@ -136,6 +136,7 @@ pub fn corun(
 ) -> Result<CoRun> {
     let w = crate::cmd::run::find_workload(gpu)?;
     let (mem, cpu) = machine(hcfg, apps, warm, traces)?;
+    let dirty0 = mem.llc_dirty_blocks();
     let shared = Arc::new(GpuShared::default());
     let port = HeteroPort::new(mem, cpu, shared.clone(), 0, PORT_INFLIGHT);
     let mut runner = TimingRunner::new(gcfg.clone(), 1);
@@ -190,6 +191,24 @@ pub fn corun(
     let frac = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
     let mut memory = memory_counters(&port.mem);
     memory.extend(cpu_counters(&port.cpu));
+    // The GPU's outstanding memory requests at the port (spec 004 §7: the bound on them).
+    let o = port.outstanding();
+    memory.push(("gpu_port_blocks_mean".to_string(), o.blocks_mean));
+    memory.push(("gpu_port_blocks_peak".to_string(), o.blocks_peak as f64));
+    memory.push(("gpu_port_requests_peak".to_string(), o.requests_peak as f64));
+    memory.push(("gpu_port_full_fraction".to_string(), o.full_fraction));
+    // Dirty blocks in the LLC at the start (after the warm-up) and at the end of the co-run:
+    // DRAM writes the run leaves owed (a GPU store that allocates defers its write past the
+    // run; one written around the LLC pays it in the run).
+    let dirty1 = port.mem.llc_dirty_blocks();
+    for (k, v) in [
+        ("llc_dirty_gpu_start", dirty0.0),
+        ("llc_dirty_gpu_end", dirty1.0),
+        ("llc_dirty_cpu_start", dirty0.1),
+        ("llc_dirty_cpu_end", dirty1.1),
+    ] {
+        memory.push((k.to_string(), v as f64));
+    }
     let crit: Vec<CritStats> = crit;
     let sum = |f: fn(&CritStats) -> u64| crit.iter().map(f).sum::<u64>();
     let misses = sum(|s| s.misses);
@@ -260,6 +279,7 @@ fn memory_counters(mem: &MemSystem) -> Vec<(String, f64)> {
         t.llc_hits += st.llc_hits;
         t.llc_misses += st.llc_misses;
         t.critical += st.critical;
+        t.store_fetches += st.store_fetches;
     }
     let (gw, cw) = mem.wait_stats();
     let (gs, cs) = mem.read_stages();
@@ -273,6 +293,7 @@ fn memory_counters(mem: &MemSystem) -> Vec<(String, f64)> {
         out.push((format!("{n}_dram_reads"), t.dram_reads as f64));
         out.push((format!("{n}_dram_writes"), wr as f64));
         out.push((format!("{n}_bypassed_reads"), t.bypassed as f64));
+        out.push((format!("{n}_store_fetches"), t.store_fetches as f64));
         out.push((format!("{n}_read_latency"), frac(t.latency_sum, t.reads)));
         out.push((
             format!("{n}_llc_hit_rate"),
@@ -323,6 +344,9 @@ fn memory_counters(mem: &MemSystem) -> Vec<(String, f64)> {
     out.push(("llc_mshrs_gpu_mean".to_string(), mg));
     out.push(("llc_mshrs_cpu_mean".to_string(), mc));
     out.push(("llc_mshrs_full_fraction".to_string(), mfull));
+    let (pg, pc) = mem.llc_mshr_peak();
+    out.push(("llc_mshrs_gpu_peak".to_string(), pg as f64));
+    out.push(("llc_mshrs_cpu_peak".to_string(), pc as f64));
     out.push((
         "gpu_read_critical_fraction".to_string(),
         frac(gpu.critical, gpu.reads),
