@@ -40,6 +40,81 @@ const _: fn() = || {
 /// Spins this many times waiting for work (or for the last SMs) before parking or yielding.
 const SPINS: u32 = 1 << 12;
 
+/// [`Adapt`]: balanced phases per period, of which the first `2 * SAMPLE` are the two samples
+/// (the whole team, then the calling thread alone).
+const PERIOD: u64 = 4096;
+const SAMPLE: u64 = 64;
+/// [`Adapt`]: a phase-to-phase time above this (nanoseconds) is not sampled (a launch's end
+/// and set-up, or the process descheduled, not the engine's per-window cost).
+const SAMPLE_CAP_NS: u64 = 200_000;
+
+/// Whether the team runs its phases together or the calling thread alone, chosen by
+/// measurement, so that a team that cannot gain on this host does not cost more than one
+/// thread.
+///
+/// Two threads gain only where they can hand each other cache lines quickly. On the 2-vCPU
+/// development VM (docs/PERFORMANCE.md, "Session 20: engine") the host places the two vCPUs
+/// either close (a cache line crosses in 50-65 ns: `kmn` with 120 SMs runs 1.6x faster on two
+/// threads than on one) or far apart (200-230 ns: two threads are no faster on `kmn` and
+/// 10-20% slower on `bfs`, at twice the CPU time), and moves them from one to the other
+/// within seconds. So every [`PERIOD`] balanced phases (the window engine's SM phases) the
+/// team measures the wall time from phase to phase (the window, its sequential part included)
+/// over [`SAMPLE`] phases run by the whole team and then `SAMPLE` run by the calling thread
+/// alone, and runs the rest of the period the way that was faster (alone only if faster by
+/// more than a sixteenth, so that noise keeps the team). Alone, the calling thread runs `after`
+/// and every job itself in index order without opening a phase, and the idle workers park.
+/// Which thread runs a job never changes its result, so neither do these choices.
+#[derive(Default)]
+struct Adapt {
+    /// Balanced phases so far.
+    n: u64,
+    /// When the last balanced phase began.
+    last: Option<std::time::Instant>,
+    /// The two samples of the current period: summed phase-to-phase times (ns) and counts,
+    /// `[team, alone]`.
+    sum: [u64; 2],
+    cnt: [u64; 2],
+    /// The choice for the rest of the current period.
+    alone: bool,
+}
+
+impl Adapt {
+    /// At the start of a balanced phase, at `now`: whether it runs on the calling thread alone.
+    fn next(&mut self, now: std::time::Instant) -> bool {
+        let pos = self.n % PERIOD;
+        if let Some(last) = self.last {
+            // The phase that just ended was the sample phase `pos - 1`.
+            if (1..=2 * SAMPLE).contains(&pos) {
+                let ns = u64::try_from(now.duration_since(last).as_nanos()).unwrap_or(u64::MAX);
+                if ns <= SAMPLE_CAP_NS {
+                    let k = usize::from(pos > SAMPLE);
+                    self.sum[k] += ns;
+                    self.cnt[k] += 1;
+                }
+            }
+        }
+        self.last = Some(now);
+        self.n += 1;
+        if pos == 2 * SAMPLE {
+            // Mean times: alone wins if 16 * alone < 15 * team.
+            let [st, sa] = self.sum;
+            let [ct, ca] = self.cnt;
+            self.alone = ct > 0
+                && ca > 0
+                && u128::from(sa) * u128::from(ct) * 16 < u128::from(st) * u128::from(ca) * 15;
+            self.sum = [0; 2];
+            self.cnt = [0; 2];
+        }
+        if pos < SAMPLE {
+            false
+        } else if pos < 2 * SAMPLE {
+            true
+        } else {
+            self.alone
+        }
+    }
+}
+
 struct Shared {
     /// Epoch (high 32 bits) and next SM index to claim (low 32 bits).
     claim: AtomicU64,
@@ -314,6 +389,10 @@ pub struct Team {
     /// balanced, so that jobs keep their threads).
     bounds: Vec<usize>,
     kept: Vec<usize>,
+    /// Whole team or calling thread alone ([`Adapt`]), and whether the current choice is
+    /// alone (it also applies to unbalanced phases, [`Team::run`]).
+    adapt: Adapt,
+    alone: bool,
 }
 
 impl Team {
@@ -385,6 +464,8 @@ impl Team {
             done: 0,
             bounds: Vec::new(),
             kept: Vec::new(),
+            adapt: Adapt::default(),
+            alone: false,
         }
     }
 
@@ -517,6 +598,16 @@ impl Team {
         assert!((n as u64) <= IDX_MASK, "at most 2^20 - 1 jobs per phase");
         let s = &self.shared;
         let t = s.cursors.len();
+        if t > 1 && !cost.is_empty() {
+            self.alone = self.adapt.next(std::time::Instant::now());
+        }
+        if self.alone {
+            // The calling thread alone, in index order; no phase is opened, so the workers
+            // park once they have spun out.
+            after();
+            (0..n).for_each(job);
+            return;
+        }
         self.epoch = (self.epoch + 1) & EPOCH_MASK;
         if self.epoch == 0 {
             self.epoch = 1;
@@ -867,6 +958,81 @@ mod tests {
                 team.run_balanced(&cost3, 0, true, 12, &|_| {}, || {});
                 assert_ne!(team.bounds, first, "{threads} threads");
             }
+        }
+    }
+
+    #[test]
+    fn adapt_samples_team_then_alone_and_keeps_the_faster() {
+        use std::time::{Duration, Instant};
+        // Phase-to-phase times: `team` ns per phase run by the team, `alone` ns alone.
+        let run = |team: u64, alone: u64| {
+            let mut a = Adapt::default();
+            let mut t = Instant::now();
+            let mut modes = Vec::new();
+            for _ in 0..2 * PERIOD + 3 {
+                let m = a.next(t);
+                modes.push(m);
+                t += Duration::from_nanos(if m { alone } else { team });
+            }
+            modes
+        };
+        let s = SAMPLE as usize;
+        let p = PERIOD as usize;
+        for modes in [run(10_000, 5_000), run(10_000, 20_000), run(10_000, 9_500)] {
+            for k in [0, p] {
+                assert!(modes[k..k + s].iter().all(|&m| !m), "team sample first");
+                assert!(modes[k + s..k + 2 * s].iter().all(|&m| m), "then alone");
+            }
+        }
+        // Alone twice as fast: the rest of each period alone; slower, or faster by less than
+        // a sixteenth (noise): the team.
+        let fast = run(10_000, 5_000);
+        assert!(fast[2 * s..p].iter().all(|&m| m));
+        assert!(run(10_000, 20_000)[2 * s..p].iter().all(|&m| !m));
+        assert!(run(10_000, 9_500)[2 * s..p].iter().all(|&m| !m));
+        // The next period samples again: the team first.
+        assert!(!fast[p] && fast[p + 2 * s]);
+        // Phases longer than the cap are not sampled: with only those, no choice for alone.
+        assert!(run(SAMPLE_CAP_NS + 1, 1)[2 * s..p].iter().all(|&m| !m));
+    }
+
+    #[test]
+    fn phases_run_alone_do_every_index_once_and_after_once() {
+        use std::sync::atomic::AtomicU32;
+        for threads in [1, 2, 3] {
+            let mut team = Team::new(threads);
+            let n = 9;
+            let cost = vec![5u32; n];
+            // Past both samples of the first period (the second runs alone).
+            for _ in 0..3 * SAMPLE {
+                let hits: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+                let after = AtomicU32::new(0);
+                team.run_balanced(
+                    &cost,
+                    1,
+                    true,
+                    n,
+                    &|i| {
+                        hits[i].fetch_add(1, Ordering::Relaxed);
+                    },
+                    || {
+                        after.fetch_add(1, Ordering::Relaxed);
+                    },
+                );
+                assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+                assert_eq!(after.load(Ordering::Relaxed), 1);
+                // An unbalanced phase (the commit's) in between.
+                let hits: Vec<AtomicU32> = (0..4).map(|_| AtomicU32::new(0)).collect();
+                team.run(
+                    4,
+                    &|i| {
+                        hits[i].fetch_add(1, Ordering::Relaxed);
+                    },
+                    || {},
+                );
+                assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+            }
+            assert_eq!(team.adapt.n, if threads > 1 { 3 * SAMPLE } else { 0 });
         }
     }
 
