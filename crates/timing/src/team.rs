@@ -41,7 +41,7 @@ const _: fn() = || {
 const SPINS: u32 = 1 << 12;
 
 /// [`Adapt`]: balanced phases per period, of which the first `2 * SAMPLE` are the two samples
-/// (the whole team, then the calling thread alone).
+/// (alternately the whole team and the calling thread alone).
 const PERIOD: u64 = 4096;
 const SAMPLE: u64 = 64;
 /// [`Adapt`]: a phase-to-phase time above this (nanoseconds) is not sampled (a launch's end
@@ -59,17 +59,19 @@ const SAMPLE_CAP_NS: u64 = 200_000;
 /// 10-20% slower on `bfs`, at twice the CPU time), and moves them from one to the other
 /// within seconds. So every [`PERIOD`] balanced phases (the window engine's SM phases) the
 /// team measures the wall time from phase to phase (the window, its sequential part included)
-/// over [`SAMPLE`] phases run by the whole team and then `SAMPLE` run by the calling thread
-/// alone, and runs the rest of the period the way that was faster (alone only if faster by
-/// more than a sixteenth, so that noise keeps the team). Alone, the calling thread runs `after`
+/// over `2 * SAMPLE` phases run alternately by the whole team and by the calling thread alone
+/// (alternately, so that both samples see the same stretch of the workload), and runs the rest
+/// of the period the way that was faster (alone only if faster by more than a sixteenth, so
+/// that noise keeps the team). Alone, the calling thread runs `after`
 /// and every job itself in index order without opening a phase, and the idle workers park.
 /// Which thread runs a job never changes its result, so neither do these choices.
 #[derive(Default)]
 struct Adapt {
     /// Balanced phases so far.
     n: u64,
-    /// When the last balanced phase began.
+    /// When the last balanced phase began, and the sample it belongs to (0 team, 1 alone).
     last: Option<std::time::Instant>,
+    sampled: Option<usize>,
     /// The two samples of the current period: summed phase-to-phase times (ns) and counts,
     /// `[team, alone]`.
     sum: [u64; 2],
@@ -82,15 +84,12 @@ impl Adapt {
     /// At the start of a balanced phase, at `now`: whether it runs on the calling thread alone.
     fn next(&mut self, now: std::time::Instant) -> bool {
         let pos = self.n % PERIOD;
-        if let Some(last) = self.last {
-            // The phase that just ended was the sample phase `pos - 1`.
-            if (1..=2 * SAMPLE).contains(&pos) {
-                let ns = u64::try_from(now.duration_since(last).as_nanos()).unwrap_or(u64::MAX);
-                if ns <= SAMPLE_CAP_NS {
-                    let k = usize::from(pos > SAMPLE);
-                    self.sum[k] += ns;
-                    self.cnt[k] += 1;
-                }
+        if let (Some(last), Some(k)) = (self.last, self.sampled) {
+            // The phase that just ended was a sample phase.
+            let ns = u64::try_from(now.duration_since(last).as_nanos()).unwrap_or(u64::MAX);
+            if ns <= SAMPLE_CAP_NS {
+                self.sum[k] += ns;
+                self.cnt[k] += 1;
             }
         }
         self.last = Some(now);
@@ -105,13 +104,13 @@ impl Adapt {
             self.sum = [0; 2];
             self.cnt = [0; 2];
         }
-        if pos < SAMPLE {
-            false
-        } else if pos < 2 * SAMPLE {
-            true
+        let alone = if pos < 2 * SAMPLE {
+            pos % 2 == 1
         } else {
             self.alone
-        }
+        };
+        self.sampled = (pos < 2 * SAMPLE).then_some(usize::from(alone));
+        alone
     }
 }
 
@@ -980,8 +979,10 @@ mod tests {
         let p = PERIOD as usize;
         for modes in [run(10_000, 5_000), run(10_000, 20_000), run(10_000, 9_500)] {
             for k in [0, p] {
-                assert!(modes[k..k + s].iter().all(|&m| !m), "team sample first");
-                assert!(modes[k + s..k + 2 * s].iter().all(|&m| m), "then alone");
+                assert!(
+                    (k..k + 2 * s).all(|i| modes[i] == (i % 2 == 1)),
+                    "team and alone alternately"
+                );
             }
         }
         // Alone twice as fast: the rest of each period alone; slower, or faster by less than
@@ -990,8 +991,8 @@ mod tests {
         assert!(fast[2 * s..p].iter().all(|&m| m));
         assert!(run(10_000, 20_000)[2 * s..p].iter().all(|&m| !m));
         assert!(run(10_000, 9_500)[2 * s..p].iter().all(|&m| !m));
-        // The next period samples again: the team first.
-        assert!(!fast[p] && fast[p + 2 * s]);
+        // The next period samples again, then keeps the choice.
+        assert!(!fast[p] && fast[p + 1] && fast[p + 2 * s]);
         // Phases longer than the cap are not sampled: with only those, no choice for alone.
         assert!(run(SAMPLE_CAP_NS + 1, 1)[2 * s..p].iter().all(|&m| !m));
     }
@@ -1003,7 +1004,7 @@ mod tests {
             let mut team = Team::new(threads);
             let n = 9;
             let cost = vec![5u32; n];
-            // Past both samples of the first period (the second runs alone).
+            // Past the samples of the first period (every other phase alone).
             for _ in 0..3 * SAMPLE {
                 let hits: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
                 let after = AtomicU32::new(0);
