@@ -40,10 +40,14 @@ const _: fn() = || {
 /// Spins this many times waiting for work (or for the last SMs) before parking or yielding.
 const SPINS: u32 = 1 << 12;
 
-/// [`Adapt`]: balanced phases per period, of which the first `2 * SAMPLE` are the two samples
-/// (alternately the whole team and the calling thread alone).
+/// [`Adapt`]: balanced phases per period, of which the first `2 * SAMPLE` are the two samples,
+/// in blocks of `BLOCK` phases run alternately by the whole team and by the calling thread
+/// alone; the first `WARM` phases of a block are not measured (the jobs' state moving between
+/// the cores' caches after a switch).
 const PERIOD: u64 = 4096;
 const SAMPLE: usize = 64;
+const BLOCK: u64 = 16;
+const WARM: u64 = 4;
 
 /// Whether the team runs its phases together or the calling thread alone, chosen by
 /// measurement, so that a team that cannot gain on this host costs no more than one thread.
@@ -55,8 +59,10 @@ const SAMPLE: usize = 64;
 /// `kmn` and up to 20% slower on `bfs`, at twice the CPU time), and moves them from one to the
 /// other within seconds. So every [`PERIOD`] balanced phases (the window engine's SM phases)
 /// the team measures the wall time from phase to phase (the window, its sequential part
-/// included) over `2 * SAMPLE` phases run alternately by the whole team and by the calling
-/// thread alone (alternately, so that both samples see the same stretch of the workload), and
+/// included) over `2 * SAMPLE` phases run by the whole team and by the calling thread alone in
+/// alternate blocks of [`BLOCK`] (alternate, so that both samples see the same stretch of the
+/// workload; blocks, whose first [`WARM`] phases are not measured, so that the cost of moving
+/// the jobs' state between the cores after each switch does not count against either), and
 /// runs the rest of the period with the team only if the team's median is below seven eighths
 /// of the median alone: a team that gains less than that is not worth the other threads'
 /// CPU time on a shared host. (Medians, so that a launch's set-up between two phases does not
@@ -96,12 +102,13 @@ impl Adapt {
             team.clear();
             alone.clear();
         }
-        let alone = if pos < 2 * SAMPLE as u64 {
-            pos % 2 == 1
+        let sampling = pos < 2 * SAMPLE as u64;
+        let alone = if sampling {
+            (pos / BLOCK) % 2 == 1
         } else {
             self.alone
         };
-        self.sampled = (pos < 2 * SAMPLE as u64).then_some(usize::from(alone));
+        self.sampled = (sampling && pos % BLOCK >= WARM).then_some(usize::from(alone));
         alone
     }
 }
@@ -991,8 +998,8 @@ mod tests {
             let modes = run(team, alone);
             for k in [0, p] {
                 assert!(
-                    (k..k + 2 * s).all(|i| modes[i] == (i % 2 == 1)),
-                    "team and alone alternately"
+                    (k..k + 2 * s).all(|i| modes[i] == ((i - k) as u64 / BLOCK % 2 == 1)),
+                    "team and alone in alternate blocks"
                 );
             }
             assert!(
@@ -1012,7 +1019,7 @@ mod tests {
             let mut team = Team::new(threads);
             let n = 9;
             let cost = vec![5u32; n];
-            // Past the samples of the first period (every other phase alone).
+            // Past the samples of the first period (alternate blocks alone).
             for _ in 0..3 * SAMPLE as u64 {
                 let hits: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
                 let after = AtomicU32::new(0);
