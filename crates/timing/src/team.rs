@@ -40,88 +40,6 @@ const _: fn() = || {
 /// Spins this many times waiting for work (or for the last SMs) before parking or yielding.
 const SPINS: u32 = 1 << 12;
 
-/// [`Adapt`]: balanced phases per period, of which the first `2 * SAMPLE` are the two samples,
-/// in blocks of `BLOCK` phases run alternately by the whole team and by the calling thread
-/// alone; the first `WARM` phases of a block are not measured (the jobs' state moving between
-/// the cores' caches after a switch).
-const PERIOD: u64 = 4096;
-const SAMPLE: usize = 64;
-const BLOCK: u64 = 16;
-const WARM: u64 = 4;
-
-/// Whether the team runs its phases together or the calling thread alone, chosen by
-/// measurement, so that a team that cannot gain on this host costs no more than one thread.
-///
-/// Two threads gain only where they can hand each other cache lines quickly. On the 2-vCPU
-/// development VM (docs/PERFORMANCE.md, "Session 20: engine") the host places the two vCPUs
-/// either close (a cache line crosses in 45-80 ns: `kmn` with 120 SMs runs 1.5-1.6x faster on
-/// two threads than on one) or far apart (180-230 ns: two threads are at most 5% faster on
-/// `kmn` and up to 20% slower on `bfs`, at twice the CPU time), and moves them from one to the
-/// other within seconds. So every [`PERIOD`] balanced phases (the window engine's SM phases)
-/// the team measures the wall time from phase to phase (the window, its sequential part
-/// included) over `2 * SAMPLE` phases run by the whole team and by the calling thread alone in
-/// alternate blocks of [`BLOCK`] (alternate, so that both samples see the same stretch of the
-/// workload; blocks, whose first [`WARM`] phases are not measured, so that the cost of moving
-/// the jobs' state between the cores after each switch does not count against either), and
-/// runs the rest of the period with the team only if the team's median is below seven eighths
-/// of the median alone: a team that gains less than that is not worth the other threads'
-/// CPU time on a shared host. (Medians, so that a launch's set-up between two phases does not
-/// decide.) Alone, the calling thread runs `after` and every job itself in index order
-/// without opening a phase, and the idle workers park. Which thread runs a job never changes
-/// its result, so neither do these choices.
-#[derive(Default)]
-struct Adapt {
-    /// Balanced phases so far.
-    n: u64,
-    /// When the last balanced phase began, and the sample it belongs to (0 team, 1 alone).
-    last: Option<std::time::Instant>,
-    sampled: Option<usize>,
-    /// The two samples of the current period: phase-to-phase times (ns), `[team, alone]`.
-    times: [Vec<u64>; 2],
-    /// The choice for the rest of the current period.
-    alone: bool,
-}
-
-impl Adapt {
-    /// At the start of a balanced phase, at `now`: whether it runs on the calling thread alone.
-    fn next(&mut self, now: std::time::Instant) -> bool {
-        let pos = self.n % PERIOD;
-        if let (Some(last), Some(k)) = (self.last, self.sampled) {
-            // The phase that just ended was a sample phase.
-            let ns = u64::try_from(now.duration_since(last).as_nanos()).unwrap_or(u64::MAX);
-            self.times[k].push(ns);
-        }
-        self.last = Some(now);
-        self.n += 1;
-        if pos == 2 * SAMPLE as u64 {
-            let [team, alone] = &mut self.times;
-            self.alone = match (median(team), median(alone)) {
-                (Some(t), Some(a)) => 8 * u128::from(t) >= 7 * u128::from(a),
-                _ => false,
-            };
-            team.clear();
-            alone.clear();
-        }
-        let sampling = pos < 2 * SAMPLE as u64;
-        let alone = if sampling {
-            (pos / BLOCK) % 2 == 1
-        } else {
-            self.alone
-        };
-        self.sampled = (sampling && pos % BLOCK >= WARM).then_some(usize::from(alone));
-        alone
-    }
-}
-
-/// The median (the upper one of an even count) of `v`, reordering it; `None` if empty.
-fn median(v: &mut [u64]) -> Option<u64> {
-    if v.is_empty() {
-        return None;
-    }
-    let m = v.len() / 2;
-    Some(*v.select_nth_unstable(m).1)
-}
-
 struct Shared {
     /// Epoch (high 32 bits) and next SM index to claim (low 32 bits).
     claim: AtomicU64,
@@ -396,10 +314,6 @@ pub struct Team {
     /// balanced, so that jobs keep their threads).
     bounds: Vec<usize>,
     kept: Vec<usize>,
-    /// Whole team or calling thread alone ([`Adapt`]), and whether the current choice is
-    /// alone (it also applies to unbalanced phases, [`Team::run`]).
-    adapt: Adapt,
-    alone: bool,
 }
 
 impl Team {
@@ -471,8 +385,6 @@ impl Team {
             done: 0,
             bounds: Vec::new(),
             kept: Vec::new(),
-            adapt: Adapt::default(),
-            alone: false,
         }
     }
 
@@ -605,16 +517,6 @@ impl Team {
         assert!((n as u64) <= IDX_MASK, "at most 2^20 - 1 jobs per phase");
         let s = &self.shared;
         let t = s.cursors.len();
-        if t > 1 && !cost.is_empty() {
-            self.alone = self.adapt.next(std::time::Instant::now());
-        }
-        if self.alone {
-            // The calling thread alone, in index order; no phase is opened, so the workers
-            // park once they have spun out.
-            after();
-            (0..n).for_each(job);
-            return;
-        }
         self.epoch = (self.epoch + 1) & EPOCH_MASK;
         if self.epoch == 0 {
             self.epoch = 1;
@@ -965,93 +867,6 @@ mod tests {
                 team.run_balanced(&cost3, 0, true, 12, &|_| {}, || {});
                 assert_ne!(team.bounds, first, "{threads} threads");
             }
-        }
-    }
-
-    #[test]
-    fn adapt_samples_team_and_alone_and_keeps_the_team_only_if_it_gains_an_eighth() {
-        use std::time::{Duration, Instant};
-        // Phase-to-phase times: `team` ns per phase run by the team, `alone` ns alone; every
-        // tenth phase (a launch's set-up) takes 1 ms more.
-        let run = |team: u64, alone: u64| {
-            let mut a = Adapt::default();
-            let mut t = Instant::now();
-            let mut modes = Vec::new();
-            for i in 0..2 * PERIOD + 3 {
-                let m = a.next(t);
-                modes.push(m);
-                let extra = if i % 10 == 0 { 1_000_000 } else { 0 };
-                t += Duration::from_nanos(extra + if m { alone } else { team });
-            }
-            modes
-        };
-        let s = SAMPLE;
-        let p = PERIOD as usize;
-        let cases = [
-            (6_000, 10_000, false),
-            (8_000, 10_000, false),
-            (9_000, 10_000, true),
-            (10_000, 10_000, true),
-            (12_000, 10_000, true),
-        ];
-        for (team, alone, want) in cases {
-            let modes = run(team, alone);
-            for k in [0, p] {
-                assert!(
-                    (k..k + 2 * s).all(|i| modes[i] == ((i - k) as u64 / BLOCK % 2 == 1)),
-                    "team and alone in alternate blocks"
-                );
-            }
-            assert!(
-                modes[2 * s..p].iter().all(|&m| m == want),
-                "team {team} ns, alone {alone} ns: alone {want}"
-            );
-            assert!(modes[p + 2 * s..2 * p].iter().all(|&m| m == want));
-        }
-        assert_eq!(median(&mut []), None);
-        assert_eq!(median(&mut [5, 1, 9, 7]), Some(7));
-    }
-
-    #[test]
-    fn phases_run_alone_do_every_index_once_and_after_once() {
-        use std::sync::atomic::AtomicU32;
-        for threads in [1, 2, 3] {
-            let mut team = Team::new(threads);
-            let n = 9;
-            let cost = vec![5u32; n];
-            // Past the samples of the first period (alternate blocks alone).
-            for _ in 0..3 * SAMPLE as u64 {
-                let hits: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
-                let after = AtomicU32::new(0);
-                team.run_balanced(
-                    &cost,
-                    1,
-                    true,
-                    n,
-                    &|i| {
-                        hits[i].fetch_add(1, Ordering::Relaxed);
-                    },
-                    || {
-                        after.fetch_add(1, Ordering::Relaxed);
-                    },
-                );
-                assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
-                assert_eq!(after.load(Ordering::Relaxed), 1);
-                // An unbalanced phase (the commit's) in between.
-                let hits: Vec<AtomicU32> = (0..4).map(|_| AtomicU32::new(0)).collect();
-                team.run(
-                    4,
-                    &|i| {
-                        hits[i].fetch_add(1, Ordering::Relaxed);
-                    },
-                    || {},
-                );
-                assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
-            }
-            assert_eq!(
-                team.adapt.n,
-                if threads > 1 { 3 * SAMPLE as u64 } else { 0 }
-            );
         }
     }
 
