@@ -103,19 +103,19 @@ pub struct Channel {
     /// ([`DramScheduler::pick`]) stay valid while it is unchanged.
     ver: u64,
     /// Per bank: (`2 * ver + write` when asked, the scheduler's answer); with a bank-local
-    /// policy ([`DramScheduler::bank_local`]) the bank's own `2 * bank_ver + write` instead.
-    picks: Vec<(u64, Option<usize>)>,
+    /// policy ([`DramScheduler::bank_local`]) the bank's own `2 * bank_ver + write` instead;
+    /// third, the cycle [`Channel::try_issue`] last named as the earliest at which that
+    /// request's next command could issue (0: not asked). While the key is unchanged the
+    /// request, the bank's open row and its own timers are unchanged, and every other
+    /// constraint of `try_issue` (data bus, bank group, read/write turnaround, activate spacing)
+    /// only moves later, so the cycle stays a lower bound and the bank is passed over until
+    /// then without asking (statistics identical:
+    /// `waking_when_a_command_can_issue_matches_trying_every_cycle`).
+    picks: Vec<(u64, Option<usize>, u64)>,
     /// The policy's answer for a bank depends only on that bank's requests and row.
     bank_local: bool,
     /// Per bank: changes of its requests or of its open row so far.
     bank_ver: Vec<u64>,
-    /// Per bank: (the key of `picks` when its picked request last failed to issue, the cycle
-    /// [`Channel::try_issue`] named as the earliest it could). While the key is unchanged the
-    /// bank's request, open row and own timers are unchanged, and every other constraint of
-    /// `try_issue` (bus, bank group, read/write turnaround, activate spacing) only moves later,
-    /// so that cycle stays a lower bound: the bank is passed over until then without asking.
-    /// Statistics identical (`waking_when_a_command_can_issue_matches_trying_every_cycle`).
-    waits: Vec<(u64, u64)>,
     /// Banks with queued reads (`[0]`) and writes (`[1]`) as bit masks, kept when a channel has
     /// at most 64 banks: the command loop visits only those, in the same order.
     pend_mask: [u64; 2],
@@ -150,8 +150,7 @@ impl Channel {
             returns: VecDeque::with_capacity(cfg.return_queue as usize),
             sched: Policy::new(&cfg.scheduler).expect("validated scheduler"),
             ver: 0,
-            picks: vec![(u64::MAX, None); cfg.banks as usize],
-            waits: vec![(u64::MAX, 0); cfg.banks as usize],
+            picks: vec![(u64::MAX, None, 0); cfg.banks as usize],
             bank_local: false,
             bank_ver: vec![0; cfg.banks as usize],
             pend_mask: [0; 2],
@@ -200,21 +199,16 @@ impl Channel {
         if self.bank_local {
             // Keep the bank's answer where it can be carried over: the other queue's is
             // unchanged, this queue's the policy may derive from the old one.
-            let (key, p) = self.picks[b];
+            // The earliest cycle stays with the same request.
+            let (key, p, at) = self.picks[b];
             let v = self.bank_ver[b] * 2;
             if key == old + (1 - w) {
                 self.picks[b].0 = v + (1 - w);
             } else if key == old + w {
                 let q = if r.write { &self.wqueue } else { &self.queue };
-                if let Some(p) = self.sched.pick_after_push(q, r.bank, self.banks[b].open, p) {
-                    self.picks[b] = (v + w, p);
+                if let Some(n) = self.sched.pick_after_push(q, r.bank, self.banks[b].open, p) {
+                    self.picks[b] = (v + w, n, if n == p { at } else { 0 });
                 }
-            }
-            // A wait stays a bound while its request is still the bank's pick: always for the
-            // other queue, for this one when the answer carried over is the same request.
-            let (wkey, _) = self.waits[b];
-            if wkey == old + (1 - w) || (wkey == old + w && self.picks[b] == (v + w, p)) {
-                self.waits[b].0 = wkey + 2;
             }
         }
     }
@@ -336,18 +330,17 @@ impl Channel {
             self.ver
         };
         let key = v * 2 + write as u64;
-        let (wkey, at) = self.waits[b as usize];
-        if wkey == key && now < at {
-            slots.wake = slots.wake.min(at);
-            return true;
-        }
         let memo = self.picks[b as usize];
         let pick = if memo.0 == key {
+            if now < memo.2 {
+                slots.wake = slots.wake.min(memo.2);
+                return true;
+            }
             memo.1
         } else {
             let q = if write { &self.wqueue } else { &self.queue };
             let p = self.sched.pick(q, b, open);
-            self.picks[b as usize] = (key, p);
+            self.picks[b as usize] = (key, p, 0);
             p
         };
         let Some(idx) = pick else {
@@ -370,7 +363,7 @@ impl Channel {
         let issued = self.try_issue(idx, write, now);
         if let Err(at) = issued {
             slots.wake = slots.wake.min(at);
-            self.waits[b as usize] = (key, at);
+            self.picks[b as usize].2 = at;
         }
         if issued.is_ok() {
             self.ver += 1;
@@ -383,7 +376,7 @@ impl Channel {
             if self.bank_local && left == queued {
                 // The request stays queued: the policy may know its answer after the command.
                 if let Some(p) = self.sched.pick_after_command(idx) {
-                    self.picks[b as usize] = (self.bank_ver[b as usize] * 2 + write as u64, p);
+                    self.picks[b as usize] = (self.bank_ver[b as usize] * 2 + write as u64, p, 0);
                 }
             }
             slots
@@ -602,9 +595,9 @@ mod tests {
     }
 
     /// Sleeping until the earliest cycle a bank's command meets its timing (`Channel::wake`)
-    /// and passing over a bank until its own earliest cycle (`Channel::waits`) change nothing:
-    /// random reads and writes over 8 banks and 4 rows, returns sometimes left waiting (a full
-    /// return queue), with one and with two command buses, with the bank-local and the
+    /// and passing over a bank until its own kept earliest cycle (`Channel::picks`) change
+    /// nothing: random reads and writes over 8 banks and 4 rows, returns sometimes left waiting
+    /// (a full return queue), with one and with two command buses, with the bank-local and the
     /// channel-wide keys of the kept answers, give the same returns, cycles and counters as
     /// trying every bank every cycle.
     #[test]
@@ -634,7 +627,7 @@ mod tests {
                     }
                     if !sleep {
                         c.wake = 0;
-                        c.waits.fill((u64::MAX, 0));
+                        c.picks.iter_mut().for_each(|p| p.2 = 0);
                     } else if now < c.wake {
                         slept += 1;
                     }
