@@ -103,8 +103,15 @@ pub struct Channel {
     /// ([`DramScheduler::pick`]) stay valid while it is unchanged.
     ver: u64,
     /// Per bank: (`2 * ver + write` when asked, the scheduler's answer); with a bank-local
-    /// policy ([`DramScheduler::bank_local`]) the bank's own `2 * bank_ver + write` instead.
-    picks: Vec<(u64, Option<usize>)>,
+    /// policy ([`DramScheduler::bank_local`]) the bank's own `2 * bank_ver + write` instead;
+    /// third, the cycle [`Channel::try_issue`] last named as the earliest at which that
+    /// request's next command could issue (0: not asked). While the key is unchanged the
+    /// request, the bank's open row and its own timers are unchanged, and every other
+    /// constraint of `try_issue` (data bus, bank group, read/write turnaround, activate spacing)
+    /// only moves later, so the cycle stays a lower bound and the bank is passed over until
+    /// then without asking (statistics identical:
+    /// `waking_when_a_command_can_issue_matches_trying_every_cycle`).
+    picks: Vec<(u64, Option<usize>, u64)>,
     /// The policy's answer for a bank depends only on that bank's requests and row.
     bank_local: bool,
     /// Per bank: changes of its requests or of its open row so far.
@@ -143,7 +150,7 @@ impl Channel {
             returns: VecDeque::with_capacity(cfg.return_queue as usize),
             sched: Policy::new(&cfg.scheduler).expect("validated scheduler"),
             ver: 0,
-            picks: vec![(u64::MAX, None); cfg.banks as usize],
+            picks: vec![(u64::MAX, None, 0); cfg.banks as usize],
             bank_local: false,
             bank_ver: vec![0; cfg.banks as usize],
             pend_mask: [0; 2],
@@ -192,14 +199,15 @@ impl Channel {
         if self.bank_local {
             // Keep the bank's answer where it can be carried over: the other queue's is
             // unchanged, this queue's the policy may derive from the old one.
-            let (key, p) = self.picks[b];
+            // The earliest cycle stays with the same request.
+            let (key, p, at) = self.picks[b];
             let v = self.bank_ver[b] * 2;
             if key == old + (1 - w) {
                 self.picks[b].0 = v + (1 - w);
             } else if key == old + w {
                 let q = if r.write { &self.wqueue } else { &self.queue };
-                if let Some(p) = self.sched.pick_after_push(q, r.bank, self.banks[b].open, p) {
-                    self.picks[b] = (v + w, p);
+                if let Some(n) = self.sched.pick_after_push(q, r.bank, self.banks[b].open, p) {
+                    self.picks[b] = (v + w, n, if n == p { at } else { 0 });
                 }
             }
         }
@@ -324,11 +332,15 @@ impl Channel {
         let key = v * 2 + write as u64;
         let memo = self.picks[b as usize];
         let pick = if memo.0 == key {
+            if now < memo.2 {
+                slots.wake = slots.wake.min(memo.2);
+                return true;
+            }
             memo.1
         } else {
             let q = if write { &self.wqueue } else { &self.queue };
             let p = self.sched.pick(q, b, open);
-            self.picks[b as usize] = (key, p);
+            self.picks[b as usize] = (key, p, 0);
             p
         };
         let Some(idx) = pick else {
@@ -351,6 +363,7 @@ impl Channel {
         let issued = self.try_issue(idx, write, now);
         if let Err(at) = issued {
             slots.wake = slots.wake.min(at);
+            self.picks[b as usize].2 = at;
         }
         if issued.is_ok() {
             self.ver += 1;
@@ -363,7 +376,7 @@ impl Channel {
             if self.bank_local && left == queued {
                 // The request stays queued: the policy may know its answer after the command.
                 if let Some(p) = self.sched.pick_after_command(idx) {
-                    self.picks[b as usize] = (self.bank_ver[b as usize] * 2 + write as u64, p);
+                    self.picks[b as usize] = (self.bank_ver[b as usize] * 2 + write as u64, p, 0);
                 }
             }
             slots
@@ -582,16 +595,19 @@ mod tests {
     }
 
     /// Sleeping until the earliest cycle a bank's command meets its timing (`Channel::wake`)
-    /// changes nothing: random reads and writes over 8 banks and 4 rows, returns sometimes
-    /// left waiting (a full return queue), with one and with two command buses, give the same
-    /// returns, cycles and counters as trying every bank every cycle.
+    /// and passing over a bank until its own kept earliest cycle (`Channel::picks`) change
+    /// nothing: random reads and writes over 8 banks and 4 rows, returns sometimes left waiting
+    /// (a full return queue), with one and with two command buses, with the bank-local and the
+    /// channel-wide keys of the kept answers, give the same returns, cycles and counters as
+    /// trying every bank every cycle.
     #[test]
     fn waking_when_a_command_can_issue_matches_trying_every_cycle() {
-        for dual in [false, true] {
+        for (dual, local) in [(false, true), (true, true), (false, false), (true, false)] {
             let go = |sleep: bool| {
                 let mut cfg = crate::GpuConfig::preset("gtx480").unwrap().dram;
                 cfg.dual_bus = dual;
                 let mut c = Channel::new(&cfg);
+                c.bank_local = local;
                 let mut x = 99u64;
                 let (mut done, mut slept) = (vec![], 0u64);
                 for now in 0..30_000u64 {
@@ -611,6 +627,7 @@ mod tests {
                     }
                     if !sleep {
                         c.wake = 0;
+                        c.picks.iter_mut().for_each(|p| p.2 = 0);
                     } else if now < c.wake {
                         slept += 1;
                     }
