@@ -943,31 +943,36 @@ impl MemSystem {
             return false;
         }
         self.touch(line);
+        self.open_miss(Mshr {
+            waiters: vec![tok],
+            line,
+            source: r.source,
+            critical: r.critical && r.source.is_gpu(),
+            allocate: !bypass,
+            dirty: false,
+            read_opened: true,
+            created: self.now,
+            served: 0,
+            front: 0,
+            queue: 0,
+        });
+        true
+    }
+
+    /// Opens the LLC miss `ms` (a free MSHR is the caller's check): the MSHR is registered
+    /// for its line and its requester's class, and the miss leaves the LLC bank for its
+    /// memory controller over the ring.
+    fn open_miss(&mut self, ms: Mshr) {
+        let (line, side) = (ms.line, !ms.source.is_gpu() as usize);
         let m = self.next_tok;
         self.next_tok += 1;
-        self.mshrs.insert(
-            m,
-            Mshr {
-                waiters: vec![tok],
-                line,
-                source: r.source,
-                critical: r.critical && r.source.is_gpu(),
-                allocate: !bypass,
-                dirty: false,
-                read_opened: true,
-                created: self.now,
-                served: 0,
-                front: 0,
-                queue: 0,
-            },
-        );
+        self.mshrs.insert(m, ms);
         self.mshr_of_line.insert(line, m);
-        self.mshr_by[!r.source.is_gpu() as usize] += 1;
+        self.mshr_by[side] += 1;
         let loc = locate(&self.cfg.dram, line);
         let bank = self.ring.bank_of(line);
         let at = self.now + self.ring.bank_to_mc(bank, loc.channel);
         self.push(at, Ev::ToMc(m));
-        true
     }
 
     /// `llc.gpgpu_store_fetch`: the GPGPU store `r` missed the LLC and allocates; its block is
@@ -984,30 +989,19 @@ impl MemSystem {
             }
             return;
         }
-        let m = self.next_tok;
-        self.next_tok += 1;
-        self.mshrs.insert(
-            m,
-            Mshr {
-                waiters: Vec::new(),
-                line,
-                source: r.source,
-                critical: r.critical,
-                allocate: true,
-                dirty: true,
-                read_opened: false,
-                created: self.now,
-                served: 0,
-                front: 0,
-                queue: 0,
-            },
-        );
-        self.mshr_of_line.insert(line, m);
-        self.mshr_by[0] += 1;
-        let loc = locate(&self.cfg.dram, line);
-        let bank = self.ring.bank_of(line);
-        let at = self.now + self.ring.bank_to_mc(bank, loc.channel);
-        self.push(at, Ev::ToMc(m));
+        self.open_miss(Mshr {
+            waiters: Vec::new(),
+            line,
+            source: r.source,
+            critical: r.critical,
+            allocate: true,
+            dirty: true,
+            read_opened: false,
+            created: self.now,
+            served: 0,
+            front: 0,
+            queue: 0,
+        });
     }
 
     /// Makes miss `m` critical, with its DRAM read if queued (a critical GPU read joined it).
