@@ -186,8 +186,8 @@ mod tests {
     }
 
     /// Spec 004 §5.3-§5.5: under GPU-favoring and IM a critical GPU read (CG) ranks above a
-    /// non-critical one (NG, below the CPU's reads), so on a contended bank the CG reads are
-    /// served first and wait less; FR-FCFS ignores the bit. `dram_latency` measures that per
+    /// non-critical one (NG; IM also ranks NG below the CPU's reads), so on a contended bank
+    /// the CG reads are served first and wait less; FR-FCFS ignores the bit. `dram_latency` measures that per
     /// class (the diagnostic `MixResult::gpu_dram_latency`).
     #[test]
     fn critical_gpu_reads_wait_less_than_non_critical_ones_under_im_not_under_frfcfs() {

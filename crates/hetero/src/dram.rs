@@ -735,8 +735,10 @@ mod tests {
             assert_eq!(waiting.len(), 2);
             ch.reads.last().unwrap().tok
         };
-        // GPU-favoring ranks the CPU read above non-critical GPU reads (§5.5 levels).
-        assert_eq!(admitted("gpu_favoring"), 5);
+        // IM ranks the CPU read above non-critical GPU reads (§4.3, the digest's §5.5 levels);
+        // GPU-favoring raises only critical GPU reads (§4.3): none here, so the oldest.
+        assert_eq!(admitted("im"), 5);
+        assert_eq!(admitted("gpu_favoring"), 3);
         // FR-FCFS: no row is open, so the oldest.
         assert_eq!(admitted("frfcfs"), 3);
         // All-GPU priority: the oldest GPU read.

@@ -1,14 +1,18 @@
-//! GPU-favoring (spec 004 §5.3): among row hits, critical GPU (CG) requests before any other;
-//! when a new row must be activated, the oldest CG request before the globally oldest. Key
-//! `(row_hit, class, age)` with CG above CPU above non-critical GPU (§5.5 \[INTERP\]); with
-//! `policy.gpu_favoring_cpu_over_ng = false` (§4.3's two GPU-favoring sentences read alone,
-//! session 20) CG above the rest, the CPU and non-critical GPU requests by age.
+//! GPU-favoring (spec 004 §4.3 of the document, the digest's §5.3): "among the requests to the
+//! currently open row in a bank, the critical GPU accesses are served before considering the
+//! rest. When a new row needs to be activated in a bank, the oldest critical GPU access is given
+//! priority over the global oldest access." Key `(row_hit, !CG, age)`: critical GPU (CG)
+//! requests first among row hits and among activates, everything else (CPU and non-critical GPU
+//! alike) by FR-FCFS's row hit and age (the default since session 21). §4.3's "The CPU accesses
+//! are given higher priority than the non-critical GPU accesses" belongs to IM, which keeps its
+//! own CG > CPU > NG rule (`im.rs`). `policy.gpu_favoring_cpu_over_ng = true` (an ablation, the
+//! order of sessions 9-20): CG above CPU above NG (the digest's §5.5 \[INTERP\]).
 
 use super::{best_by, level, Cand, Ctx, MemPolicy};
 use crate::config::PolicyConfig;
 
 struct GpuFavoring {
-    /// `policy.gpu_favoring_cpu_over_ng`.
+    /// `policy.gpu_favoring_cpu_over_ng` (ablation): the CPU above the non-critical GPU.
     cpu_over_ng: bool,
 }
 
@@ -50,15 +54,82 @@ mod tests {
         }
     }
 
-    #[test]
-    fn critical_gpu_wins_within_row_hits_and_within_activates() {
-        let g = GpuStatus::default();
-        let ctx = Ctx {
+    fn ctx(g: &GpuStatus) -> Ctx<'_> {
+        Ctx {
             now: 0,
             dram_now: 0,
-            gpu: &g,
-        };
-        let mut p = GpuFavoring { cpu_over_ng: true };
+            gpu: g,
+        }
+    }
+
+    /// §4.3 with the preset: CG first among row hits and among activates, row hits still
+    /// before activates, and the rest (CPU and non-critical GPU) by FR-FCFS's row hit and age:
+    /// an older non-critical GPU read goes before a younger CPU read and vice versa.
+    #[test]
+    fn preset_raises_only_critical_gpu_reads() {
+        let g = GpuStatus::default();
+        let ctx = ctx(&g);
+        let pc = crate::config::HeteroConfig::preset("hetero")
+            .unwrap()
+            .policy;
+        assert!(!pc.gpu_favoring_cpu_over_ng, "preset: §4.3's definition");
+        let mut p = new(&pc);
+        let c = [
+            cand(0, false, Source::Cpu(0), false),
+            cand(1, true, Source::Cpu(1), false),
+            cand(2, true, Source::Gfx(3), true),
+            cand(3, false, Source::Gfx(7), true),
+        ];
+        assert_eq!(p.pick(&ctx, &c), Some(2), "CG row hit first");
+        assert_eq!(p.pick(&ctx, &c[..2]), Some(1), "row hit before older miss");
+        assert_eq!(
+            p.pick(&ctx, &[c[0], c[3]]),
+            Some(1),
+            "oldest CG activates first"
+        );
+        let ng = [
+            cand(0, true, Source::Gfx(1), false),
+            cand(1, true, Source::Cpu(0), false),
+        ];
+        assert_eq!(p.pick(&ctx, &ng), Some(0), "the older NG read first");
+        let ng_rev = [
+            cand(0, true, Source::Cpu(0), false),
+            cand(1, true, Source::Gpgpu, false),
+        ];
+        assert_eq!(p.pick(&ctx, &ng_rev), Some(0), "the older CPU read first");
+        assert_eq!(
+            p.pick(&ctx, &[c[3], ng[0]]),
+            Some(1),
+            "any row hit before a CG miss"
+        );
+        let misses = [
+            cand(0, false, Source::Gfx(1), false),
+            cand(1, true, Source::Cpu(0), false),
+            cand(2, false, Source::Gfx(2), true),
+        ];
+        assert_eq!(
+            p.pick(&ctx, &misses),
+            Some(1),
+            "a CPU row hit before a CG miss"
+        );
+        assert_eq!(
+            p.pick(&ctx, &[misses[0], misses[2]]),
+            Some(1),
+            "CG before an older NG miss"
+        );
+    }
+
+    /// `policy.gpu_favoring_cpu_over_ng = true` (the ablation, sessions 9-20): the same CG
+    /// rules, and the CPU above the non-critical GPU whatever their ages.
+    #[test]
+    fn ablation_ranks_the_cpu_above_non_critical_gpu() {
+        let g = GpuStatus::default();
+        let ctx = ctx(&g);
+        let mut pc = crate::config::HeteroConfig::preset("hetero")
+            .unwrap()
+            .policy;
+        pc.gpu_favoring_cpu_over_ng = true;
+        let mut p = new(&pc);
         let c = [
             cand(0, false, Source::Cpu(0), false),
             cand(1, true, Source::Cpu(1), false),
@@ -67,58 +138,22 @@ mod tests {
         ];
         assert_eq!(p.pick(&ctx, &c), Some(2), "CG row hit first");
         assert_eq!(p.pick(&ctx, &c[..2]), Some(1), "row hit before older miss");
-        let misses = [c[0], c[3]];
-        assert_eq!(p.pick(&ctx, &misses), Some(1), "oldest CG activates first");
-        let ng = [
-            cand(0, true, Source::Gpgpu, false),
-            cand(1, true, Source::Cpu(0), false),
-        ];
-        assert_eq!(p.pick(&ctx, &ng), Some(1), "CPU above non-critical GPU");
-    }
-
-    /// `policy.gpu_favoring_cpu_over_ng = false` (§4.3's sentences alone): CG still first among
-    /// row hits and among activates, row hits still before activates, but an older
-    /// non-critical GPU read goes before a younger CPU read; the preset keeps the CPU first.
-    #[test]
-    fn without_cpu_over_ng_only_critical_gpu_is_raised() {
-        let g = GpuStatus::default();
-        let ctx = Ctx {
-            now: 0,
-            dram_now: 0,
-            gpu: &g,
-        };
-        let mut pc = crate::config::HeteroConfig::preset("hetero")
-            .unwrap()
-            .policy;
-        let ng = [
-            cand(0, true, Source::Gfx(1), false),
-            cand(1, true, Source::Cpu(0), false),
-        ];
-        assert_eq!(new(&pc).pick(&ctx, &ng), Some(1), "preset: CPU above NG");
-        pc.gpu_favoring_cpu_over_ng = false;
-        let mut p = new(&pc);
-        assert_eq!(p.pick(&ctx, &ng), Some(0), "NG and CPU by age");
-        let ng_rev = [
-            cand(0, true, Source::Cpu(0), false),
-            cand(1, true, Source::Gfx(1), false),
-        ];
-        assert_eq!(p.pick(&ctx, &ng_rev), Some(0), "the older CPU read first");
-        let c = [
-            cand(0, false, Source::Cpu(0), false),
-            cand(1, true, Source::Cpu(1), false),
-            cand(2, true, Source::Gfx(3), true),
-            cand(3, false, Source::Gfx(7), true),
-        ];
-        assert_eq!(p.pick(&ctx, &c), Some(2), "CG row hit first");
         assert_eq!(
             p.pick(&ctx, &[c[0], c[3]]),
             Some(1),
             "oldest CG activates first"
         );
-        assert_eq!(
-            p.pick(&ctx, &[c[3], ng[0]]),
-            Some(1),
-            "any row hit before a CG miss"
-        );
+        for ng in [
+            [
+                cand(0, true, Source::Gpgpu, false),
+                cand(1, true, Source::Cpu(0), false),
+            ],
+            [
+                cand(0, true, Source::Gfx(1), false),
+                cand(1, true, Source::Cpu(0), false),
+            ],
+        ] {
+            assert_eq!(p.pick(&ctx, &ng), Some(1), "CPU above an older NG read");
+        }
     }
 }

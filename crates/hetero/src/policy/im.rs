@@ -1,5 +1,9 @@
-//! IM, the proposal's interference-mitigation policy (spec 004 §5.4-§5.6, §3), on top of the
-//! GPU-favoring order (row hit, then CG / CPU-E above CPU above NG, then age):
+//! IM, the proposal's interference-mitigation policy (spec 004 §5.4-§5.6, §3), on IM's order:
+//! row hit, then CG / CPU-E above CPU above NG, then age. The CPU above the non-critical GPU is
+//! IM's own rule (the document's §4.3: "The CPU accesses are given higher priority than the
+//! non-critical GPU accesses except in one situation", said of IM after IM-SCHED and IM-LLC,
+//! the exception being the all-GPU probe); GPU-favoring itself raises only CG (`gpu_favoring.rs`,
+//! since session 21), so IM's order is GPU-favoring's plus that rule:
 //! * **IM-SCHED**: per interval, `f` = fraction of the CPU reads pending at the controllers
 //!   during the interval (pending at its start or arrived in it; `policy.
 //!   im_sched_pending_denominator`, the default since session 19; `false`, an ablation: of the
@@ -38,7 +42,7 @@
 //!   (ablations).
 //!
 //! Ablations (registered policies): `im_sched`, `im_llc` (each alone, no bypass, no probe) and
-//! `im_bypass` (the §3 bypass alone), all on the GPU-favoring order.
+//! `im_bypass` (the §3 bypass alone), all on IM's order (CG above CPU above NG).
 //!
 //! \[INTERP\] choices (§10.4 items 12-16): counting and intervals as above, the Bernoulli draw once
 //! per CPU read on arriving at the controller; IM-SCHED stays on for non-emergency CPU reads while
@@ -479,17 +483,17 @@ pub fn new(c: &PolicyConfig) -> Box<dyn MemPolicy> {
     Box::new(Im::make(c, true, true, true))
 }
 
-/// IM-SCHED alone on the GPU-favoring order (ablation of §5.4; no LLC bypass).
+/// IM-SCHED alone on IM's order (CG > CPU > NG) (ablation of §5.4; no LLC bypass).
 pub fn new_sched_only(c: &PolicyConfig) -> Box<dyn MemPolicy> {
     Box::new(Im::make(c, true, false, false))
 }
 
-/// IM-LLC alone on the GPU-favoring order (ablation of §5.4; no LLC bypass).
+/// IM-LLC alone on IM's order (CG > CPU > NG) (ablation of §5.4; no LLC bypass).
 pub fn new_llc_only(c: &PolicyConfig) -> Box<dyn MemPolicy> {
     Box::new(Im::make(c, false, true, false))
 }
 
-/// The §3 LLC bypass of non-critical GPGPU reads alone on the GPU-favoring order (no IM-SCHED,
+/// The §3 LLC bypass of non-critical GPGPU reads alone on IM's order (CG > CPU > NG) (no IM-SCHED,
 /// IM-LLC or probe): the bypass's share of IM's result.
 pub fn new_bypass_only(c: &PolicyConfig) -> Box<dyn MemPolicy> {
     Box::new(Im::with_bypass(c, false, false, false, true))

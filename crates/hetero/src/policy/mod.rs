@@ -168,17 +168,17 @@ pub const POLICIES: &[(&str, &str, Ctor)] = &[
     ),
     (
         "im_sched",
-        "IM-SCHED alone on the GPU-favoring order (spec 004 §5.4 ablation)",
+        "IM-SCHED alone on IM's order (CG > CPU > NG) (spec 004 §5.4 ablation)",
         im::new_sched_only,
     ),
     (
         "im_llc",
-        "IM-LLC alone on the GPU-favoring order (spec 004 §5.4 ablation)",
+        "IM-LLC alone on IM's order (CG > CPU > NG) (spec 004 §5.4 ablation)",
         im::new_llc_only,
     ),
     (
         "im_bypass",
-        "the GPGPU non-critical LLC read bypass alone on the GPU-favoring order (spec 004 §3 ablation)",
+        "the GPGPU non-critical LLC read bypass alone on IM's order (CG > CPU > NG) (spec 004 §3 ablation)",
         im::new_bypass_only,
     ),
     (
@@ -243,8 +243,8 @@ pub fn create(c: &PolicyConfig) -> Option<Box<dyn MemPolicy>> {
     POLICIES.iter().find(|p| p.0 == c.name).map(|p| (p.2)(c))
 }
 
-/// Priority level of a request under the §5.5 ordering: 0 = critical GPU, 1 = CPU,
-/// 2 = non-critical GPU.
+/// Priority level of a request under the digest's §5.5 ordering (IM's, and GPU-favoring's
+/// `gpu_favoring_cpu_over_ng` ablation): 0 = critical GPU, 1 = CPU, 2 = non-critical GPU.
 pub fn level(c: &Cand) -> u8 {
     match (c.source.is_gpu(), c.critical) {
         (true, true) => 0,

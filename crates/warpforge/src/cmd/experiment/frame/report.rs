@@ -492,7 +492,7 @@ impl Report {
             ));
             if super::plan::ABOVE_TARGET_POLICIES.contains(&p.as_str()) && !high_titles.is_empty() {
                 // Where the GPU meets its target (section 10.4 item 22): nothing is critical,
-                // so IM ranks every GPU access below the CPU's.
+                // so IM ranks every GPU access below the CPU's and GPU-favoring is FR-FCFS.
                 v["above_target"] =
                     summarize_over(&Kind::Policy(p.clone()), &Kind::Base, &high_titles);
             }
