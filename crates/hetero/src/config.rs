@@ -78,14 +78,16 @@ pub struct LlcConfig {
     pub latency: u32,
     /// Outstanding misses (all banks).
     pub mshrs: u32,
-    /// `true`: a GPGPU store that misses the LLC and allocates there fetches its block from DRAM
-    /// first (write-allocate with fetch, the write-back LLC of the document's simulators
-    /// \[EXT\]: MacSim, spec 004 §7.1, sends a store that misses its LLC to DRAMSim2 as a read
-    /// and fills the block) and fills it dirty (its data is owed to DRAM) \[I\]. `false` (the
-    /// default, the behaviour until session 20): it allocates dirty without a fetch. The store
-    /// itself completes at once either way; the fetch holds an LLC MSHR and is a GPU DRAM read.
-    /// Written-around stores (spec 004 §3 bypass) never fetch.
-    #[serde(default)]
+    /// `true` (the default since session 21): a GPGPU store that misses the LLC and allocates
+    /// there fetches its block from DRAM first (write-allocate with fetch, the write-back LLC of
+    /// the document's simulators \[EXT\]: MacSim, whose GPU model the GPGPU mixes use (spec 004
+    /// §7.1), sends a store that misses its LLC to DRAMSim2 as a read and fills the block;
+    /// Multi2Sim's NMOESI store miss requests the block from the level below) and fills it
+    /// dirty (its data is owed to DRAM) \[I\]. `false` (sessions 1-20, now an ablation): it
+    /// allocates dirty without a fetch. The store itself completes at once either way; the fetch
+    /// holds an LLC MSHR and is a GPU DRAM read. Written-around stores (spec 004 §3 bypass) never
+    /// fetch.
+    #[serde(default = "yes")]
     pub gpgpu_store_fetch: bool,
 }
 
@@ -614,6 +616,21 @@ mod tests {
         assert!(!omitted.policy.gpu_favoring_cpu_over_ng, "omitted");
         c.set("policy.gpu_favoring_cpu_over_ng", "true").unwrap();
         assert!(c.policy.gpu_favoring_cpu_over_ng, "set true");
+    }
+
+    /// A GPGPU store that misses the LLC fetches its block (the document's simulators' write-back
+    /// LLC, \[EXT\], session 21): the preset, and a config file that does not name the key;
+    /// `false` (sessions 1-20) stays settable (ablation).
+    #[test]
+    fn gpgpu_store_fetch_is_the_default() {
+        let mut c = HeteroConfig::preset("hetero").unwrap();
+        assert!(c.llc.gpgpu_store_fetch, "the preset");
+        let text = PRESETS[0].1.replace("gpgpu_store_fetch = true", "");
+        assert_ne!(text, PRESETS[0].1, "the preset names the key");
+        let omitted: HeteroConfig = toml::from_str(&text).unwrap();
+        assert!(omitted.llc.gpgpu_store_fetch, "omitted");
+        c.set("llc.gpgpu_store_fetch", "false").unwrap();
+        assert!(!c.llc.gpgpu_store_fetch, "set false");
     }
 
     /// Spec 004 §5.4, "the fraction of CPU requests de-prioritized ... during the interval":

@@ -1187,8 +1187,9 @@ mod tests {
         assert_eq!(m.dram_stats().reads, reads + 2);
     }
 
-    /// `llc.gpgpu_store_fetch`: off (the default), a GPGPU store that misses the LLC allocates
-    /// its block dirty with no DRAM access; on, the block is fetched from DRAM (one GPU DRAM
+    /// `llc.gpgpu_store_fetch`: off (the ablation), a GPGPU store that misses the LLC allocates
+    /// its block dirty with no DRAM access; on (the preset's since session 21), the block is
+    /// fetched from DRAM (one GPU DRAM
     /// read, an LLC MSHR) and filled dirty, the store completing at once; a read of the block
     /// issued meanwhile joins the fetch; a store written around the LLC (IM's §3 bypass)
     /// never fetches.
@@ -1202,7 +1203,7 @@ mod tests {
         };
         for fetch in [false, true] {
             let mut c = HeteroConfig::preset("hetero").unwrap();
-            assert!(!c.llc.gpgpu_store_fetch, "off in the preset");
+            assert!(c.llc.gpgpu_store_fetch, "on in the preset");
             c.set("llc.gpgpu_store_fetch", &fetch.to_string()).unwrap();
             let mut m = MemSystem::new(&c);
             m.issue(Request::write(1, 0x40000, Source::Gpgpu));
