@@ -531,6 +531,10 @@ fn report(
                 "gpu_read_latency": mem.get("gpu_read_latency"),
                 "dram_bus_fraction": mem.get("dram_bus_fraction"),
                 "dram_read_overflow_mean": mem.get("dram_read_overflow_mean"),
+                // Every memory-side and CPU counter of the point (the mixes' `memory`: where
+                // the CPU reads waited, LLC MSHRs by class, the GPU port), for claim 20's
+                // diagnosis.
+                "memory": mem,
             })
         })
         .collect();
