@@ -11,7 +11,11 @@
 //! measures a gain on every machine size. The window engine (`sim.window` > 1) synchronises
 //! once per window and has its own rule: at most [`AUTO_CAP_WINDOW`] threads, one per
 //! [`SMS_PER_THREAD_WINDOW`] SMs; with fewer than [`MIN_CORES_WINDOW`] free cores, two threads
-//! from [`SMS_SMALL_HOST`] SMs up (one below, and with fewer than two free cores).
+//! from [`SMS_SMALL_HOST`] SMs up on any host of at least two cores, busy or not (one below).
+//! Such a team of two is adaptive ([`Threads::adaptive`]): it runs the windows on one thread
+//! while a cache-line ping-pong between its two threads, taken every 100 ms, finds them far
+//! apart or the worker's core busy (`warpforge_timing`'s `placement.rs`; docs/PERFORMANCE.md,
+//! "Session 21: auto"), so a busy core no longer needs the load average's one-minute lag.
 
 use warpforge_timing::GpuConfig;
 
@@ -83,7 +87,9 @@ pub fn auto_threads(cores: usize, load: f64, sms: u32, window: u32) -> usize {
     let free = (cores as f64 - load.max(0.0)).round().max(1.0) as usize;
     let (per_thread, cap) = if window > 1 {
         if free < MIN_CORES_WINDOW {
-            return if free >= SMALL_HOST_THREADS && sms >= SMS_SMALL_HOST {
+            // Busy cores do not count here: the adaptive team runs alone while the worker's
+            // core is busy (`Threads::adaptive`).
+            return if cores >= SMALL_HOST_THREADS && sms >= SMS_SMALL_HOST {
                 SMALL_HOST_THREADS
             } else {
                 1
@@ -103,6 +109,12 @@ pub fn auto_threads(cores: usize, load: f64, sms: u32, window: u32) -> usize {
 }
 
 impl Threads {
+    /// Whether the team may run windows on one thread by the host's placement (`auto` only: an
+    /// explicit `--threads N` always runs N threads).
+    pub fn adaptive(self) -> bool {
+        self == Threads::Auto
+    }
+
     /// The thread count for a simulation of `cfg`.
     pub fn resolve(self, cfg: &GpuConfig) -> usize {
         match self {
@@ -156,12 +168,15 @@ mod tests {
         assert_eq!(auto_threads(2, 0.1, 30, 4), 2, "30 SMs: both faster on two");
         assert_eq!(auto_threads(2, 0.1, 29, 4), 1, "below 30 SMs: not measured");
         assert_eq!(auto_threads(2, 0.1, 15, 4), 1, "15 SMs: one thread");
-        assert_eq!(auto_threads(2, 0.6, 120, 4), 1, "a busy core: one thread");
+        // A busy core: two threads, which run alone while the worker's core is busy (the
+        // adaptive team), instead of the load average's judgement of the last minute.
         assert_eq!(
-            auto_threads(2, 15.0, 120, 4),
-            1,
-            "a loaded host: one thread"
+            auto_threads(2, 0.6, 120, 4),
+            2,
+            "a busy core: the adaptive team"
         );
+        assert_eq!(auto_threads(2, 15.0, 120, 4), 2, "a loaded host: the same");
+        assert_eq!(auto_threads(2, 15.0, 29, 4), 1, "below 30 SMs: one thread");
         assert_eq!(
             auto_threads(3, 0.0, 120, 4),
             2,
@@ -170,7 +185,11 @@ mod tests {
         assert_eq!(auto_threads(1, 0.0, 120, 4), 1);
         assert_eq!(auto_threads(4, 0.0, 120, 4), 4);
         assert_eq!(auto_threads(16, 12.6, 120, 4), 2, "3 cores free");
-        assert_eq!(auto_threads(16, 14.6, 120, 4), 1, "one core free");
+        assert_eq!(
+            auto_threads(16, 14.6, 120, 4),
+            2,
+            "one core free: the adaptive team"
+        );
         assert_eq!(
             auto_threads(16, 0.0, 4, 4),
             1,
@@ -183,6 +202,14 @@ mod tests {
         assert_eq!(parse_threads("auto"), Ok(Threads::Auto));
         assert_eq!(parse_threads("3"), Ok(Threads::Fixed(3)));
         assert!(parse_threads("0").is_err());
+        assert!(
+            Threads::Auto.adaptive(),
+            "auto's team follows the placement"
+        );
+        assert!(
+            !Threads::Fixed(2).adaptive(),
+            "an explicit count stays that count"
+        );
         assert!(parse_threads("many").unwrap_err().contains("many"));
     }
 }
