@@ -604,10 +604,19 @@ impl Team {
         Probe::OneWay(u32::try_from(one_way).unwrap_or(u32::MAX))
     }
 
-    /// At the start of a window (an adaptive team's balanced phase): posts a probe when one is
-    /// due, measures a posted probe once the worker has answered it (or gives up on it after
-    /// [`PROBE_WAKE_NS`]), folds the result into the judge, and returns whether the window runs
-    /// alone.
+    /// At the start of a window of the window engine: whether this window's phases
+    /// ([`Team::run_balanced`], [`Team::run`]) run on the calling thread alone. Always false
+    /// unless the team is adaptive ([`Team::set_adaptive`]); then it also posts a placement
+    /// probe when one is due, measures a posted probe once the worker has answered it (or
+    /// gives up on it after [`PROBE_WAKE_NS`]), and folds the result into the choice.
+    pub fn start_window(&mut self) -> bool {
+        if self.auto.is_some() {
+            self.alone = self.judge();
+        }
+        self.alone
+    }
+
+    /// [`Team::start_window`] of an adaptive team.
     fn judge(&mut self) -> bool {
         use std::time::Instant;
         let Some(mut a) = self.auto.take() else {
@@ -791,7 +800,7 @@ impl Team {
     /// the jobs touch, unless those jobs wait for it (the window engine runs the memory side,
     /// or the request network's ticks that its partition jobs wait for, there).
     pub fn run(&mut self, n: usize, job: &(dyn Fn(usize) + Sync), after: impl FnOnce()) {
-        self.phase(&[], 0, false, n, job, after, false);
+        self.phase(&[], 0, false, n, job, after);
     }
 
     /// [`Team::run`] with home ranges by expected cost ([`balanced`]): `cost[i]` is job `i`'s
@@ -802,9 +811,9 @@ impl Team {
     /// on measurement noise). Only the distribution of the jobs over the threads depends on
     /// the costs, never what a job does.
     ///
-    /// An adaptive team ([`Team::set_adaptive`]) counts each call as a window and may run it,
-    /// and the [`Team::run`] phases until the next window, on the calling thread alone: `after`
-    /// first, then every job in index order.
+    /// While an adaptive team ([`Team::set_adaptive`]) runs alone ([`Team::start_window`]),
+    /// this and [`Team::run`] run on the calling thread: `after` first, then every job in index
+    /// order.
     ///
     /// # Panics
     /// If `cost` is neither empty nor `n` long, or `n` is `2^20` or more.
@@ -817,12 +826,10 @@ impl Team {
         job: &(dyn Fn(usize) + Sync),
         after: impl FnOnce(),
     ) {
-        self.phase(cost, lead, same, n, job, after, true);
+        self.phase(cost, lead, same, n, job, after);
     }
 
-    /// [`Team::run_balanced`] (`window`: a window's SM phase, which an adaptive team judges
-    /// and counts) and [`Team::run`].
-    #[allow(clippy::too_many_arguments)]
+    /// [`Team::run_balanced`] and [`Team::run`].
     fn phase(
         &mut self,
         cost: &[u32],
@@ -831,13 +838,9 @@ impl Team {
         n: usize,
         job: &(dyn Fn(usize) + Sync),
         after: impl FnOnce(),
-        window: bool,
     ) {
         assert!(cost.is_empty() || cost.len() == n, "one cost per job");
         assert!((n as u64) <= IDX_MASK, "at most 2^20 - 1 jobs per phase");
-        if window && self.auto.is_some() {
-            self.alone = self.judge();
-        }
         if self.alone {
             // No phase is opened: the worker spins out and parks.
             after();
@@ -1225,6 +1228,7 @@ mod tests {
                     others.fetch_add(1, Ordering::Relaxed);
                 }
             };
+            assert!(team.start_window(), "far apart: alone");
             team.run_balanced(&cost, 1, round > 0, n, &job, || after += 1);
             // A commit phase in between follows the window's choice.
             team.run(4, &job, || {});
@@ -1246,6 +1250,7 @@ mod tests {
             .unwrap()
             .judge
             .observe(Sample::OneWay(NEAR_NS - 40));
+        assert!(!team.start_window(), "near: the team");
         let hits: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
         team.run_balanced(
             &cost,

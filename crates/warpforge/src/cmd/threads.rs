@@ -35,16 +35,19 @@ pub const AUTO_CAP_WINDOW: usize = 8;
 /// up to 8 threads) on up to eight.
 pub const SMS_PER_THREAD_WINDOW: u32 = 15;
 /// With fewer than this many free cores the window engine's `auto` runs at most
-/// [`SMALL_HOST_THREADS`] threads, and only on machines of at least [`SMS_SMALL_HOST`] SMs:
-/// more threads than that were not measured on 2- and 3-core hosts.
+/// [`SMALL_HOST_THREADS`] threads (an adaptive team, [`Threads::adaptive`]), and only on
+/// machines of at least [`SMS_SMALL_HOST`] SMs and hosts of at least two cores: more threads
+/// than that were not measured on 2- and 3-core hosts.
 pub const MIN_CORES_WINDOW: usize = 4;
-/// The window engine's thread count on a host with 2 or 3 free cores. On the 2-core
+/// The window engine's thread count on a host with fewer than [`MIN_CORES_WINDOW`] free cores
+/// (busy cores included since session 21: the adaptive team runs alone while its worker's core
+/// is busy or far away, docs/PERFORMANCE.md, "Session 21: auto"). On the 2-core
 /// development VM (docs/PERFORMANCE.md, "Session 16: engine"; the lead's idle figures at 06:58
 /// UTC and this session's), two threads beat one on every 120-SM case with `sim.window` > 1:
 /// `bfs` 1.36x, `kmn` 1.16x-1.42x idle, and 1.12x-1.15x under a load average of 15-20.
 pub const SMALL_HOST_THREADS: usize = 2;
 /// The fewest simulated SMs for which the window engine's `auto` runs two threads on a host
-/// with 2 or 3 free cores. On the 2-core VM after the CTA dispatcher fix (`308468a`, which
+/// with fewer than [`MIN_CORES_WINDOW`] free cores. On the 2-core VM after the CTA dispatcher fix (`308468a`, which
 /// spreads a launch's CTAs over every SM, so more SMs work in each window), 30 SMs gained on
 /// two threads: `kmn` 1.11x-1.18x with `sim.window=4`, with and without overlap and
 /// partitions, `bfs` 1.20x-1.26x (docs/PERFORMANCE.md, "Session 17: engine"; before the fix
