@@ -10,7 +10,8 @@
 //! from one placement to the other within seconds. Session 20's rules that judged from the
 //! engine's own phase times picked "alone" in near stretches too; this one measures the
 //! placement directly: a cache-line ping-pong between the calling thread and the worker
-//! ([`crate::team`]'s probe) at the first window and then every [`PROBE_EVERY_NS`] of wall time;
+//! ([`crate::team`]'s probe) after the first [`CHECK_EVERY`] windows and then every
+//! [`PROBE_EVERY_NS`] of wall time (while alone, after a short trial on the team);
 //! a partner that does not answer in time (another program holds its core) counts as busy.
 //! [`Placement::observe`] turns those samples into the choice, with hysteresis: alone above
 //! [`FAR_NS`], back to the team only below [`NEAR_NS`] (and only after [`REJOIN_AFTER_BUSY`]
@@ -32,8 +33,9 @@ pub const REJOIN_AFTER_BUSY: u32 = 3;
 /// some tens of microseconds, so this keeps it near 0.1% of a run). Doubled after each probe
 /// the partner did not answer (up to 8 times; `team.rs`).
 pub const PROBE_EVERY_NS: u64 = 100_000_000;
-/// Windows between two reads of the clock (whether a probe is due); a window is a few
-/// microseconds.
+/// Windows between two reads of the clock (whether a probe is due), and the length of the
+/// trial the team runs together before a probe taken while alone (`team.rs`: the parked worker
+/// wakes and settles on a core first); a window is a few microseconds.
 pub const CHECK_EVERY: u64 = 64;
 
 /// One observation of the two threads' placement.

@@ -402,6 +402,8 @@ struct Auto {
     id: u64,
     /// The probe posted and not answered yet, and when it was posted.
     pending: Option<(u64, std::time::Instant)>,
+    /// The team runs together for a trial before a probe taken while alone ([`Team::judge`]).
+    trial: bool,
     /// Unanswered or stalled probes in a row (the interval doubles with each, [`PROBE_BACKOFF`]).
     busy_streak: u32,
     report: TeamReport,
@@ -562,7 +564,7 @@ impl Team {
                     return true;
                 }
                 k = k.wrapping_add(1);
-                if k % 256 == 0 {
+                if k.is_multiple_of(256) {
                     let now = Instant::now();
                     match since {
                         None => since = Some(now),
@@ -622,7 +624,7 @@ impl Team {
         let Some(mut a) = self.auto.take() else {
             return false;
         };
-        let check = a.windows % CHECK_EVERY == 0;
+        let check = a.windows.is_multiple_of(CHECK_EVERY);
         let mut found = None;
         if let Some((id, posted)) = a.pending {
             if self.first_answer(id, 1) {
@@ -633,13 +635,22 @@ impl Team {
                 self.close(id);
                 found = Some(Probe::Unanswered);
             }
-        } else if check {
+        } else if check && a.windows > 0 {
+            // (Not at the first window: the worker has been parked since the team was made;
+            // the first probe comes after `CHECK_EVERY` windows on the team.)
             let now = Instant::now();
             let every = PROBE_EVERY_NS << a.busy_streak.min(PROBE_BACKOFF);
             let due = a
                 .last_probe
                 .is_none_or(|t| now.duration_since(t).as_nanos() >= u128::from(every));
-            if due {
+            if due && a.judge.alone() && !a.trial {
+                // Alone, the worker is parked: woken by a probe it may land on the calling
+                // thread's core (the other one being busy with another program) and stall the
+                // probe. So the team first runs `CHECK_EVERY` windows together (a trial: the
+                // worker wakes, settles and spins between phases), then the probe is taken.
+                a.trial = true;
+            } else if due {
+                a.trial = false;
                 a.id = (a.id + 1) & PROBE_STATE;
                 if a.id == 0 {
                     a.id = 1;
@@ -684,7 +695,7 @@ impl Team {
             a.judge.observe(sample);
         }
         a.windows += 1;
-        let alone = a.judge.alone();
+        let alone = a.judge.alone() && !a.trial;
         if alone != self.alone && a.windows > 1 {
             a.report.switches += 1;
         }
