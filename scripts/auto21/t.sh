@@ -11,7 +11,7 @@ j=json.load(open(sys.argv[1])); tv=open(sys.argv[2]).read()
 g=lambda k: re.search(re.escape(k)+r':\s*([\d.:]+)',tv).group(1)
 u=float(g('User time (seconds)')); s=float(g('System time (seconds)'))
 t=j.get('team')
-team='' if not t else f" team {t['windows_team']} alone {t['windows_alone']} sw {t['switches']} probes {t['probes']} near {t['probes_near']} far {t['probes_far']} unans {t['probes_unanswered']} stalled {t['probes_stalled']} ow {t['one_way_ns_min']}/{t['one_way_ns_median']}/{t['one_way_ns_max']} probe_ms {t['probe_ns']/1e6:.3f}"
+team='' if not t else f" team {t['windows_team']} alone {t['windows_alone']} sw {t['switches']} probes {t['probes']} near {t['probes_near']} far {t['probes_far']} unans {t['probes_unanswered']} stalled {t['probes_stalled']} ow {t['one_way_ns_min']}/{t['one_way_ns_median']}/{t['one_way_ns_max']} moves {t['worker_moves']} probe_ms {t['probe_ns']/1e6:.3f}"
 print(f"{sys.argv[3]} t{sys.argv[4]} wall {j['wall_s']:.3f} cpu {u+s:.2f} vcs {g('Voluntary context switches')} ics {g('Involuntary context switches')} threads {j['threads']} cycles {j['cycles']}{team}")
 P
 rm -f $J $E/tv.$$

@@ -122,6 +122,8 @@ pub struct TeamReport {
     pub probes_far: u64,
     /// Wall time spent in probes, nanoseconds (the calling thread's cost).
     pub probe_ns: u64,
+    /// Probes at which the worker found itself on the calling thread's CPU and moved off it.
+    pub worker_moves: u64,
 }
 
 #[cfg(test)]

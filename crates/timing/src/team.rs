@@ -30,7 +30,7 @@ use crate::core::sm::Sm;
 use crate::placement::{
     Placement, Sample, TeamReport, CHECK_EVERY, FAR_NS, NEAR_NS, PROBE_EVERY_NS,
 };
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::{JoinHandle, Thread};
 
@@ -99,6 +99,57 @@ struct Shared {
     /// The placement probe's cache line ([`Team::post`]): probe number (high 32 bits) and
     /// state ([`PROBE_STATE`]); the calling thread pings, worker 1 answers.
     probe: Pad<AtomicU64>,
+    /// The CPU the calling thread posted the current probe from (-1: unknown), and how often
+    /// worker 1 found itself on that CPU and moved off it ([`leave_cpu`]).
+    caller_cpu: AtomicI32,
+    moves: AtomicU64,
+}
+
+/// The CPU the calling thread runs on (Linux), or -1.
+fn current_cpu() -> i32 {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `sched_getcpu` has no preconditions.
+        unsafe { libc::sched_getcpu() }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        -1
+    }
+}
+
+/// Moves the calling thread off CPU `cpu` (Linux): sets its affinity to its allowed CPUs less
+/// `cpu` (the kernel migrates it at once), then gives it its old affinity back (it stays where
+/// it now is). Returns whether it moved. A worker woken on the calling thread's CPU while the
+/// other CPU runs another program would otherwise stay there, taking turns with the calling
+/// thread (docs/PERFORMANCE.md, "Session 21: auto").
+fn leave_cpu(cpu: i32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(c) = usize::try_from(cpu) else {
+            return false;
+        };
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: plain system calls on this thread (pid 0) with a properly sized set.
+        unsafe {
+            let mut old: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, size, &mut old) != 0 || c >= 8 * size {
+                return false;
+            }
+            let mut new = old;
+            libc::CPU_CLR(c, &mut new);
+            if libc::CPU_COUNT(&new) == 0 || libc::sched_setaffinity(0, size, &new) != 0 {
+                return false;
+            }
+            libc::sched_setaffinity(0, size, &old);
+        }
+        true
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = cpu;
+        false
+    }
 }
 
 /// Bits of a cursor word for the next index and for the range end (so at most `2^20 - 1` jobs
@@ -249,6 +300,14 @@ impl Shared {
         let mut idle = 0u32;
         loop {
             let v = self.probe.0.load(Ordering::Acquire);
+            if v & PROBE_STATE == 1 {
+                // The first ping: if this worker is on the calling thread's CPU (woken there
+                // while the other CPU was busy), it moves off it before answering.
+                let c = self.caller_cpu.load(Ordering::Relaxed);
+                if c >= 0 && current_cpu() == c && leave_cpu(c) {
+                    self.moves.fetch_add(1, Ordering::Relaxed);
+                }
+            }
             if v & 1 == 1 {
                 // A CAS, not a store: a late answer must not overwrite a newer ping or the close.
                 let _ =
@@ -430,6 +489,8 @@ impl Team {
             phase: Pad(AtomicU64::new(0)),
             done: Pad(AtomicUsize::new(0)),
             probe: Pad(AtomicU64::new(0)),
+            caller_cpu: AtomicI32::new(-1),
+            moves: AtomicU64::new(0),
         });
         let workers: Vec<JoinHandle<()>> = (1..threads.max(1))
             .map(|p| {
@@ -502,6 +563,7 @@ impl Team {
     pub fn report(&self) -> Option<TeamReport> {
         let a = self.auto.as_ref()?;
         let mut r = a.report.clone();
+        r.worker_moves = self.shared.moves.load(Ordering::Relaxed);
         let mut v = a.samples.clone();
         v.sort_unstable();
         if let (Some(&lo), Some(&hi)) = (v.first(), v.last()) {
@@ -522,6 +584,9 @@ impl Team {
     /// window start without waiting for it (a parked worker on an idle vCPU can take a
     /// millisecond to wake on the development VM).
     fn post(&self, id: u64) {
+        self.shared
+            .caller_cpu
+            .store(current_cpu(), Ordering::Relaxed);
         // SeqCst with the worker's park (as `Team::wake`): it sees the ping or is unparked.
         self.shared
             .probe

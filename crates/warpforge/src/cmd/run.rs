@@ -452,7 +452,7 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
     let team = runner.team_report();
     if let Some(t) = &team {
         println!(
-            "--threads auto: {} window(s) on two threads, {} alone ({} switch(es)); {} probe(s), one-way {}/{}/{} ns min/median/max, {} near, {} far, {} unanswered, {} stalled; probes {:.3} ms",
+            "--threads auto: {} window(s) on two threads, {} alone ({} switch(es)); {} probe(s), one-way {}/{}/{} ns min/median/max, {} near, {} far, {} unanswered, {} stalled, worker moved {}x; probes {:.3} ms",
             t.windows_team,
             t.windows_alone,
             t.switches,
@@ -464,6 +464,7 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
             t.probes_far,
             t.probes_unanswered,
             t.probes_stalled,
+            t.worker_moves,
             t.probe_ns as f64 / 1e6
         );
     }
