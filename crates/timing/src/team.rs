@@ -1008,8 +1008,14 @@ impl Team {
 
 /// The team lent to the window engine's commit ([`warpforge_core::WindowFronts::commit`]).
 impl warpforge_core::ParallelFor for Team {
+    /// One while an adaptive team runs alone ([`Team::start_window`]): the commit then applies
+    /// its stores on the calling thread directly instead of as per-line jobs.
     fn threads(&self) -> usize {
-        self.shared.cursors.len()
+        if self.alone {
+            1
+        } else {
+            self.shared.cursors.len()
+        }
     }
     fn run(&mut self, n: usize, job: &(dyn Fn(usize) + Sync)) {
         Team::run(self, n, job, || {});
