@@ -48,7 +48,9 @@ const SPINS: u32 = 1 << 12;
 /// nanoseconds; longer means its core is busy with something else.
 const PROBE_WAKE_NS: u64 = 20_000_000;
 const PROBE_STALL_NS: u64 = 100_000;
-/// Polls for a working team's worker to answer the first ping before the window goes on.
+/// Polls for a working team's worker to answer the first ping before the window goes on (a
+/// few microseconds; a worker that is not parked and does not answer in that time is not
+/// running: its core is busy).
 const PROMPT_POLLS: u32 = 4096;
 /// After this many unanswered or stalled probes in a row the probe interval stops doubling
 /// (at most `2^PROBE_BACKOFF` times [`PROBE_EVERY_NS`]: a busy host is not pinged often).
@@ -531,6 +533,12 @@ impl Team {
                             }
                             s.parked.fetch_sub(1, Ordering::SeqCst);
                             idle = 0;
+                            // An adaptive team's worker woken on the calling thread's CPU
+                            // (the other one busy) moves off it ([`leave_cpu`]).
+                            let c = s.caller_cpu.load(Ordering::Relaxed);
+                            if p == 1 && c >= 0 && current_cpu() == c && leave_cpu(c) {
+                                s.moves.fetch_add(1, Ordering::Relaxed);
+                            }
                         }
                     }
                 })
@@ -690,6 +698,12 @@ impl Team {
             return false;
         };
         let check = a.windows.is_multiple_of(CHECK_EVERY);
+        if check {
+            // Where the calling thread runs, for a worker that wakes there (`leave_cpu`).
+            self.shared
+                .caller_cpu
+                .store(current_cpu(), Ordering::Relaxed);
+        }
         let mut found = None;
         if let Some((id, posted)) = a.pending {
             if self.first_answer(id, 1) {
@@ -720,16 +734,23 @@ impl Team {
                 if a.id == 0 {
                     a.id = 1;
                 }
+                let parked = self.shared.parked.load(Ordering::SeqCst) > 0;
                 self.post(a.id);
                 a.pending = Some((a.id, now));
                 a.report.probes += 1;
                 // A spinning worker (a team at work) answers within a microsecond: then the
                 // probe is measured at once, and the worker is not left waiting in its
-                // answering loop through the window.
-                if !self.alone && self.first_answer(a.id, PROMPT_POLLS) {
-                    found = Some(self.measure(a.id));
-                    a.report.probe_ns +=
-                        u64::try_from(now.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                // answering loop through the window. A team's worker that is not parked and
+                // does not answer at once is not running: another program holds its core.
+                if !self.alone {
+                    if self.first_answer(a.id, PROMPT_POLLS) {
+                        found = Some(self.measure(a.id));
+                        a.report.probe_ns +=
+                            u64::try_from(now.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                    } else if !parked {
+                        self.close(a.id);
+                        found = Some(Probe::Unanswered);
+                    }
                 }
             }
         }
