@@ -243,6 +243,18 @@ fn period_fs(mhz: f64) -> u64 {
 }
 
 impl Gpu {
+    /// [`TimingRunner::set_adaptive_team`].
+    pub fn set_adaptive_team(&mut self, on: bool) {
+        if let Some(t) = self.team.as_mut() {
+            t.set_adaptive(on);
+        }
+    }
+
+    /// [`TimingRunner::team_report`].
+    pub fn team_report(&self) -> Option<crate::TeamReport> {
+        self.team.as_ref()?.report()
+    }
+
     /// A GPU of `cfg` (validated) stepping its SMs on `threads` threads (1 = no thread pool).
     pub fn new(cfg: GpuConfig, threads: usize) -> Self {
         let spc = cfg.l2.slices_per_channel as usize;
@@ -1182,6 +1194,20 @@ impl TimingRunner {
     /// Threads stepping the SMs (as asked at construction, at least 1).
     pub fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// `--threads auto`: lets a team of two run the window engine's windows on one thread
+    /// while the host keeps the two threads far apart or the other core busy, judged by a
+    /// cache-line ping-pong every 100 ms (`placement.rs`; docs/PERFORMANCE.md, "Session 21:
+    /// auto"). Statistics do not change. Without a team of two, nothing changes.
+    pub fn set_adaptive_team(&mut self, on: bool) {
+        self.gpu.set_adaptive_team(on);
+    }
+
+    /// What the adaptive team did (windows as a team and alone, the probes' latencies), if
+    /// [`TimingRunner::set_adaptive_team`] applied.
+    pub fn team_report(&self) -> Option<crate::TeamReport> {
+        self.gpu.team_report()
     }
 
     /// The simulated GPU (to install a memory port or SM probes before running).

@@ -20,11 +20,13 @@ pub mod core;
 pub mod dram;
 pub mod gpu;
 pub mod mem;
+mod placement;
 pub mod stats;
 mod team;
 
 pub use config::{ConfigError, GpuConfig};
 pub use gpu::{Gpu, Progress, TimingRunner};
+pub use placement::TeamReport;
 pub use stats::{KernelStats, RunStats};
 
 /// Every registered policy, for `warpforge list` and error messages: (config key, name,

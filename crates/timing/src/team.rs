@@ -27,7 +27,10 @@
 //! share a participant with a fair share of the SMs.
 
 use crate::core::sm::Sm;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use crate::placement::{
+    Placement, Sample, TeamReport, CHECK_EVERY, FAR_NS, NEAR_NS, PROBE_EVERY_NS,
+};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::{JoinHandle, Thread};
 
@@ -39,6 +42,31 @@ const _: fn() = || {
 
 /// Spins this many times waiting for work (or for the last SMs) before parking or yielding.
 const SPINS: u32 = 1 << 12;
+
+/// The placement probe ([`Team::measure`]): how long the worker may take to answer the first
+/// ping (it may be parked: a wake-up; the windows go on meanwhile), and any later round trip,
+/// nanoseconds; longer means its core is busy with something else.
+const PROBE_WAKE_NS: u64 = 20_000_000;
+const PROBE_STALL_NS: u64 = 100_000;
+/// Polls for a working team's worker to answer the first ping before the window goes on (a
+/// few microseconds; a worker that is not parked and does not answer in that time is not
+/// running: its core is busy).
+const PROMPT_POLLS: u32 = 4096;
+/// After this many unanswered or stalled probes in a row the probe interval stops doubling
+/// (at most `2^PROBE_BACKOFF` times [`PROBE_EVERY_NS`]: a busy host is not pinged often).
+const PROBE_BACKOFF: u32 = 3;
+/// Round trips of a probe: a few not timed, then `PROBE_BATCHES` timed batches of
+/// `PROBE_BATCH`; the one-way latency is the median batch's time over `2 * PROBE_BATCH`.
+const PROBE_WARM: u64 = 16;
+const PROBE_BATCHES: usize = 8;
+const PROBE_BATCH: u64 = 32;
+/// The worker leaves its answering loop after this many reads without a new ping (the calling
+/// thread gave up on it); the reads after the first [`SPINS`] pause (about 6 ms in all on the
+/// development VM, enough for the calling thread to come back from a window or a launch's end).
+const PONG_SPINS: u32 = 1 << 18;
+/// The low half of the probe word: 0 closed, odd a ping waiting for its answer, even (not 0)
+/// answered; the high half is the probe's number.
+const PROBE_STATE: u64 = 0xFFFF_FFFF;
 
 struct Shared {
     /// Epoch (high 32 bits) and next SM index to claim (low 32 bits).
@@ -70,6 +98,60 @@ struct Shared {
     /// Jobs completed in all `run` phases so far (each participant adds its home range's count
     /// once, and each job it takes from another range).
     done: Pad<AtomicUsize>,
+    /// The placement probe's cache line ([`Team::post`]): probe number (high 32 bits) and
+    /// state ([`PROBE_STATE`]); the calling thread pings, worker 1 answers.
+    probe: Pad<AtomicU64>,
+    /// The CPU the calling thread posted the current probe from (-1: unknown), and how often
+    /// worker 1 found itself on that CPU and moved off it ([`leave_cpu`]).
+    caller_cpu: AtomicI32,
+    moves: AtomicU64,
+}
+
+/// The CPU the calling thread runs on (Linux), or -1.
+fn current_cpu() -> i32 {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `sched_getcpu` has no preconditions.
+        unsafe { libc::sched_getcpu() }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        -1
+    }
+}
+
+/// Moves the calling thread off CPU `cpu` (Linux): sets its affinity to its allowed CPUs less
+/// `cpu` (the kernel migrates it at once), then gives it its old affinity back (it stays where
+/// it now is). Returns whether it moved. A worker woken on the calling thread's CPU while the
+/// other CPU runs another program would otherwise stay there, taking turns with the calling
+/// thread (docs/PERFORMANCE.md, "Session 21: auto").
+fn leave_cpu(cpu: i32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(c) = usize::try_from(cpu) else {
+            return false;
+        };
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: plain system calls on this thread (pid 0) with a properly sized set.
+        unsafe {
+            let mut old: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, size, &mut old) != 0 || c >= 8 * size {
+                return false;
+            }
+            let mut new = old;
+            libc::CPU_CLR(c, &mut new);
+            if libc::CPU_COUNT(&new) == 0 || libc::sched_setaffinity(0, size, &new) != 0 {
+                return false;
+            }
+            libc::sched_setaffinity(0, size, &old);
+        }
+        true
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = cpu;
+        false
+    }
 }
 
 /// Bits of a cursor word for the next index and for the range end (so at most `2^20 - 1` jobs
@@ -209,7 +291,44 @@ impl Shared {
     /// epoch `seen` is open.
     fn open(&self, seen: u64) -> bool {
         let i = (self.claim.load(Ordering::SeqCst) & 0xFFFF_FFFF) as usize;
-        i < self.len.load(Ordering::SeqCst) || self.phase.0.load(Ordering::SeqCst) != seen
+        i < self.len.load(Ordering::SeqCst)
+            || self.phase.0.load(Ordering::SeqCst) != seen
+            || self.probe.0.load(Ordering::SeqCst) & 1 == 1
+    }
+
+    /// Worker 1's side of a placement probe: answers each ping (an odd state) with the next
+    /// state until the calling thread closes the probe, or stops pinging for a while.
+    fn pong(&self) {
+        let mut idle = 0u32;
+        loop {
+            let v = self.probe.0.load(Ordering::Acquire);
+            if v & PROBE_STATE == 1 {
+                // The first ping: if this worker is on the calling thread's CPU (woken there
+                // while the other CPU was busy), it moves off it before answering.
+                let c = self.caller_cpu.load(Ordering::Relaxed);
+                if c >= 0 && current_cpu() == c && leave_cpu(c) {
+                    self.moves.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            if v & 1 == 1 {
+                // A CAS, not a store: a late answer must not overwrite a newer ping or the close.
+                let _ =
+                    self.probe
+                        .0
+                        .compare_exchange(v, v + 1, Ordering::AcqRel, Ordering::Relaxed);
+                idle = 0;
+            } else if v & PROBE_STATE == 0
+                || idle >= PONG_SPINS
+                || (idle > SPINS && self.quit.load(Ordering::Relaxed))
+            {
+                return;
+            } else {
+                idle += 1;
+                if idle > SPINS {
+                    std::hint::spin_loop();
+                }
+            }
+        }
     }
 
     /// Claims one index of participant `q`'s home range of the current `run` phase.
@@ -277,20 +396,20 @@ impl Shared {
         if ran > 0 {
             self.done.0.fetch_add(ran, Ordering::AcqRel);
         }
-        self.steal(p) | (ran > 0)
+        (self.steal(p) > 0) | (ran > 0)
     }
 
     /// Runs what is left of the other participants' home ranges, each from its end (each job
-    /// reported as it completes); returns whether it ran any. When it returns, every cursor
-    /// of the phase is exhausted (cursors never grow within a phase).
-    fn steal(&self, p: usize) -> bool {
+    /// reported as it completes); returns how many it ran. When it returns, every cursor of
+    /// the phase is exhausted (cursors never grow within a phase).
+    fn steal(&self, p: usize) -> usize {
         let t = self.cursors.len();
-        let mut any = false;
+        let mut any = 0;
         for k in 1..t {
             while let Some(i) = self.steal_claim((p + k) % t) {
                 self.run_job(i);
                 self.done.0.fetch_add(1, Ordering::AcqRel);
-                any = true;
+                any += 1;
             }
         }
         any
@@ -314,6 +433,41 @@ pub struct Team {
     /// balanced, so that jobs keep their threads).
     bounds: Vec<usize>,
     kept: Vec<usize>,
+    /// `--threads auto` on a team of two: the placement judge ([`Team::set_adaptive`]).
+    auto: Option<Box<Auto>>,
+    /// The current phases run on the calling thread alone (only with `auto`).
+    alone: bool,
+}
+
+/// What one placement probe found ([`Team::measure`], [`Team::judge`]).
+enum Probe {
+    /// The one-way latency, nanoseconds.
+    OneWay(u32),
+    /// The worker did not answer the first ping in time.
+    Unanswered,
+    /// It answered, then did not answer a later ping in time.
+    Stalled,
+}
+
+/// The state of an adaptive team ([`Team::set_adaptive`], `crate::placement`).
+#[derive(Default)]
+struct Auto {
+    judge: Placement,
+    /// Windows so far.
+    windows: u64,
+    /// When the last probe was taken.
+    last_probe: Option<std::time::Instant>,
+    /// The answered probes' one-way latencies, ns (for the report's median).
+    samples: Vec<u32>,
+    /// The probe number of the last probe (the probe word's high half).
+    id: u64,
+    /// The probe posted and not answered yet, and when it was posted.
+    pending: Option<(u64, std::time::Instant)>,
+    /// The team runs together for a trial before a probe taken while alone ([`Team::judge`]).
+    trial: bool,
+    /// Unanswered or stalled probes in a row (the interval doubles with each, [`PROBE_BACKOFF`]).
+    busy_streak: u32,
+    report: TeamReport,
 }
 
 impl Team {
@@ -336,6 +490,9 @@ impl Team {
                 .collect(),
             phase: Pad(AtomicU64::new(0)),
             done: Pad(AtomicUsize::new(0)),
+            probe: Pad(AtomicU64::new(0)),
+            caller_cpu: AtomicI32::new(-1),
+            moves: AtomicU64::new(0),
         });
         let workers: Vec<JoinHandle<()>> = (1..threads.max(1))
             .map(|p| {
@@ -353,7 +510,12 @@ impl Team {
                         } else {
                             false
                         };
-                        if ran | s.work() {
+                        // Worker 1 answers the calling thread's placement probes.
+                        let pinged = p == 1 && s.probe.0.load(Ordering::Acquire) & 1 == 1;
+                        if pinged {
+                            s.pong();
+                        }
+                        if ran | pinged | s.work() {
                             idle = 0;
                         } else if idle < SPINS {
                             std::hint::spin_loop();
@@ -371,6 +533,12 @@ impl Team {
                             }
                             s.parked.fetch_sub(1, Ordering::SeqCst);
                             idle = 0;
+                            // An adaptive team's worker woken on the calling thread's CPU
+                            // (the other one busy) moves off it ([`leave_cpu`]).
+                            let c = s.caller_cpu.load(Ordering::Relaxed);
+                            if p == 1 && c >= 0 && current_cpu() == c && leave_cpu(c) {
+                                s.moves.fetch_add(1, Ordering::Relaxed);
+                            }
                         }
                     }
                 })
@@ -385,7 +553,245 @@ impl Team {
             done: 0,
             bounds: Vec::new(),
             kept: Vec::new(),
+            auto: None,
+            alone: false,
         }
+    }
+
+    /// Lets a team of two run the window engine's phases on the calling thread alone while the
+    /// host keeps the two threads far apart or the worker's core busy (`--threads auto`;
+    /// `crate::placement`). A team of another size ignores it: the thresholds were measured
+    /// on two vCPUs only. Which thread runs a job never changes a result.
+    pub fn set_adaptive(&mut self, on: bool) {
+        self.auto = (on && self.shared.cursors.len() == 2).then(Box::default);
+        self.alone = false;
+    }
+
+    /// What the adaptive choice did so far (`None` without [`Team::set_adaptive`]).
+    pub fn report(&self) -> Option<TeamReport> {
+        let a = self.auto.as_ref()?;
+        let mut r = a.report.clone();
+        r.worker_moves = self.shared.moves.load(Ordering::Relaxed);
+        let mut v = a.samples.clone();
+        v.sort_unstable();
+        if let (Some(&lo), Some(&hi)) = (v.first(), v.last()) {
+            r.one_way_ns_min = lo;
+            r.one_way_ns_max = hi;
+            r.one_way_ns_median = v[v.len() / 2];
+        }
+        Some(r)
+    }
+
+    /// The probe word's value `state` of probe `id`.
+    fn probe_word(id: u64, state: u64) -> u64 {
+        ((id & PROBE_STATE) << 32) | state
+    }
+
+    /// Posts probe `id`'s first ping (a cache-line ping-pong with worker 1, `crate::placement`)
+    /// and wakes the worker if it is parked; [`Team::judge`] then looks for its answer at each
+    /// window start without waiting for it (a parked worker on an idle vCPU can take a
+    /// millisecond to wake on the development VM).
+    fn post(&self, id: u64) {
+        self.shared
+            .caller_cpu
+            .store(current_cpu(), Ordering::Relaxed);
+        // SeqCst with the worker's park (as `Team::wake`): it sees the ping or is unparked.
+        self.shared
+            .probe
+            .0
+            .store(Self::probe_word(id, 1), Ordering::SeqCst);
+        self.wake();
+    }
+
+    /// Whether worker 1 has answered probe `id`'s first ping, polling up to `polls` times.
+    fn first_answer(&self, id: u64, polls: u32) -> bool {
+        let want = Self::probe_word(id, 2);
+        (0..polls.max(1)).any(|_| self.shared.probe.0.load(Ordering::Acquire) == want)
+    }
+
+    /// Closes probe `id` (the worker leaves its answering loop).
+    fn close(&self, id: u64) {
+        self.shared
+            .probe
+            .0
+            .store(Self::probe_word(id, 0), Ordering::Release);
+    }
+
+    /// The timed part of probe `id`, once the worker has answered its first ping: a few round
+    /// trips not timed, then [`PROBE_BATCHES`] timed batches of [`PROBE_BATCH`]; the one-way
+    /// latency in nanoseconds is the median batch's time over `2 * PROBE_BATCH`, or
+    /// [`Probe::Stalled`] if a round trip takes longer than [`PROBE_STALL_NS`] (the worker was
+    /// descheduled: its core is busy). Runs between phases only; touches nothing the jobs
+    /// touch; closes the probe.
+    fn measure(&self, id: u64) -> Probe {
+        use std::time::Instant;
+        let line = &self.shared.probe.0;
+        // Waits for `want`; false after about `limit` ns. The clock is read only every 256
+        // polls (a prompt answer costs no clock read) and the loop has no `pause`, so that the
+        // wait adds as little as possible to the latency measured.
+        let answered = |want: u64, limit: u64| {
+            let mut k = 0u32;
+            let mut since: Option<Instant> = None;
+            loop {
+                if line.load(Ordering::Acquire) == want {
+                    return true;
+                }
+                k = k.wrapping_add(1);
+                if k.is_multiple_of(256) {
+                    let now = Instant::now();
+                    match since {
+                        None => since = Some(now),
+                        Some(t) if now.duration_since(t).as_nanos() > u128::from(limit) => {
+                            return false
+                        }
+                        Some(_) => {}
+                    }
+                }
+            }
+        };
+        let mut ok = true;
+        let mut state = 2u64;
+        let mut batch = [0u64; PROBE_BATCHES];
+        let trip = |state: &mut u64| {
+            line.store(Self::probe_word(id, *state + 1), Ordering::Release);
+            *state += 2;
+            answered(Self::probe_word(id, *state), PROBE_STALL_NS)
+        };
+        for _ in 0..PROBE_WARM {
+            ok = ok && trip(&mut state);
+        }
+        for b in batch.iter_mut() {
+            if !ok {
+                break;
+            }
+            let t0 = Instant::now();
+            for _ in 0..PROBE_BATCH {
+                ok = ok && trip(&mut state);
+            }
+            *b = u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        }
+        self.close(id);
+        if !ok {
+            return Probe::Stalled;
+        }
+        batch.sort_unstable();
+        let one_way = batch[PROBE_BATCHES / 2] / (2 * PROBE_BATCH);
+        Probe::OneWay(u32::try_from(one_way).unwrap_or(u32::MAX))
+    }
+
+    /// At the start of a window of the window engine: whether this window's phases
+    /// ([`Team::run_balanced`], [`Team::run`]) run on the calling thread alone. Always false
+    /// unless the team is adaptive ([`Team::set_adaptive`]); then it also posts a placement
+    /// probe when one is due, measures a posted probe once the worker has answered it (or
+    /// gives up on it after [`PROBE_WAKE_NS`]), and folds the result into the choice.
+    pub fn start_window(&mut self) -> bool {
+        if self.auto.is_some() {
+            self.alone = self.judge();
+        }
+        self.alone
+    }
+
+    /// [`Team::start_window`] of an adaptive team.
+    fn judge(&mut self) -> bool {
+        use std::time::Instant;
+        let Some(mut a) = self.auto.take() else {
+            return false;
+        };
+        let check = a.windows.is_multiple_of(CHECK_EVERY);
+        if check {
+            // Where the calling thread runs, for a worker that wakes there (`leave_cpu`).
+            self.shared
+                .caller_cpu
+                .store(current_cpu(), Ordering::Relaxed);
+        }
+        let mut found = None;
+        if let Some((id, posted)) = a.pending {
+            if self.first_answer(id, 1) {
+                let t0 = Instant::now();
+                found = Some(self.measure(id));
+                a.report.probe_ns += u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            } else if check && posted.elapsed().as_nanos() > u128::from(PROBE_WAKE_NS) {
+                self.close(id);
+                found = Some(Probe::Unanswered);
+            }
+        } else if check && a.windows > 0 {
+            // (Not at the first window: the worker has been parked since the team was made;
+            // the first probe comes after `CHECK_EVERY` windows on the team.)
+            let now = Instant::now();
+            let every = PROBE_EVERY_NS << a.busy_streak.min(PROBE_BACKOFF);
+            let due = a
+                .last_probe
+                .is_none_or(|t| now.duration_since(t).as_nanos() >= u128::from(every));
+            if due && a.judge.alone() && !a.trial {
+                // Alone, the worker is parked: woken by a probe it may land on the calling
+                // thread's core (the other one being busy with another program) and stall the
+                // probe. So the team first runs `CHECK_EVERY` windows together (a trial: the
+                // worker wakes, settles and spins between phases), then the probe is taken.
+                a.trial = true;
+            } else if due {
+                a.trial = false;
+                a.id = (a.id + 1) & PROBE_STATE;
+                if a.id == 0 {
+                    a.id = 1;
+                }
+                let parked = self.shared.parked.load(Ordering::SeqCst) > 0;
+                self.post(a.id);
+                a.pending = Some((a.id, now));
+                a.report.probes += 1;
+                // A spinning worker (a team at work) answers within a microsecond: then the
+                // probe is measured at once, and the worker is not left waiting in its
+                // answering loop through the window. A team's worker that is not parked and
+                // does not answer at once is not running: another program holds its core.
+                if !self.alone {
+                    if self.first_answer(a.id, PROMPT_POLLS) {
+                        found = Some(self.measure(a.id));
+                        a.report.probe_ns +=
+                            u64::try_from(now.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                    } else if !parked {
+                        self.close(a.id);
+                        found = Some(Probe::Unanswered);
+                    }
+                }
+            }
+        }
+        if let Some(p) = found {
+            a.pending = None;
+            a.last_probe = Some(Instant::now());
+            let sample = match p {
+                Probe::Unanswered => {
+                    a.report.probes_unanswered += 1;
+                    Sample::Busy
+                }
+                Probe::Stalled => {
+                    a.report.probes_stalled += 1;
+                    Sample::Busy
+                }
+                Probe::OneWay(ns) => {
+                    a.samples.push(ns);
+                    a.report.probes_near += u64::from(ns < NEAR_NS);
+                    a.report.probes_far += u64::from(ns > FAR_NS);
+                    Sample::OneWay(ns)
+                }
+            };
+            a.busy_streak = if sample == Sample::Busy {
+                a.busy_streak.saturating_add(1)
+            } else {
+                0
+            };
+            a.judge.observe(sample);
+        }
+        a.windows += 1;
+        let alone = a.judge.alone() && !a.trial;
+        if alone != self.alone && a.windows > 1 {
+            a.report.switches += 1;
+        }
+        if alone {
+            a.report.windows_alone += 1;
+        } else {
+            a.report.windows_team += 1;
+        }
+        self.auto = Some(a);
+        alone
     }
 
     fn wake(&self) {
@@ -491,7 +897,7 @@ impl Team {
     /// the jobs touch, unless those jobs wait for it (the window engine runs the memory side,
     /// or the request network's ticks that its partition jobs wait for, there).
     pub fn run(&mut self, n: usize, job: &(dyn Fn(usize) + Sync), after: impl FnOnce()) {
-        self.run_balanced(&[], 0, false, n, job, after);
+        self.phase(&[], 0, false, n, job, after);
     }
 
     /// [`Team::run`] with home ranges by expected cost ([`balanced`]): `cost[i]` is job `i`'s
@@ -501,6 +907,10 @@ impl Team {
     /// expected time by more than an eighth (so that a job does not flip between two threads
     /// on measurement noise). Only the distribution of the jobs over the threads depends on
     /// the costs, never what a job does.
+    ///
+    /// While an adaptive team ([`Team::set_adaptive`]) runs alone ([`Team::start_window`]),
+    /// this and [`Team::run`] run on the calling thread: `after` first, then every job in index
+    /// order.
     ///
     /// # Panics
     /// If `cost` is neither empty nor `n` long, or `n` is `2^20` or more.
@@ -513,8 +923,27 @@ impl Team {
         job: &(dyn Fn(usize) + Sync),
         after: impl FnOnce(),
     ) {
+        self.phase(cost, lead, same, n, job, after);
+    }
+
+    /// [`Team::run_balanced`] and [`Team::run`].
+    fn phase(
+        &mut self,
+        cost: &[u32],
+        lead: u64,
+        same: bool,
+        n: usize,
+        job: &(dyn Fn(usize) + Sync),
+        after: impl FnOnce(),
+    ) {
         assert!(cost.is_empty() || cost.len() == n, "one cost per job");
         assert!((n as u64) <= IDX_MASK, "at most 2^20 - 1 jobs per phase");
+        if self.alone {
+            // No phase is opened: the worker spins out and parks.
+            after();
+            (0..n).for_each(job);
+            return;
+        }
         let s = &self.shared;
         let t = s.cursors.len();
         self.epoch = (self.epoch + 1) & EPOCH_MASK;
@@ -600,8 +1029,14 @@ impl Team {
 
 /// The team lent to the window engine's commit ([`warpforge_core::WindowFronts::commit`]).
 impl warpforge_core::ParallelFor for Team {
+    /// One while an adaptive team runs alone ([`Team::start_window`]): the commit then applies
+    /// its stores on the calling thread directly instead of as per-line jobs.
     fn threads(&self) -> usize {
-        self.shared.cursors.len()
+        if self.alone {
+            1
+        } else {
+            self.shared.cursors.len()
+        }
     }
     fn run(&mut self, n: usize, job: &(dyn Fn(usize) + Sync)) {
         Team::run(self, n, job, || {});
@@ -867,6 +1302,85 @@ mod tests {
                 team.run_balanced(&cost3, 0, true, 12, &|_| {}, || {});
                 assert_ne!(team.bounds, first, "{threads} threads");
             }
+        }
+    }
+
+    #[test]
+    fn an_adaptive_team_runs_windows_alone_or_together_as_judged() {
+        use std::sync::atomic::AtomicU32;
+        let mut team = Team::new(2);
+        team.set_adaptive(true);
+        // No probe due for a while; the judge says alone (far apart).
+        {
+            let a = team.auto.as_mut().expect("a team of two is adaptive");
+            a.last_probe = Some(std::time::Instant::now());
+            a.windows = 1;
+            a.judge.observe(Sample::OneWay(FAR_NS + 50));
+        }
+        team.alone = true;
+        let me = std::thread::current().id();
+        let n = 9;
+        let cost = vec![5u32; n];
+        for round in 0..2 {
+            let hits: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+            let others = AtomicU32::new(0);
+            let mut after = 0;
+            let job = |i: usize| {
+                hits[i].fetch_add(1, Ordering::Relaxed);
+                if std::thread::current().id() != me {
+                    others.fetch_add(1, Ordering::Relaxed);
+                }
+            };
+            assert!(team.start_window(), "far apart: alone");
+            team.run_balanced(&cost, 1, round > 0, n, &job, || after += 1);
+            // A commit phase in between follows the window's choice.
+            team.run(4, &job, || {});
+            assert!(hits[..4].iter().all(|h| h.load(Ordering::Relaxed) == 2));
+            assert!(hits[4..].iter().all(|h| h.load(Ordering::Relaxed) == 1));
+            assert_eq!(after, 1);
+            assert_eq!(
+                others.load(Ordering::Relaxed),
+                0,
+                "alone: the calling thread only"
+            );
+        }
+        let r = team.report().expect("report");
+        assert_eq!((r.windows_alone, r.windows_team, r.switches), (2, 0, 0));
+        // Near again: the windows run on the team (which thread runs which job is the team's
+        // business; every index still runs once).
+        team.auto
+            .as_mut()
+            .unwrap()
+            .judge
+            .observe(Sample::OneWay(NEAR_NS - 40));
+        assert!(!team.start_window(), "near: the team");
+        let hits: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+        team.run_balanced(
+            &cost,
+            1,
+            true,
+            n,
+            &|i| {
+                hits[i].fetch_add(1, Ordering::Relaxed);
+            },
+            || {},
+        );
+        assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+        let r = team.report().unwrap();
+        assert_eq!((r.windows_alone, r.windows_team, r.switches), (2, 1, 1));
+        // A probe on a live team is answered (or not), and leaves the line closed; the team
+        // works on afterwards. Other team sizes are never adaptive.
+        team.post(7);
+        if team.first_answer(7, 1 << 30) {
+            let _ = team.measure(7);
+        }
+        team.close(7);
+        assert_eq!(team.shared.probe.0.load(Ordering::SeqCst) & PROBE_STATE, 0);
+        team.run(3, &|_| {}, || {});
+        for t in [1, 3] {
+            let mut other = Team::new(t);
+            other.set_adaptive(true);
+            assert!(other.report().is_none(), "{t} threads");
         }
     }
 

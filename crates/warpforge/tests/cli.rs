@@ -263,6 +263,63 @@ fn timing_statistics_do_not_depend_on_the_thread_count() {
 }
 
 #[test]
+fn threads_auto_reports_its_team_and_keeps_the_statistics() {
+    // A 120-SM window-engine run: `auto` starts an adaptive team of two on any host of at
+    // least two cores (docs/PERFORMANCE.md, "Session 21: auto"), which reports what it did in
+    // `team`; the statistics are those of one thread whatever it chose.
+    let dir = tempfile::tempdir().unwrap();
+    let w = [
+        "--set",
+        "core.num_sms=120",
+        "--set",
+        "sim.window=4",
+        "--set",
+        "sim.window_overlap=true",
+        "--set",
+        "sim.window_partitions=true",
+    ];
+    let one = timing_json(
+        dir.path(),
+        "sr2",
+        "1",
+        &[&w[..], &["--threads", "1"]].concat(),
+    );
+    let auto = timing_json(
+        dir.path(),
+        "sr2",
+        "a",
+        &[&w[..], &["--threads", "auto"]].concat(),
+    );
+    assert_eq!(
+        one["stats"], auto["stats"],
+        "auto's statistics are one thread's"
+    );
+    assert!(one.get("team").is_none(), "no team on one thread");
+    let two = std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2;
+    if two {
+        assert_eq!(auto["threads"], 2);
+        let t = &auto["team"];
+        let windows = u64_of(t, "windows_team") + u64_of(t, "windows_alone");
+        assert!(windows > 0, "{t}");
+        let probes = u64_of(t, "probes");
+        let answered = u64_of(t, "probes_near") + u64_of(t, "probes_far");
+        assert!(
+            answered + u64_of(t, "probes_unanswered") + u64_of(t, "probes_stalled") <= probes,
+            "{t}"
+        );
+        // An explicit count is never adaptive.
+        let fixed = timing_json(
+            dir.path(),
+            "sr2",
+            "2",
+            &[&w[..], &["--threads", "2"]].concat(),
+        );
+        assert!(fixed.get("team").is_none());
+        assert_eq!(fixed["stats"], one["stats"]);
+    }
+}
+
+#[test]
 fn set_overrides_and_shown_presets_take_effect() {
     let dir = tempfile::tempdir().unwrap();
     let base = timing_json(dir.path(), "bt", "base", &[]);

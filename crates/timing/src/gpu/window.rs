@@ -529,7 +529,11 @@ impl Gpu {
         let mut to_commit: Vec<u32> = Vec::new();
         // With a team: the jobs' measured costs, for balanced home ranges (`balance.rs`).
         let mut costs = JobCosts::default();
-        let timed = self.team.is_some();
+        let has_team = self.team.is_some();
+        // Whether the last window's SM jobs answered the next window start's quiet test
+        // (`quiet_at`): a window run by a team, not by one thread (or a team's calling thread
+        // alone, `Team::start_window`).
+        let mut jobs_quiet = false;
         // `sim.window_overlap`: the window (time, core cycle) whose memory side has not run
         // yet, the requests handed to it, the interconnect tick of the last reply ejection,
         // and each SM's full request-queue room.
@@ -564,7 +568,7 @@ impl Gpu {
             // jobs' SMs less the ones that went to sleep, which are quiet); on one thread the
             // SMs are asked here.
             let first_quiet = |g: &Self, queued: bool, outcomes: &[Outcome]| {
-                if g.team.is_none() {
+                if !jobs_quiet {
                     return all_quiet(g, queued);
                 }
                 g.cfg.sim.skip_idle
@@ -675,15 +679,20 @@ impl Gpu {
                     boxes.take_from(&mut self.sms, &self.awake, cap);
                 }
                 let side = pending.take();
+                // `--threads auto`: whether the team runs this window on the calling thread
+                // alone (the host keeps its two threads far apart, `Team::start_window`); the
+                // window then runs exactly as on one thread, without measuring job costs or
+                // answering the quiet test in the jobs.
+                let solo = self.team.as_mut().is_some_and(|t| t.start_window());
+                let timed = has_team && !solo;
                 // The next window start's quiet test (overlap: it runs before anything changes
                 // the SMs, `first_quiet`).
                 // With one thread the calling thread's own scan is cheaper (it stops at the
                 // first SM that is not quiet, and every SM is in its caches).
-                let quiet_at = (overlap
-                    && self.team.is_some()
-                    && self.cfg.sim.skip_idle
-                    && self.mem.port.is_none())
-                .then_some(c0 + w);
+                let quiet_at =
+                    (overlap && timed && self.cfg.sim.skip_idle && self.mem.port.is_none())
+                        .then_some(c0 + w);
+                jobs_quiet = quiet_at.is_some();
                 let span_end = side.map(|(t, _)| t + w * pc);
                 // Split (`sim.window_partitions`): the whole split memory side inside the team
                 // phase (`TeamSpan`): the request network's ticks on the calling thread, the
@@ -807,15 +816,24 @@ impl Gpu {
                     };
                     match &mut self.team {
                         Some(team) => {
-                            team.run_balanced(
-                                costs.jobs(),
-                                costs.lead(),
-                                costs.same(),
-                                n_jobs,
-                                &job,
-                                mem_side,
-                            );
-                            costs.update(&self.awake, outcomes.iter().map(|o| o.ns), lead_ns.get());
+                            if timed {
+                                team.run_balanced(
+                                    costs.jobs(),
+                                    costs.lead(),
+                                    costs.same(),
+                                    n_jobs,
+                                    &job,
+                                    mem_side,
+                                );
+                                costs.update(
+                                    &self.awake,
+                                    outcomes.iter().map(|o| o.ns),
+                                    lead_ns.get(),
+                                );
+                            } else {
+                                // Alone (`solo`): `mem_side`, then every job in order.
+                                team.run_balanced(&[], 0, false, n_jobs, &job, mem_side);
+                            }
                         }
                         None => {
                             mem_side();

@@ -4,8 +4,9 @@
 //! records (`DIR/points/<id>.json`, whose `result` is compared). Every scalar is flattened to a
 //! dotted key (`l1d.hit_rate`, `stats.kernels.0.cycles`, ...); the keys whose values differ are
 //! printed with both values and the ratio B/A (1.0 = unchanged), then the keys present in only
-//! one file. Wall-clock figures (`wall_s`, `sm_cycles_per_s`, `threads`) differ between any two
-//! runs and are left out unless `--all` is given. `--tolerance F` hides relative differences up
+//! one file. Wall-clock figures (`wall_s`, `sm_cycles_per_s`, `threads`, and `team`: what
+//! `--threads auto`'s team did) differ between any two runs and are left out unless `--all` is
+//! given. `--tolerance F` hides relative differences up
 //! to F.
 
 use std::collections::BTreeMap;
@@ -90,7 +91,8 @@ pub fn diff(
     let mut out = Vec::new();
     for k in keys {
         let last = k.rsplit('.').next().unwrap_or(k);
-        if !all && WALL_KEYS.contains(&last) {
+        // `team`: what `--threads auto`'s team did on this host (`run --json`).
+        if !all && (WALL_KEYS.contains(&last) || k.starts_with("team.")) {
             continue;
         }
         let (x, y) = (a.get(k), b.get(k));

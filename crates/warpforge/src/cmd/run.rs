@@ -239,17 +239,20 @@ pub type Simulation = (
 );
 
 /// Runs workload `w` at `size` on a fresh timing runner, with `observer` (if any) watching the
-/// executed instructions.
+/// executed instructions; `adaptive` (`--threads auto`): a team of two may run windows on one
+/// thread by the host's placement ([`warpforge_timing::TimingRunner::set_adaptive_team`]).
 pub fn simulate(
     w: &dyn Workload,
     size: Size,
     cfg: warpforge_timing::GpuConfig,
     threads: usize,
+    adaptive: bool,
     progress: bool,
     observer: Option<Box<dyn InstObserver>>,
 ) -> Simulation {
     use warpforge_timing::TimingRunner;
     let mut runner = TimingRunner::new(cfg, threads);
+    runner.set_adaptive_team(adaptive);
     let stop = runner.stop_flag();
     // Ctrl-C raises the stop flag; a second handler registration (another run in the same
     // process) is harmless and ignored.
@@ -396,10 +399,8 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
     if let Some(super::ptx::Limit(l)) = args.stall_limit {
         cfg.sim.watchdog_cycles = l.unwrap_or(u64::MAX);
     }
-    let threads = args
-        .threads
-        .unwrap_or(super::threads::Threads::Auto)
-        .resolve(&cfg);
+    let asked = args.threads.unwrap_or(super::threads::Threads::Auto);
+    let threads = asked.resolve(&cfg);
     let sms = cfg.core.num_sms as f64;
     let cfg_name = cfg.name.clone();
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -411,7 +412,7 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
         Err(_) => None,
     };
     let (mut runner, check, wall, mut observer) =
-        simulate(w, args.size, cfg, threads, tty, observer);
+        simulate(w, args.size, cfg, threads, asked.adaptive(), tty, observer);
     match &check {
         Ok(c) => runner.set_check(check_word(c)),
         Err(_) => runner.set_check("none"),
@@ -448,6 +449,25 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
         wall,
         sm_cycles_per_s
     );
+    let team = runner.team_report();
+    if let Some(t) = &team {
+        println!(
+            "--threads auto: {} window(s) on two threads, {} alone ({} switch(es)); {} probe(s), one-way {}/{}/{} ns min/median/max, {} near, {} far, {} unanswered, {} stalled, worker moved {}x; probes {:.3} ms",
+            t.windows_team,
+            t.windows_alone,
+            t.switches,
+            t.probes,
+            t.one_way_ns_min,
+            t.one_way_ns_median,
+            t.one_way_ns_max,
+            t.probes_near,
+            t.probes_far,
+            t.probes_unanswered,
+            t.probes_stalled,
+            t.worker_moves,
+            t.probe_ns as f64 / 1e6
+        );
+    }
     if let Some(path) = &args.json {
         let mut v = json!({
             "workload": name,
@@ -459,6 +479,9 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
             "sm_cycles_per_s": sm_cycles_per_s,
             "stats": runner.stats_json(),
         });
+        if let Some(t) = &team {
+            v["team"] = serde_json::to_value(t)?;
+        }
         match &power {
             Ok((per, total)) => {
                 v["power_params"] = json!(total.params);

@@ -11,7 +11,11 @@
 //! measures a gain on every machine size. The window engine (`sim.window` > 1) synchronises
 //! once per window and has its own rule: at most [`AUTO_CAP_WINDOW`] threads, one per
 //! [`SMS_PER_THREAD_WINDOW`] SMs; with fewer than [`MIN_CORES_WINDOW`] free cores, two threads
-//! from [`SMS_SMALL_HOST`] SMs up (one below, and with fewer than two free cores).
+//! from [`SMS_SMALL_HOST`] SMs up on any host of at least two cores, busy or not (one below).
+//! Such a team of two is adaptive ([`Threads::adaptive`]): it runs the windows on one thread
+//! while a cache-line ping-pong between its two threads, taken every 100 ms, finds them far
+//! apart or the worker's core busy (`warpforge_timing`'s `placement.rs`; docs/PERFORMANCE.md,
+//! "Session 21: auto"), so a busy core no longer needs the load average's one-minute lag.
 
 use warpforge_timing::GpuConfig;
 
@@ -31,16 +35,19 @@ pub const AUTO_CAP_WINDOW: usize = 8;
 /// up to 8 threads) on up to eight.
 pub const SMS_PER_THREAD_WINDOW: u32 = 15;
 /// With fewer than this many free cores the window engine's `auto` runs at most
-/// [`SMALL_HOST_THREADS`] threads, and only on machines of at least [`SMS_SMALL_HOST`] SMs:
-/// more threads than that were not measured on 2- and 3-core hosts.
+/// [`SMALL_HOST_THREADS`] threads (an adaptive team, [`Threads::adaptive`]), and only on
+/// machines of at least [`SMS_SMALL_HOST`] SMs and hosts of at least two cores: more threads
+/// than that were not measured on 2- and 3-core hosts.
 pub const MIN_CORES_WINDOW: usize = 4;
-/// The window engine's thread count on a host with 2 or 3 free cores. On the 2-core
+/// The window engine's thread count on a host with fewer than [`MIN_CORES_WINDOW`] free cores
+/// (busy cores included since session 21: the adaptive team runs alone while its worker's core
+/// is busy or far away, docs/PERFORMANCE.md, "Session 21: auto"). On the 2-core
 /// development VM (docs/PERFORMANCE.md, "Session 16: engine"; the lead's idle figures at 06:58
 /// UTC and this session's), two threads beat one on every 120-SM case with `sim.window` > 1:
 /// `bfs` 1.36x, `kmn` 1.16x-1.42x idle, and 1.12x-1.15x under a load average of 15-20.
 pub const SMALL_HOST_THREADS: usize = 2;
 /// The fewest simulated SMs for which the window engine's `auto` runs two threads on a host
-/// with 2 or 3 free cores. On the 2-core VM after the CTA dispatcher fix (`308468a`, which
+/// with fewer than [`MIN_CORES_WINDOW`] free cores. On the 2-core VM after the CTA dispatcher fix (`308468a`, which
 /// spreads a launch's CTAs over every SM, so more SMs work in each window), 30 SMs gained on
 /// two threads: `kmn` 1.11x-1.18x with `sim.window=4`, with and without overlap and
 /// partitions, `bfs` 1.20x-1.26x (docs/PERFORMANCE.md, "Session 17: engine"; before the fix
@@ -83,7 +90,9 @@ pub fn auto_threads(cores: usize, load: f64, sms: u32, window: u32) -> usize {
     let free = (cores as f64 - load.max(0.0)).round().max(1.0) as usize;
     let (per_thread, cap) = if window > 1 {
         if free < MIN_CORES_WINDOW {
-            return if free >= SMALL_HOST_THREADS && sms >= SMS_SMALL_HOST {
+            // Busy cores do not count here: the adaptive team runs alone while the worker's
+            // core is busy (`Threads::adaptive`).
+            return if cores >= SMALL_HOST_THREADS && sms >= SMS_SMALL_HOST {
                 SMALL_HOST_THREADS
             } else {
                 1
@@ -103,6 +112,12 @@ pub fn auto_threads(cores: usize, load: f64, sms: u32, window: u32) -> usize {
 }
 
 impl Threads {
+    /// Whether the team may run windows on one thread by the host's placement (`auto` only: an
+    /// explicit `--threads N` always runs N threads).
+    pub fn adaptive(self) -> bool {
+        self == Threads::Auto
+    }
+
     /// The thread count for a simulation of `cfg`.
     pub fn resolve(self, cfg: &GpuConfig) -> usize {
         match self {
@@ -156,12 +171,15 @@ mod tests {
         assert_eq!(auto_threads(2, 0.1, 30, 4), 2, "30 SMs: both faster on two");
         assert_eq!(auto_threads(2, 0.1, 29, 4), 1, "below 30 SMs: not measured");
         assert_eq!(auto_threads(2, 0.1, 15, 4), 1, "15 SMs: one thread");
-        assert_eq!(auto_threads(2, 0.6, 120, 4), 1, "a busy core: one thread");
+        // A busy core: two threads, which run alone while the worker's core is busy (the
+        // adaptive team), instead of the load average's judgement of the last minute.
         assert_eq!(
-            auto_threads(2, 15.0, 120, 4),
-            1,
-            "a loaded host: one thread"
+            auto_threads(2, 0.6, 120, 4),
+            2,
+            "a busy core: the adaptive team"
         );
+        assert_eq!(auto_threads(2, 15.0, 120, 4), 2, "a loaded host: the same");
+        assert_eq!(auto_threads(2, 15.0, 29, 4), 1, "below 30 SMs: one thread");
         assert_eq!(
             auto_threads(3, 0.0, 120, 4),
             2,
@@ -170,7 +188,11 @@ mod tests {
         assert_eq!(auto_threads(1, 0.0, 120, 4), 1);
         assert_eq!(auto_threads(4, 0.0, 120, 4), 4);
         assert_eq!(auto_threads(16, 12.6, 120, 4), 2, "3 cores free");
-        assert_eq!(auto_threads(16, 14.6, 120, 4), 1, "one core free");
+        assert_eq!(
+            auto_threads(16, 14.6, 120, 4),
+            2,
+            "one core free: the adaptive team"
+        );
         assert_eq!(
             auto_threads(16, 0.0, 4, 4),
             1,
@@ -183,6 +205,14 @@ mod tests {
         assert_eq!(parse_threads("auto"), Ok(Threads::Auto));
         assert_eq!(parse_threads("3"), Ok(Threads::Fixed(3)));
         assert!(parse_threads("0").is_err());
+        assert!(
+            Threads::Auto.adaptive(),
+            "auto's team follows the placement"
+        );
+        assert!(
+            !Threads::Fixed(2).adaptive(),
+            "an explicit count stays that count"
+        );
         assert!(parse_threads("many").unwrap_err().contains("many"));
     }
 }

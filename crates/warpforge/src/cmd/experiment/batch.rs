@@ -234,7 +234,7 @@ fn simulate_point(p: &Point) -> Result<Outcome> {
     let w = find_workload(&p.workload)?;
     let t0 = Instant::now();
     let c0 = thread_cpu_s();
-    let (mut runner, check, _, _) = simulate(w, p.size, p.config.clone(), 1, false, None);
+    let (mut runner, check, _, _) = simulate(w, p.size, p.config.clone(), 1, false, false, None);
     match check.with_context(|| p.describe())? {
         Check::Passed => runner.set_check("passed"),
         Check::Failed(m) => bail!("{}: output check failed: {m}", p.describe()),
