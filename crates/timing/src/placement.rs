@@ -116,9 +116,9 @@ pub struct TeamReport {
     pub one_way_ns_median: u32,
     /// Maximum over the answered probes.
     pub one_way_ns_max: u32,
-    /// Answered probes below [`NEAR_NS`] and above [`FAR_NS`].
+    /// Answered probes below the near threshold (`NEAR_NS`, 120 ns one-way).
     pub probes_near: u64,
-    /// Answered probes above [`FAR_NS`].
+    /// Answered probes above the far threshold (`FAR_NS`, 150 ns one-way).
     pub probes_far: u64,
     /// Wall time spent in probes, nanoseconds (the calling thread's cost).
     pub probe_ns: u64,
