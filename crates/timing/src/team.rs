@@ -296,6 +296,15 @@ impl Shared {
             || self.probe.0.load(Ordering::SeqCst) & 1 == 1
     }
 
+    /// Worker 1, if it runs on the CPU the calling thread last recorded (`caller_cpu`), moves
+    /// off it ([`leave_cpu`]) and counts the move.
+    fn leave_caller_cpu(&self) {
+        let c = self.caller_cpu.load(Ordering::Relaxed);
+        if c >= 0 && current_cpu() == c && leave_cpu(c) {
+            self.moves.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     /// Worker 1's side of a placement probe: answers each ping (an odd state) with the next
     /// state until the calling thread closes the probe, or stops pinging for a while.
     fn pong(&self) {
@@ -305,10 +314,7 @@ impl Shared {
             if v & PROBE_STATE == 1 {
                 // The first ping: if this worker is on the calling thread's CPU (woken there
                 // while the other CPU was busy), it moves off it before answering.
-                let c = self.caller_cpu.load(Ordering::Relaxed);
-                if c >= 0 && current_cpu() == c && leave_cpu(c) {
-                    self.moves.fetch_add(1, Ordering::Relaxed);
-                }
+                self.leave_caller_cpu();
             }
             if v & 1 == 1 {
                 // A CAS, not a store: a late answer must not overwrite a newer ping or the close.
@@ -396,20 +402,20 @@ impl Shared {
         if ran > 0 {
             self.done.0.fetch_add(ran, Ordering::AcqRel);
         }
-        (self.steal(p) > 0) | (ran > 0)
+        self.steal(p) | (ran > 0)
     }
 
     /// Runs what is left of the other participants' home ranges, each from its end (each job
-    /// reported as it completes); returns how many it ran. When it returns, every cursor of
-    /// the phase is exhausted (cursors never grow within a phase).
-    fn steal(&self, p: usize) -> usize {
+    /// reported as it completes); returns whether it ran any. When it returns, every cursor
+    /// of the phase is exhausted (cursors never grow within a phase).
+    fn steal(&self, p: usize) -> bool {
         let t = self.cursors.len();
-        let mut any = 0;
+        let mut any = false;
         for k in 1..t {
             while let Some(i) = self.steal_claim((p + k) % t) {
                 self.run_job(i);
                 self.done.0.fetch_add(1, Ordering::AcqRel);
-                any += 1;
+                any = true;
             }
         }
         any
@@ -535,9 +541,8 @@ impl Team {
                             idle = 0;
                             // An adaptive team's worker woken on the calling thread's CPU
                             // (the other one busy) moves off it ([`leave_cpu`]).
-                            let c = s.caller_cpu.load(Ordering::Relaxed);
-                            if p == 1 && c >= 0 && current_cpu() == c && leave_cpu(c) {
-                                s.moves.fetch_add(1, Ordering::Relaxed);
+                            if p == 1 {
+                                s.leave_caller_cpu();
                             }
                         }
                     }
@@ -897,7 +902,7 @@ impl Team {
     /// the jobs touch, unless those jobs wait for it (the window engine runs the memory side,
     /// or the request network's ticks that its partition jobs wait for, there).
     pub fn run(&mut self, n: usize, job: &(dyn Fn(usize) + Sync), after: impl FnOnce()) {
-        self.phase(&[], 0, false, n, job, after);
+        self.run_balanced(&[], 0, false, n, job, after);
     }
 
     /// [`Team::run`] with home ranges by expected cost ([`balanced`]): `cost[i]` is job `i`'s
@@ -915,19 +920,6 @@ impl Team {
     /// # Panics
     /// If `cost` is neither empty nor `n` long, or `n` is `2^20` or more.
     pub fn run_balanced(
-        &mut self,
-        cost: &[u32],
-        lead: u64,
-        same: bool,
-        n: usize,
-        job: &(dyn Fn(usize) + Sync),
-        after: impl FnOnce(),
-    ) {
-        self.phase(cost, lead, same, n, job, after);
-    }
-
-    /// [`Team::run_balanced`] and [`Team::run`].
-    fn phase(
         &mut self,
         cost: &[u32],
         lead: u64,

@@ -62,6 +62,25 @@ mod tests {
         }
     }
 
+    /// The CG rules both orders share (§4.3): a CG row hit first, any row hit before an older
+    /// miss, and the oldest CG request first among activates; `cg` is the critical source
+    /// (GPGPU or a 3D unit).
+    fn check_cg_first(p: &mut dyn MemPolicy, ctx: &Ctx, cg: Source) {
+        let c = [
+            cand(0, false, Source::Cpu(0), false),
+            cand(1, true, Source::Cpu(1), false),
+            cand(2, true, cg, true),
+            cand(3, false, Source::Gfx(7), true),
+        ];
+        assert_eq!(p.pick(ctx, &c), Some(2), "CG row hit first");
+        assert_eq!(p.pick(ctx, &c[..2]), Some(1), "row hit before older miss");
+        assert_eq!(
+            p.pick(ctx, &[c[0], c[3]]),
+            Some(1),
+            "oldest CG activates first"
+        );
+    }
+
     /// §4.3 with the preset: CG first among row hits and among activates, row hits still
     /// before activates, and the rest (CPU and non-critical GPU) by FR-FCFS's row hit and age:
     /// an older non-critical GPU read goes before a younger CPU read and vice versa.
@@ -74,19 +93,7 @@ mod tests {
             .policy;
         assert!(!pc.gpu_favoring_cpu_over_ng, "preset: §4.3's definition");
         let mut p = new(&pc);
-        let c = [
-            cand(0, false, Source::Cpu(0), false),
-            cand(1, true, Source::Cpu(1), false),
-            cand(2, true, Source::Gfx(3), true),
-            cand(3, false, Source::Gfx(7), true),
-        ];
-        assert_eq!(p.pick(&ctx, &c), Some(2), "CG row hit first");
-        assert_eq!(p.pick(&ctx, &c[..2]), Some(1), "row hit before older miss");
-        assert_eq!(
-            p.pick(&ctx, &[c[0], c[3]]),
-            Some(1),
-            "oldest CG activates first"
-        );
+        check_cg_first(p.as_mut(), &ctx, Source::Gfx(3));
         let ng = [
             cand(0, true, Source::Gfx(1), false),
             cand(1, true, Source::Cpu(0), false),
@@ -98,7 +105,7 @@ mod tests {
         ];
         assert_eq!(p.pick(&ctx, &ng_rev), Some(0), "the older CPU read first");
         assert_eq!(
-            p.pick(&ctx, &[c[3], ng[0]]),
+            p.pick(&ctx, &[cand(3, false, Source::Gfx(7), true), ng[0]]),
             Some(1),
             "any row hit before a CG miss"
         );
@@ -130,19 +137,7 @@ mod tests {
             .policy;
         pc.gpu_favoring_cpu_over_ng = true;
         let mut p = new(&pc);
-        let c = [
-            cand(0, false, Source::Cpu(0), false),
-            cand(1, true, Source::Cpu(1), false),
-            cand(2, true, Source::Gpgpu, true),
-            cand(3, false, Source::Gfx(7), true),
-        ];
-        assert_eq!(p.pick(&ctx, &c), Some(2), "CG row hit first");
-        assert_eq!(p.pick(&ctx, &c[..2]), Some(1), "row hit before older miss");
-        assert_eq!(
-            p.pick(&ctx, &[c[0], c[3]]),
-            Some(1),
-            "oldest CG activates first"
-        );
+        check_cg_first(p.as_mut(), &ctx, Source::Gpgpu);
         for ng in [
             [
                 cand(0, true, Source::Gpgpu, false),

@@ -39,6 +39,8 @@ use warpforge_timing::KernelStats;
 use warpforge_workloads::profile::InstCounter;
 use warpforge_workloads::{find, registry, Check, Size, Workload};
 
+use super::threads::Threads;
+
 /// How a workload is executed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Mode {
@@ -75,7 +77,7 @@ pub struct Args {
     /// Timing mode: simulation worker threads, a number or `auto` (the default: free cores,
     /// capped where measurements show no gain; statistics never depend on it).
     #[arg(long, value_parser = super::threads::parse_threads)]
-    pub threads: Option<super::threads::Threads>,
+    pub threads: Option<Threads>,
     /// Timing mode: power-model parameter set (name as in `predict --gpu`, or a `*.toml` file)
     /// for power and energy from the activity counters; default: the built-in set named like
     /// the timing configuration (`gtx480`), else power is omitted; `none` turns power off.
@@ -238,21 +240,19 @@ pub type Simulation = (
     Option<Box<dyn InstObserver>>,
 );
 
-/// Runs workload `w` at `size` on a fresh timing runner, with `observer` (if any) watching the
-/// executed instructions; `adaptive` (`--threads auto`): a team of two may run windows on one
-/// thread by the host's placement ([`warpforge_timing::TimingRunner::set_adaptive_team`]).
+/// Runs workload `w` at `size` on a fresh timing runner on `threads` ([`Threads::runner`]:
+/// under `auto` a team of two may run windows on one thread by the host's placement), with
+/// `observer` (if any) watching the executed instructions.
 pub fn simulate(
     w: &dyn Workload,
     size: Size,
     cfg: warpforge_timing::GpuConfig,
-    threads: usize,
-    adaptive: bool,
+    threads: Threads,
     progress: bool,
     observer: Option<Box<dyn InstObserver>>,
 ) -> Simulation {
     use warpforge_timing::TimingRunner;
-    let mut runner = TimingRunner::new(cfg, threads);
-    runner.set_adaptive_team(adaptive);
+    let mut runner = threads.runner(cfg);
     let stop = runner.stop_flag();
     // Ctrl-C raises the stop flag; a second handler registration (another run in the same
     // process) is harmless and ignored.
@@ -399,8 +399,6 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
     if let Some(super::ptx::Limit(l)) = args.stall_limit {
         cfg.sim.watchdog_cycles = l.unwrap_or(u64::MAX);
     }
-    let asked = args.threads.unwrap_or(super::threads::Threads::Auto);
-    let threads = asked.resolve(&cfg);
     let sms = cfg.core.num_sms as f64;
     let cfg_name = cfg.name.clone();
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -411,8 +409,15 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
         Ok(_) => Some(Box::new(UnitCounter::new(RegFileRow::default()))),
         Err(_) => None,
     };
-    let (mut runner, check, wall, mut observer) =
-        simulate(w, args.size, cfg, threads, asked.adaptive(), tty, observer);
+    let (mut runner, check, wall, mut observer) = simulate(
+        w,
+        args.size,
+        cfg,
+        args.threads.unwrap_or(Threads::Auto),
+        tty,
+        observer,
+    );
+    let threads = runner.threads();
     match &check {
         Ok(c) => runner.set_check(check_word(c)),
         Err(_) => runner.set_check("none"),

@@ -17,7 +17,7 @@
 //! apart or the worker's core busy (`warpforge_timing`'s `placement.rs`; docs/PERFORMANCE.md,
 //! "Session 21: auto"), so a busy core no longer needs the load average's one-minute lag.
 
-use warpforge_timing::GpuConfig;
+use warpforge_timing::{GpuConfig, TimingRunner};
 
 /// The most threads `auto` picks for the one-cycle engine (see the module documentation for
 /// why).
@@ -116,6 +116,16 @@ impl Threads {
     /// explicit `--threads N` always runs N threads).
     pub fn adaptive(self) -> bool {
         self == Threads::Auto
+    }
+
+    /// A timing runner for `cfg` on the threads this asks for ([`Threads::resolve`]); under
+    /// `auto` its team of two follows the host's placement ([`Threads::adaptive`],
+    /// [`TimingRunner::set_adaptive_team`]). [`TimingRunner::threads`] says how many it has.
+    pub fn runner(self, cfg: GpuConfig) -> TimingRunner {
+        let threads = self.resolve(&cfg);
+        let mut r = TimingRunner::new(cfg, threads);
+        r.set_adaptive_team(self.adaptive());
+        r
     }
 
     /// The thread count for a simulation of `cfg`.

@@ -99,10 +99,7 @@ fn timing_requested(c: &ConfigArgs) -> bool {
 
 fn runner(c: &ConfigArgs) -> anyhow::Result<TimingRunner> {
     let cfg = super::config::resolve(c.config.as_deref(), &c.gpgpusim_config, &c.set)?;
-    let threads = c.threads.resolve(&cfg);
-    let mut r = TimingRunner::new(cfg, threads);
-    r.set_adaptive_team(c.threads.adaptive());
-    Ok(r)
+    Ok(c.threads.runner(cfg))
 }
 
 fn write_json(path: &std::path::Path, v: &serde_json::Value) -> anyhow::Result<()> {

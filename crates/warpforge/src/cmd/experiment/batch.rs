@@ -34,6 +34,7 @@ use warpforge_timing::GpuConfig;
 use warpforge_workloads::{Check, Size};
 
 use crate::cmd::run::{find_workload, simulate};
+use crate::cmd::threads::Threads;
 
 /// One simulation of a batch: a built-in workload at a size on a configuration.
 #[derive(Debug, Clone)]
@@ -234,7 +235,8 @@ fn simulate_point(p: &Point) -> Result<Outcome> {
     let w = find_workload(&p.workload)?;
     let t0 = Instant::now();
     let c0 = thread_cpu_s();
-    let (mut runner, check, _, _) = simulate(w, p.size, p.config.clone(), 1, false, false, None);
+    let (mut runner, check, _, _) =
+        simulate(w, p.size, p.config.clone(), Threads::Fixed(1), false, None);
     match check.with_context(|| p.describe())? {
         Check::Passed => runner.set_check("passed"),
         Check::Failed(m) => bail!("{}: output check failed: {m}", p.describe()),

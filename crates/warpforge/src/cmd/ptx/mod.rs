@@ -256,12 +256,10 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
             if let Some(Limit(l)) = a.stall_limit {
                 cfg.sim.watchdog_cycles = l.unwrap_or(u64::MAX);
             }
-            let asked = a.threads.unwrap_or(Threads::Auto);
-            let threads = asked.resolve(&cfg);
             let sms = cfg.core.num_sms;
             let name = cfg.name.clone();
-            let mut runner = TimingRunner::new(cfg, threads);
-            runner.set_adaptive_team(asked.adaptive());
+            let mut runner = a.threads.unwrap_or(Threads::Auto).runner(cfg);
+            let threads = runner.threads();
             if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
                 let bar = indicatif::ProgressBar::new_spinner();
                 runner.set_progress(move |p| {
