@@ -156,6 +156,10 @@ pub struct MixResult {
     /// Mean latency of the GPU reads served by DRAM over the measured frames, memory-side (CPU)
     /// cycles from issue to data return: `[non-critical, critical]` (0 when there were none).
     pub gpu_dram_latency: [f64; 2],
+    /// The same per stream (index `Stream as usize`): `[non-critical, critical]` mean latency,
+    /// memory-side cycles, and the reads they average over (diagnostic of claims 7-8: which
+    /// streams' reads a policy delays; session 22).
+    pub gpu_dram_latency_by_stream: [[(f64, u64); 2]; 8],
     /// The memory side seen by the CPU cores and by the GPU over the measured frames, `[CPU,
     /// GPU]` (all cores summed, all 3D units summed; diagnostic of claims 7-8): mean read
     /// latency, memory-side (CPU) cycles from issue to completion, LLC hits included.
@@ -343,6 +347,7 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
     let before = snap(&mem);
     let dram_before = mem.dram;
     let lat_before = mem.dram_latency;
+    let by_stream_before = mem.dram_latency_by_stream;
     let stats_before = mem.mem.dram_stats();
     let sides_before = side_stats(&mem.mem);
     let wait_before = mem.mem.wait_stats_by_class();
@@ -366,6 +371,13 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
     let gpu_dram_latency = std::array::from_fn(|k| {
         let (a, b) = (mem.dram_latency[k], lat_before[k]);
         (a.0 - b.0) as f64 / (a.1 - b.1).max(1) as f64
+    });
+    let gpu_dram_latency_by_stream = std::array::from_fn(|s| {
+        std::array::from_fn(|k| {
+            let (a, b) = (mem.dram_latency_by_stream[s][k], by_stream_before[s][k]);
+            let n = a.1 - b.1;
+            ((a.0 - b.0) as f64 / n.max(1) as f64, n)
+        })
     });
     let policy_counters = mem.mem.policy().counters();
     let sides = side_stats(&mem.mem);
@@ -394,6 +406,7 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
     Ok(MixResult {
         policy_counters,
         gpu_dram_latency,
+        gpu_dram_latency_by_stream,
         read_latency: [cpu_side.0, gpu_side.0],
         llc_hit_rate: [cpu_side.1, gpu_side.1],
         dram_reads: [cpu_side.2, gpu_side.2],

@@ -30,6 +30,9 @@ pub struct SharedMem {
     /// return, summed and counted per critical bit (index 0: non-critical, 1: critical): how long
     /// each class waits under a policy (diagnostic of claims 7-8).
     pub dram_latency: [(u64, u64); 2],
+    /// The same per stream (index `Stream as usize`), then per critical bit: which streams'
+    /// reads wait under a policy (diagnostic of claims 7-8, session 22).
+    pub dram_latency_by_stream: [[(u64, u64); 2]; 8],
     /// Stream, critical bit, marked bit and memory-side issue cycle of each GPU read in flight,
     /// by token.
     reads: FastMap<u64, (u8, bool, bool, u64)>,
@@ -46,6 +49,7 @@ impl SharedMem {
             cpu: None,
             dram: StreamCounts::default(),
             dram_latency: [(0, 0); 2],
+            dram_latency_by_stream: [[(0, 0); 2]; 8],
             reads: FastMap::default(),
             gpu_cycle: 0,
         }
@@ -64,6 +68,7 @@ fn take(
     reads: &mut FastMap<u64, (u8, bool, bool, u64)>,
     dram: &mut StreamCounts,
     latency: &mut [(u64, u64); 2],
+    by_stream: &mut [[(u64, u64); 2]; 8],
 ) {
     if matches!(c.source, Source::Gfx(_)) && !c.write {
         if let Some((s, critical, marked, at)) = reads.remove(&c.id) {
@@ -71,8 +76,12 @@ fn take(
                 dram.reads[s as usize] += 1;
                 dram.critical[s as usize] += critical as u64;
                 dram.marked[s as usize] += marked as u64;
+                let w = c.cycle.saturating_sub(at);
                 let l = &mut latency[critical as usize];
-                l.0 += c.cycle.saturating_sub(at);
+                l.0 += w;
+                l.1 += 1;
+                let l = &mut by_stream[s as usize][critical as usize];
+                l.0 += w;
                 l.1 += 1;
             }
         }
@@ -114,17 +123,24 @@ impl GpuMemory for SharedMem {
     fn tick(&mut self, done: &mut Vec<u64>) {
         let t0 = self.gpu_cycle * self.ratio;
         self.gpu_cycle += 1;
-        let (reads, dram, lat) = (&mut self.reads, &mut self.dram, &mut self.dram_latency);
+        let (reads, dram, lat, by) = (
+            &mut self.reads,
+            &mut self.dram,
+            &mut self.dram_latency,
+            &mut self.dram_latency_by_stream,
+        );
         match self.cpu.as_mut() {
             Some(cpu) => {
                 for t in t0 + 1..=t0 + self.ratio {
-                    cpu.cycle(t, &mut self.mem, &mut |c| take(c, done, reads, dram, lat));
+                    cpu.cycle(t, &mut self.mem, &mut |c| {
+                        take(c, done, reads, dram, lat, by)
+                    });
                 }
             }
             None => {
                 self.mem.advance_to(t0 + self.ratio);
                 for c in self.mem.drain_completions() {
-                    take(c, done, reads, dram, lat);
+                    take(c, done, reads, dram, lat, by);
                 }
             }
         }

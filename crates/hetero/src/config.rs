@@ -252,6 +252,26 @@ pub struct PolicyConfig {
     /// CPU above NG (their own rule) whatever this says.
     #[serde(default)]
     pub gpu_favoring_cpu_over_ng: bool,
+    /// Where IM (and its ablations `im_sched`, `im_llc`, `im_bypass`) applies its CPU-over-NG
+    /// rank: `true` (the default and the `hetero` preset's value, the rule of sessions 9-21) both
+    /// in the read queue and at the admission of the reads waiting in front of a full read queue
+    /// ([`crate::policy::MemPolicy::admit`]), so a non-critical GPU (NG) read enters only when no
+    /// CPU or CG read waits. `false` (an ablation, session 22): admission ranks the CPU and NG
+    /// reads together by (row hit, age), CG / CPU-E and IM-SCHED's winners still first, and the
+    /// CPU-over-NG rank acts only among the reads in the read queue. Spec 004 §4.3 states the
+    /// rule for "the DRAM scheduler" and gives no queue size (§7.2 "not given"); which reads the
+    /// rule reaches when the queue is full is \[INTERP\]. Only with `dram.fifo_admission = false`
+    /// (a FIFO admits in arrival order anyway).
+    #[serde(default = "yes")]
+    pub im_admit_cpu_over_ng: bool,
+    /// IM's CPU-over-NG rank itself: `true` (the default and the `hetero` preset's value) the
+    /// CPU reads above the non-critical GPU reads (spec 004 §4.3, "The CPU accesses are given
+    /// higher priority than the non-critical GPU accesses except in one situation"). `false`
+    /// (an ablation, session 22): IM on GPU-favoring's order, the CPU and NG reads by (row hit,
+    /// age) in the read queue and at admission, CG, CPU-E and IM-SCHED's winners above them:
+    /// IM as GPU-favoring plus IM-SCHED and IM-LLC alone (§6.1.3's decomposition).
+    #[serde(default = "yes")]
+    pub im_cpu_over_ng: bool,
     /// IM-LLC: miss rate at or below which an application is class L.
     pub im_llc_low: f64,
     /// IM-LLC: miss rate above which an application is class H.

@@ -218,13 +218,16 @@ impl Im {
 
     /// 0 = a CPU read that won its per-request IM-SCHED draw (`im_sched_above_cg`, outside
     /// all-GPU windows); 1 = CG, CPU-E (and every GPU request in an all-GPU window, and a
-    /// promoted CPU read with `im_sched_above_cg = false` or in such a window); 2 = CPU; 3 = NG.
+    /// promoted CPU read with `im_sched_above_cg = false` or in such a window); 2 = CPU; 3 = NG
+    /// (2 with `policy.im_cpu_over_ng = false`, an ablation).
     fn level(&self, c: &Cand) -> u8 {
         if c.source.is_gpu() {
             if c.critical || self.all_gpu {
                 1
-            } else {
+            } else if self.c.im_cpu_over_ng {
                 3
+            } else {
+                2
             }
         } else if self.emergency_of(c.source) {
             1
@@ -348,7 +351,17 @@ impl MemPolicy for Im {
     }
 
     fn admit(&mut self, ctx: &Ctx, _: usize, waiting: &[Cand]) -> usize {
-        let k = self.pick(ctx, waiting).unwrap_or(0);
+        let k = if self.c.im_admit_cpu_over_ng {
+            self.pick(ctx, waiting).unwrap_or(0)
+        } else {
+            // `policy.im_admit_cpu_over_ng = false` (ablation): the CPU and NG reads enter by
+            // row hit and age; the classes above them keep their rank (no per-decision draw of
+            // `im_sched_per_request = false` is made at admission).
+            best_by(waiting, |x| {
+                (!x.row_hit, self.level(x).min(2), x.arrival, x.tok)
+            })
+            .unwrap_or(0)
+        };
         // A younger CG entering the read queue ahead of older waiting CPU reads de-prioritises
         // them as much as a younger CG command issued ahead of them (§5.4: both are pending
         // at this controller).
@@ -993,6 +1006,67 @@ mod tests {
             !p.llc_bypass(&ctx, &Request::read(0, 0, Source::Gfx(1))),
             "no 3D bypass"
         );
+    }
+
+    /// `policy.im_cpu_over_ng = false` (session 22 ablation): IM without its CPU-over-NG rank,
+    /// the CPU and NG reads by row hit and age in the queue and at admission, CG and IM-SCHED's
+    /// winners still above them.
+    #[test]
+    fn without_cpu_over_ng_the_cpu_and_ng_reads_go_by_age() {
+        let g = GpuStatus::default();
+        let ctx = at(0, &g);
+        let ng = cand(1, false, Source::Gfx(2), false, 10);
+        let cpu = cand(2, false, Source::Cpu(0), false, 20);
+        let cg = cand(3, false, Source::Gfx(2), true, 30);
+        let mut c = cfg();
+        assert!(c.im_cpu_over_ng, "the preset");
+        let mut p = Im::make(&c, true, true, false);
+        assert_eq!(p.pick(&ctx, &[ng, cpu]), Some(1), "preset: CPU above NG");
+        c.im_cpu_over_ng = false;
+        let mut p = Im::make(&c, true, true, false);
+        assert_eq!(p.pick(&ctx, &[ng, cpu]), Some(0), "by age");
+        assert_eq!(p.admit(&ctx, 0, &[ng, cpu]), 0, "by age at admission");
+        assert_eq!(p.pick(&ctx, &[ng, cpu, cg]), Some(2), "CG first");
+        p.promoted.insert(2);
+        assert_eq!(p.pick(&ctx, &[ng, cpu, cg]), Some(1), "a winner above CG");
+    }
+
+    /// `policy.im_admit_cpu_over_ng` (session 22): with the preset's `true` a younger CPU read
+    /// enters a full read queue before an older non-critical GPU read (IM's CPU-over-NG rank at
+    /// admission); with `false` the older NG read enters first and a CG read still first of all;
+    /// the read-queue order (`pick`) is IM's either way.
+    #[test]
+    fn admission_ranks_cpu_over_ng_only_when_told() {
+        let g = GpuStatus::default();
+        let ctx = at(0, &g);
+        let ng = cand(1, false, Source::Gfx(2), false, 10);
+        let cpu = cand(2, false, Source::Cpu(0), false, 20);
+        let cg = cand(3, false, Source::Gfx(2), true, 30);
+        let mut c = cfg();
+        assert!(c.im_admit_cpu_over_ng, "the preset");
+        for (sched, llc) in [(true, true), (true, false), (false, true)] {
+            let mut p = Im::make(&c, sched, llc, false);
+            assert_eq!(p.admit(&ctx, 0, &[ng, cpu]), 1, "CPU above NG at admission");
+            assert_eq!(p.admit(&ctx, 0, &[ng, cpu, cg]), 2, "CG first");
+        }
+        c.im_admit_cpu_over_ng = false;
+        for (sched, llc) in [(true, true), (true, false), (false, true)] {
+            let mut p = Im::make(&c, sched, llc, false);
+            assert_eq!(p.admit(&ctx, 0, &[ng, cpu]), 0, "NG and CPU by age");
+            assert_eq!(
+                p.admit(&ctx, 0, &[cpu, ng]),
+                0,
+                "NG and CPU by age, CPU older"
+            );
+            let ng_hit = cand(4, true, Source::Gfx(2), false, 40);
+            assert_eq!(p.admit(&ctx, 0, &[ng, cpu, ng_hit]), 2, "row hit first");
+            assert_eq!(p.admit(&ctx, 0, &[ng, cpu, cg]), 2, "CG first");
+            assert_eq!(
+                p.pick(&ctx, &[ng, cpu]),
+                Some(1),
+                "the queue keeps CPU > NG"
+            );
+        }
     }
 
     #[test]

@@ -129,6 +129,25 @@ fn unit_activity(r: &MixResult) -> Value {
     Value::Object(m)
 }
 
+/// Per stream with DRAM reads, the mean DRAM latency (memory-side cycles) and the count of its
+/// non-critical and critical reads (`MixResult::gpu_dram_latency_by_stream`).
+fn latency_by_stream(r: &MixResult) -> Value {
+    let m: Map<String, Value> = Stream::ALL
+        .iter()
+        .filter_map(|&s| {
+            let [ng, cg] = r.gpu_dram_latency_by_stream[s as usize];
+            (ng.1 + cg.1 > 0).then(|| {
+                let v = json!({
+                    "noncritical": round(ng.0), "noncritical_reads": ng.1,
+                    "critical": round(cg.0), "critical_reads": cg.1,
+                });
+                (s.name().to_string(), v)
+            })
+        })
+        .collect();
+    Value::Object(m)
+}
+
 /// The mean FPS the frame-rate estimator predicted over the measured frames of `r` (its signed
 /// error is the mean of predicted / measured FPS − 1).
 fn predicted_fps(r: &MixResult) -> Option<f64> {
@@ -467,6 +486,8 @@ impl Report {
                             "dram": run.map(dram_side),
                             "raised_reads": run.map(|r| r.raised_reads),
                             "gpu_activity": run.map(|r| activity(&r.gpu_waits)),
+                            "unit_activity": run.map(unit_activity),
+                            "gpu_dram_latency_by_stream": run.map(latency_by_stream),
                         }),
                     );
                 }
