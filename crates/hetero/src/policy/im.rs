@@ -1053,10 +1053,11 @@ mod tests {
         for (sched, llc) in [(true, true), (true, false), (false, true)] {
             let mut p = Im::make(&c, sched, llc, false);
             assert_eq!(p.admit(&ctx, 0, &[ng, cpu]), 0, "NG and CPU by age");
+            let cpu_old = cand(5, false, Source::Cpu(1), false, 5);
             assert_eq!(
-                p.admit(&ctx, 0, &[cpu, ng]),
-                0,
-                "NG and CPU by age, CPU older"
+                p.admit(&ctx, 0, &[ng, cpu_old]),
+                1,
+                "by age, the CPU read older"
             );
             let ng_hit = cand(4, true, Source::Gfx(2), false, 40);
             assert_eq!(p.admit(&ctx, 0, &[ng, cpu, ng_hit]), 2, "row hit first");
