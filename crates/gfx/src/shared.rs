@@ -195,6 +195,17 @@ mod tests {
         assert_eq!(done.len(), 64, "all reads served");
         assert_eq!(m.dram.total(), 64, "all from DRAM");
         assert_eq!(m.dram.total_critical(), 32);
+        // Every read is a texture read: the per-stream split holds the class totals there and
+        // nothing elsewhere (`dram_latency_by_stream`, session 22).
+        let tex = crate::stream::Stream::Texture as usize;
+        for (s, by) in m.dram_latency_by_stream.iter().enumerate() {
+            let want = if s == tex {
+                m.dram_latency
+            } else {
+                [(0, 0); 2]
+            };
+            assert_eq!(*by, want, "stream {s}");
+        }
         m.dram_latency.map(|(sum, n)| {
             assert_eq!(n, 32);
             sum as f64 / n as f64

@@ -31,6 +31,16 @@ fn frame_experiment_light_titles() {
     .assert()
     .success();
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // Per policy run (session 22): DRAM latency by stream and class, and the units' activity.
+    let p = &r["policies"]["im"]["per_title"]["L4D"];
+    let tex = &p["gpu_dram_latency_by_stream"]["texture"];
+    let n = tex["critical_reads"].as_u64().unwrap() + tex["noncritical_reads"].as_u64().unwrap();
+    assert!(n > 0, "L4D's texture reads reach DRAM under IM");
+    assert!(tex["critical"].as_f64().unwrap() >= 0.0);
+    for u in ["fe", "zs", "sh", "cw", "bt", "gpu"] {
+        let busy = p["unit_activity"][u]["busy"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&busy), "{u} busy {busy}");
+    }
     for t in ["L4D", "UT2004"] {
         let fps = r["titles"][t]["fps"].as_f64().unwrap();
         assert!(fps > 1.0 && fps < 1e4, "{t} fps {fps}");
