@@ -57,7 +57,8 @@ def mix_rows(n):
 
 
 print("== per model (seed 1) ==")
-for n in ["main", "lanes", "fetch", "base", "mainCR", "lanesCR", "bothCR", "lm", "ll"]:
+for n in ["main", "lanes", "fetch", "base", "mainCR", "lanesCR", "bothCR", "lm", "ll",
+          "mainN", "lanesN", "baseN"]:
     mix_rows(n)
 
 print("\n== IM's CPU weighted speed-up by policy seed, H mixes ==")
@@ -76,7 +77,7 @@ for cfg in ["main", "lanes", "base"]:
               f"| IM cpu_w geo {geo([x[1] for x in v]):.4f} FR-FCFS cpu_w {v[0][2]:.4f}")
 
 print("\n== bs/H, seeds 1-6: IM and two of its parts ==")
-for cfg, name in [("bm", "main 64 lanes"), ("bl", "16 lanes")]:
+for cfg, name in [("bm", "main 64 lanes"), ("bl", "16 lanes"), ("blN", "16 lanes, new")]:
     per = {}
     for s in range(1, 7):
         d = load(f"{cfg}_s{s}")
