@@ -96,8 +96,11 @@ for cfg, name in [("bm", "main 64 lanes"), ("bl", "16 lanes"), ("blN", "16 lanes
               f"| cpu front wait {[round(x[3]) for x in v]}")
 
 print("\n== 18 small mixes, IM over FR-FCFS by policy seed (seeds18.sh) ==")
-for s in range(1, 9):
-    d = load(f"full_s{s}")
+runs = [(f"full_s{s}", f"seeds18 seed {s}") for s in range(1, 9)]
+runs += [(f"fullO_s{s}", f"old rule, seed {s}") for s in range(1, 9)]
+runs += [(f"fullN_s{s}", f"new rule, seed {s}") for s in range(1, 9)] + [("full22", "full22 (seed 1)")]
+for n, s in runs:
+    d = load(n)
     if d is None:
         continue
     im = d["policies"]["im"]
@@ -105,5 +108,5 @@ for s in range(1, 9):
     for i, mx in enumerate(d["mixes"]):
         m = im["per_mix"][i]
         by.setdefault(mx["gpu"], []).append(m["cpu_weighted_speedup"])
-    print(f"seed {s}: GPU {im['gpu_speedup']:.3f} CPU {im['cpu_weighted_speedup']:.3f} EW {im['equal_weight']:.3f} | "
+    print(f"{s}: GPU {im['gpu_speedup']:.3f} CPU {im['cpu_weighted_speedup']:.3f} EW {im['equal_weight']:.3f} | "
           + " ".join(f"{w} {geo(v):.3f}" for w, v in by.items()))
