@@ -322,11 +322,18 @@ pub struct PolicyConfig {
     /// GPGPU criticality (spec 004 §3 level 1): `InputStall` counts a cycle only when the
     /// schedulers' closest reason for dispatching nothing is a pending operand (a warp held by a
     /// structural hazard, e.g. a full LD/ST unit, then hides the operand waits of the others).
-    /// `false` (the default): every cycle that dispatches nothing while some warp waits on a
-    /// pending source operand counts, the document's "fails to dispatch any warp due to pending
-    /// source operands".
+    /// `false` (the default): see [`PolicyConfig::crit_busy_unit_waits`].
     #[serde(default)]
     pub crit_closest_reason: bool,
+    /// GPGPU criticality (spec 004 §4.1.2 level 1): `InputStall` also counts a cycle in which
+    /// the only warps waiting on an operand need a unit that is busy anyway (the rule from
+    /// issue 15's fifth follow-up to session 21, an ablation). `false` (the default since session 22): a cycle counts when nothing
+    /// was dispatched and some warp waited on an operand while its instruction's unit had
+    /// room, the document's "fails to dispatch any warp due to pending source operands"; with
+    /// Table 1's one 16-lane SP pipeline a warp instruction holds the pipeline two cycles, and
+    /// the old rule counted the second cycle of an SP-bound core as an operand stall.
+    #[serde(default)]
+    pub crit_busy_unit_waits: bool,
     /// IM: non-critical GPGPU **stores** that miss the LLC are written around it (straight to
     /// DRAM) instead of allocating: spec 004 §3, "The non-critical shader accesses that miss in
     /// the LLC bypass the LLC", which covers the stores its rule marks. The preset: `true`; each
@@ -651,6 +658,20 @@ mod tests {
         assert!(omitted.llc.gpgpu_store_fetch, "omitted");
         c.set("llc.gpgpu_store_fetch", "false").unwrap();
         assert!(!c.llc.gpgpu_store_fetch, "set false");
+    }
+
+    /// Spec 004 §4.1.2 level 1 (session 22): `InputStall` counts only operand waits whose unit
+    /// had room, in the preset and when the key is omitted; the earlier rule is the ablation.
+    #[test]
+    fn input_stall_needs_a_free_unit_by_default() {
+        let mut c = HeteroConfig::preset("hetero").unwrap();
+        assert!(!c.policy.crit_busy_unit_waits, "the preset");
+        let text = PRESETS[0].1.replace("crit_busy_unit_waits = false", "");
+        assert_ne!(text, PRESETS[0].1, "the preset names the key");
+        let omitted: HeteroConfig = toml::from_str(&text).unwrap();
+        assert!(!omitted.policy.crit_busy_unit_waits, "omitted");
+        c.set("policy.crit_busy_unit_waits", "true").unwrap();
+        assert!(c.policy.crit_busy_unit_waits, "set true");
     }
 
     /// Spec 004 §5.4, "the fraction of CPU requests de-prioritized ... during the interval":

@@ -3,7 +3,8 @@
 //! [`warpforge_timing::core::probe::SmProbe`].
 //!
 //! * Level 1: 8-bit saturating `InputStall` (+1 when the front end dispatched nothing because of
-//!   pending source operands, else -1) and `OutputStall` (+1 when nothing committed, else -1),
+//!   pending source operands, i.e. some warp waited on an operand while its instruction's unit
+//!   had room, else -1) and `OutputStall` (+1 when nothing committed, else -1),
 //!   both starting at 128, updated every cycle. The document's "two-level algorithm invoked
 //!   periodically" classifies the core at each invocation (every `period` core cycles): it is
 //!   **bottlenecked** for the next period iff both counters are then above 128. The class is
@@ -97,6 +98,7 @@ pub struct CritProbe {
     period: u64,
     shared: Arc<GpuShared>,
     closest_reason: bool,
+    busy_unit_waits: bool,
     local: (u64, u64, u64, u64),
     /// Counters (shared with the experiment through the handle returned by [`CritProbe::new`]).
     pub stats: Arc<std::sync::Mutex<CritStats>>,
@@ -126,6 +128,7 @@ impl CritProbe {
             period: period.max(1),
             shared,
             closest_reason: false,
+            busy_unit_waits: false,
             local: (0, 0, 0, 0),
             stats: Arc::default(),
             pending: CritStats::default(),
@@ -150,10 +153,19 @@ impl CritProbe {
     }
 
     /// `InputStall` counts only cycles whose schedulers' closest reason was a pending operand
-    /// ([`crate::config::PolicyConfig::crit_closest_reason`]); by default any operand wait of a
-    /// cycle that dispatched nothing counts.
+    /// ([`crate::config::PolicyConfig::crit_closest_reason`], an ablation; it overrides
+    /// [`CritProbe::with_busy_unit_waits`]).
     pub fn with_closest_reason(mut self, on: bool) -> Self {
         self.closest_reason = on;
+        self
+    }
+
+    /// `InputStall` also counts a cycle whose only operand waits are of warps whose unit is
+    /// busy anyway ([`crate::config::PolicyConfig::crit_busy_unit_waits`], the rule from issue
+    /// 15's fifth follow-up to session 21, an ablation). By default a cycle counts when nothing was dispatched and some warp
+    /// waited on an operand with its unit free ([`SmCycle::operand_wait_unit_free`]).
+    pub fn with_busy_unit_waits(mut self, on: bool) -> Self {
+        self.busy_unit_waits = on;
         self
     }
 
@@ -238,8 +250,10 @@ impl SmProbe for CritProbe {
     fn cycle(&mut self, c: &SmCycle) {
         let input = if self.closest_reason {
             c.operand_stall
-        } else {
+        } else if self.busy_unit_waits {
             c.operand_wait_any
+        } else {
+            c.operand_wait_unit_free
         };
         Self::bump(&mut self.input, input);
         Self::bump(&mut self.output, c.committed == 0);
@@ -344,6 +358,7 @@ mod tests {
             p.cycle(&SmCycle {
                 operand_stall: stall,
                 operand_wait_any: stall,
+                operand_wait_unit_free: stall,
                 committed: (!stall) as u32,
                 ..Default::default()
             });
@@ -364,6 +379,7 @@ mod tests {
             q.cycle(&SmCycle {
                 operand_stall: true,
                 operand_wait_any: true,
+                operand_wait_unit_free: true,
                 committed: 1,
                 ..Default::default()
             });
@@ -379,6 +395,7 @@ mod tests {
         let hidden = SmCycle {
             operand_stall: false,
             operand_wait_any: true,
+            operand_wait_unit_free: true,
             ..Default::default()
         };
         let mut p = CritProbe::new(100, Arc::default());
@@ -400,6 +417,55 @@ mod tests {
             r.cycle(&SmCycle::default());
         }
         assert!(!r.counters_above_midpoint());
+    }
+
+    #[test]
+    fn input_stall_skips_operand_waits_for_a_busy_unit() {
+        // Spec 004 §4.1.2 level 1: "fails to dispatch any warp due to pending source operands".
+        // A 16-lane core running SP work flat out dispatches a warp every other cycle; in the
+        // cycle between, its one SP pipeline is busy and the warps waiting on operands need it
+        // too: that cycle is not an operand stall.
+        let sp_bound = |k: u32| SmCycle {
+            operand_stall: k % 2 == 1,
+            operand_wait_any: k % 2 == 1,
+            operand_wait_unit_free: false,
+            committed: 1 - k % 2,
+            issued: 1 - k % 2,
+            ..Default::default()
+        };
+        let run = |busy_unit_waits: bool| {
+            let mut p = CritProbe::new(100, Arc::default()).with_busy_unit_waits(busy_unit_waits);
+            for k in 0..1000 {
+                p.cycle(&sp_bound(k));
+                // Now and then the core also waits with the unit free and commits nothing.
+                if k % 20 == 19 {
+                    p.cycle(&SmCycle {
+                        operand_stall: true,
+                        operand_wait_any: true,
+                        operand_wait_unit_free: true,
+                        ..Default::default()
+                    });
+                }
+            }
+            (p.input, p.counters_above_midpoint())
+        };
+        let (input, hot) = run(false);
+        assert!(
+            input < 128 && !hot,
+            "document rule: busy-unit waits do not count"
+        );
+        let (input, hot) = run(true);
+        assert!(input > 128 && hot, "the old rule: they count");
+        // An operand wait with the unit free counts under both.
+        let mut p = CritProbe::new(100, Arc::default());
+        for _ in 0..100 {
+            p.cycle(&SmCycle {
+                operand_wait_any: true,
+                operand_wait_unit_free: true,
+                ..Default::default()
+            });
+        }
+        assert!(p.bottlenecked());
     }
 
     #[test]

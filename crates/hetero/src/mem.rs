@@ -225,6 +225,10 @@ pub struct MemSystem {
     /// Sums over stepped DRAM cycles and channels of (read-queue entries, reads waiting
     /// outside the full read queue), and the number of (cycle, channel) samples.
     queue_sums: (u64, u64, u64),
+    /// Sums over the same (cycle, channel) samples of the critical GPU reads (CG, as marked
+    /// then) waiting in front of the controller, the number of samples in which none was, and
+    /// the number in which no GPU read (CG or NG) was.
+    front_cg_sums: (u64, u64, u64),
     /// Reads in DRAM being followed for [`WaitStats`], by token.
     follow: FastMap<u64, Follow>,
     /// Reads served per channel by [`WaitStats`] class.
@@ -300,6 +304,7 @@ impl MemSystem {
             stats: FastMap::default(),
             writebacks: 0,
             queue_sums: (0, 0, 0),
+            front_cg_sums: (0, 0, 0),
             follow: FastMap::default(),
             served_by_class: vec![[0; 3]; n],
             wait: [WaitStats::default(); 2],
@@ -427,6 +432,22 @@ impl MemSystem {
             return (0.0, 0.0);
         }
         (q as f64 / n as f64, o as f64 / n as f64)
+    }
+
+    /// Critical GPU reads (CG) waiting in front of the controller: the mean per channel, the
+    /// share of (DRAM cycle, channel) samples with none, and the share with no GPU read at all,
+    /// over the samples of [`MemSystem::read_queue_occupancy`]. A diagnostic of the CG-first order (spec 004 §4.3,
+    /// §5.4): a full read queue's free entry goes to the waiting read the policy ranks first, so
+    /// a CPU read that ranks below CG (no row hit, no won IM-SCHED draw) enters only when no CG
+    /// read waits beside it (session 22).
+    pub fn front_cg(&self) -> (f64, f64, f64) {
+        let n = self.queue_sums.2;
+        if n == 0 {
+            return (0.0, 0.0, 0.0);
+        }
+        let (c, z, g) = self.front_cg_sums;
+        let n = n as f64;
+        (c as f64 / n, z as f64 / n, g as f64 / n)
     }
 
     /// DRAM command cycles in which the channels served their write queues (a write drain,
@@ -629,6 +650,14 @@ impl MemSystem {
             self.queue_sums.0 += self.channels[ch].reads.len() as u64;
             self.queue_sums.1 += self.overflow[ch].len() as u64;
             self.queue_sums.2 += 1;
+            let (mut cg, mut gpu) = (0u64, 0u64);
+            for e in &self.overflow[ch] {
+                cg += (wait_class(e) == 0) as u64;
+                gpu += e.source.is_gpu() as u64;
+            }
+            self.front_cg_sums.0 += cg;
+            self.front_cg_sums.1 += (cg == 0) as u64;
+            self.front_cg_sums.2 += (gpu == 0) as u64;
             if let Some(d) = self.channels[ch].cycle(self.dram_now, &ctx, ch, self.policy.as_mut())
             {
                 self.policy.on_served(&ctx, &d.entry);

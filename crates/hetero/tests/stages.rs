@@ -97,3 +97,53 @@ fn waits_by_class_split_the_gpu_side_by_the_critical_bit() {
         );
     }
 }
+
+/// Issues 200 GPU read misses, each critical iff `crit(i)`, and one CPU read miss, and runs
+/// until all have completed.
+fn marked_burst(crit: impl Fn(u64) -> bool) -> MemSystem {
+    let c = HeteroConfig::preset("hetero").unwrap();
+    let mut m = MemSystem::new(&c);
+    for i in 0..200u64 {
+        let mut r = Request::read(i, i * 8192, Source::Gpgpu);
+        r.critical = crit(i);
+        m.issue(r);
+    }
+    m.issue(Request::read(200, 0x7_0000_0000, Source::Cpu(0)));
+    let (mut t, mut done) = (0, 0);
+    while done < 201 {
+        t += 1;
+        m.advance_to(t);
+        done += m.drain_completions().count();
+        assert!(t < 10_000_000, "requests never completed");
+    }
+    m
+}
+
+/// `front_cg` (session 22, the diagnostic of the CG-first order's gaps): the mean number of
+/// critical GPU reads waiting in front of the controllers, the share of samples with none and
+/// the share with no GPU read at all. 200 reads over two 64-entry read queues leave ~36 per
+/// channel in front at first, then the front empties.
+#[test]
+fn front_cg_counts_only_the_critical_gpu_reads_waiting_in_front() {
+    // No read critical: never a CG in front, but GPU reads wait there for a while.
+    let m = marked_burst(|_| false);
+    let (cg, no_cg, no_gpu) = m.front_cg();
+    let front = m.read_queue_occupancy().1;
+    assert_eq!((cg, no_cg), (0.0, 1.0));
+    assert!(
+        front > 0.0 && no_gpu > 0.0 && no_gpu < 1.0,
+        "{front} {no_gpu}"
+    );
+    // Every GPU read critical: a sample without a CG is one without a GPU read, and the CG
+    // mean is the front's mean less the lone CPU read's share.
+    let m = marked_burst(|_| true);
+    let (cg, no_cg, no_gpu) = m.front_cg();
+    let front = m.read_queue_occupancy().1;
+    assert_eq!(no_cg, no_gpu);
+    assert!(cg > 0.0 && cg <= front && cg > 0.9 * front, "{cg} {front}");
+    // One in four critical: between the two.
+    let m = marked_burst(|i| i % 4 == 0);
+    let (cg_q, no_cg_q, no_gpu_q) = m.front_cg();
+    assert!(cg_q > 0.0 && cg_q < 0.5 * cg, "{cg_q} {cg}");
+    assert!(no_cg_q >= no_gpu_q && no_cg_q < 1.0, "{no_cg_q} {no_gpu_q}");
+}

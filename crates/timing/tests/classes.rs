@@ -19,10 +19,10 @@ fn run(
     preset: &str,
     set: &[(&str, &str)],
     probe: bool,
-) -> (serde_json::Value, Vec<[u64; 6]>) {
+) -> (serde_json::Value, Vec<[u64; 7]>) {
     let cfg = common::preset_with(preset, set);
     let n = cfg.core.num_sms as usize;
-    let seen = Arc::new(Mutex::new(vec![[0u64; 6]; n]));
+    let seen = Arc::new(Mutex::new(vec![[0u64; 7]; n]));
     let stats = common::run_tiny(
         name,
         cfg,
@@ -41,8 +41,9 @@ fn run(
 }
 
 /// Sums of a probe's cycle records: cycles, ready warps, issued, operand stalls, cycles with
-/// any operand wait, stalls on L1D-missing loads.
-struct Counter(Arc<Mutex<Vec<[u64; 6]>>>, usize);
+/// any operand wait, stalls on L1D-missing loads, cycles with an operand wait whose unit had
+/// room.
+struct Counter(Arc<Mutex<Vec<[u64; 7]>>>, usize);
 
 impl SmProbe for Counter {
     fn cycle(&mut self, c: &SmCycle) {
@@ -52,6 +53,7 @@ impl SmProbe for Counter {
         s[2] += u64::from(c.issued);
         s[3] += u64::from(c.operand_stall);
         s[4] += u64::from(c.operand_wait_any);
+        s[6] += u64::from(c.operand_wait_unit_free);
     }
     fn stall_on_miss(&mut self, _pc: u64) {
         self.0.lock().unwrap()[self.1][5] += 1;

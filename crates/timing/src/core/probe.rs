@@ -15,6 +15,12 @@ pub struct SmCycle {
     /// [`SmCycle::operand_stall`], a cycle in which another warp was also held by a structural
     /// hazard (a full LD/ST unit or MSHRs) counts.
     pub operand_wait_any: bool,
+    /// No warp was dispatched although some live warp waited on a pending source operand of an
+    /// instruction whose unit (SP, SFU or LD/ST pipeline of its sub-core) had room this cycle:
+    /// the operand alone held it. Unlike [`SmCycle::operand_wait_any`], a warp waiting on an
+    /// operand for a unit that is busy anyway (e.g. the one SP pipeline of a 16-lane core in
+    /// the second cycle of a warp instruction) does not count.
+    pub operand_wait_unit_free: bool,
     /// Instructions that wrote back (committed) this cycle.
     pub committed: u32,
     /// Warp instructions dispatched this cycle.

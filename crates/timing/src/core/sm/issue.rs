@@ -419,7 +419,31 @@ impl SmState {
                 && whys
                     .iter()
                     .any(|w| matches!(w, Some(Why::DataHazard | Why::MemData)));
+            // Nothing issued, so `free` is still the cycle's start: a waiting warp's own unit
+            // had room iff its slot count there is non-zero.
+            self.probe_cycle.operand_wait_unit_free = self.probe_cycle.operand_wait_any
+                && whys.iter().enumerate().any(|(w, why)| {
+                    matches!(why, Some(Why::DataHazard | Why::MemData))
+                        && self.head_unit_free(w, &free)
+                });
             self.probe_stalls(&whys);
+        }
+    }
+
+    /// Whether the unit of warp `w`'s next instruction has room in `free` (its sub-core's
+    /// slots; a class without a unit always has). A warp without a buffered instruction has
+    /// none to place: false.
+    fn head_unit_free(&self, w: usize, free: &Free) -> bool {
+        let wp = &self.warps[w];
+        if wp.len == 0 {
+            return false;
+        }
+        let f = &free[self.sub_of[w] as usize];
+        match self.unit_of(wp.ibuf[wp.head as usize].class) {
+            Unit::Sp => f[0] > 0,
+            Unit::Sfu => f[1] > 0,
+            Unit::Mem => f[2] > 0,
+            Unit::None => true,
         }
     }
 

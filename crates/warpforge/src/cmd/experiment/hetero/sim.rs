@@ -146,7 +146,8 @@ pub fn corun(
         let h = handles.clone();
         runner.gpu_mut().set_sm_probes(&mut |_| {
             let p = CritProbe::new(hcfg.policy.crit_period, shared.clone())
-                .with_closest_reason(hcfg.policy.crit_closest_reason);
+                .with_closest_reason(hcfg.policy.crit_closest_reason)
+                .with_busy_unit_waits(hcfg.policy.crit_busy_unit_waits);
             h.lock().expect("lock").push(p.stats.clone());
             Box::new(p)
         });
@@ -266,6 +267,9 @@ fn memory_counters(mem: &MemSystem) -> Vec<(String, f64)> {
             "dram_read_overflow_mean".to_string(),
             mem.read_queue_occupancy().1,
         ),
+        ("dram_front_cg_mean".to_string(), mem.front_cg().0),
+        ("dram_front_no_cg_fraction".to_string(), mem.front_cg().1),
+        ("dram_front_no_gpu_fraction".to_string(), mem.front_cg().2),
     ];
     let mut gpu = warpforge_hetero::mem::SourceStats::default();
     let mut cpu = gpu;
