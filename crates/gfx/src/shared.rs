@@ -213,7 +213,7 @@ mod tests {
     }
 
     /// Spec 004 §5.3-§5.5: under GPU-favoring and IM a critical GPU read (CG) ranks above a
-    /// non-critical one (NG; IM also ranks NG below the CPU's reads), so on a contended bank
+    /// non-critical one (NG; both also rank NG below the CPU's reads), so on a contended bank
     /// the CG reads are served first and wait less; FR-FCFS ignores the bit. `dram_latency` measures that per
     /// class (the diagnostic `MixResult::gpu_dram_latency`).
     #[test]

@@ -713,6 +713,10 @@ mod tests {
         let admitted = |name: &str| {
             let mut pc = c.policy.clone();
             pc.name = name.to_string();
+            if name == "gpu_favoring_by_age" {
+                pc.name = "gpu_favoring".to_string();
+                pc.gpu_favoring_cpu_over_ng = false;
+            }
             let mut p = policy::create(&pc).unwrap();
             let mut ch = Channel::new(&c.dram);
             ch.reads.push(entry(1, 0, 1, Source::Gpgpu, 0));
@@ -735,10 +739,12 @@ mod tests {
             assert_eq!(waiting.len(), 2);
             ch.reads.last().unwrap().tok
         };
-        // IM ranks the CPU read above non-critical GPU reads (§4.3, the digest's §5.5 levels);
-        // GPU-favoring raises only critical GPU reads (§4.3): none here, so the oldest.
+        // IM and GPU-favoring rank the CPU read above non-critical GPU reads (§4.3, the
+        // digest's §5.5 levels); GPU-favoring's ablation `gpu_favoring_cpu_over_ng = false`
+        // raises only critical GPU reads: none here, so the oldest.
         assert_eq!(admitted("im"), 5);
-        assert_eq!(admitted("gpu_favoring"), 3);
+        assert_eq!(admitted("gpu_favoring"), 5);
+        assert_eq!(admitted("gpu_favoring_by_age"), 3);
         // FR-FCFS: no row is open, so the oldest.
         assert_eq!(admitted("frfcfs"), 3);
         // All-GPU priority: the oldest GPU read.

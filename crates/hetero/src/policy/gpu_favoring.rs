@@ -1,18 +1,20 @@
 //! GPU-favoring (spec 004 §4.3 of the document, the digest's §5.3): "among the requests to the
 //! currently open row in a bank, the critical GPU accesses are served before considering the
 //! rest. When a new row needs to be activated in a bank, the oldest critical GPU access is given
-//! priority over the global oldest access." Key `(row_hit, !CG, age)`: critical GPU (CG)
-//! requests first among row hits and among activates, everything else (CPU and non-critical GPU
-//! alike) by FR-FCFS's row hit and age (the default since session 21). §4.3's "The CPU accesses
-//! are given higher priority than the non-critical GPU accesses" belongs to IM, which keeps its
-//! own CG > CPU > NG rule (`im.rs`). `policy.gpu_favoring_cpu_over_ng = true` (an ablation, the
-//! order of sessions 9-20): CG above CPU above NG (the digest's §5.5 \[INTERP\]).
+//! priority over the global oldest access", with §4.3's general rule "The CPU accesses are given
+//! higher priority than the non-critical GPU accesses": key `(row_hit, level, age)` with the
+//! levels CG > CPU > NG (the default: sessions 9-20 and again since session 22, because §6.1.3
+//! reads IM as GPU-favoring plus IM-SCHED and IM-LLC, whose "effects are additive"; see
+//! `policy.gpu_favoring_cpu_over_ng` in `config.rs`). `policy.gpu_favoring_cpu_over_ng = false`
+//! (an ablation, session 21's default): CG first, the CPU and non-critical GPU requests alike by
+//! FR-FCFS's row hit and age.
 
 use super::{best_by, level, Cand, Ctx, MemPolicy};
 use crate::config::PolicyConfig;
 
 struct GpuFavoring {
-    /// `policy.gpu_favoring_cpu_over_ng` (ablation): the CPU above the non-critical GPU.
+    /// `policy.gpu_favoring_cpu_over_ng` (the default `true`): the CPU above the non-critical
+    /// GPU; `false` ranks them together by row hit and age.
     cpu_over_ng: bool,
 }
 
@@ -81,17 +83,18 @@ mod tests {
         );
     }
 
-    /// §4.3 with the preset: CG first among row hits and among activates, row hits still
+    /// `policy.gpu_favoring_cpu_over_ng = false` (the ablation, session 21's default): CG first
+    /// among row hits and among activates, row hits still
     /// before activates, and the rest (CPU and non-critical GPU) by FR-FCFS's row hit and age:
     /// an older non-critical GPU read goes before a younger CPU read and vice versa.
     #[test]
-    fn preset_raises_only_critical_gpu_reads() {
+    fn ablation_raises_only_critical_gpu_reads() {
         let g = GpuStatus::default();
         let ctx = ctx(&g);
-        let pc = crate::config::HeteroConfig::preset("hetero")
+        let mut pc = crate::config::HeteroConfig::preset("hetero")
             .unwrap()
             .policy;
-        assert!(!pc.gpu_favoring_cpu_over_ng, "preset: §4.3's definition");
+        pc.gpu_favoring_cpu_over_ng = false;
         let mut p = new(&pc);
         check_cg_first(p.as_mut(), &ctx, Source::Gfx(3));
         let ng = [
@@ -126,16 +129,19 @@ mod tests {
         );
     }
 
-    /// `policy.gpu_favoring_cpu_over_ng = true` (the ablation, sessions 9-20): the same CG
-    /// rules, and the CPU above the non-critical GPU whatever their ages.
+    /// The preset (`policy.gpu_favoring_cpu_over_ng = true`, sessions 9-20 and 22): the same CG
+    /// rules, and the CPU above the non-critical GPU whatever their ages (§4.3).
     #[test]
-    fn ablation_ranks_the_cpu_above_non_critical_gpu() {
+    fn preset_ranks_the_cpu_above_non_critical_gpu() {
         let g = GpuStatus::default();
         let ctx = ctx(&g);
-        let mut pc = crate::config::HeteroConfig::preset("hetero")
+        let pc = crate::config::HeteroConfig::preset("hetero")
             .unwrap()
             .policy;
-        pc.gpu_favoring_cpu_over_ng = true;
+        assert!(
+            pc.gpu_favoring_cpu_over_ng,
+            "preset: §4.3's CPU-above-NG rule"
+        );
         let mut p = new(&pc);
         check_cg_first(p.as_mut(), &ctx, Source::Gpgpu);
         for ng in [

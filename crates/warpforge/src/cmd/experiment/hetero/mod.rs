@@ -731,11 +731,17 @@ mod tests {
 
     /// Where, in the order of completion, a CPU read arriving behind a backlog of 300
     /// non-critical GPU reads (all row misses, 150 per channel, issued 50 cycles before it) is
-    /// served, on the machine of `controller` under `policy`.
+    /// served, on the machine of `controller` under `policy` (`gpu_favoring_by_age`:
+    /// GPU-favoring with `policy.gpu_favoring_cpu_over_ng=false`).
     fn cpu_read_rank(controller: &str, policy: &str) -> usize {
         use warpforge_hetero::{MemSystem, Request, Source};
         let mut c = machine_config(controller).unwrap();
-        c.set("policy.name", policy).unwrap();
+        if policy == "gpu_favoring_by_age" {
+            c.set("policy.name", "gpu_favoring").unwrap();
+            c.set("policy.gpu_favoring_cpu_over_ng", "false").unwrap();
+        } else {
+            c.set("policy.name", policy).unwrap();
+        }
         let mut m = MemSystem::new(&c);
         const GPU: u64 = 300;
         for i in 0..GPU {
@@ -755,25 +761,28 @@ mod tests {
         order.iter().position(|s| !s.is_gpu()).unwrap()
     }
 
-    /// Spec 004 §4.3 on a hand-built backlog: under IM "the CPU accesses are given higher
-    /// priority than the non-critical GPU accesses", over every pending request. With the
-    /// default controllers IM serves a CPU read that arrives behind 300 waiting non-critical GPU
-    /// reads among the first few; FR-FCFS and GPU-favoring (which raises only critical GPU
-    /// reads, §4.3; none here) serve it by age (after the ~150 older reads of its channel). With
-    /// the `dramsim2` ablation it waits in arrival order until the older reads of its channel
-    /// fit the 32-entry queue, whatever the policy.
+    /// Spec 004 §4.3 on a hand-built backlog: under IM and GPU-favoring "the CPU accesses are
+    /// given higher priority than the non-critical GPU accesses", over every pending request.
+    /// With the default controllers both serve a CPU read that arrives behind 300 waiting
+    /// non-critical GPU reads among the first few; FR-FCFS, and GPU-favoring with the ablation
+    /// `policy.gpu_favoring_cpu_over_ng=false` (only critical GPU reads raised; none here),
+    /// serve it by age (after the ~150 older reads of its channel). With the `dramsim2`
+    /// ablation it waits in arrival order until the older reads of its channel fit the
+    /// 32-entry queue, whatever the policy.
     #[test]
     fn default_controllers_let_the_policy_rank_the_whole_backlog() {
         assert_eq!(DEFAULT_CONTROLLER, "preset");
-        let k = cpu_read_rank(DEFAULT_CONTROLLER, "im");
-        assert!(k < 30, "im: CPU read served {k}th of 301");
+        for p in ["im", "gpu_favoring"] {
+            let k = cpu_read_rank(DEFAULT_CONTROLLER, p);
+            assert!(k < 30, "{p}: CPU read served {k}th of 301");
+        }
         for p in ["gpu_favoring", "im"] {
             // In arrival order behind the ~118 older reads of its channel that do not fit the
             // 32-entry queue, then first.
             let k = cpu_read_rank("dramsim2", p);
             assert!(k > 200, "{p}, dramsim2: CPU read served {k}th of 301");
         }
-        for p in ["frfcfs", "gpu_favoring"] {
+        for p in ["frfcfs", "gpu_favoring_by_age"] {
             let k = cpu_read_rank(DEFAULT_CONTROLLER, p);
             assert!(k > 250, "{p}: CPU read served {k}th of 301");
         }
