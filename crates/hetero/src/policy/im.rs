@@ -1,9 +1,10 @@
 //! IM, the proposal's interference-mitigation policy (spec 004 §5.4-§5.6, §3), on IM's order:
 //! row hit, then CG / CPU-E above CPU above NG, then age. The CPU above the non-critical GPU is
-//! IM's own rule (the document's §4.3: "The CPU accesses are given higher priority than the
-//! non-critical GPU accesses except in one situation", said of IM after IM-SCHED and IM-LLC,
-//! the exception being the all-GPU probe); GPU-favoring itself raises only CG (`gpu_favoring.rs`,
-//! since session 21), so IM's order is GPU-favoring's plus that rule:
+//! the document's §4.3 rule ("The CPU accesses are given higher priority than the non-critical
+//! GPU accesses except in one situation", the exception being the all-GPU probe), which
+//! GPU-favoring applies too by default (`gpu_favoring.rs`, `policy.gpu_favoring_cpu_over_ng`),
+//! so IM is GPU-favoring plus its two components (§6.1.3) and the probe; IM keeps the rule
+//! whatever GPU-favoring's key says (`policy.im_cpu_over_ng` drops it, an ablation):
 //! * **IM-SCHED**: per interval, `f` = fraction of the CPU reads pending at the controllers
 //!   during the interval (pending at its start or arrived in it; `policy.
 //!   im_sched_pending_denominator`, the default since session 19; `false`, an ablation: of the
