@@ -12,11 +12,17 @@
 //! placement directly: a cache-line ping-pong between the calling thread and the worker
 //! ([`crate::team`]'s probe) after the first [`CHECK_EVERY`] windows and then every
 //! [`PROBE_EVERY_NS`] of wall time (while alone, after a short trial on the team);
-//! a partner that does not answer in time (another program holds its core) counts as busy.
-//! [`Placement::observe`] turns those samples into the choice, with hysteresis: alone above
-//! [`FAR_NS`], back to the team only below [`NEAR_NS`] (and only after [`REJOIN_AFTER_BUSY`]
-//! near samples in a row once the partner was found busy). Which thread runs a job never
-//! changes its result, so the statistics do not depend on any of this.
+//! a partner that does not answer two probes in a row (another program holds its core) counts
+//! as busy. A probe lasts tens of microseconds and a time slice milliseconds, so a worker that
+//! shares its core with a busy program still answers most probes (docs/PERFORMANCE.md,
+//! "Session 21: auto"): a team at work therefore also checks its own evidence every
+//! [`PERIOD_WINDOWS`] windows ([`Period`]: the share of two CPUs its threads had, by their CPU
+//! clocks, and the phases its worker missed), and two absent periods in a row count as a busy
+//! partner too ("Session 22: auto"). [`Placement::observe`] turns those samples into the
+//! choice, with hysteresis: alone above [`FAR_NS`], back to the team only below [`NEAR_NS`]
+//! (and only after [`REJOIN_AFTER_BUSY`] near samples in a row once the partner was found busy,
+//! twice as many each time it is found busy again before a present period). Which thread runs
+//! a job never changes its result, so the statistics do not depend on any of this.
 
 /// One-way cache-line latency (ns) above which the two threads count as far apart: the team
 /// runs alone. Session 20's `pp` measured 180-266 ns in far stretches, 42-90 ns in near ones
