@@ -241,16 +241,16 @@ pub struct TeamReport {
     pub probe_ns: u64,
     /// Probes at which the worker found itself on the calling thread's CPU and moved off it.
     pub worker_moves: u64,
-    /// Unanswered probes on the team that only raised a suspicion ([`Placement::suspect`]; the
-    /// next probe, at once, decides).
+    /// Unanswered (or stalled) probes on the team that only raised a suspicion: the next
+    /// probe, at once, decides (two in a row: a busy partner).
     pub probes_suspect: u64,
-    /// Team phases judged ([`Period`]: the worker's home range expected to last at least
-    /// `JUDGE_MIN_NS`, 2 us), and those of them in which the worker ran no job.
+    /// Team phases judged (the worker's home range expected to last at least `JUDGE_MIN_NS`,
+    /// 2 us, by the jobs' measured costs).
     pub phases_judged: u64,
-    /// Judged phases whose jobs all ran on the calling thread.
+    /// Judged phases whose jobs all ran on the calling thread (the worker ran none).
     pub phases_absent: u64,
-    /// Check periods (`PERIOD_WINDOWS`, 1024 windows on the team) found [`Sample::Absent`]
-    /// (the team went alone), of them those starved of CPU, and those found [`Sample::Present`].
+    /// Check periods (`PERIOD_WINDOWS`, 1024 windows on the team) found absent (starved of CPU
+    /// or missing the worker; two in a row send the team alone).
     pub periods_absent: u64,
     /// Absent periods in which the team's threads had less than `MIN_CPU_PCT` (85%) of two CPUs.
     pub periods_starved: u64,
