@@ -1113,7 +1113,7 @@ impl Team {
 
     /// An adaptive team on the team ([`Team::set_adaptive`], not alone nor on a trial): counts
     /// a phase whose worker's home range was expected to last [`JUDGE_MIN_NS`] or more (by
-    /// `cost`, in nanoseconds) towards the check period's [`Presence`], `absent` if the calling
+    /// `cost`, in nanoseconds) towards the check period ([`Period`]), `absent` if the calling
     /// thread ran all its jobs.
     fn judge_phase(&mut self, cost: &[u32], absent: bool) {
         let Some(a) = self.auto.as_mut() else {
