@@ -28,7 +28,8 @@
 
 use crate::core::sm::Sm;
 use crate::placement::{
-    Placement, Sample, TeamReport, CHECK_EVERY, FAR_NS, NEAR_NS, PROBE_EVERY_NS,
+    Period, Placement, Sample, TeamReport, CHECK_EVERY, FAR_NS, JUDGE_MIN_NS, NEAR_NS,
+    PERIOD_WINDOWS, PROBE_EVERY_NS,
 };
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -402,23 +403,23 @@ impl Shared {
         if ran > 0 {
             self.done.0.fetch_add(ran, Ordering::AcqRel);
         }
-        self.steal(p) | (ran > 0)
+        (self.steal(p) > 0) | (ran > 0)
     }
 
     /// Runs what is left of the other participants' home ranges, each from its end (each job
-    /// reported as it completes); returns whether it ran any. When it returns, every cursor
-    /// of the phase is exhausted (cursors never grow within a phase).
-    fn steal(&self, p: usize) -> bool {
+    /// reported as it completes); returns how many it ran. When it returns, every cursor of
+    /// the phase is exhausted (cursors never grow within a phase).
+    fn steal(&self, p: usize) -> usize {
         let t = self.cursors.len();
-        let mut any = false;
+        let mut ran = 0;
         for k in 1..t {
             while let Some(i) = self.steal_claim((p + k) % t) {
                 self.run_job(i);
                 self.done.0.fetch_add(1, Ordering::AcqRel);
-                any = true;
+                ran += 1;
             }
         }
-        any
+        ran
     }
 }
 
@@ -443,6 +444,9 @@ pub struct Team {
     auto: Option<Box<Auto>>,
     /// The current phases run on the calling thread alone (only with `auto`).
     alone: bool,
+    /// Worker 1's CPU-time clock (Linux; for an adaptive team's check periods).
+    #[cfg(target_os = "linux")]
+    worker_clock: Option<libc::clockid_t>,
 }
 
 /// What one placement probe found ([`Team::measure`], [`Team::judge`]).
@@ -473,7 +477,28 @@ struct Auto {
     trial: bool,
     /// Unanswered or stalled probes in a row (the interval doubles with each, [`PROBE_BACKOFF`]).
     busy_streak: u32,
+    /// The current check period on the team ([`Period`]): its phases so far
+    /// ([`Team::run_balanced`]), its windows, and its start (wall clock, the team's CPU time).
+    period: Period,
+    period_windows: u64,
+    period_start: Option<(std::time::Instant, Option<u64>)>,
+    /// Each period's share of two CPUs, per mille (for the report's median).
+    shares: Vec<u32>,
     report: TeamReport,
+}
+
+/// A thread's CPU time on clock `clock` (Linux), nanoseconds.
+#[cfg(target_os = "linux")]
+fn cpu_ns(clock: libc::clockid_t) -> Option<u64> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a plain system call writing `ts`.
+    if unsafe { libc::clock_gettime(clock, &mut ts) } != 0 {
+        return None;
+    }
+    Some(u64::try_from(ts.tv_sec).ok()? * 1_000_000_000 + u64::try_from(ts.tv_nsec).ok()?)
 }
 
 impl Team {
@@ -550,6 +575,13 @@ impl Team {
             })
             .collect();
         let threads = workers.iter().map(|w| w.thread().clone()).collect();
+        #[cfg(target_os = "linux")]
+        let worker_clock = workers.first().and_then(|w| {
+            use std::os::unix::thread::JoinHandleExt;
+            let mut c: libc::clockid_t = 0;
+            // SAFETY: the thread is alive (joined only when the team is dropped).
+            (unsafe { libc::pthread_getcpuclockid(w.as_pthread_t(), &mut c) } == 0).then_some(c)
+        });
         Self {
             shared,
             workers,
@@ -560,6 +592,21 @@ impl Team {
             kept: Vec::new(),
             auto: None,
             alone: false,
+            #[cfg(target_os = "linux")]
+            worker_clock,
+        }
+    }
+
+    /// The CPU time the calling thread and worker 1 have run so far, nanoseconds (`None`
+    /// where the host cannot tell).
+    fn team_cpu_ns(&self) -> Option<u64> {
+        #[cfg(target_os = "linux")]
+        {
+            Some(cpu_ns(libc::CLOCK_THREAD_CPUTIME_ID)? + cpu_ns(self.worker_clock?)?)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            None
         }
     }
 
@@ -584,6 +631,9 @@ impl Team {
             r.one_way_ns_max = hi;
             r.one_way_ns_median = v[v.len() / 2];
         }
+        let mut v = a.shares.clone();
+        v.sort_unstable();
+        r.cpu_share_median_permille = v.get(v.len() / 2).copied().unwrap_or(0);
         Some(r)
     }
 
@@ -723,7 +773,13 @@ impl Team {
             // (Not at the first window: the worker has been parked since the team was made;
             // the first probe comes after `CHECK_EVERY` windows on the team.)
             let now = Instant::now();
-            let every = PROBE_EVERY_NS << a.busy_streak.min(PROBE_BACKOFF);
+            // After an unanswered probe on the team, the next one comes at once: it decides
+            // whether the partner is busy (`Placement::suspect`).
+            let every = if a.judge.suspect() {
+                0
+            } else {
+                PROBE_EVERY_NS << a.busy_streak.min(PROBE_BACKOFF)
+            };
             let due = a
                 .last_probe
                 .is_none_or(|t| now.duration_since(t).as_nanos() >= u128::from(every));
@@ -765,11 +821,11 @@ impl Team {
             let sample = match p {
                 Probe::Unanswered => {
                     a.report.probes_unanswered += 1;
-                    Sample::Busy
+                    Sample::Unanswered
                 }
                 Probe::Stalled => {
                     a.report.probes_stalled += 1;
-                    Sample::Busy
+                    Sample::Unanswered
                 }
                 Probe::OneWay(ns) => {
                     a.samples.push(ns);
@@ -778,12 +834,48 @@ impl Team {
                     Sample::OneWay(ns)
                 }
             };
-            a.busy_streak = if sample == Sample::Busy {
+            a.busy_streak = if sample == Sample::Unanswered {
                 a.busy_streak.saturating_add(1)
             } else {
                 0
             };
+            let was_alone = a.judge.alone();
             a.judge.observe(sample);
+            if !was_alone && !a.judge.alone() && a.judge.suspect() {
+                a.report.probes_suspect += 1;
+            }
+        }
+        // The check periods of a team at work (not alone, not on a trial).
+        if a.judge.alone() {
+            a.period_start = None;
+        } else if let Some((t0, c0)) = a.period_start {
+            a.period_windows += 1;
+            if a.period_windows >= PERIOD_WINDOWS {
+                let now = Instant::now();
+                let c1 = self.team_cpu_ns();
+                let mut p = a.period;
+                p.wall_ns = u64::try_from(now.duration_since(t0).as_nanos()).unwrap_or(u64::MAX);
+                p.cpu_ns = c0.zip(c1).map(|(c0, c1)| c1.saturating_sub(c0));
+                if let Some(c) = p.cpu_ns {
+                    let share = u128::from(c) * 500 / u128::from(p.wall_ns.max(1));
+                    a.shares.push(u32::try_from(share).unwrap_or(u32::MAX));
+                }
+                let v = p.verdict();
+                if v == Sample::Absent {
+                    a.report.periods_absent += 1;
+                    a.report.periods_starved += u64::from(p.starved());
+                } else {
+                    a.report.periods_present += 1;
+                }
+                a.judge.observe(v);
+                a.period_start = (!a.judge.alone()).then_some((now, c1));
+                a.period = Period::default();
+                a.period_windows = 0;
+            }
+        } else {
+            a.period_start = Some((Instant::now(), self.team_cpu_ns()));
+            a.period = Period::default();
+            a.period_windows = 0;
         }
         a.windows += 1;
         let alone = a.judge.alone() && !a.trial;
@@ -998,14 +1090,14 @@ impl Team {
         // Take over what is left of the others' ranges, from their ends (a participant that
         // finishes early helps at once: the per-window costs vary, and a worker descheduled on
         // a busy machine must not hold the phase up), then wait for the jobs in flight.
-        s.steal(0);
+        ran += s.steal(0);
         let mut k = 0u32;
         while s.done.0.load(Ordering::Acquire) != self.done {
             if k < SPINS {
                 std::hint::spin_loop();
                 k += 1;
             } else {
-                s.steal(0);
+                ran += s.steal(0);
                 std::thread::yield_now();
             }
         }
@@ -1016,6 +1108,31 @@ impl Team {
             !s.poisoned.load(Ordering::Acquire),
             "an SM-stepping thread panicked (message above)"
         );
+        self.judge_phase(cost, ran == n);
+    }
+
+    /// An adaptive team on the team ([`Team::set_adaptive`], not alone nor on a trial): counts
+    /// a phase whose worker's home range was expected to last [`JUDGE_MIN_NS`] or more (by
+    /// `cost`, in nanoseconds) towards the check period ([`Period`]), `absent` if the calling
+    /// thread ran all its jobs.
+    fn judge_phase(&mut self, cost: &[u32], absent: bool) {
+        let Some(a) = self.auto.as_mut() else {
+            return;
+        };
+        if a.judge.alone() || cost.is_empty() || self.bounds.len() != 3 {
+            return;
+        }
+        let home: u64 = cost[self.bounds[1]..self.bounds[2]]
+            .iter()
+            .map(|&c| u64::from(c))
+            .sum();
+        if home < JUDGE_MIN_NS {
+            return;
+        }
+        a.report.phases_judged += 1;
+        a.report.phases_absent += u64::from(absent);
+        a.period.judged += 1;
+        a.period.absent += u64::from(absent);
     }
 }
 
@@ -1360,6 +1477,28 @@ mod tests {
         assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
         let r = team.report().unwrap();
         assert_eq!((r.windows_alone, r.windows_team, r.switches), (2, 1, 1));
+        // Only phases whose worker's home range is expected to last `JUDGE_MIN_NS` count as
+        // evidence of its presence; a check period ends after `PERIOD_WINDOWS` windows on the
+        // team, with a verdict (no probe comes due meanwhile).
+        assert_eq!(r.phases_judged, 0, "5 ns jobs are not judged");
+        team.auto.as_mut().unwrap().last_probe =
+            Some(std::time::Instant::now() + std::time::Duration::from_secs(3600));
+        let long = vec![u32::try_from(JUDGE_MIN_NS).unwrap(); n];
+        team.run_balanced(&long, 1, false, n, &|_| {}, || {});
+        let r = team.report().unwrap();
+        assert_eq!(r.phases_judged, 1);
+        assert!(r.phases_absent <= 1);
+        assert_eq!(r.periods_absent + r.periods_present, 0);
+        for _ in 0..PERIOD_WINDOWS {
+            assert!(
+                !team.start_window(),
+                "one period never sends the team alone"
+            );
+            team.run_balanced(&long, 1, true, n, &|_| {}, || {});
+        }
+        let r = team.report().unwrap();
+        assert_eq!(r.periods_absent + r.periods_present, 1);
+        assert_eq!(r.phases_judged, 1 + PERIOD_WINDOWS);
         // A probe on a live team is answered (or not), and leaves the line closed; the team
         // works on afterwards. Other team sizes are never adaptive.
         team.post(7);

@@ -307,6 +307,24 @@ fn threads_auto_reports_its_team_and_keeps_the_statistics() {
             answered + u64_of(t, "probes_unanswered") + u64_of(t, "probes_stalled") <= probes,
             "{t}"
         );
+        // The check periods' evidence (docs/PERFORMANCE.md, "Session 22: auto").
+        assert!(
+            u64_of(t, "probes_suspect") <= u64_of(t, "probes_unanswered"),
+            "{t}"
+        );
+        assert!(
+            u64_of(t, "phases_absent") <= u64_of(t, "phases_judged"),
+            "{t}"
+        );
+        assert!(
+            u64_of(t, "periods_starved") <= u64_of(t, "periods_absent"),
+            "{t}"
+        );
+        let periods = u64_of(t, "periods_absent") + u64_of(t, "periods_present");
+        assert!(periods <= u64_of(t, "windows_team") / 1024, "{t}");
+        if periods == 0 {
+            assert_eq!(u64_of(t, "cpu_share_median_permille"), 0, "{t}");
+        }
         // An explicit count is never adaptive.
         let fixed = timing_json(
             dir.path(),

@@ -457,7 +457,7 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
     let team = runner.team_report();
     if let Some(t) = &team {
         println!(
-            "--threads auto: {} window(s) on two threads, {} alone ({} switch(es)); {} probe(s), one-way {}/{}/{} ns min/median/max, {} near, {} far, {} unanswered, {} stalled, worker moved {}x; probes {:.3} ms",
+            "--threads auto: {} window(s) on two threads, {} alone ({} switch(es)); {} probe(s), one-way {}/{}/{} ns min/median/max, {} near, {} far, {} unanswered ({} suspect), {} stalled, worker moved {}x; probes {:.3} ms; {} phase(s) judged, {} without the worker; {} period(s) absent ({} starved of CPU), {} present, median CPU share {:.1}%",
             t.windows_team,
             t.windows_alone,
             t.switches,
@@ -468,9 +468,16 @@ fn run_timing(w: &dyn Workload, args: &Args) -> anyhow::Result<()> {
             t.probes_near,
             t.probes_far,
             t.probes_unanswered,
+            t.probes_suspect,
             t.probes_stalled,
             t.worker_moves,
-            t.probe_ns as f64 / 1e6
+            t.probe_ns as f64 / 1e6,
+            t.phases_judged,
+            t.phases_absent,
+            t.periods_absent,
+            t.periods_starved,
+            t.periods_present,
+            f64::from(t.cpu_share_median_permille) / 10.0
         );
     }
     if let Some(path) = &args.json {
