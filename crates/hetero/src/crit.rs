@@ -161,9 +161,9 @@ impl CritProbe {
     }
 
     /// `InputStall` also counts a cycle whose only operand waits are of warps whose unit is
-    /// busy anyway ([`crate::config::PolicyConfig::crit_busy_unit_waits`], the rule from issue
-    /// 15's fifth follow-up to session 21, an ablation). By default a cycle counts when nothing was dispatched and some warp
-    /// waited on an operand with its unit free ([`SmCycle::operand_wait_unit_free`]).
+    /// busy anyway ([`crate::config::PolicyConfig::crit_busy_unit_waits`], the rule until
+    /// session 22, an ablation). By default a cycle counts when nothing was dispatched and some
+    /// warp waited on an operand with its unit free ([`SmCycle::operand_wait_unit_free`]).
     pub fn with_busy_unit_waits(mut self, on: bool) -> Self {
         self.busy_unit_waits = on;
         self

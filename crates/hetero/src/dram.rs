@@ -710,13 +710,10 @@ mod tests {
     fn full_read_queue_admits_waiting_reads_in_the_policy_order() {
         let mut c = HeteroConfig::preset("hetero").unwrap();
         c.set("dram.read_queue", "2").unwrap();
-        let admitted = |name: &str| {
+        let admitted_with = |name: &str, gpu_favoring_cpu_over_ng: bool| {
             let mut pc = c.policy.clone();
             pc.name = name.to_string();
-            if name == "gpu_favoring_by_age" {
-                pc.name = "gpu_favoring".to_string();
-                pc.gpu_favoring_cpu_over_ng = false;
-            }
+            pc.gpu_favoring_cpu_over_ng = gpu_favoring_cpu_over_ng;
             let mut p = policy::create(&pc).unwrap();
             let mut ch = Channel::new(&c.dram);
             ch.reads.push(entry(1, 0, 1, Source::Gpgpu, 0));
@@ -739,12 +736,13 @@ mod tests {
             assert_eq!(waiting.len(), 2);
             ch.reads.last().unwrap().tok
         };
+        let admitted = |name: &str| admitted_with(name, c.policy.gpu_favoring_cpu_over_ng);
         // IM and GPU-favoring rank the CPU read above non-critical GPU reads (§4.3, the
         // digest's §5.5 levels); GPU-favoring's ablation `gpu_favoring_cpu_over_ng = false`
         // raises only critical GPU reads: none here, so the oldest.
         assert_eq!(admitted("im"), 5);
         assert_eq!(admitted("gpu_favoring"), 5);
-        assert_eq!(admitted("gpu_favoring_by_age"), 3);
+        assert_eq!(admitted_with("gpu_favoring", false), 3);
         // FR-FCFS: no row is open, so the oldest.
         assert_eq!(admitted("frfcfs"), 3);
         // All-GPU priority: the oldest GPU read.

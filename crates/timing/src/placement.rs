@@ -188,6 +188,16 @@ pub struct Period {
 }
 
 impl Period {
+    /// The share of two CPUs the team's threads had, per mille (`None` where the host cannot
+    /// tell a thread's CPU time).
+    pub fn cpu_share_permille(&self) -> Option<u32> {
+        let c = self.cpu_ns?;
+        Some(
+            u32::try_from(u128::from(c) * 500 / u128::from(self.wall_ns.max(1)))
+                .unwrap_or(u32::MAX),
+        )
+    }
+
     /// Whether the threads were starved of CPU ([`MIN_CPU_PCT`]).
     pub fn starved(&self) -> bool {
         self.cpu_ns.is_some_and(|c| {

@@ -856,10 +856,7 @@ impl Team {
                 let mut p = a.period;
                 p.wall_ns = u64::try_from(now.duration_since(t0).as_nanos()).unwrap_or(u64::MAX);
                 p.cpu_ns = c0.zip(c1).map(|(c0, c1)| c1.saturating_sub(c0));
-                if let Some(c) = p.cpu_ns {
-                    let share = u128::from(c) * 500 / u128::from(p.wall_ns.max(1));
-                    a.shares.push(u32::try_from(share).unwrap_or(u32::MAX));
-                }
+                a.shares.extend(p.cpu_share_permille());
                 let v = p.verdict();
                 if v == Sample::Absent {
                     a.report.periods_absent += 1;

@@ -243,8 +243,9 @@ pub fn create(c: &PolicyConfig) -> Option<Box<dyn MemPolicy>> {
     POLICIES.iter().find(|p| p.0 == c.name).map(|p| (p.2)(c))
 }
 
-/// Priority level of a request under the digest's §5.5 ordering (IM's, and GPU-favoring's
-/// `gpu_favoring_cpu_over_ng` ablation): 0 = critical GPU, 1 = CPU, 2 = non-critical GPU.
+/// Priority level of a request under the digest's §5.5 ordering (GPU-favoring's, with its
+/// default `gpu_favoring_cpu_over_ng = true`; IM ranks its own levels on the same classes):
+/// 0 = critical GPU, 1 = CPU, 2 = non-critical GPU.
 pub fn level(c: &Cand) -> u8 {
     match (c.source.is_gpu(), c.critical) {
         (true, true) => 0,

@@ -731,16 +731,13 @@ mod tests {
 
     /// Where, in the order of completion, a CPU read arriving behind a backlog of 300
     /// non-critical GPU reads (all row misses, 150 per channel, issued 50 cycles before it) is
-    /// served, on the machine of `controller` under `policy` (`gpu_favoring_by_age`:
-    /// GPU-favoring with `policy.gpu_favoring_cpu_over_ng=false`).
-    fn cpu_read_rank(controller: &str, policy: &str) -> usize {
+    /// served, on the machine of `controller` under `policy` with the settings `sets`.
+    fn cpu_read_rank(controller: &str, policy: &str, sets: &[(&str, &str)]) -> usize {
         use warpforge_hetero::{MemSystem, Request, Source};
         let mut c = machine_config(controller).unwrap();
-        if policy == "gpu_favoring_by_age" {
-            c.set("policy.name", "gpu_favoring").unwrap();
-            c.set("policy.gpu_favoring_cpu_over_ng", "false").unwrap();
-        } else {
-            c.set("policy.name", policy).unwrap();
+        c.set("policy.name", policy).unwrap();
+        for (k, v) in sets {
+            c.set(k, v).unwrap();
         }
         let mut m = MemSystem::new(&c);
         const GPU: u64 = 300;
@@ -773,18 +770,19 @@ mod tests {
     fn default_controllers_let_the_policy_rank_the_whole_backlog() {
         assert_eq!(DEFAULT_CONTROLLER, "preset");
         for p in ["im", "gpu_favoring"] {
-            let k = cpu_read_rank(DEFAULT_CONTROLLER, p);
+            let k = cpu_read_rank(DEFAULT_CONTROLLER, p, &[]);
             assert!(k < 30, "{p}: CPU read served {k}th of 301");
         }
         for p in ["gpu_favoring", "im"] {
             // In arrival order behind the ~118 older reads of its channel that do not fit the
             // 32-entry queue, then first.
-            let k = cpu_read_rank("dramsim2", p);
+            let k = cpu_read_rank("dramsim2", p, &[]);
             assert!(k > 200, "{p}, dramsim2: CPU read served {k}th of 301");
         }
-        for p in ["frfcfs", "gpu_favoring_by_age"] {
-            let k = cpu_read_rank(DEFAULT_CONTROLLER, p);
-            assert!(k > 250, "{p}: CPU read served {k}th of 301");
+        let by_age = [("policy.gpu_favoring_cpu_over_ng", "false")];
+        for (p, sets) in [("frfcfs", &[][..]), ("gpu_favoring", &by_age[..])] {
+            let k = cpu_read_rank(DEFAULT_CONTROLLER, p, sets);
+            assert!(k > 250, "{p} {sets:?}: CPU read served {k}th of 301");
         }
         assert!(machine_config("nope").is_err());
     }

@@ -247,6 +247,7 @@ pub fn corun(
 fn memory_counters(mem: &MemSystem) -> Vec<(String, f64)> {
     let frac = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
     let d = mem.dram_stats();
+    let (front_cg_mean, front_no_cg, front_no_gpu) = mem.front_cg();
     let mut out = vec![
         ("dram_reads".to_string(), d.reads as f64),
         ("dram_writes".to_string(), d.writes as f64),
@@ -267,9 +268,9 @@ fn memory_counters(mem: &MemSystem) -> Vec<(String, f64)> {
             "dram_read_overflow_mean".to_string(),
             mem.read_queue_occupancy().1,
         ),
-        ("dram_front_cg_mean".to_string(), mem.front_cg().0),
-        ("dram_front_no_cg_fraction".to_string(), mem.front_cg().1),
-        ("dram_front_no_gpu_fraction".to_string(), mem.front_cg().2),
+        ("dram_front_cg_mean".to_string(), front_cg_mean),
+        ("dram_front_no_cg_fraction".to_string(), front_no_cg),
+        ("dram_front_no_gpu_fraction".to_string(), front_no_gpu),
     ];
     let mut gpu = warpforge_hetero::mem::SourceStats::default();
     let mut cpu = gpu;
