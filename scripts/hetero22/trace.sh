@@ -1,6 +1,6 @@
 #!/bin/bash
 # Session 22 (hetero): why Table 1's 16 SP lanes cost IM's CPU weighted speed-up on lbm/H and bs/H
-# (docs/EXPERIMENTS.md, document 004, "Session 22 (hetero)"; docs/PERFORMANCE.md, "Session 22: hetero").
+# (docs/history/EXPERIMENTS-004.md, GPGPU, "Session 22 (hetero)"; docs/PERFORMANCE.md, "Session 22: hetero").
 # Usage: scripts/hetero22/trace.sh BIN OUTDIR
 # Runs, at --size small on the H mixes, every model of the Session 21 attribution (main's 64 lanes
 # without store fetch, 16 lanes alone, fetch alone, both) under FR-FCFS and IM with session 21's

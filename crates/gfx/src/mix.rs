@@ -234,9 +234,9 @@ pub fn config(
         .map_err(e)?;
     cfg.set("policy.name", policy).map_err(e)?;
     // IM-SCHED counts and reverses only the CG-over-CPU decisions that FR-FCFS would have taken
-    // the other way (docs/EXPERIMENTS.md, claim 8: "de-prioritised by a younger CG request").
+    // the other way (docs/history/EXPERIMENTS-004.md, 3D notes: "de-prioritised by a younger CG request").
     cfg.set("policy.im_sched_overtake", "true").map_err(e)?;
-    // IM-SCHED's probability is per CPU access (§5.4, docs/EXPERIMENTS.md claim 8, session 16).
+    // IM-SCHED's probability is per CPU access (§5.4, docs/history/EXPERIMENTS-004.md row 8, session 16).
     cfg.set("policy.im_sched_per_request", "true").map_err(e)?;
     cfg.apply_overrides(sets).map_err(e)?;
     Ok(cfg)

@@ -180,7 +180,7 @@ pub const PIXEL_BYTES: u64 = 4;
 /// render target (colour, depth, HiZ, shadow map, blit source) stores, `res_div² / mem_div`
 /// (at least 1).
 ///
-/// Consistent scaling \[INTERP\] (docs/EXPERIMENTS.md, "Scaling"): a reduced frame has
+/// Consistent scaling \[INTERP\] (docs/history/EXPERIMENTS-004.md, 3D, "Scaling"): a reduced frame has
 /// 1/`res_div²` of the pixels while the LLC, the texture footprint and the capacity-bound caches
 /// are divided by `mem_div`. Stored at 4 B per simulated pixel, the render targets would shrink
 /// by `res_div²` against an LLC shrunk by `mem_div` only (at `tiny`, 16 x 16 against 16: a

@@ -140,7 +140,7 @@ pub struct DramConfig {
     /// frame's traffic factor (`res_div² / mem_div`, crate `warpforge-gfx`, `scene::rt_scale`):
     /// a reduced frame moves the full-size bytes over `mem_div` in 1/`res_div²` of the time, so
     /// each simulated GPU burst stands for 1/`gpu_bus_div` of a full-size one
-    /// (docs/EXPERIMENTS.md, document 004 3D, "Scaling").
+    /// (docs/history/EXPERIMENTS-004.md, 3D, "Scaling").
     #[serde(default = "one")]
     pub gpu_bus_div: u32,
     /// With `gpu_bus_div` k > 1, a GPU row miss also holds its bank for 1/k of tRCD, tRAS, tRC,
@@ -149,7 +149,7 @@ pub struct DramConfig {
     /// latency is unchanged (no read of a GPU-opened row returns before the unscaled tRP + tRCD +
     /// tCL + burst). \[INTERP\] Off by default: the 3D titles' depth complexities are fitted
     /// without it, and the other half of the scaling (a scaled frame keeps k times as many GPU
-    /// reads in the controller queues) is not modelled yet (docs/EXPERIMENTS.md, document 004 3D,
+    /// reads in the controller queues) is not modelled yet (docs/history/EXPERIMENTS-004.md, 3D,
     /// "Session 13").
     #[serde(default)]
     pub gpu_bank_scaled: bool,
