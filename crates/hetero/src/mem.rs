@@ -1438,6 +1438,74 @@ mod tests {
         }
     }
 
+    /// A policy that declares itself deterministic ([`MemPolicy::draws_random`] false) gives
+    /// the same completions, counters and policy counters under two seeds, on a mixed CPU /
+    /// GPGPU / 3D stream with half the GPU reads critical; IM (IM-SCHED) and SMS-0.9 declare
+    /// their draws, IM-LLC alone and SMS-0 do not (what `experiment hetero|frame --seeds` runs
+    /// once).
+    #[test]
+    fn policies_declared_deterministic_do_not_depend_on_the_seed() {
+        let run = |name: &str, seed: u64| {
+            let mut c = HeteroConfig::preset("hetero").unwrap();
+            c.set("policy.name", name).unwrap();
+            c.set("policy.seed", &seed.to_string()).unwrap();
+            c.set("policy.interval", "2000").unwrap();
+            let mut m = MemSystem::new(&c);
+            m.gpu_status_mut().ready_fraction = 0.9;
+            m.gpu_status_mut().ready_warps = 4.0;
+            let mut out = Vec::new();
+            for k in 0..3000u64 {
+                let src = match k % 6 {
+                    0 | 1 => Source::Gpgpu,
+                    2 => Source::Gfx(k as u16 % 5),
+                    c => Source::Cpu(((c + k / 7) % 4) as u8),
+                };
+                let mut r = Request::read(k, (k * 7919 % 65536) * 64 * 33, src);
+                r.critical = k % 2 == 0;
+                r.write = k % 13 == 0;
+                m.issue(r);
+                let t = m.now() + 2;
+                m.advance_to(t);
+                out.extend(m.drain_completions());
+            }
+            let mut t = m.now();
+            while out.len() < 3000 {
+                t += 50;
+                m.advance_to(t);
+                out.extend(m.drain_completions());
+                assert!(t < 50_000_000, "{name}");
+            }
+            let counters: Vec<(&str, u64)> = m
+                .policy()
+                .counters()
+                .into_iter()
+                .map(|(k, v)| (k, v.to_bits()))
+                .collect();
+            let keyed: Vec<_> = out.iter().map(|c| (c.id, c.cycle, c.llc_hit)).collect();
+            (keyed, m.source_stats(), m.dram_stats(), counters)
+        };
+        let draws = |name: &str| {
+            let mut c = HeteroConfig::preset("hetero").unwrap();
+            c.set("policy.name", name).unwrap();
+            policy::draws_random(&c.policy)
+        };
+        for name in policy::names() {
+            if !draws(name) {
+                assert!(run(name, 1) == run(name, 2), "{name} depends on the seed");
+            }
+        }
+        for (name, d) in [
+            ("im", true),
+            ("im_sched", true),
+            ("sms_09", true),
+            ("im_llc", false),
+            ("sms_0", false),
+            ("frfcfs", false),
+        ] {
+            assert_eq!(draws(name), d, "{name}");
+        }
+    }
+
     #[test]
     fn concurrent_misses_to_one_block_merge() {
         let mut m = sys("frfcfs");

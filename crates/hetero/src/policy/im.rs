@@ -453,6 +453,12 @@ impl MemPolicy for Im {
         true
     }
 
+    /// IM-SCHED's Bernoulli draws (per CPU read or per decision, §5.4); IM-LLC, the probe and
+    /// the bypass draw nothing, so `im_llc` and `im_bypass` are deterministic.
+    fn draws_random(&self) -> bool {
+        self.sched
+    }
+
     fn counters(&self) -> Vec<(&'static str, f64)> {
         let frac = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
         vec![

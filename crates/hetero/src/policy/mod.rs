@@ -140,6 +140,14 @@ pub trait MemPolicy: Send {
     fn uses_criticality(&self) -> bool {
         false
     }
+    /// Whether the policy draws random numbers from `policy.seed` (IM-SCHED's Bernoulli draws,
+    /// SMS's shortest-job-first draw), so that its results depend on the seed and an experiment
+    /// reports it over several seeds (`experiment hetero|frame --seeds N`). The default, false,
+    /// declares the policy deterministic: its results are the same for every seed (`mem::tests`
+    /// checks it for every registered policy that says so).
+    fn draws_random(&self) -> bool {
+        false
+    }
     /// Named counters for the report (e.g. IM-SCHED intervals at the cap).
     fn counters(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
@@ -241,6 +249,12 @@ pub fn names() -> Vec<&'static str> {
 /// The policy `c.name` with its parameters.
 pub fn create(c: &PolicyConfig) -> Option<Box<dyn MemPolicy>> {
     POLICIES.iter().find(|p| p.0 == c.name).map(|p| (p.2)(c))
+}
+
+/// Whether the policy configured by `c` draws random numbers ([`MemPolicy::draws_random`]);
+/// false for an unregistered name.
+pub fn draws_random(c: &PolicyConfig) -> bool {
+    create(c).is_some_and(|p| p.draws_random())
 }
 
 /// Priority level of a request under the digest's §5.5 ordering (GPU-favoring's, with its

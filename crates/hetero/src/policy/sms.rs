@@ -147,6 +147,12 @@ impl MemPolicy for Sms {
         true
     }
 
+    /// The shortest-job-first draw with probability `p` (§5.7): SMS-0.9 draws, SMS-0 never asks
+    /// the generator.
+    fn draws_random(&self) -> bool {
+        self.p > 0.0
+    }
+
     fn pick(&mut self, _: &Ctx, c: &[Cand]) -> Option<usize> {
         // Only bank heads are candidates; among banks, the oldest head first.
         best_by(c, |x| (x.arrival, x.tok))

@@ -53,6 +53,15 @@ pub struct FrameArgs {
     /// report's `sets`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// Seeds of the runs with random draws: each policy that draws (IM-SCHED's draws in `im`
+    /// and `im_sched`, SMS-0.9's; `warpforge_hetero::policy::draws_random`), on every title
+    /// and mix, IM at 8 MB and the random-marking runs (claim 5; their marking draws use the
+    /// same seed) run with `policy.seed` = s, s+1, ..., s+N-1, s the configured seed (the
+    /// preset's 1, or `--set policy.seed=s`), so that seed s is the single-seed run; the other
+    /// runs once. Each reported figure is the geometric mean over seeds x mixes x titles
+    /// (`policies.<name>.seeds` per seed, `.spread` min and max).
+    #[arg(long, default_value_t = 3)]
+    pub seeds: usize,
 }
 
 /// Runs the experiment.

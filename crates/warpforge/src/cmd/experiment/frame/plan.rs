@@ -1,6 +1,7 @@
 //! The runs of `experiment frame` and their parallel execution (deterministic: every run is
 //! independent and seeded, results are kept in plan order whatever the thread count).
 
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use anyhow::{anyhow, bail, Result};
@@ -63,6 +64,9 @@ pub struct Job {
     pub mix: &'static str,
     /// The run.
     pub run: MixRun,
+    /// The seed of its random draws (`policy.seed`, and the random marking's): one of
+    /// [`Plan::seeds`]; a run without draws has the first.
+    pub seed: u64,
 }
 
 /// The experiment plan.
@@ -81,6 +85,12 @@ pub struct Plan {
     pub alone_cycles: u64,
     /// Extra `key=value` settings of every run's machine configuration (`--set`).
     pub sets: Vec<String>,
+    /// The seeds of the runs with random draws (`--seeds N`): `policy.seed` s, s+1, ...,
+    /// s+N-1 with s the configured one (the preset's 1 or `--set policy.seed=s`).
+    pub seeds: Vec<u64>,
+    /// Per policy run by the plan: whether it draws random numbers
+    /// (`warpforge_hetero::policy::draws_random`).
+    pub draws: BTreeMap<String, bool>,
 }
 
 impl Plan {
@@ -134,7 +144,31 @@ impl Plan {
             warpforge_gfx::mix::config(16384, "frfcfs", opts.mem_div, 1, &machine)
                 .map_err(|e| anyhow!("--set {s}: {e}"))?;
         }
+        if a.seeds == 0 {
+            bail!("--seeds must be at least 1 (the seeds of each run with random draws)");
+        }
+        let machine = warpforge_gfx::mix::apply_gfx_sets(&a.sets, &mut opts.cfg.clone())
+            .map_err(|e| anyhow!("--set {e}"))?;
+        let draws_of = |p: &str| -> Result<bool> {
+            let c = warpforge_gfx::mix::config(16384, p, opts.mem_div, 1, &machine)
+                .map_err(|e| anyhow!("--policy {p}: {e}"))?;
+            Ok(warpforge_hetero::policy::draws_random(&c.policy))
+        };
+        let mut draws = BTreeMap::new();
+        for p in policies.iter().map(String::as_str).chain(["frfcfs", "im"]) {
+            draws.insert(p.to_string(), draws_of(p)?);
+        }
+        let s0 = warpforge_gfx::mix::config(16384, "frfcfs", opts.mem_div, 1, &machine)
+            .map_err(|e| anyhow!("--set {e}"))?
+            .policy
+            .seed;
+        let seeds = (0..a.seeds as u64)
+            .map(|i| s0.checked_add(i))
+            .collect::<Option<Vec<u64>>>()
+            .ok_or_else(|| anyhow!("--seeds {} from policy.seed {s0} passes the largest seed", a.seeds))?;
         Ok(Plan {
+            seeds,
+            draws,
             sets: a.sets.clone(),
             size: a.size.clone(),
             opts,
@@ -145,12 +179,41 @@ impl Plan {
         })
     }
 
+    /// Whether runs of `kind` draw random numbers: a drawing policy's runs (compared, above
+    /// target, 8 MB) and random marking (its marking draws, and IM's).
+    pub fn draws(&self, kind: &Kind) -> bool {
+        match kind {
+            Kind::Base | Kind::IdealCritical | Kind::IdealNonCritical => false,
+            Kind::RandomIm => true,
+            Kind::Policy(p) | Kind::Llc8(p) => self.draws.get(p).copied().unwrap_or(false),
+        }
+    }
+
+    /// The seeds the runs of `kind` are made with: every seed if they draw, else the first.
+    pub fn seeds_of(&self, kind: &Kind) -> &[u64] {
+        if self.draws(kind) {
+            &self.seeds
+        } else {
+            &self.seeds[..1]
+        }
+    }
+
+    /// The seed of the run of `kind` that stands for seed `s`.
+    pub fn run_seed(&self, kind: &Kind, s: u64) -> u64 {
+        if self.draws(kind) {
+            s
+        } else {
+            self.seeds[0]
+        }
+    }
+
     /// The mixes of title `t` run by this plan.
     pub fn mixes_of(&self, t: &Title) -> Vec<(&'static str, [&'static str; 4])> {
         let i = TITLES.iter().position(|x| x.name == t.name).unwrap_or(0);
         mixes(i).into_iter().take(self.mixes).collect()
     }
 
+    /// The run of `kind` with seed `seed` (a run without draws ignores it and gets the first).
     fn job(
         &self,
         kind: Kind,
@@ -158,7 +221,9 @@ impl Plan {
         mix: (&'static str, [&'static str; 4]),
         policy: &str,
         llc_kb: u64,
+        seed: u64,
     ) -> Job {
+        let seed = self.run_seed(&kind, seed);
         let (marking, ideal) = match kind {
             Kind::IdealCritical => (Marking::Algorithm, Some(Ideal::Critical)),
             Kind::IdealNonCritical => (Marking::Algorithm, Some(Ideal::NonCritical)),
@@ -171,7 +236,18 @@ impl Plan {
             // non-critical (and ideal) or every critical access off.
             opts.cfg.held_gate = Some(t.below_target());
         }
+        let mut sets = self.sets.clone();
+        if self.draws(&kind) {
+            // The policy's draws, after `--set` (whose `policy.seed` is the first seed), and the
+            // random marking's (`pipeline::Config::seed`, 1 until session 23, now the policy's
+            // seed: the preset's seed 1 gives the same runs).
+            sets.push(format!("policy.seed={seed}"));
+            if kind == Kind::RandomIm {
+                opts.cfg.seed = seed;
+            }
+        }
         Job {
+            seed,
             kind,
             title: *t,
             mix: mix.0,
@@ -183,7 +259,8 @@ impl Plan {
                 ideal,
                 opts,
                 cpu: mix.1.to_vec(),
-                sets: self.sets.clone(),
+                sets,
+                // The CPU streams' seed (the workload, the same in every run).
                 seed: 11,
             },
         }
@@ -216,7 +293,7 @@ impl Plan {
         let mut base = Vec::new();
         for t in &self.titles {
             for m in self.mixes_of(t) {
-                base.push(self.job(Kind::Base, t, m, "frfcfs", 16384));
+                base.push(self.job(Kind::Base, t, m, "frfcfs", 16384, self.seeds[0]));
             }
         }
         // The other runs, with the index in `base` of the baseline a random-marking run waits for.
@@ -227,8 +304,11 @@ impl Plan {
                 for p in ABOVE_TARGET_POLICIES {
                     if self.policies.iter().any(|x| x == p) {
                         let m = (j.mix, j.run.cpu.clone().try_into().expect("4 CPU cores"));
-                        rest.push(self.job(Kind::Policy(p.into()), &j.title, m, p, 16384));
-                        deps.push(None);
+                        let k = Kind::Policy(p.into());
+                        for &s in self.seeds_of(&k) {
+                            rest.push(self.job(k.clone(), &j.title, m, p, 16384, s));
+                            deps.push(None);
+                        }
                     }
                 }
                 continue;
@@ -243,21 +323,31 @@ impl Plan {
                     .1,
             );
             for p in &self.policies {
-                rest.push(self.job(Kind::Policy(p.clone()), t, mix, p, 16384));
-                deps.push(None);
+                let k = Kind::Policy(p.clone());
+                for &s in self.seeds_of(&k) {
+                    rest.push(self.job(k.clone(), t, mix, p, 16384, s));
+                    deps.push(None);
+                }
             }
             for p in ["frfcfs", "im"] {
-                rest.push(self.job(Kind::Llc8(p.into()), t, mix, p, 8192));
-                deps.push(None);
+                let k = Kind::Llc8(p.into());
+                for &s in self.seeds_of(&k) {
+                    rest.push(self.job(k.clone(), t, mix, p, 8192, s));
+                    deps.push(None);
+                }
             }
             if j.mix != "HL" {
                 continue;
             }
             // Claims 3 and 5 on the HL mix only.
-            rest.push(self.job(Kind::IdealCritical, t, mix, "frfcfs", 16384));
-            rest.push(self.job(Kind::IdealNonCritical, t, mix, "frfcfs", 16384));
-            rest.push(self.job(Kind::RandomIm, t, mix, "im", 16384));
-            deps.extend([None, None, Some(bi)]);
+            let s0 = self.seeds[0];
+            rest.push(self.job(Kind::IdealCritical, t, mix, "frfcfs", 16384, s0));
+            rest.push(self.job(Kind::IdealNonCritical, t, mix, "frfcfs", 16384, s0));
+            deps.extend([None, None]);
+            for &s in self.seeds_of(&Kind::RandomIm) {
+                rest.push(self.job(Kind::RandomIm, t, mix, "im", 16384, s));
+                deps.push(Some(bi));
+            }
         }
         // One pool: tasks 0..A are the alone runs, then the baselines, then the rest.
         let (na, nb) = (apps.len(), base.len());

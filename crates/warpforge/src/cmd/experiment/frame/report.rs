@@ -159,6 +159,47 @@ fn critical_fraction_llc(r: &MixResult) -> f64 {
     r.counts.total_critical() as f64 / r.counts.total().max(1) as f64
 }
 
+/// The min and max of `v` (rounded), null when empty.
+fn spread(v: impl Iterator<Item = f64>) -> Value {
+    let v: Vec<f64> = v.collect();
+    if v.is_empty() {
+        return Value::Null;
+    }
+    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    json!({"min": round(min), "max": round(max)})
+}
+
+/// Per title of `titles` (those with every seed's ratio) the geomean over the seeds of `kind`
+/// of `ratio_at(kind, title, seed)`; and per seed `{seed, gain, titles}` (the gain: geomean
+/// over titles − 1).
+fn over_seeds(
+    plan: &Plan,
+    kind: &Kind,
+    titles: &[&str],
+    ratio_at: &dyn Fn(&Kind, &str, u64) -> Option<f64>,
+) -> (Vec<f64>, Vec<Value>) {
+    let seeds = plan.seeds_of(kind);
+    let mut per_seed: Vec<Vec<f64>> = vec![Vec::new(); seeds.len()];
+    let mut per_title = Vec::new();
+    for t in titles {
+        let v: Vec<f64> = seeds.iter().filter_map(|&s| ratio_at(kind, t, s)).collect();
+        if v.len() < seeds.len() {
+            continue;
+        }
+        for (k, x) in v.iter().enumerate() {
+            per_seed[k].push(*x);
+        }
+        per_title.extend(geomean(&v));
+    }
+    let rows = seeds
+        .iter()
+        .zip(&per_seed)
+        .map(|(s, v)| json!({"seed": s, "gain": opt(geomean(v).map(|x| x - 1.0)), "titles": v.len()}))
+        .collect();
+    (per_title, rows)
+}
+
 fn round(x: f64) -> f64 {
     (x * 1e4).round() / 1e4
 }
@@ -224,6 +265,7 @@ fn failed_runs(plan: &Plan, results: &[(Job, MixResult)]) -> Vec<Value> {
                 "mix": j.mix,
                 "variant": variant(j),
                 "policy": j.run.policy,
+                "seed": j.seed,
                 "llc_kb": j.run.llc_kb,
                 "frames_done": r.frames_done,
                 "frames_wanted": plan.opts.warmup + plan.opts.frames,
@@ -240,19 +282,27 @@ impl Report {
         let results: &[(Job, MixResult)] = &out.runs;
         // Only runs that finished their frames: a run that hit the frame cap is listed in
         // `failed_runs` and counts as missing in every figure.
-        let job_of = |kind: &Kind, t: &str, mix: &str| {
-            results
-                .iter()
-                .find(|(j, r)| &j.kind == kind && j.title.name == t && j.mix == mix && r.complete)
+        // The run of `kind` standing for seed `seed` (`--seeds`; the one run of a kind
+        // without draws stands for every seed).
+        let job_at = |kind: &Kind, t: &str, mix: &str, seed: u64| {
+            let seed = plan.run_seed(kind, seed);
+            results.iter().find(|(j, r)| {
+                &j.kind == kind && j.title.name == t && j.mix == mix && j.seed == seed && r.complete
+            })
         };
+        let s0 = plan.seeds[0];
+        // The diagnostics of a run come from the first seed's.
+        let job_of = |kind: &Kind, t: &str, mix: &str| job_at(kind, t, mix, s0);
         let find_mix = |kind: &Kind, t: &str, mix: &str| job_of(kind, t, mix).map(|(_, r)| r);
         // Per-title figures come from the HL mix.
         let find = |kind: &Kind, t: &str| find_mix(kind, t, "HL");
-        let ratio = |kind: &Kind, t: &str| -> Option<f64> {
-            let b = find(&Kind::Base, t)?;
-            let r = find(kind, t)?;
-            (b.fps > 0.0).then(|| r.fps / b.fps)
+        // FPS ratio of `kind` over the baseline on title `t`'s HL mix, seed `seed`.
+        let ratio_at = |kind: &Kind, t: &str, seed: u64| -> Option<f64> {
+            let b = job_at(&Kind::Base, t, "HL", seed)?.1.fps;
+            let r = job_at(kind, t, "HL", seed)?.1.fps;
+            (b > 0.0).then(|| r / b)
         };
+        let ratio = |kind: &Kind, t: &str| ratio_at(kind, t, s0);
         // Weighted speedup of a run: sum of shared IPC over alone IPC (section 8.5).
         let ws = |j: &Job, r: &MixResult| -> Option<f64> {
             if r.cpu_ipc.is_empty() {
@@ -270,13 +320,14 @@ impl Report {
                 (&j.kind == kind || &j.kind == base) && j.title.name == t && !r.complete
             })
         };
-        // (FPS ratio, CPU weighted-speedup ratio) of `kind` over `base`, geomean over a title's
-        // mixes (the document's per-workload geometric mean over its three mixes).
-        let versus = |kind: &Kind, base: &Kind, t: &Title| -> Option<(f64, Option<f64>)> {
+        // (FPS ratio, CPU weighted-speedup ratio) of `kind` over `base` with seed `seed`,
+        // geomean over a title's mixes (the document's per-workload geometric mean over its
+        // three mixes).
+        let versus = |kind: &Kind, base: &Kind, t: &Title, seed: u64| -> Option<(f64, Option<f64>)> {
             let (mut f, mut c) = (Vec::new(), Vec::new());
             for (m, _) in plan.mixes_of(t) {
-                let (jb, b) = job_of(base, t.name, m)?;
-                let (jr, r) = job_of(kind, t.name, m)?;
+                let (jb, b) = job_at(base, t.name, m, seed)?;
+                let (jr, r) = job_at(kind, t.name, m, seed)?;
                 if b.fps > 0.0 {
                     f.push(r.fps / b.fps);
                 }
@@ -413,14 +464,10 @@ impl Report {
             .filter_map(|t| find(&Kind::Base, t.name))
             .map(critical_fraction_ungated)
             .collect();
-        let random: Vec<f64> = low
-            .iter()
-            .filter_map(|t| ratio(&Kind::RandomIm, t))
-            .collect();
-        let im_alg: Vec<f64> = low
-            .iter()
-            .filter_map(|t| ratio(&Kind::Policy("im".into()), t))
-            .collect();
+        // Claim 5: per title the geomean over seeds, and per seed over titles.
+        let (random, random_seeds) = over_seeds(plan, &Kind::RandomIm, &low, &ratio_at);
+        let (im_alg, im_alg_seeds) =
+            over_seeds(plan, &Kind::Policy("im".into()), &low, &ratio_at);
         // Policies (claims 7-14): FPS and CPU weighted speedup over FR-FCFS, geomean over mixes
         // then over the evaluated titles; equal weight = sqrt(FPS ratio x CPU ratio).
         let low_titles: Vec<&Title> = plan.low().collect();
@@ -429,18 +476,47 @@ impl Report {
             let (mut f, mut c, mut e) = (Vec::new(), Vec::new(), Vec::new());
             let mut per_title = Map::new();
             let mut failed_titles = Vec::new();
+            // The seeds of `kind` (its base's runs stand for each) and per seed the titles'
+            // (FPS ratio, CPU ratio, equal weight).
+            let seeds = plan.seeds_of(kind);
+            let mut by_seed: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> =
+                vec![Default::default(); seeds.len()];
             for t in set {
                 if failed(kind, base, t.name) {
                     failed_titles.push(t.name);
                     per_title.insert(t.name.into(), json!({"failed": true}));
                     continue;
                 }
-                if let Some((fr, cr)) = versus(kind, base, t) {
+                let vs: Vec<(u64, f64, Option<f64>)> = seeds
+                    .iter()
+                    .filter_map(|&s| versus(kind, base, t, s).map(|(fr, cr)| (s, fr, cr)))
+                    .collect();
+                if vs.len() < seeds.len() {
+                    continue;
+                }
+                for (k, (_, fr, cr)) in vs.iter().enumerate() {
+                    by_seed[k].0.push(*fr);
+                    if let Some(cr) = cr {
+                        by_seed[k].1.push(*cr);
+                        by_seed[k].2.push((fr * cr).sqrt());
+                    }
+                }
+                // Per title: the geomean over seeds of the mixes' geomean.
+                let fr_s: Vec<f64> = vs.iter().map(|v| v.1).collect();
+                let cr_s: Vec<f64> = vs.iter().filter_map(|v| v.2).collect();
+                let cr = (cr_s.len() == vs.len()).then(|| geomean(&cr_s)).flatten();
+                if let Some(fr) = geomean(&fr_s) {
                     f.push(fr);
                     if let Some(cr) = cr {
                         c.push(cr);
                         e.push((fr * cr).sqrt());
                     }
+                    let title_seeds: Vec<Value> = vs
+                        .iter()
+                        .map(|(s, fr, cr)| {
+                            json!({"seed": s, "fps_gain": round(fr - 1.0), "cpu_weighted_speedup": opt(*cr)})
+                        })
+                        .collect();
                     let run = find(kind, t.name);
                     let gate = run.map(|r| round(r.gate_share));
                     let base_gate = find(base, t.name).map(|r| round(r.gate_share));
@@ -464,6 +540,7 @@ impl Report {
                         json!({
                             "fps_gain": round(fr - 1.0),
                             "cpu_weighted_speedup": opt(cr),
+                            "seeds": title_seeds,
                             "gate_share": gate,
                             "base_gate_share": base_gate,
                             "fps": fps,
@@ -492,10 +569,26 @@ impl Report {
                     );
                 }
             }
+            let seed_rows: Vec<(u64, Option<f64>, Option<f64>, Option<f64>)> = seeds
+                .iter()
+                .zip(&by_seed)
+                .map(|(s, (f, c, e))| (*s, geomean(f), geomean(c), geomean(e)))
+                .collect();
             json!({
                 "fps_gain": opt(geomean(&f).map(|x| x - 1.0)),
                 "cpu_weighted_speedup": opt(geomean(&c)),
                 "equal_weight": opt(geomean(&e)),
+                "seeds": seed_rows.iter().map(|(s, f, c, e)| json!({
+                    "seed": s,
+                    "fps_gain": opt(f.map(|x| x - 1.0)),
+                    "cpu_weighted_speedup": opt(*c),
+                    "equal_weight": opt(*e),
+                })).collect::<Vec<Value>>(),
+                "spread": {
+                    "fps_gain": spread(seed_rows.iter().filter_map(|r| r.1.map(|x| x - 1.0))),
+                    "cpu_weighted_speedup": spread(seed_rows.iter().filter_map(|r| r.2)),
+                    "equal_weight": spread(seed_rows.iter().filter_map(|r| r.3)),
+                },
                 "titles": f.len(),
                 "failed_titles": failed_titles,
                 "per_title": per_title,
@@ -574,8 +667,24 @@ impl Report {
             "critical_fraction_all_titles": opt(mean(&cf_all)),
             "random_marking_gain": opt(geomean(&random).map(|x| x - 1.0)),
             "random_marking_titles": random.len(),
+            "random_marking_seeds": random_seeds,
             "algorithm_marking_gain": opt(geomean(&im_alg).map(|x| x - 1.0)),
             "algorithm_marking_titles": im_alg.len(),
+            "algorithm_marking_seeds": im_alg_seeds,
+            "seeding": {
+                "seeds": plan.seeds,
+                "policies_drawing": plan.policies.iter().filter(|p| plan.draws(&Kind::Policy((*p).clone()))).collect::<Vec<_>>(),
+                "definition": "the runs with random draws (a policy that draws: compared, above \
+                               target, IM at 8 MB; random marking, whose marking draws use the same \
+                               seed) run once per seed (policy.seed = each of `seeds`), the others \
+                               once (the baseline's run stands for every seed); fps_gain, \
+                               cpu_weighted_speedup, equal_weight, random_marking_gain and \
+                               algorithm_marking_gain: per title the geometric mean over seeds x \
+                               mixes, then over titles (= the geomean of the per-seed figures in \
+                               `seeds`); `spread`: their min and max over seeds; per_title.<t> \
+                               .fps_gain and .cpu_weighted_speedup: geomean over seeds, .seeds per \
+                               seed; every other per-title figure is the first seed's HL run",
+            },
             "estimator_mae": opt(mae),
             "estimator_max_error": max.unwrap_or(Value::Null),
             "estimator_mae_plain": opt((!errors_plain.is_empty()).then(|| {

@@ -159,14 +159,74 @@ pub struct HeteroArgs {
     /// Parallel simulations (default: available cores).
     #[arg(long)]
     jobs: Option<usize>,
+    /// Seeds of the policies that draw random numbers (IM-SCHED's draws in `im` and its
+    /// ablations, SMS-0.9's shortest-job-first draw; each policy declares it,
+    /// `warpforge_hetero::policy::draws_random`): each such policy runs every mix with
+    /// `policy.seed` = s, s+1, ..., s+N-1, s the configured seed (the preset's 1, or `--set
+    /// policy.seed=s`), so that seed s is the single-seed run; the deterministic policies run
+    /// once. Each reported figure is the geometric mean over seeds x mixes
+    /// (`policies.<name>.seeds` per seed, `.spread` min and max).
+    #[arg(long, default_value_t = 3)]
+    seeds: usize,
+}
+
+/// The seeds of a run (`--seeds`) and which policies draw random numbers.
+pub struct Seeds {
+    /// `policy.seed` of each seed's runs; the first is the configured seed.
+    pub list: Vec<u64>,
+    /// Per policy name: whether it draws (`warpforge_hetero::policy::draws_random`).
+    pub draws: BTreeMap<String, bool>,
+}
+
+impl Seeds {
+    /// `n` seeds from `hbase`'s `policy.seed` for the policies `policies`; an error for `n` = 0
+    /// or a seed past `u64::MAX`.
+    pub fn new(hbase: &HeteroConfig, policies: &[String], n: usize) -> Result<Seeds> {
+        if n == 0 {
+            bail!("--seeds must be at least 1 (the seeds of each policy that draws random numbers)");
+        }
+        let s0 = hbase.policy.seed;
+        let list = (0..n as u64)
+            .map(|i| s0.checked_add(i))
+            .collect::<Option<Vec<u64>>>()
+            .ok_or_else(|| anyhow!("--seeds {n} from policy.seed {s0} passes the largest seed"))?;
+        let draws = policies
+            .iter()
+            .map(|p| {
+                let mut c = hbase.policy.clone();
+                c.name = p.clone();
+                (p.clone(), warpforge_hetero::policy::draws_random(&c))
+            })
+            .collect();
+        Ok(Seeds { list, draws })
+    }
+
+    /// The seeds `p` runs with: all of them if it draws, else the first.
+    pub fn of(&self, p: &str) -> &[u64] {
+        if self.draws.get(p).copied().unwrap_or(false) {
+            &self.list
+        } else {
+            &self.list[..1]
+        }
+    }
+
+    /// The seed of `p`'s run that stands for seed `s` (`s` itself if `p` draws, else the first).
+    pub fn run_of(&self, p: &str, s: u64) -> u64 {
+        if self.draws.get(p).copied().unwrap_or(false) {
+            s
+        } else {
+            self.list[0]
+        }
+    }
 }
 
 enum Task {
     Alone(CpuApp),
-    Corun(usize, String),
+    /// A co-run: (mix index, policy, `policy.seed`).
+    Corun(usize, String, u64),
     Interf(usize),
-    /// A co-run of the beyond-LLC part: (mix index, policy).
-    Beyond(usize, String),
+    /// A co-run of the beyond-LLC part: (mix index, policy, `policy.seed`).
+    Beyond(usize, String, u64),
 }
 
 enum Done {
@@ -220,12 +280,11 @@ pub fn run(a: HeteroArgs) -> Result<()> {
     hbase
         .apply_overrides(&a.sets)
         .map_err(|e| anyhow!("--set {e}"))?;
-    let mut hcfgs = BTreeMap::new();
     for p in &policies {
-        let mut c = hbase.clone();
-        c.set("policy.name", p)
+        hbase
+            .clone()
+            .set("policy.name", p)
             .map_err(|e| anyhow!("--policy: {e}"))?;
-        hcfgs.insert(p.clone(), c);
     }
     let mut gcfg = GpuConfig::preset("hetero-gpu").map_err(anyhow::Error::msg)?;
     gcfg.apply_overrides(&a.gpu_sets)
@@ -247,11 +306,22 @@ pub fn run(a: HeteroArgs) -> Result<()> {
         Vec::new()
     };
     let bpolicies: Vec<String> = BEYOND_LLC_POLICIES.iter().map(|s| s.to_string()).collect();
-    for p in &bpolicies {
-        if !hcfgs.contains_key(p) {
+    let all: Vec<String> = policies
+        .iter()
+        .chain(&bpolicies)
+        .cloned()
+        .collect::<BTreeSet<String>>()
+        .into_iter()
+        .collect();
+    let seeds = Seeds::new(&hbase, &all, a.seeds)?;
+    // The machine of each (policy, seed) run.
+    let mut hcfgs = BTreeMap::new();
+    for p in &all {
+        for &s in seeds.of(p) {
             let mut c = hbase.clone();
             c.set("policy.name", p).expect("registered policy");
-            hcfgs.insert(p.clone(), c);
+            c.policy.seed = s;
+            hcfgs.insert((p.clone(), s), c);
         }
     }
     let traces = traces_dir();
@@ -272,7 +342,9 @@ pub fn run(a: HeteroArgs) -> Result<()> {
     }
     for (i, _) in mixes.iter().enumerate() {
         for p in &policies {
-            tasks.push(Task::Corun(i, p.clone()));
+            for &s in seeds.of(p) {
+                tasks.push(Task::Corun(i, p.clone(), s));
+            }
         }
     }
     // The beyond-LLC co-runs are the longest: queue them before the main ones so that the
@@ -280,8 +352,10 @@ pub fn run(a: HeteroArgs) -> Result<()> {
     let mut at = apps.len();
     for (i, _) in bmixes.iter().enumerate() {
         for p in &bpolicies {
-            tasks.insert(at, Task::Beyond(i, p.clone()));
-            at += 1;
+            for &s in seeds.of(p) {
+                tasks.insert(at, Task::Beyond(i, p.clone(), s));
+                at += 1;
+            }
         }
     }
     if !a.no_interference {
@@ -308,9 +382,10 @@ pub fn run(a: HeteroArgs) -> Result<()> {
                 let r = match t {
                     Task::Alone(app) => sim::alone_ipc(&hbase, app, warm, a.alone_cycles, &traces)
                         .map(|(x, m)| Done::Alone(x, m)),
-                    Task::Corun(m, p) => {
+                    Task::Corun(m, p, seed) => {
                         let mx = &mixes[*m];
-                        sim::corun(&mx.gpu, a.size, &gcfg, &hcfgs[p], &mx.cpu, warm, &traces)
+                        let h = &hcfgs[&(p.clone(), *seed)];
+                        sim::corun(&mx.gpu, a.size, &gcfg, h, &mx.cpu, warm, &traces)
                             .map(Done::Corun)
                     }
                     Task::Interf(n) => {
@@ -318,9 +393,10 @@ pub fn run(a: HeteroArgs) -> Result<()> {
                         sim::corun(&interf_gpu, a.size, &gcfg, &hbase, &apps, warm, &traces)
                             .map(Done::Corun)
                     }
-                    Task::Beyond(m, p) => {
+                    Task::Beyond(m, p, seed) => {
                         let mx = &bmixes[*m];
-                        sim::corun(&mx.gpu, a.size, &gcfg, &hcfgs[p], &mx.cpu, warm, &traces)
+                        let h = &hcfgs[&(p.clone(), *seed)];
+                        sim::corun(&mx.gpu, a.size, &gcfg, h, &mx.cpu, warm, &traces)
                             .map(Done::Corun)
                     }
                 };
@@ -338,9 +414,9 @@ pub fn run(a: HeteroArgs) -> Result<()> {
     }
     let mut alone: BTreeMap<String, f64> = BTreeMap::new();
     let mut alone_mem: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
-    let mut co: BTreeMap<(usize, String), sim::CoRun> = BTreeMap::new();
+    let mut co: CoRuns = BTreeMap::new();
     let mut interf: BTreeMap<usize, sim::CoRun> = BTreeMap::new();
-    let mut bco: BTreeMap<(usize, String), sim::CoRun> = BTreeMap::new();
+    let mut bco: CoRuns = BTreeMap::new();
     for (t, r) in tasks.iter().zip(results) {
         let d = r.into_inner().expect("lock").expect("every task ran")?;
         match (t, d) {
@@ -348,14 +424,14 @@ pub fn run(a: HeteroArgs) -> Result<()> {
                 alone.insert(app.name(), x);
                 alone_mem.insert(app.name(), m.into_iter().collect());
             }
-            (Task::Corun(m, p), Done::Corun(c)) => {
-                co.insert((*m, p.clone()), c);
+            (Task::Corun(m, p, seed), Done::Corun(c)) => {
+                co.insert((*m, p.clone(), *seed), c);
             }
             (Task::Interf(n), Done::Corun(c)) => {
                 interf.insert(*n, c);
             }
-            (Task::Beyond(m, p), Done::Corun(c)) => {
-                bco.insert((*m, p.clone()), c);
+            (Task::Beyond(m, p, seed), Done::Corun(c)) => {
+                bco.insert((*m, p.clone(), *seed), c);
             }
             _ => unreachable!("task and result kinds match"),
         }
@@ -370,6 +446,7 @@ pub fn run(a: HeteroArgs) -> Result<()> {
         &interf_gpu,
         &hbase,
         gcfg.clocks.core_mhz,
+        &seeds,
     );
     let mut report = report?;
     report["cpu_alone_memory"] = json!(alone_mem);
@@ -383,7 +460,7 @@ pub fn run(a: HeteroArgs) -> Result<()> {
                     (1M nodes, ~41 MB); its co-runs cost ~40x bfs's, so only the baseline and the \
                     proposal run, on BFS's co-runners",
             "mixes": bmixes,
-            "policies": Value::Object(policy_table(&bmixes, &bpolicies, &alone, &bco)),
+            "policies": Value::Object(policy_table(&bmixes, &bpolicies, &alone, &bco, &seeds)),
         })
     } else {
         Value::Null
@@ -438,21 +515,21 @@ fn task_seconds(tasks: &[Task], seconds: &[Mutex<f64>], mixes: &[Mix]) -> Value 
         let s = *s.lock().expect("lock");
         let (keys, name) = match t {
             Task::Alone(a) => (vec!["alone".to_string()], format!("alone {}", a.name())),
-            Task::Corun(m, p) => (
+            Task::Corun(m, p, seed) => (
                 vec![
                     "corun".to_string(),
                     format!("workload.{}", mixes[*m].gpu),
                     format!("policy.{p}"),
                 ],
-                format!("{} mix {m} {p}", mixes[*m].gpu),
+                format!("{} mix {m} {p} seed {seed}", mixes[*m].gpu),
             ),
             Task::Interf(n) => (
                 vec!["interference".to_string()],
                 format!("interference {n} cores"),
             ),
-            Task::Beyond(m, p) => (
+            Task::Beyond(m, p, seed) => (
                 vec!["beyond_llc".to_string()],
-                format!("beyond-LLC {BEYOND_LLC_WORKLOAD} mix {m} {p}"),
+                format!("beyond-LLC {BEYOND_LLC_WORKLOAD} mix {m} {p} seed {seed}"),
             ),
         };
         for k in keys {
@@ -472,19 +549,24 @@ fn weighted(ipc: &[f64], apps: &[CpuApp], alone: &BTreeMap<String, f64>) -> f64 
         .sum()
 }
 
+/// The co-runs by (mix index, policy, `policy.seed`).
+type CoRuns = BTreeMap<(usize, String, u64), sim::CoRun>;
+
 #[allow(clippy::too_many_arguments)]
 fn report(
     a: &HeteroArgs,
     mixes: &[Mix],
     policies: &[String],
     alone: &BTreeMap<String, f64>,
-    co: &BTreeMap<(usize, String), sim::CoRun>,
+    co: &CoRuns,
     interf: &BTreeMap<usize, sim::CoRun>,
     interf_gpu: &str,
     hbase: &HeteroConfig,
     gpu_mhz: f64,
+    seeds: &Seeds,
 ) -> Result<Value> {
-    let pol = policy_table(mixes, policies, alone, co);
+    let pol = policy_table(mixes, policies, alone, co, seeds);
+    let base_seed = seeds.list[0];
     // Claim 17: stall-table coverage per workload (FR-FCFS runs, every mix of the workload).
     let mut cov = serde_json::Map::new();
     let mut covs = vec![];
@@ -495,7 +577,7 @@ fn report(
             .iter()
             .enumerate()
             .filter(|(_, m)| m.gpu == w)
-            .flat_map(|(i, _)| co[&(i, "frfcfs".to_string())].crit.clone())
+            .flat_map(|(i, _)| co[&(i, "frfcfs".to_string(), base_seed)].crit.clone())
             .collect();
         let c4 = crit::top_n_coverage(&stats, 4);
         covs.push(c4);
@@ -557,6 +639,20 @@ fn report(
         },
         "mixes": mixes,
         "cpu_alone_ipc": alone,
+        "seeding": {
+            "seeds": seeds.list,
+            "policies_drawing": policies.iter().filter(|p| seeds.draws[*p]).collect::<Vec<_>>(),
+            "definition": "a policy that draws random numbers runs every mix once per seed \
+                           (policy.seed = each of `seeds`), a deterministic one once (its run \
+                           stands for every seed); policies.<name>.gpu_speedup, \
+                           .cpu_weighted_speedup: geometric mean over seeds x mixes of the ratio \
+                           to FR-FCFS on the same mix; .equal_weight: sqrt of their product; \
+                           .seeds: the same figures per seed (geomean over mixes); .spread: their \
+                           min and max over seeds; per_mix[].gpu_speedup and \
+                           .cpu_weighted_speedup: geomean over seeds, per_mix[].seeds per seed; \
+                           every other per_mix figure is the first seed's run; \
+                           gpu_critical_fraction and counters: means over seeds x mixes",
+        },
         "policies": pol,
         "stall_table_coverage": {
             "top4_mean": covs.iter().sum::<f64>() / covs.len().max(1) as f64,
@@ -587,42 +683,76 @@ fn report(
     }))
 }
 
+/// The min and max of `v` as JSON.
+fn spread(v: &[f64]) -> Value {
+    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    json!({"min": min, "max": max})
+}
+
 /// Per policy (relative to `frfcfs` on the same mixes): GPU speed-up, CPU weighted speed-up
-/// and equal weight (geomeans over `mixes`), mean critical fractions and policy counters, and
-/// the per-mix figures with the memory-side counters.
+/// (geomeans over seeds x mixes; a deterministic policy's one run stands for every seed, and so
+/// does FR-FCFS's as the baseline) and equal weight; per seed the same figures (geomeans over
+/// `mixes`) and their spread; mean critical fractions and policy counters over seeds x mixes;
+/// the per-mix figures (speed-ups: geomean over seeds, and per seed) with the first seed's
+/// memory-side counters.
 fn policy_table(
     mixes: &[Mix],
     policies: &[String],
     alone: &BTreeMap<String, f64>,
-    co: &BTreeMap<(usize, String), sim::CoRun>,
+    co: &CoRuns,
+    seeds: &Seeds,
 ) -> serde_json::Map<String, Value> {
     let mut pol = serde_json::Map::new();
+    let frfcfs = "frfcfs".to_string();
     for p in policies {
         let (mut g, mut c, mut rows) = (vec![], vec![], vec![]);
         let mut counters: BTreeMap<String, Vec<f64>> = BTreeMap::new();
         let mut crit_frac = vec![];
         let mut dram_crit_frac = vec![];
+        let ss = seeds.of(p);
+        // Per seed: the ratios of every mix.
+        let mut per_seed: Vec<(Vec<f64>, Vec<f64>)> = vec![(vec![], vec![]); ss.len()];
         for (i, m) in mixes.iter().enumerate() {
-            let b = &co[&(i, "frfcfs".to_string())];
-            let r = &co[&(i, p.clone())];
-            let gs = b.gpu_cycles as f64 / r.gpu_cycles as f64;
-            let ws_b = weighted(&b.ipc, &m.cpu, alone);
-            let ws = weighted(&r.ipc, &m.cpu, alone);
-            g.push(gs);
-            c.push(ws / ws_b);
-            crit_frac.push(r.gpu_critical_fraction);
-            dram_crit_frac.push(r.gpu_dram_critical_fraction);
-            for (k, v) in &r.counters {
-                counters.entry(k.clone()).or_default().push(*v);
+            let (mut gm, mut cm, mut by_seed) = (vec![], vec![], vec![]);
+            for (k, &seed) in ss.iter().enumerate() {
+                let b = &co[&(i, frfcfs.clone(), seeds.run_of(&frfcfs, seed))];
+                let r = &co[&(i, p.clone(), seed)];
+                let gs = b.gpu_cycles as f64 / r.gpu_cycles as f64;
+                let ws_b = weighted(&b.ipc, &m.cpu, alone);
+                let ws = weighted(&r.ipc, &m.cpu, alone);
+                g.push(gs);
+                c.push(ws / ws_b);
+                gm.push(gs);
+                cm.push(ws / ws_b);
+                per_seed[k].0.push(gs);
+                per_seed[k].1.push(ws / ws_b);
+                crit_frac.push(r.gpu_critical_fraction);
+                dram_crit_frac.push(r.gpu_dram_critical_fraction);
+                for (k, v) in &r.counters {
+                    counters.entry(k.clone()).or_default().push(*v);
+                }
+                by_seed.push(json!({
+                    "seed": seed,
+                    "gpu_cycles": r.gpu_cycles,
+                    "cpu_ipc": r.ipc,
+                    "cpu_weighted": ws,
+                    "gpu_speedup": gs,
+                    "cpu_weighted_speedup": ws / ws_b,
+                }));
             }
+            // The other figures of the row: the first seed's run.
+            let r = &co[&(i, p.clone(), ss[0])];
+            let ws = weighted(&r.ipc, &m.cpu, alone);
             rows.push(json!({
                 "mix": i,
                 "gpu_cycles": r.gpu_cycles,
                 "gpu_warp_insts": r.gpu_insts,
                 "cpu_ipc": r.ipc,
                 "cpu_weighted": ws,
-                "gpu_speedup": gs,
-                "cpu_weighted_speedup": ws / ws_b,
+                "gpu_speedup": geomean(&gm),
+                "cpu_weighted_speedup": geomean(&cm),
+                "seeds": by_seed,
                 "gpu_llc_hit_rate": r.gpu_llc_hit_rate,
                 "gpu_critical_fraction": r.gpu_critical_fraction,
                 "gpu_dram_critical_fraction": r.gpu_dram_critical_fraction,
@@ -643,12 +773,33 @@ fn policy_table(
             .into_iter()
             .map(|(k, v)| (k, json!(v.iter().sum::<f64>() / v.len() as f64)))
             .collect();
+        let figs: Vec<(f64, f64, f64)> = per_seed
+            .iter()
+            .map(|(g, c)| {
+                let (g, c) = (geomean(g), geomean(c));
+                (g, c, (g * c).sqrt())
+            })
+            .collect();
+        let seed_rows: Vec<Value> = ss
+            .iter()
+            .zip(&figs)
+            .map(|(s, f)| {
+                json!({"seed": s, "gpu_speedup": f.0, "cpu_weighted_speedup": f.1, "equal_weight": f.2})
+            })
+            .collect();
+        let col = |k: usize| -> Vec<f64> { figs.iter().map(|f| [f.0, f.1, f.2][k]).collect() };
         pol.insert(
             p.clone(),
             json!({
                 "gpu_speedup": gs,
                 "cpu_weighted_speedup": cs,
                 "equal_weight": (gs * cs).sqrt(),
+                "seeds": seed_rows,
+                "spread": {
+                    "gpu_speedup": spread(&col(0)),
+                    "cpu_weighted_speedup": spread(&col(1)),
+                    "equal_weight": spread(&col(2)),
+                },
                 "gpu_critical_fraction": crit_frac.iter().sum::<f64>() / crit_frac.len().max(1) as f64,
                 "gpu_dram_critical_fraction": dram_crit_frac.iter().sum::<f64>() / dram_crit_frac.len().max(1) as f64,
                 "counters": counters,
@@ -660,11 +811,22 @@ fn policy_table(
 }
 
 fn print_summary(r: &Value, policies: &[String]) {
-    println!("policy         GPU speed-up  CPU weighted  equal weight");
+    println!("policy         GPU speed-up  CPU weighted  equal weight  (seeds: equal weight min-max)");
     for p in policies {
         let x = &r["policies"][p];
+        let n = x["seeds"].as_array().map_or(0, |v| v.len());
+        let spread = if n > 1 {
+            let w = &x["spread"]["equal_weight"];
+            format!(
+                "  ({n}: {:.3}-{:.3})",
+                w["min"].as_f64().unwrap_or(f64::NAN),
+                w["max"].as_f64().unwrap_or(f64::NAN)
+            )
+        } else {
+            String::new()
+        };
         println!(
-            "{p:<14} {:>12.3}  {:>12.3}  {:>12.3}",
+            "{p:<14} {:>12.3}  {:>12.3}  {:>12.3}{spread}",
             x["gpu_speedup"].as_f64().unwrap_or(f64::NAN),
             x["cpu_weighted_speedup"].as_f64().unwrap_or(f64::NAN),
             x["equal_weight"].as_f64().unwrap_or(f64::NAN)
