@@ -20,6 +20,8 @@ fn frame_experiment_light_titles() {
         "L4D,UT2004",
         "--policy",
         "im,sms_0",
+        "--seeds",
+        "1",
     ])
     .args([
         "--json",
@@ -211,6 +213,7 @@ fn frame_experiment_refuses_bad_input() {
         vec!["--set", "no_equals_sign"],
         vec!["--set", "gfx.raise_pending=maybe"],
         vec!["--set", "gfx.no_such_key=1"],
+        vec!["--seeds", "0"],
     ] {
         let out = wf()
             .args(["experiment", "frame", "--json", json.to_str().unwrap()])
@@ -246,8 +249,21 @@ fn frame_runs_that_hit_the_cap_are_reported_failures() {
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let failed = r["failed_runs"].as_array().unwrap();
     // No frame fits in 5,000 GPU cycles: every run fails (baseline, IM, two 8 MB runs, two
-    // ideal runs, random marking).
-    assert_eq!(failed.len(), 7, "{failed:?}");
+    // ideal runs, random marking), IM's and random marking's once per seed (`--seeds` 3 by
+    // default: 3 + 3 + 3 runs), the others once.
+    assert_eq!(failed.len(), 13, "{failed:?}");
+    let seeds_of = |variant: &str, policy: &str| -> Vec<u64> {
+        failed
+            .iter()
+            .filter(|f| f["variant"] == variant && f["policy"] == policy)
+            .map(|f| f["seed"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(seeds_of("policy", "im"), [1, 2, 3]);
+    assert_eq!(seeds_of("llc_8mb", "im"), [1, 2, 3]);
+    assert_eq!(seeds_of("random_marking", "im"), [1, 2, 3]);
+    assert_eq!(seeds_of("llc_8mb", "frfcfs"), [1]);
+    assert_eq!(seeds_of("base", "frfcfs"), [1]);
     assert_eq!(failed.len() as u64, r["run_time"]["runs"].as_u64().unwrap());
     for f in failed {
         assert_eq!(f["title"], "L4D");
@@ -284,7 +300,90 @@ fn frame_runs_that_hit_the_cap_are_reported_failures() {
     assert_eq!(r["random_marking_titles"], 0);
     let text = String::from_utf8_lossy(&out);
     assert!(
-        text.contains("warning: 7 run(s) hit the frame cap") && text.contains("L4D HL policy im"),
+        text.contains("warning: 13 run(s) hit the frame cap")
+            && text.contains("L4D HL policy im seed 3"),
         "{text}"
     );
+}
+
+/// The JSON of `experiment frame` on L4D (tiny) under IM and GPU-favoring with `args`.
+fn l4d(args: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("frame.json");
+    wf().args(["experiment", "frame", "--titles", "L4D"])
+        .args(["--policy", "im,gpu_favoring", "--jobs", "2"])
+        .args(args)
+        .args(["--json", json.to_str().unwrap()])
+        .assert()
+        .success();
+    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+}
+
+/// `--seeds 2` (session 23): IM (it draws, IM-SCHED) runs once per seed, on its own, at 8 MB
+/// and with random marking; GPU-favoring, the baseline, the ideal runs and FR-FCFS at 8 MB
+/// once. Each reported figure is the geomean of the per-seed figures (to the JSON's rounding),
+/// and seed 2 of the run is the single run with `--set policy.seed=2`.
+#[test]
+fn frame_seeds_are_geomeans_and_seed_k_is_the_single_run_with_that_seed() {
+    let r = l4d(&["--seeds", "2"]);
+    let one = l4d(&["--seeds", "1", "--set", "policy.seed=2"]);
+    // L4D: base, IM x2, GPU-favoring, 8 MB FR-FCFS and IM x2, 2 ideal, random marking x2.
+    assert_eq!(r["run_time"]["runs"], 11);
+    assert_eq!(one["run_time"]["runs"], 8);
+    assert_eq!(r["seeding"]["seeds"], serde_json::json!([1, 2]));
+    assert_eq!(r["seeding"]["policies_drawing"], serde_json::json!(["im"]));
+    let gm = |v: &[f64]| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp();
+    for (v, single) in [
+        (&r["policies"]["im"], &one["policies"]["im"]),
+        (&r["llc_8mb"]["im"], &one["llc_8mb"]["im"]),
+    ] {
+        let seeds = v["seeds"].as_array().unwrap();
+        assert_eq!(seeds.len(), 2, "{v}");
+        assert_eq!(
+            (seeds[0]["seed"].as_u64(), seeds[1]["seed"].as_u64()),
+            (Some(1), Some(2))
+        );
+        for (k, plus1) in [
+            ("fps_gain", 1.0),
+            ("cpu_weighted_speedup", 0.0),
+            ("equal_weight", 0.0),
+        ] {
+            let per: Vec<f64> = seeds
+                .iter()
+                .map(|s| s[k].as_f64().unwrap() + plus1)
+                .collect();
+            let got = v[k].as_f64().unwrap() + plus1;
+            assert!((got - gm(&per)).abs() < 2e-4, "{k}: {got} vs {per:?}");
+            let (lo, hi) = (
+                v["spread"][k]["min"].as_f64().unwrap(),
+                v["spread"][k]["max"].as_f64().unwrap(),
+            );
+            assert!(
+                lo <= hi && (lo + plus1 - per[0].min(per[1])).abs() < 1e-9,
+                "{k}"
+            );
+            assert_eq!(
+                seeds[1][k], single[k],
+                "seed 2 = the single run with seed 2: {k}"
+            );
+        }
+        assert_eq!(
+            v["per_title"]["L4D"]["seeds"][1]["fps_gain"],
+            single["per_title"]["L4D"]["fps_gain"]
+        );
+    }
+    let gf = &r["policies"]["gpu_favoring"];
+    assert_eq!(
+        gf["seeds"].as_array().unwrap().len(),
+        1,
+        "deterministic: one run"
+    );
+    assert_eq!(gf["fps_gain"], one["policies"]["gpu_favoring"]["fps_gain"]);
+    assert_eq!(
+        r["random_marking_seeds"][1]["gain"],
+        one["random_marking_gain"]
+    );
+    // The single runs and the deterministic ones do not depend on the seed.
+    assert_eq!(r["titles"]["L4D"]["fps"], one["titles"]["L4D"]["fps"]);
+    assert_eq!(r["ideal_fps_gain"], one["ideal_fps_gain"]);
 }

@@ -131,6 +131,7 @@ fn bad_options_are_refused_with_status_2() {
         (vec!["--stand-ins", "--workloads", "bfs"], "--stand-ins"),
         (vec!["--controller", "nope"], "--controller"),
         (vec!["--warmup-resident", "nope"], "--warmup-resident"),
+        (vec!["--seeds", "0"], "--seeds 0"),
     ] {
         let out = wf()
             .args(["experiment", "hetero", "--json"])
@@ -143,4 +144,97 @@ fn bad_options_are_refused_with_status_2() {
         assert!(err.contains(what), "{args:?}: {err}");
         assert!(!json.exists(), "no output on error");
     }
+}
+
+/// The JSON of a one-mix tiny run (bfs, H) under IM and GPU-favoring with `args`.
+fn one_mix(args: &[&str]) -> serde_json::Value {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("h.json");
+    wf().args([
+        "experiment",
+        "hetero",
+        "--size",
+        "tiny",
+        "--workloads",
+        "bfs",
+    ])
+    .args([
+        "--policy",
+        "im,gpu_favoring",
+        "--mixes",
+        "H,L",
+        "--no-interference",
+    ])
+    .args([
+        "--jobs",
+        "2",
+        "--warmup",
+        "50000",
+        "--alone-cycles",
+        "50000",
+    ])
+    .args(args)
+    .arg("--json")
+    .arg(&json)
+    .assert()
+    .success();
+    serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap()
+}
+
+/// `--seeds 3` (session 23): IM (IM-SCHED draws) runs every mix once per seed 1, 2, 3, the
+/// deterministic FR-FCFS and GPU-favoring once; the reported figures are the geomeans of the
+/// per-seed figures (and over seeds x mixes); seed 2 of the run is the single run with
+/// `--set policy.seed=2`, and seed 1 today's default single run.
+#[test]
+fn seeds_are_geomeans_and_seed_k_is_the_single_run_with_that_seed() {
+    let r = one_mix(&["--seeds", "3"]);
+    let two = one_mix(&["--seeds", "1", "--set", "policy.seed=2"]);
+    let one = one_mix(&["--seeds", "1"]);
+    assert_eq!(r["seeding"]["seeds"], serde_json::json!([1, 2, 3]));
+    assert_eq!(r["seeding"]["policies_drawing"], serde_json::json!(["im"]));
+    // Two mixes: FR-FCFS and GPU-favoring once each, IM three times.
+    assert_eq!(r["seeding"]["co_runs"], 2 * (1 + 1 + 3));
+    assert_eq!(one["seeding"]["co_runs"], 2 * 3);
+    let gm = |v: &[f64]| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp();
+    let im = &r["policies"]["im"];
+    let seeds = im["seeds"].as_array().unwrap();
+    assert_eq!(seeds.len(), 3);
+    for k in ["gpu_speedup", "cpu_weighted_speedup", "equal_weight"] {
+        let per: Vec<f64> = seeds.iter().map(|s| s[k].as_f64().unwrap()).collect();
+        let got = im[k].as_f64().unwrap();
+        assert!((got - gm(&per)).abs() < 1e-12, "{k}: {got} vs {per:?}");
+        let lo = per.iter().copied().fold(f64::INFINITY, f64::min);
+        assert_eq!(im["spread"][k]["min"].as_f64(), Some(lo), "{k}");
+        assert_eq!(seeds[1][k], two["policies"]["im"][k], "seed 2: {k}");
+        assert_eq!(seeds[0][k], one["policies"]["im"][k], "seed 1: {k}");
+    }
+    // Over seeds x mixes: the mixes' per-seed speed-ups.
+    let all: Vec<f64> = im["per_mix"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| {
+            m["seeds"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["gpu_speedup"].as_f64().unwrap())
+        })
+        .collect();
+    assert_eq!(all.len(), 6);
+    assert!((im["gpu_speedup"].as_f64().unwrap() - gm(&all)).abs() < 1e-12);
+    assert_eq!(
+        im["per_mix"][1]["seeds"][1]["gpu_cycles"],
+        two["policies"]["im"]["per_mix"][1]["gpu_cycles"]
+    );
+    let gf = &r["policies"]["gpu_favoring"];
+    assert_eq!(
+        gf["seeds"].as_array().unwrap().len(),
+        1,
+        "deterministic: one run"
+    );
+    assert_eq!(
+        gf["gpu_speedup"],
+        two["policies"]["gpu_favoring"]["gpu_speedup"]
+    );
 }

@@ -145,7 +145,7 @@ impl Plan {
                 .map_err(|e| anyhow!("--set {s}: {e}"))?;
         }
         if a.seeds == 0 {
-            bail!("--seeds must be at least 1 (the seeds of each run with random draws)");
+            bail!("--seeds 0: must be at least 1 (the seeds of each run with random draws)");
         }
         let machine = warpforge_gfx::mix::apply_gfx_sets(&a.sets, &mut opts.cfg.clone())
             .map_err(|e| anyhow!("--set {e}"))?;
@@ -165,7 +165,12 @@ impl Plan {
         let seeds = (0..a.seeds as u64)
             .map(|i| s0.checked_add(i))
             .collect::<Option<Vec<u64>>>()
-            .ok_or_else(|| anyhow!("--seeds {} from policy.seed {s0} passes the largest seed", a.seeds))?;
+            .ok_or_else(|| {
+                anyhow!(
+                    "--seeds {} from policy.seed {s0} passes the largest seed",
+                    a.seeds
+                )
+            })?;
         Ok(Plan {
             seeds,
             draws,

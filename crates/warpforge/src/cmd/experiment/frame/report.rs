@@ -159,6 +159,9 @@ fn critical_fraction_llc(r: &MixResult) -> f64 {
     r.counts.total_critical() as f64 / r.counts.total().max(1) as f64
 }
 
+/// A seed's (seed, FPS ratio, CPU weighted-speedup ratio, equal weight), geomeans over titles.
+type SeedFigures = (u64, Option<f64>, Option<f64>, Option<f64>);
+
 /// The min and max of `v` (rounded), null when empty.
 fn spread(v: impl Iterator<Item = f64>) -> Value {
     let v: Vec<f64> = v.collect();
@@ -323,20 +326,21 @@ impl Report {
         // (FPS ratio, CPU weighted-speedup ratio) of `kind` over `base` with seed `seed`,
         // geomean over a title's mixes (the document's per-workload geometric mean over its
         // three mixes).
-        let versus = |kind: &Kind, base: &Kind, t: &Title, seed: u64| -> Option<(f64, Option<f64>)> {
-            let (mut f, mut c) = (Vec::new(), Vec::new());
-            for (m, _) in plan.mixes_of(t) {
-                let (jb, b) = job_at(base, t.name, m, seed)?;
-                let (jr, r) = job_at(kind, t.name, m, seed)?;
-                if b.fps > 0.0 {
-                    f.push(r.fps / b.fps);
+        let versus =
+            |kind: &Kind, base: &Kind, t: &Title, seed: u64| -> Option<(f64, Option<f64>)> {
+                let (mut f, mut c) = (Vec::new(), Vec::new());
+                for (m, _) in plan.mixes_of(t) {
+                    let (jb, b) = job_at(base, t.name, m, seed)?;
+                    let (jr, r) = job_at(kind, t.name, m, seed)?;
+                    if b.fps > 0.0 {
+                        f.push(r.fps / b.fps);
+                    }
+                    if let (Some(x), Some(y)) = (ws(jr, r), ws(jb, b)) {
+                        c.push(x / y);
+                    }
                 }
-                if let (Some(x), Some(y)) = (ws(jr, r), ws(jb, b)) {
-                    c.push(x / y);
-                }
-            }
-            Some((geomean(&f)?, geomean(&c)))
-        };
+                Some((geomean(&f)?, geomean(&c)))
+            };
         // Titles (claim 19), stream mix (Fig. 2), critical fraction (Fig. 9), estimator (Fig. 10).
         let mut titles = Map::new();
         let mut title_rows = Vec::new();
@@ -466,8 +470,7 @@ impl Report {
             .collect();
         // Claim 5: per title the geomean over seeds, and per seed over titles.
         let (random, random_seeds) = over_seeds(plan, &Kind::RandomIm, &low, &ratio_at);
-        let (im_alg, im_alg_seeds) =
-            over_seeds(plan, &Kind::Policy("im".into()), &low, &ratio_at);
+        let (im_alg, im_alg_seeds) = over_seeds(plan, &Kind::Policy("im".into()), &low, &ratio_at);
         // Policies (claims 7-14): FPS and CPU weighted speedup over FR-FCFS, geomean over mixes
         // then over the evaluated titles; equal weight = sqrt(FPS ratio x CPU ratio).
         let low_titles: Vec<&Title> = plan.low().collect();
@@ -569,7 +572,7 @@ impl Report {
                     );
                 }
             }
-            let seed_rows: Vec<(u64, Option<f64>, Option<f64>, Option<f64>)> = seeds
+            let seed_rows: Vec<SeedFigures> = seeds
                 .iter()
                 .zip(&by_seed)
                 .map(|(s, (f, c, e))| (*s, geomean(f), geomean(c), geomean(e)))
@@ -718,11 +721,12 @@ impl Report {
                 .iter()
                 .map(|r| {
                     format!(
-                        "{} {} {} {} ({} KB LLC, {} of {} frames in {} GPU cycles)",
+                        "{} {} {} {} seed {} ({} KB LLC, {} of {} frames in {} GPU cycles)",
                         r["title"].as_str().unwrap_or("?"),
                         r["mix"].as_str().unwrap_or("?"),
                         r["variant"].as_str().unwrap_or("?"),
                         r["policy"].as_str().unwrap_or("?"),
+                        r["seed"],
                         r["llc_kb"],
                         r["frames_done"],
                         r["frames_wanted"],

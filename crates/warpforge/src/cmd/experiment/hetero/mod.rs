@@ -183,7 +183,7 @@ impl Seeds {
     /// or a seed past `u64::MAX`.
     pub fn new(hbase: &HeteroConfig, policies: &[String], n: usize) -> Result<Seeds> {
         if n == 0 {
-            bail!("--seeds must be at least 1 (the seeds of each policy that draws random numbers)");
+            bail!("--seeds 0: must be at least 1 (the seeds of each policy that draws random numbers)");
         }
         let s0 = hbase.policy.seed;
         let list = (0..n as u64)
@@ -642,6 +642,8 @@ fn report(
         "seeding": {
             "seeds": seeds.list,
             "policies_drawing": policies.iter().filter(|p| seeds.draws[*p]).collect::<Vec<_>>(),
+            // The mixes' co-runs made: per mix one per policy and seed it runs with.
+            "co_runs": co.len(),
             "definition": "a policy that draws random numbers runs every mix once per seed \
                            (policy.seed = each of `seeds`), a deterministic one once (its run \
                            stands for every seed); policies.<name>.gpu_speedup, \
@@ -811,7 +813,9 @@ fn policy_table(
 }
 
 fn print_summary(r: &Value, policies: &[String]) {
-    println!("policy         GPU speed-up  CPU weighted  equal weight  (seeds: equal weight min-max)");
+    println!(
+        "policy         GPU speed-up  CPU weighted  equal weight  (seeds: equal weight min-max)"
+    );
     for p in policies {
         let x = &r["policies"][p];
         let n = x["seeds"].as_array().map_or(0, |v| v.len());
