@@ -19,7 +19,7 @@ OLD="--set policy.crit_busy_unit_waits=true"
 run() { # NAME WORKLOADS POLICIES ARGS...
   local n=$1 w=$2 p=$3; shift 3
   /usr/bin/time -f "$n %U %S %e" -a -o "$O/times.txt" nice -n 10 "$W" experiment hetero --size small \
-    --workloads "$w" --mixes H --policy "$p" --no-interference --no-beyond-llc --jobs 2 \
+    --workloads "$w" --mixes H --policy "$p" --no-interference --no-beyond-llc --jobs 2 --seeds 1 \
     --json "$O/$n.json" "$@" > "$O/$n.log" 2>&1
 }
 # shellcheck disable=SC2086

@@ -311,7 +311,7 @@ fn l4d(args: &[&str]) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("frame.json");
     wf().args(["experiment", "frame", "--titles", "L4D"])
-        .args(["--policy", "im,gpu_favoring", "--jobs", "2"])
+        .args(["--policy", "im,gpu_favoring"])
         .args(args)
         .args(["--json", json.to_str().unwrap()])
         .assert()
@@ -322,11 +322,17 @@ fn l4d(args: &[&str]) -> Value {
 /// `--seeds 2` (session 23): IM (it draws, IM-SCHED) runs once per seed, on its own, at 8 MB
 /// and with random marking; GPU-favoring, the baseline, the ideal runs and FR-FCFS at 8 MB
 /// once. Each reported figure is the geomean of the per-seed figures (to the JSON's rounding),
-/// and seed 2 of the run is the single run with `--set policy.seed=2`.
+/// and seed 2 of the run is the single run with `--set policy.seed=2`; `--jobs 1` gives the
+/// same.
 #[test]
 fn frame_seeds_are_geomeans_and_seed_k_is_the_single_run_with_that_seed() {
-    let r = l4d(&["--seeds", "2"]);
-    let one = l4d(&["--seeds", "1", "--set", "policy.seed=2"]);
+    let r = l4d(&["--seeds", "2", "--jobs", "2"]);
+    let one = l4d(&["--seeds", "1", "--set", "policy.seed=2", "--jobs", "2"]);
+    // The seeds' runs are independent jobs kept in plan order: one thread gives the same.
+    let serial = l4d(&["--seeds", "2", "--jobs", "1"]);
+    for k in ["policies", "llc_8mb", "random_marking_seeds", "titles"] {
+        assert_eq!(r[k], serial[k], "--jobs 1 vs 2: {k}");
+    }
     // L4D: base, IM x2, GPU-favoring, 8 MB FR-FCFS and IM x2, 2 ideal, random marking x2.
     assert_eq!(r["run_time"]["runs"], 11);
     assert_eq!(one["run_time"]["runs"], 8);

@@ -165,14 +165,7 @@ fn one_mix(args: &[&str]) -> serde_json::Value {
         "H,L",
         "--no-interference",
     ])
-    .args([
-        "--jobs",
-        "2",
-        "--warmup",
-        "50000",
-        "--alone-cycles",
-        "50000",
-    ])
+    .args(["--warmup", "50000", "--alone-cycles", "50000"])
     .args(args)
     .arg("--json")
     .arg(&json)
@@ -184,12 +177,15 @@ fn one_mix(args: &[&str]) -> serde_json::Value {
 /// `--seeds 3` (session 23): IM (IM-SCHED draws) runs every mix once per seed 1, 2, 3, the
 /// deterministic FR-FCFS and GPU-favoring once; the reported figures are the geomeans of the
 /// per-seed figures (and over seeds x mixes); seed 2 of the run is the single run with
-/// `--set policy.seed=2`, and seed 1 today's default single run.
+/// `--set policy.seed=2`, and seed 1 today's default single run; `--jobs 1` gives the same.
 #[test]
 fn seeds_are_geomeans_and_seed_k_is_the_single_run_with_that_seed() {
-    let r = one_mix(&["--seeds", "3"]);
+    let r = one_mix(&["--seeds", "3", "--jobs", "2"]);
     let two = one_mix(&["--seeds", "1", "--set", "policy.seed=2"]);
     let one = one_mix(&["--seeds", "1"]);
+    // The seeds' runs are independent jobs kept in a fixed order: one thread gives the same.
+    let serial = one_mix(&["--seeds", "3", "--jobs", "1"]);
+    assert_eq!(r["policies"], serial["policies"], "--jobs 1 vs 2");
     assert_eq!(r["seeding"]["seeds"], serde_json::json!([1, 2, 3]));
     assert_eq!(r["seeding"]["policies_drawing"], serde_json::json!(["im"]));
     // Two mixes: FR-FCFS and GPU-favoring once each, IM three times.
