@@ -102,7 +102,7 @@ pub struct HeteroArgs {
     svg: Option<PathBuf>,
     /// GPU workload size. `small` (default): kernels of 36K-180K GPU cycles, long enough for
     /// the §5.6 probe window (100K GPU cycles) and ~100 invocations of the §3 algorithm; the six
-    /// workloads and the beyond-LLC part take 497 CPU-seconds with one seed (session 21), 928
+    /// workloads and the beyond-LLC part take 497 CPU-seconds with one seed (session 21), 929
     /// with the default `--seeds 3` (session 23). `tiny` (6K-29K GPU
     /// cycles, under 1 CPU-minute) for quick checks. `paper`: Table 3's inputs (without
     /// `--workloads`: lbm, cfd, bfs1m, fwt, bs, red; `bfs1m` is BFS on the 1M-node graph, `fwt`
