@@ -34,7 +34,7 @@ use mixes::{CpuApp, Mix};
 /// with the baseline first and GPU-favoring (§5.3) for reference.
 pub const POLICIES: [&str; 6] = ["frfcfs", "gpu_favoring", "im", "sms_09", "sms_0", "helm"];
 
-/// The beyond-LLC part of the default run (spec 004 §8.2; docs/EXPERIMENTS.md, document 004,
+/// The beyond-LLC part of the default run (spec 004 §8.2; docs/history/EXPERIMENTS-004.md, GPGPU,
 /// session 16): at `small` every Table 3 workload of ours fits the 16 MB LLC, while the
 /// document's BFS input (1M nodes, ~41 MB) does not; `bfs1m` at `small` (2^19 nodes, 21.5 MB) is
 /// the smallest BFS whose footprint exceeds the LLC. Its co-runs cost ~40 times `bfs`'s (3.4M
