@@ -47,24 +47,25 @@ step() {
   echo "$name: rc=$? in $((SECONDS - t0)) s (at $((SECONDS - START)) s)" | tee -a "$OUT/steps.txt"
 }
 
-step scaling-w4 "$BIN" bench --what scaling "${W4[@]}" --sms 120,15 --json "$OUT/scaling-w4.json"
-for t in 1 auto; do
-  for wl in kmn bfs; do
-    step "run-$wl-$t-idle" "$BIN" run "$wl" --size small --mode timing --set core.num_sms=120 \
-      "${W4[@]}" --threads "$t" --json "$OUT/run-$wl-$t-idle.json"
+# runs TAG: kmn and bfs on 120 SMs with one thread and with `--threads auto`.
+runs() {
+  local t wl
+  for t in 1 auto; do
+    for wl in kmn bfs; do
+      step "run-$wl-$t-$1" "$BIN" run "$wl" --size small --mode timing --set core.num_sms=120 \
+        "${W4[@]}" --threads "$t" --json "$OUT/run-$wl-$t-$1.json"
+    done
   done
-done
+}
+
+step scaling-w4 "$BIN" bench --what scaling "${W4[@]}" --sms 120,15 --json "$OUT/scaling-w4.json"
+runs idle
 SPIN=()
 for _ in $(seq 1 $(( $(nproc) / 2 ))); do
   sh -c 'while :; do :; done' &
   SPIN+=($!)
 done
-for t in 1 auto; do
-  for wl in kmn bfs; do
-    step "run-$wl-$t-busy" "$BIN" run "$wl" --size small --mode timing --set core.num_sms=120 \
-      "${W4[@]}" --threads "$t" --json "$OUT/run-$wl-$t-busy.json"
-  done
-done
+runs busy
 kill "${SPIN[@]}" 2>/dev/null
 wait 2>/dev/null
 step scaling-w16 "$BIN" bench --what scaling "${W16[@]}" --sms 120 --json "$OUT/scaling-w16.json"

@@ -1382,6 +1382,61 @@ mod tests {
         assert_eq!(m.dram_stats().reads, 1);
     }
 
+    /// A mixed CPU / GPGPU / 3D read stream for the policy-invariance tests: request `k` of `n`
+    /// comes from the GPGPU when `k % 6` is 0 or 1, from a 3D unit when it is one of
+    /// `gfx_every`, from a CPU core otherwise; one block in `blocks` (spread over the sets),
+    /// critical when `k % critical_every == 0`, a write when `k % 13 == 0`; `step` memory cycles
+    /// between issues (the GPU reported busy: ready fraction 0.9, 4 ready warps).
+    struct MixedStream {
+        n: u64,
+        gfx_every: [u64; 2],
+        blocks: u64,
+        critical_every: u64,
+        step: u64,
+    }
+
+    /// Completion keys, policy counters (as bits) and the most lookups that waited at once.
+    type StreamResult = (Vec<(u64, u64, bool)>, Vec<(&'static str, u64)>, usize);
+
+    impl MixedStream {
+        /// Issues the stream into `m` and runs it until every request completed.
+        fn run(&self, m: &mut MemSystem, name: &str) -> StreamResult {
+            m.gpu_status_mut().ready_fraction = 0.9;
+            m.gpu_status_mut().ready_warps = 4.0;
+            let (mut out, mut waited) = (Vec::new(), 0);
+            for k in 0..self.n {
+                let src = match k % 6 {
+                    0 | 1 => Source::Gpgpu,
+                    c if self.gfx_every.contains(&c) => Source::Gfx(k as u16 % 5),
+                    c => Source::Cpu(((c + k / 7) % 4) as u8),
+                };
+                let mut r = Request::read(k, (k * 7919 % self.blocks) * 64 * 33, src);
+                r.critical = k % self.critical_every == 0;
+                r.write = k % 13 == 0;
+                m.issue(r);
+                let t = m.now() + self.step;
+                m.advance_to(t);
+                waited = waited.max(m.waiting.len());
+                out.extend(m.drain_completions());
+            }
+            let mut t = m.now();
+            while (out.len() as u64) < self.n {
+                t += 50;
+                m.advance_to(t);
+                out.extend(m.drain_completions());
+                assert!(t < 50_000_000, "{name}");
+            }
+            let counters = m
+                .policy()
+                .counters()
+                .into_iter()
+                .map(|(k, v)| (k, v.to_bits()))
+                .collect();
+            let keyed = out.iter().map(|c| (c.id, c.cycle, c.llc_hit)).collect();
+            (keyed, counters, waited)
+        }
+    }
+
     /// Skipping the policy calls of the waiting lookups' failed look-ups where a policy says it
     /// does not observe them ([`MemPolicy::observes_waiting_lookups`]) changes nothing: for
     /// every registered policy, a mixed CPU / GPGPU / 3D stream through 8 LLC MSHRs (so that
@@ -1397,38 +1452,14 @@ mod tests {
             if all {
                 m.observe = [true; 3];
             }
-            m.gpu_status_mut().ready_fraction = 0.9;
-            m.gpu_status_mut().ready_warps = 4.0;
-            let (mut out, mut waited) = (Vec::new(), 0);
-            for k in 0..600u64 {
-                let src = match k % 6 {
-                    0 | 1 => Source::Gpgpu,
-                    2 | 3 => Source::Gfx(k as u16 % 5),
-                    c => Source::Cpu(((c + k / 7) % 4) as u8),
-                };
-                let mut r = Request::read(k, (k * 7919 % 8192) * 64 * 33, src);
-                r.critical = k % 3 == 0;
-                r.write = k % 13 == 0;
-                m.issue(r);
-                let t = m.now() + 3;
-                m.advance_to(t);
-                waited = waited.max(m.waiting.len());
-                out.extend(m.drain_completions());
-            }
-            let mut t = m.now();
-            while out.len() < 600 {
-                t += 50;
-                m.advance_to(t);
-                out.extend(m.drain_completions());
-                assert!(t < 10_000_000, "{name}");
-            }
-            let counters: Vec<(&str, u64)> = m
-                .policy()
-                .counters()
-                .into_iter()
-                .map(|(k, v)| (k, v.to_bits()))
-                .collect();
-            let keyed: Vec<_> = out.iter().map(|c| (c.id, c.cycle, c.llc_hit)).collect();
+            let stream = MixedStream {
+                n: 600,
+                gfx_every: [2, 3],
+                blocks: 8192,
+                critical_every: 3,
+                step: 3,
+            };
+            let (keyed, counters, waited) = stream.run(&mut m, name);
             (keyed, m.source_stats(), m.dram_stats(), counters, waited)
         };
         for name in policy::names() {
@@ -1451,37 +1482,14 @@ mod tests {
             c.set("policy.seed", &seed.to_string()).unwrap();
             c.set("policy.interval", "2000").unwrap();
             let mut m = MemSystem::new(&c);
-            m.gpu_status_mut().ready_fraction = 0.9;
-            m.gpu_status_mut().ready_warps = 4.0;
-            let mut out = Vec::new();
-            for k in 0..3000u64 {
-                let src = match k % 6 {
-                    0 | 1 => Source::Gpgpu,
-                    2 => Source::Gfx(k as u16 % 5),
-                    c => Source::Cpu(((c + k / 7) % 4) as u8),
-                };
-                let mut r = Request::read(k, (k * 7919 % 65536) * 64 * 33, src);
-                r.critical = k % 2 == 0;
-                r.write = k % 13 == 0;
-                m.issue(r);
-                let t = m.now() + 2;
-                m.advance_to(t);
-                out.extend(m.drain_completions());
-            }
-            let mut t = m.now();
-            while out.len() < 3000 {
-                t += 50;
-                m.advance_to(t);
-                out.extend(m.drain_completions());
-                assert!(t < 50_000_000, "{name}");
-            }
-            let counters: Vec<(&str, u64)> = m
-                .policy()
-                .counters()
-                .into_iter()
-                .map(|(k, v)| (k, v.to_bits()))
-                .collect();
-            let keyed: Vec<_> = out.iter().map(|c| (c.id, c.cycle, c.llc_hit)).collect();
+            let stream = MixedStream {
+                n: 3000,
+                gfx_every: [2, 2],
+                blocks: 65536,
+                critical_every: 2,
+                step: 2,
+            };
+            let (keyed, counters, _) = stream.run(&mut m, name);
             (keyed, m.source_stats(), m.dram_stats(), counters)
         };
         let draws = |name: &str| {
