@@ -186,6 +186,7 @@ impl SmState {
     /// hazard remains, with the reason of its loads in flight, or is settled by the unit its
     /// head needs; a decoding warp with a hazard at its head gets its post-decode state
     /// again. Every other reason reads neither (a write only clears pending registers).
+    #[inline(always)]
     pub(super) fn rehazard(&self, w: usize) {
         let c = &self.classes;
         let bit = 1u64 << w;

@@ -332,6 +332,7 @@ impl SmState {
 
     /// The instruction in I-buffer slot `slot` of warp `w` goes through the L1I and joins the
     /// buffer; returns whether fetching for this warp stops here (exit, barrier, branch, miss).
+    #[inline(always)]
     fn accept(&mut self, w: usize, slot: usize, now: u64, ready: &mut u64) -> bool {
         let wp = &mut self.warps[w];
         let inst = &wp.ibuf[slot];
