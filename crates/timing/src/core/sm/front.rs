@@ -218,6 +218,7 @@ impl SmState {
     /// Fetches for warp `w` (skipping or holding what the policy says) until its I-buffer is
     /// full or fetch stops; returns whether the attempt used a fetch slot: `false` when the
     /// policy only skipped instructions or held the warp (no I-cache probe).
+    #[inline(always)]
     pub(super) fn fetch_warp(
         &mut self,
         w: usize,
