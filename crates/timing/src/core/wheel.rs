@@ -43,7 +43,7 @@ impl<T: Copy> Wheel<T> {
     ///
     /// # Panics
     /// If `at` is not after the last cycle drained.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, at: u64, ev: T) {
         assert!(
             at > self.last,
@@ -62,6 +62,8 @@ impl<T: Copy> Wheel<T> {
     }
 
     /// Doubles the ring, keeping every event in its cycle and push order.
+    #[cold]
+    #[inline(never)]
     fn grow(&mut self) {
         let old = std::mem::take(&mut self.slots);
         let n = old.len() as u64;

@@ -47,8 +47,8 @@ pub(super) struct Classes {
     /// may issue before this cycle (a lower bound of their `until`; the scan of its decoding
     /// warps is skipped before it).
     dec_min: Vec<Cell<u64>>,
-    /// Schedulers.
-    n_sched: usize,
+    /// Each warp's scheduler (`w % n_sched`, kept so that the per-warp update does not divide).
+    sched_of: [u8; 64],
     /// Warps of each sub-core.
     pub(super) sub_masks: [u64; MAX_SUB],
 }
@@ -66,7 +66,7 @@ impl Classes {
             post: std::array::from_fn(|_| Cell::new(0)),
             last: Cell::new(0),
             dec_min: (0..n_sched.max(1)).map(|_| Cell::new(u64::MAX)).collect(),
-            n_sched: n_sched.max(1),
+            sched_of: std::array::from_fn(|w| (w % n_sched.max(1)) as u8),
             sub_masks,
         }
     }
@@ -128,7 +128,7 @@ impl SmState {
     }
 
     /// Places warp `w` by its decoded state `post` ([`SmState::warp_why`] past the decode check).
-    #[inline]
+    #[inline(always)]
     fn settle(&self, w: usize, post: u8) {
         let c = &self.classes;
         if post < POST_DATA {
@@ -171,7 +171,7 @@ impl SmState {
             c.until[w].set(until);
             c.post[w].set(post);
             c.put(w, DECODING);
-            let d = &c.dec_min[w % c.n_sched];
+            let d = &c.dec_min[c.sched_of[w] as usize];
             if until < d.get() {
                 d.set(until);
             }
@@ -186,6 +186,7 @@ impl SmState {
     /// hazard remains, with the reason of its loads in flight, or is settled by the unit its
     /// head needs; a decoding warp with a hazard at its head gets its post-decode state
     /// again. Every other reason reads neither (a write only clears pending registers).
+    #[inline(always)]
     pub(super) fn rehazard(&self, w: usize) {
         let c = &self.classes;
         let bit = 1u64 << w;
@@ -226,6 +227,7 @@ impl SmState {
     /// long-waiting warps, warps whose decoded head waits for a free collector); the reason,
     /// needed only in a cycle in which the scheduler issues nothing, is
     /// [`SmState::kept_reason`] of the first and last.
+    #[inline(always)]
     pub(super) fn classify_masks(&self, s: usize, now: u64, free: &Free) -> (u64, u64, u64, u64) {
         let c = &self.classes;
         let smask = self.sched_masks[s];

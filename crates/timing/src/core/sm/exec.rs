@@ -298,6 +298,7 @@ impl SmState {
     /// collectors of all sub-cores share the LD/ST unit): the oldest collector with all its
     /// operands read goes to a free unit of its pipeline (SP or INT for the SP-class
     /// collectors), as long as both remain and the step's dispatch limits allow.
+    #[inline(always)]
     fn dispatch_kind(&mut self, kind: Unit, j: usize, cand: u64, now: u64) {
         let first_free = |free: &[u64], (a, b): (usize, usize)| {
             free[a..b].iter().position(|&t| t <= now).map(|i| a + i)

@@ -218,6 +218,7 @@ impl SmState {
     /// Fetches for warp `w` (skipping or holding what the policy says) until its I-buffer is
     /// full or fetch stops; returns whether the attempt used a fetch slot: `false` when the
     /// policy only skipped instructions or held the warp (no I-cache probe).
+    #[inline(always)]
     pub(super) fn fetch_warp(
         &mut self,
         w: usize,
@@ -332,6 +333,7 @@ impl SmState {
 
     /// The instruction in I-buffer slot `slot` of warp `w` goes through the L1I and joins the
     /// buffer; returns whether fetching for this warp stops here (exit, barrier, branch, miss).
+    #[inline(always)]
     fn accept(&mut self, w: usize, slot: usize, now: u64, ready: &mut u64) -> bool {
         let wp = &mut self.warps[w];
         let inst = &wp.ibuf[slot];

@@ -518,6 +518,7 @@ impl SmState {
         }
     }
 
+    #[inline(always)]
     pub(super) fn issue_warp(&mut self, w: usize, free: &mut Free, now: u64) {
         self.progressed = true;
         self.touch(1 << w);
