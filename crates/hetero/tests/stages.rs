@@ -62,21 +62,7 @@ fn stages_add_up_to_the_measured_latency_of_every_miss() {
 /// class is the CPU's entry, and each read lands in the class it was marked with.
 #[test]
 fn waits_by_class_split_the_gpu_side_by_the_critical_bit() {
-    let c = HeteroConfig::preset("hetero").unwrap();
-    let mut m = MemSystem::new(&c);
-    for i in 0..200u64 {
-        let mut r = Request::read(i, i * 8192, Source::Gpgpu);
-        r.critical = i % 4 == 0;
-        m.issue(r);
-    }
-    m.issue(Request::read(200, 0x7_0000_0000, Source::Cpu(0)));
-    let (mut t, mut done) = (0, 0);
-    while done < 201 {
-        t += 1;
-        m.advance_to(t);
-        done += m.drain_completions().count();
-        assert!(t < 10_000_000, "requests never completed");
-    }
+    let m = marked_burst(|i| i % 4 == 0);
     let (g, cpu) = m.wait_stats();
     let [cg, ng, cc] = m.wait_stats_by_class();
     assert_eq!((cg.reads, ng.reads, cc.reads), (50, 150, 1));

@@ -1015,6 +1015,16 @@ mod tests {
         );
     }
 
+    /// An NG read, a younger CPU read and a still younger CG read, none a row hit (the order
+    /// tests of session 22's IM keys).
+    fn ng_cpu_cg() -> [Cand; 3] {
+        [
+            cand(1, false, Source::Gfx(2), false, 10),
+            cand(2, false, Source::Cpu(0), false, 20),
+            cand(3, false, Source::Gfx(2), true, 30),
+        ]
+    }
+
     /// `policy.im_cpu_over_ng = false` (session 22 ablation): IM without its CPU-over-NG rank,
     /// the CPU and NG reads by row hit and age in the queue and at admission, CG and IM-SCHED's
     /// winners still above them.
@@ -1022,9 +1032,7 @@ mod tests {
     fn without_cpu_over_ng_the_cpu_and_ng_reads_go_by_age() {
         let g = GpuStatus::default();
         let ctx = at(0, &g);
-        let ng = cand(1, false, Source::Gfx(2), false, 10);
-        let cpu = cand(2, false, Source::Cpu(0), false, 20);
-        let cg = cand(3, false, Source::Gfx(2), true, 30);
+        let [ng, cpu, cg] = ng_cpu_cg();
         let mut c = cfg();
         assert!(c.im_cpu_over_ng, "the preset");
         let mut p = Im::make(&c, true, true, false);
@@ -1046,9 +1054,7 @@ mod tests {
     fn admission_ranks_cpu_over_ng_only_when_told() {
         let g = GpuStatus::default();
         let ctx = at(0, &g);
-        let ng = cand(1, false, Source::Gfx(2), false, 10);
-        let cpu = cand(2, false, Source::Cpu(0), false, 20);
-        let cg = cand(3, false, Source::Gfx(2), true, 30);
+        let [ng, cpu, cg] = ng_cpu_cg();
         let mut c = cfg();
         assert!(c.im_admit_cpu_over_ng, "the preset");
         for (sched, llc) in [(true, true), (true, false), (false, true)] {

@@ -12,6 +12,7 @@ use warpforge_gfx::sim::RunOpts;
 use warpforge_gfx::title::{self, Title, TITLES};
 
 use super::FrameArgs;
+use crate::cmd::experiment::hetero::Seeds;
 
 /// The 4-way CPU mixes of title number `i` (`warpforge_gfx::mix::cpu_mixes`): HL first.
 pub fn mixes(i: usize) -> [(&'static str, [&'static str; 4]); 3] {
@@ -86,11 +87,9 @@ pub struct Plan {
     /// Extra `key=value` settings of every run's machine configuration (`--set`).
     pub sets: Vec<String>,
     /// The seeds of the runs with random draws (`--seeds N`): `policy.seed` s, s+1, ...,
-    /// s+N-1 with s the configured one (the preset's 1 or `--set policy.seed=s`).
-    pub seeds: Vec<u64>,
-    /// Per policy run by the plan: whether it draws random numbers
-    /// (`warpforge_hetero::policy::draws_random`).
-    pub draws: BTreeMap<String, bool>,
+    /// s+N-1 with s the configured one (the preset's 1 or `--set policy.seed=s`), and per
+    /// policy run by the plan whether it draws random numbers.
+    pub seeds: Seeds,
 }
 
 impl Plan {
@@ -144,9 +143,6 @@ impl Plan {
             warpforge_gfx::mix::config(16384, "frfcfs", opts.mem_div, 1, &machine)
                 .map_err(|e| anyhow!("--set {s}: {e}"))?;
         }
-        if a.seeds == 0 {
-            bail!("--seeds 0: must be at least 1 (the seeds of each run with random draws)");
-        }
         let machine = warpforge_gfx::mix::apply_gfx_sets(&a.sets, &mut opts.cfg.clone())
             .map_err(|e| anyhow!("--set {e}"))?;
         let draws_of = |p: &str| -> Result<bool> {
@@ -162,18 +158,9 @@ impl Plan {
             .map_err(|e| anyhow!("--set {e}"))?
             .policy
             .seed;
-        let seeds = (0..a.seeds as u64)
-            .map(|i| s0.checked_add(i))
-            .collect::<Option<Vec<u64>>>()
-            .ok_or_else(|| {
-                anyhow!(
-                    "--seeds {} from policy.seed {s0} passes the largest seed",
-                    a.seeds
-                )
-            })?;
+        let seeds = Seeds::new(s0, a.seeds, draws)?;
         Ok(Plan {
             seeds,
-            draws,
             sets: a.sets.clone(),
             size: a.size.clone(),
             opts,
@@ -190,26 +177,18 @@ impl Plan {
         match kind {
             Kind::Base | Kind::IdealCritical | Kind::IdealNonCritical => false,
             Kind::RandomIm => true,
-            Kind::Policy(p) | Kind::Llc8(p) => self.draws.get(p).copied().unwrap_or(false),
+            Kind::Policy(p) | Kind::Llc8(p) => self.seeds.draws(p),
         }
     }
 
     /// The seeds the runs of `kind` are made with: every seed if they draw, else the first.
     pub fn seeds_of(&self, kind: &Kind) -> &[u64] {
-        if self.draws(kind) {
-            &self.seeds
-        } else {
-            &self.seeds[..1]
-        }
+        self.seeds.for_runs(self.draws(kind))
     }
 
     /// The seed of the run of `kind` that stands for seed `s`.
     pub fn run_seed(&self, kind: &Kind, s: u64) -> u64 {
-        if self.draws(kind) {
-            s
-        } else {
-            self.seeds[0]
-        }
+        self.seeds.stand_in(self.draws(kind), s)
     }
 
     /// The mixes of title `t` run by this plan.
@@ -298,7 +277,7 @@ impl Plan {
         let mut base = Vec::new();
         for t in &self.titles {
             for m in self.mixes_of(t) {
-                base.push(self.job(Kind::Base, t, m, "frfcfs", 16384, self.seeds[0]));
+                base.push(self.job(Kind::Base, t, m, "frfcfs", 16384, self.seeds.list[0]));
             }
         }
         // The other runs, with the index in `base` of the baseline a random-marking run waits for.
@@ -345,7 +324,7 @@ impl Plan {
                 continue;
             }
             // Claims 3 and 5 on the HL mix only.
-            let s0 = self.seeds[0];
+            let s0 = self.seeds.list[0];
             rest.push(self.job(Kind::IdealCritical, t, mix, "frfcfs", 16384, s0));
             rest.push(self.job(Kind::IdealNonCritical, t, mix, "frfcfs", 16384, s0));
             deps.extend([None, None]);

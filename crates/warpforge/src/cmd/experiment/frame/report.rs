@@ -293,7 +293,7 @@ impl Report {
                 &j.kind == kind && j.title.name == t && j.mix == mix && j.seed == seed && r.complete
             })
         };
-        let s0 = plan.seeds[0];
+        let s0 = plan.seeds.list[0];
         // The diagnostics of a run come from the first seed's.
         let job_of = |kind: &Kind, t: &str, mix: &str| job_at(kind, t, mix, s0);
         let find_mix = |kind: &Kind, t: &str, mix: &str| job_of(kind, t, mix).map(|(_, r)| r);
@@ -675,7 +675,7 @@ impl Report {
             "algorithm_marking_titles": im_alg.len(),
             "algorithm_marking_seeds": im_alg_seeds,
             "seeding": {
-                "seeds": plan.seeds,
+                "seeds": plan.seeds.list,
                 "policies_drawing": plan.policies.iter().filter(|p| plan.draws(&Kind::Policy((*p).clone()))).collect::<Vec<_>>(),
                 "definition": "the runs with random draws (a policy that draws: compared, above \
                                target, IM at 8 MB; random marking, whose marking draws use the same \

@@ -170,7 +170,8 @@ pub struct HeteroArgs {
     seeds: usize,
 }
 
-/// The seeds of a run (`--seeds`) and which policies draw random numbers.
+/// The seeds of a run (`--seeds`) and which policies draw random numbers; `experiment frame`
+/// uses the same.
 pub struct Seeds {
     /// `policy.seed` of each seed's runs; the first is the configured seed.
     pub list: Vec<u64>,
@@ -179,44 +180,51 @@ pub struct Seeds {
 }
 
 impl Seeds {
-    /// `n` seeds from `hbase`'s `policy.seed` for the policies `policies`; an error for `n` = 0
-    /// or a seed past `u64::MAX`.
-    pub fn new(hbase: &HeteroConfig, policies: &[String], n: usize) -> Result<Seeds> {
+    /// `n` seeds from `s0` (the configured `policy.seed`) for the policies of `draws` (name:
+    /// whether it draws random numbers); an error for `n` = 0 or a seed past `u64::MAX`.
+    pub fn new(s0: u64, n: usize, draws: BTreeMap<String, bool>) -> Result<Seeds> {
         if n == 0 {
             bail!("--seeds 0: must be at least 1 (the seeds of each policy that draws random numbers)");
         }
-        let s0 = hbase.policy.seed;
         let list = (0..n as u64)
             .map(|i| s0.checked_add(i))
             .collect::<Option<Vec<u64>>>()
             .ok_or_else(|| anyhow!("--seeds {n} from policy.seed {s0} passes the largest seed"))?;
-        let draws = policies
-            .iter()
-            .map(|p| {
-                let mut c = hbase.policy.clone();
-                c.name = p.clone();
-                (p.clone(), warpforge_hetero::policy::draws_random(&c))
-            })
-            .collect();
         Ok(Seeds { list, draws })
     }
 
-    /// The seeds `p` runs with: all of them if it draws, else the first.
-    pub fn of(&self, p: &str) -> &[u64] {
-        if self.draws.get(p).copied().unwrap_or(false) {
+    /// Whether policy `p` draws (false for a policy not in the map).
+    pub fn draws(&self, p: &str) -> bool {
+        self.draws.get(p).copied().unwrap_or(false)
+    }
+
+    /// The seeds of runs that draw (`draws`): all of them; else the first.
+    pub fn for_runs(&self, draws: bool) -> &[u64] {
+        if draws {
             &self.list
         } else {
             &self.list[..1]
         }
     }
 
-    /// The seed of `p`'s run that stands for seed `s` (`s` itself if `p` draws, else the first).
-    pub fn run_of(&self, p: &str, s: u64) -> u64 {
-        if self.draws.get(p).copied().unwrap_or(false) {
+    /// The seed of the run that stands for seed `s`: `s` itself if the run draws, else the
+    /// first.
+    pub fn stand_in(&self, draws: bool, s: u64) -> u64 {
+        if draws {
             s
         } else {
             self.list[0]
         }
+    }
+
+    /// The seeds `p` runs with.
+    pub fn of(&self, p: &str) -> &[u64] {
+        self.for_runs(self.draws(p))
+    }
+
+    /// The seed of `p`'s run that stands for seed `s`.
+    pub fn run_of(&self, p: &str, s: u64) -> u64 {
+        self.stand_in(self.draws(p), s)
     }
 }
 
@@ -313,7 +321,15 @@ pub fn run(a: HeteroArgs) -> Result<()> {
         .collect::<BTreeSet<String>>()
         .into_iter()
         .collect();
-    let seeds = Seeds::new(&hbase, &all, a.seeds)?;
+    let draws = all
+        .iter()
+        .map(|p| {
+            let mut c = hbase.policy.clone();
+            c.name = p.clone();
+            (p.clone(), warpforge_hetero::policy::draws_random(&c))
+        })
+        .collect();
+    let seeds = Seeds::new(hbase.policy.seed, a.seeds, draws)?;
     // The machine of each (policy, seed) run.
     let mut hcfgs = BTreeMap::new();
     for p in &all {
