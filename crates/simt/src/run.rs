@@ -153,7 +153,7 @@ fn run_cta<const TRACE: bool>(
                             let mut vals = [[0u64; 32]; warpforge_core::MAX_DST];
                             let n = di.n_dst as usize;
                             for (v, &d) in vals.iter_mut().zip(di.dsts()) {
-                                *v = regs[d as usize];
+                                *v = regs.row(env.code.phys[d as usize]);
                             }
                             o.on_values(cta.id, wi as u32, di, &vals[..n]);
                         }

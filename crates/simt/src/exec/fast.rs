@@ -1,7 +1,13 @@
 //! The branch-free fast paths for full-warp integer/float ALU instructions, global and shared
 //! loads/stores, uniform kernel-parameter loads and integer comparisons (32 lanes at a time on
 //! whole register vectors).
+//!
+//! Each path picks the register banks of its operands once per instruction (never per lane): an
+//! operation whose result is a register of at most 32 bits and depends only on the low 32 bits
+//! of its operands runs on 32-bit lanes, the others on 64-bit lanes, an operand of the other bank
+//! converted on the way (zero-extended or truncated, which leaves the result unchanged).
 
+use super::regs::Lane;
 use super::*;
 
 /// Runs `$body` for every lane `$l` of `$mask` in ascending order, the body written out in
@@ -42,29 +48,26 @@ fn st_le<const EB: usize>(data: &mut [u8], at: usize, v: u64) {
     data[at..at + EB].copy_from_slice(&v.to_le_bytes()[..EB]);
 }
 
-/// All 32 lanes of a source operand.
+/// All 32 lanes of a source operand as 64-bit values.
 #[inline(always)]
-pub(super) fn fetch(regs: &[[u64; WARP_SIZE]], s: Src) -> [u64; WARP_SIZE] {
-    *operand(regs, s)
+pub(super) fn fetch(regs: &Regs, s: Src) -> [u64; WARP_SIZE] {
+    *operand::<u64>(regs, s)
 }
 
-/// Zero lanes (an absent operand).
-static ZERO: [u64; WARP_SIZE] = [0; WARP_SIZE];
-
-/// A source operand's 32 lanes: a register is borrowed in place (a copy is 256 bytes, and
-/// most operands are registers), a negated predicate or an immediate is computed. It lives on
-/// the stack for one instruction, so the size difference of the variants costs nothing (boxing
-/// would allocate).
+/// A source operand's 32 lanes: a register of the lanes' bank is borrowed in place (a copy is
+/// 128 or 256 bytes, and most operands are registers), a register of the other bank converted,
+/// a negated predicate or an immediate computed. It lives on the stack for one instruction, so
+/// the size difference of the variants costs nothing (boxing would allocate).
 #[allow(clippy::large_enum_variant)]
-pub(super) enum Lanes<'a> {
-    Ref(&'a [u64; WARP_SIZE]),
-    Val([u64; WARP_SIZE]),
+pub(super) enum Lanes<'a, T> {
+    Ref(&'a [T; WARP_SIZE]),
+    Val([T; WARP_SIZE]),
 }
 
-impl std::ops::Deref for Lanes<'_> {
-    type Target = [u64; WARP_SIZE];
+impl<T> std::ops::Deref for Lanes<'_, T> {
+    type Target = [T; WARP_SIZE];
     #[inline(always)]
-    fn deref(&self) -> &[u64; WARP_SIZE] {
+    fn deref(&self) -> &[T; WARP_SIZE] {
         match self {
             Lanes::Ref(r) => r,
             Lanes::Val(v) => v,
@@ -72,30 +75,53 @@ impl std::ops::Deref for Lanes<'_> {
     }
 }
 
-/// All 32 lanes of a source operand, without copying a register.
+/// All 32 lanes of physical slot `p` as `T` lanes: borrowed when the slot is in `T`'s bank,
+/// else converted (zero-extended or truncated).
 #[inline(always)]
-pub(super) fn operand(regs: &[[u64; WARP_SIZE]], s: Src) -> Lanes<'_> {
-    match s {
-        Src::R(r) => Lanes::Ref(&regs[r as usize]),
-        Src::N(r) => {
-            let mut v = regs[r as usize];
-            v.iter_mut().for_each(|x| *x = (*x & 1) ^ 1);
-            Lanes::Val(v)
-        }
-        Src::I(v) => Lanes::Val([v; WARP_SIZE]),
+fn row_as<T: Lane>(regs: &Regs, p: u32) -> Lanes<'_, T> {
+    let i = (p & !WIDE) as usize;
+    match (p & WIDE != 0, T::WIDE) {
+        (true, true) | (false, false) => Lanes::Ref(&T::bank(regs)[i]),
+        (true, false) => Lanes::Val(regs.wide[i].map(T::from64)),
+        (false, true) => Lanes::Val(regs.narrow[i].map(|v| T::from64(v as u64))),
     }
 }
 
-/// Writes `out` (masked by `m`) to the active lanes of slot `d`.
+/// All 32 lanes of a source operand as `T` lanes (values truncated to `T`), without copying a
+/// register of `T`'s bank.
 #[inline(always)]
-pub(super) fn commit(
-    regs: &mut [[u64; WARP_SIZE]],
-    d: usize,
+pub(super) fn operand<T: Lane>(regs: &Regs, s: Src) -> Lanes<'_, T> {
+    match s {
+        Src::R(r) => row_as(regs, r),
+        Src::N(r) => {
+            let mut v = *row_as::<T>(regs, r);
+            v.iter_mut()
+                .for_each(|x| *x = T::from64((x.to64() & 1) ^ 1));
+            Lanes::Val(v)
+        }
+        Src::I(v) => Lanes::Val([T::from64(v); WARP_SIZE]),
+    }
+}
+
+/// Writes `out` (masked by `m`) to the active lanes of physical slot `d`, in its bank.
+#[inline(always)]
+pub(super) fn commit<S: Lane>(regs: &mut Regs, d: u32, m: u64, out: &[S; WARP_SIZE], active: u32) {
+    let i = (d & !WIDE) as usize;
+    if d & WIDE != 0 {
+        commit_row(&mut regs.wide[i], m, out, active);
+    } else {
+        commit_row(&mut regs.narrow[i], m, out, active);
+    }
+}
+
+/// [`commit`] into one bank's row.
+#[inline(always)]
+fn commit_row<D: Lane, S: Lane>(
+    dst: &mut [D; WARP_SIZE],
     m: u64,
-    out: &[u64; WARP_SIZE],
+    out: &[S; WARP_SIZE],
     active: u32,
 ) {
-    let dst = &mut regs[d];
     if active == FULL {
         #[cfg(target_arch = "x86_64")]
         if avx2() {
@@ -104,10 +130,53 @@ pub(super) fn commit(
             return;
         }
         for l in 0..WARP_SIZE {
-            dst[l] = out[l] & m;
+            dst[l] = D::from64(out[l].to64() & m);
         }
     } else {
-        lanes(active, |l| dst[l] = out[l] & m);
+        lanes(active, |l| dst[l] = D::from64(out[l].to64() & m));
+    }
+}
+
+/// Writes `v` to the active lanes of physical slot `d`.
+#[inline(always)]
+fn fill(regs: &mut Regs, d: u32, v: u64, active: u32) {
+    let i = (d & !WIDE) as usize;
+    if d & WIDE != 0 {
+        let dst = &mut regs.wide[i];
+        lanes_or_all(active, |l| dst[l] = v);
+    } else {
+        let dst = &mut regs.narrow[i];
+        lanes_or_all(active, |l| dst[l] = v as u32);
+    }
+}
+
+/// The lanes whose predicate in physical slot `g` is true (bit 0 of the value), as a mask.
+#[inline(always)]
+pub(super) fn guard_bits(regs: &Regs, g: u32) -> u32 {
+    let i = (g & !WIDE) as usize;
+    let mut a = 0u32;
+    if g & WIDE != 0 {
+        for (l, v) in regs.wide[i].iter().enumerate() {
+            a |= ((*v & 1) as u32) << l;
+        }
+    } else {
+        for (l, v) in regs.narrow[i].iter().enumerate() {
+            a |= (*v & 1) << l;
+        }
+    }
+    a
+}
+
+/// `mov`: the source (masked by the destination's width) to the active lanes, in the
+/// destination's bank.
+pub(super) fn mov(inst: &DInst, regs: &mut Regs, active: u32) {
+    let (d, m, s) = (inst.d[0], inst.dmask[0], inst.s[0]);
+    if d & WIDE != 0 {
+        let v = *operand::<u64>(regs, s);
+        commit(regs, d, m, &v, active);
+    } else {
+        let v = *operand::<u32>(regs, s);
+        commit(regs, d, m, &v, active);
     }
 }
 
@@ -122,16 +191,16 @@ fn avx2() -> bool {
     std::arch::is_x86_feature_detected!("avx2")
 }
 
-/// The lane loop of [`map2`].
+/// The lane loop of [`map2`]: `f` on the lanes' register values, its result truncated to `U`.
 #[inline(always)]
-fn map2_lanes(
-    a: &[u64; WARP_SIZE],
-    b: &[u64; WARP_SIZE],
+fn map2_lanes<T: Lane, U: Lane>(
+    a: &[T; WARP_SIZE],
+    b: &[T; WARP_SIZE],
     f: impl Fn(u64, u64) -> u64,
-) -> [u64; WARP_SIZE] {
-    let mut o = [0u64; WARP_SIZE];
+) -> [U; WARP_SIZE] {
+    let mut o = [U::default(); WARP_SIZE];
     for l in 0..WARP_SIZE {
-        o[l] = f(a[l], b[l]);
+        o[l] = U::from64(f(a[l].to64(), b[l].to64()));
     }
     o
 }
@@ -139,31 +208,35 @@ fn map2_lanes(
 /// [`map2_lanes`] compiled for AVX2. The CPU must support it.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn map2_avx2(
-    a: &[u64; WARP_SIZE],
-    b: &[u64; WARP_SIZE],
+unsafe fn map2_avx2<T: Lane, U: Lane>(
+    a: &[T; WARP_SIZE],
+    b: &[T; WARP_SIZE],
     f: impl Fn(u64, u64) -> u64,
-) -> [u64; WARP_SIZE] {
+) -> [U; WARP_SIZE] {
     map2_lanes(a, b, f)
 }
 
-/// [`commit`] of a full warp, compiled for AVX2. The CPU must support it.
+/// [`commit_row`] of a full warp, compiled for AVX2. The CPU must support it.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn commit_full_avx2(dst: &mut [u64; WARP_SIZE], m: u64, out: &[u64; WARP_SIZE]) {
+unsafe fn commit_full_avx2<D: Lane, S: Lane>(
+    dst: &mut [D; WARP_SIZE],
+    m: u64,
+    out: &[S; WARP_SIZE],
+) {
     for l in 0..WARP_SIZE {
-        dst[l] = out[l] & m;
+        dst[l] = D::from64(out[l].to64() & m);
     }
 }
 
 /// Not inlined: with the operands as plain references here, the loop is vectorised (inlined,
 /// the compiler chose between a borrowed register and a computed operand once per lane).
 #[inline(never)]
-pub(super) fn map2(
-    a: &[u64; WARP_SIZE],
-    b: &[u64; WARP_SIZE],
+pub(super) fn map2<T: Lane, U: Lane>(
+    a: &[T; WARP_SIZE],
+    b: &[T; WARP_SIZE],
     f: impl Fn(u64, u64) -> u64,
-) -> [u64; WARP_SIZE] {
+) -> [U; WARP_SIZE] {
     #[cfg(target_arch = "x86_64")]
     if avx2() {
         // SAFETY: the CPU supports AVX2 (checked just above).
@@ -174,15 +247,15 @@ pub(super) fn map2(
 
 /// The lane loop of [`map3`].
 #[inline(always)]
-fn map3_lanes(
-    a: &[u64; WARP_SIZE],
-    b: &[u64; WARP_SIZE],
-    c: &[u64; WARP_SIZE],
+fn map3_lanes<T: Lane>(
+    a: &[T; WARP_SIZE],
+    b: &[T; WARP_SIZE],
+    c: &[T; WARP_SIZE],
     f: impl Fn(u64, u64, u64) -> u64,
-) -> [u64; WARP_SIZE] {
-    let mut o = [0u64; WARP_SIZE];
+) -> [T; WARP_SIZE] {
+    let mut o = [T::default(); WARP_SIZE];
     for l in 0..WARP_SIZE {
-        o[l] = f(a[l], b[l], c[l]);
+        o[l] = T::from64(f(a[l].to64(), b[l].to64(), c[l].to64()));
     }
     o
 }
@@ -190,24 +263,24 @@ fn map3_lanes(
 /// [`map3_lanes`] compiled for AVX2. The CPU must support it.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn map3_avx2(
-    a: &[u64; WARP_SIZE],
-    b: &[u64; WARP_SIZE],
-    c: &[u64; WARP_SIZE],
+unsafe fn map3_avx2<T: Lane>(
+    a: &[T; WARP_SIZE],
+    b: &[T; WARP_SIZE],
+    c: &[T; WARP_SIZE],
     f: impl Fn(u64, u64, u64) -> u64,
-) -> [u64; WARP_SIZE] {
+) -> [T; WARP_SIZE] {
     map3_lanes(a, b, c, f)
 }
 
 /// Not inlined: with the operands as plain references here, the loop is vectorised (inlined,
 /// the compiler chose between a borrowed register and a computed operand once per lane).
 #[inline(never)]
-pub(super) fn map3(
-    a: &[u64; WARP_SIZE],
-    b: &[u64; WARP_SIZE],
-    c: &[u64; WARP_SIZE],
+pub(super) fn map3<T: Lane>(
+    a: &[T; WARP_SIZE],
+    b: &[T; WARP_SIZE],
+    c: &[T; WARP_SIZE],
     f: impl Fn(u64, u64, u64) -> u64,
-) -> [u64; WARP_SIZE] {
+) -> [T; WARP_SIZE] {
     #[cfg(target_arch = "x86_64")]
     if avx2() {
         // SAFETY: the CPU supports AVX2 (checked just above).
@@ -220,7 +293,7 @@ pub(super) fn map3(
 /// `.rn`). Where the CPU has the FMA instruction the 32 lanes are computed by it, 8 at a time
 /// (glibc's `fmaf`, which `mul_add` calls without that target feature, uses the same
 /// instruction on such CPUs); elsewhere `mul_add` per lane.
-fn fma_f32(a: &[u64; WARP_SIZE], b: &[u64; WARP_SIZE], c: &[u64; WARP_SIZE]) -> [u64; WARP_SIZE] {
+fn fma_f32<T: Lane>(a: &[T; WARP_SIZE], b: &[T; WARP_SIZE], c: &[T; WARP_SIZE]) -> [T; WARP_SIZE] {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU supports the `fma` target feature (checked just above).
@@ -269,32 +342,45 @@ fn fma_lane(x: u64, y: u64, z: u64) -> u64 {
 /// The CPU must support the `fma` target feature.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
-unsafe fn fma_f32_hw(
-    a: &[u64; WARP_SIZE],
-    b: &[u64; WARP_SIZE],
-    c: &[u64; WARP_SIZE],
-) -> [u64; WARP_SIZE] {
-    let mut o = [0u64; WARP_SIZE];
+unsafe fn fma_f32_hw<T: Lane>(
+    a: &[T; WARP_SIZE],
+    b: &[T; WARP_SIZE],
+    c: &[T; WARP_SIZE],
+) -> [T; WARP_SIZE] {
+    let mut o = [T::default(); WARP_SIZE];
     for l in 0..WARP_SIZE {
-        o[l] = fma_lane(a[l], b[l], c[l]);
+        o[l] = T::from64(fma_lane(a[l].to64(), b[l].to64(), c[l].to64()));
     }
     o
 }
 
-/// Executes a [`Fast`] ALU instruction: all lanes computed, active lanes committed.
-pub(super) fn fast_alu(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32) {
-    let a = operand(regs, inst.s[0]);
-    let b = if inst.ns > 1 {
-        operand(regs, inst.s[1])
+/// Executes a [`Fast`] ALU instruction: all lanes computed, active lanes committed. On 32-bit
+/// lanes when the destination is in the 32-bit bank and the operation's low 32 result bits
+/// depend only on the operands' low 32 bits (all but the 64-bit right shifts): the destination
+/// keeps only those bits ([`DInst::fmask`] is at most 32 bits wide there).
+pub(super) fn fast_alu(inst: &DInst, regs: &mut Regs, active: u32) {
+    if inst.d[0] & WIDE == 0 && !matches!(inst.fast, Fast::ShrU64 | Fast::ShrS64) {
+        fast_alu_in::<u32>(inst, regs, active);
     } else {
-        Lanes::Ref(&ZERO)
+        fast_alu_in::<u64>(inst, regs, active);
+    }
+}
+
+/// [`fast_alu`] on `T` lanes.
+#[inline(always)]
+fn fast_alu_in<T: Lane>(inst: &DInst, regs: &mut Regs, active: u32) {
+    let a = operand::<T>(regs, inst.s[0]);
+    let b = if inst.ns > 1 {
+        operand::<T>(regs, inst.s[1])
+    } else {
+        Lanes::Val([T::default(); WARP_SIZE])
     };
     let out = match inst.fast {
         Fast::Add => map2(&a, &b, |x, y| x.wrapping_add(y)),
         Fast::Sub => map2(&a, &b, |x, y| x.wrapping_sub(y)),
         Fast::MulLo => map2(&a, &b, |x, y| x.wrapping_mul(y)),
         Fast::MadLo => {
-            let c = operand(regs, inst.s[2]);
+            let c = operand::<T>(regs, inst.s[2]);
             map3(&a, &b, &c, |x, y, z| x.wrapping_mul(y).wrapping_add(z))
         }
         Fast::MulWideU32 => map2(&a, &b, |x, y| (x & 0xffff_ffff) * (y & 0xffff_ffff)),
@@ -331,7 +417,7 @@ pub(super) fn fast_alu(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32)
         }),
         Fast::ShrS64 => map2(&a, &b, |x, y| ((x as i64) >> (y as u32).min(63)) as u64),
         Fast::Selp => {
-            let c = operand(regs, inst.s[2]);
+            let c = operand::<T>(regs, inst.s[2]);
             map3(&a, &b, &c, |x, y, p| if p & 1 != 0 { x } else { y })
         }
         Fast::MinS32 => map2(&a, &b, |x, y| (x as i32).min(y as i32) as u32 as u64),
@@ -354,12 +440,12 @@ pub(super) fn fast_alu(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32)
         Fast::CvtU32Wide => map2(&a, &b, |x, _| x & 0xffff_ffff),
         Fast::Copy => *a,
         Fast::FmaF32 => {
-            let c = operand(regs, inst.s[2]);
+            let c = operand::<T>(regs, inst.s[2]);
             fma_f32(&a, &b, &c)
         }
         Fast::None => unreachable!("fast_alu without a fast path"),
     };
-    commit(regs, inst.d[0] as usize, inst.fmask, &out, active);
+    commit(regs, inst.d[0], inst.fmask, &out, active);
 }
 
 /// Global loads and stores whose lanes all fall in the allocation of the first active lane:
@@ -369,7 +455,7 @@ pub(super) fn fast_alu(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32)
 pub(super) fn global_fast<const TRACE: bool>(
     gmem: &mut GlobalMem,
     inst: &DInst,
-    regs: &mut [[u64; WARP_SIZE]],
+    regs: &mut Regs,
     active: u32,
     out: &mut DynInst,
 ) -> bool {
@@ -381,7 +467,7 @@ pub(super) fn global_fast<const TRACE: bool>(
     };
     let eb = inst.elem_bytes as u64;
     let span = eb * nel as u64;
-    let base_lanes = operand(regs, inst.s[0]);
+    let base_lanes = operand::<u64>(regs, inst.s[0]);
     // One borrow of the lanes (not the operand's variant test at every lane).
     let base_src: &[u64; WARP_SIZE] = &base_lanes;
     let off = inst.addr_off as u64;
@@ -430,7 +516,7 @@ pub(super) fn global_fast<const TRACE: bool>(
 pub(super) fn shared_fast<const TRACE: bool>(
     shared: &mut [u8],
     inst: &DInst,
-    regs: &mut [[u64; WARP_SIZE]],
+    regs: &mut Regs,
     active: u32,
     out: &mut DynInst,
 ) -> bool {
@@ -480,7 +566,7 @@ fn move_sized(
     eb: u64,
     data: &mut [u8],
     inst: &DInst,
-    regs: &mut [[u64; WARP_SIZE]],
+    regs: &mut Regs,
     active: u32,
     at: &[usize; WARP_SIZE],
     nel: usize,
@@ -506,15 +592,28 @@ fn move_sized(
 fn move_lanes<const EB: usize>(
     data: &mut [u8],
     inst: &DInst,
-    regs: &mut [[u64; WARP_SIZE]],
+    regs: &mut Regs,
     active: u32,
     at: &[usize; WARP_SIZE],
     nel: usize,
     is_st: bool,
 ) {
     if is_st && nel == 1 {
-        let v = operand(regs, inst.s[1]);
+        let v = operand::<u64>(regs, inst.s[1]);
         each_lane!(active, l, { st_le::<EB>(data, at[l], v[l]) });
+    } else if is_st && nel <= 4 {
+        // Lane by lane, every element of a lane before the next lane, as the general path
+        // writes: where two lanes' vectors overlap, the higher lane's bytes stay. The elements'
+        // lanes fetched first (one bank test per element, not per lane).
+        let mut v = [[0u64; WARP_SIZE]; 4];
+        for (j, vj) in v.iter_mut().enumerate().take(nel) {
+            *vj = fetch(regs, inst.s[1 + j]);
+        }
+        each_lane!(active, l, {
+            for (j, vj) in v.iter().enumerate().take(nel) {
+                st_le::<EB>(data, at[l] + j * EB, vj[l]);
+            }
+        });
     } else if is_st {
         // Lane by lane, every element of a lane before the next lane, as the general path
         // writes: where two lanes' vectors overlap, the higher lane's bytes stay.
@@ -533,14 +632,33 @@ fn move_lanes<const EB: usize>(
             64
         };
         for j in 0..nel {
-            let (d, m) = (inst.d[j] as usize, inst.dmask[j]);
-            let dst = &mut regs[d];
-            each_lane!(active, l, {
-                let v = ld_le::<EB>(data, at[l] + j * EB);
-                dst[l] = sext(v, sx) as u64 & m;
-            });
+            let (d, m) = (inst.d[j], inst.dmask[j]);
+            let i = (d & !WIDE) as usize;
+            if d & WIDE != 0 {
+                load_lanes::<EB, u64>(data, &mut regs.wide[i], m, sx, active, at, j);
+            } else {
+                load_lanes::<EB, u32>(data, &mut regs.narrow[i], m, sx, active, at, j);
+            }
         }
     }
+}
+
+/// Element `j` of each active lane's load (`EB` bytes at `at[l] + j * EB`), extended from `sx`
+/// bits and masked by `m`, into one bank's row.
+#[inline(always)]
+fn load_lanes<const EB: usize, T: Lane>(
+    data: &[u8],
+    dst: &mut [T; WARP_SIZE],
+    m: u64,
+    sx: u32,
+    active: u32,
+    at: &[usize; WARP_SIZE],
+    j: usize,
+) {
+    each_lane!(active, l, {
+        let v = ld_le::<EB>(data, at[l] + j * EB);
+        dst[l] = T::from64(sext(v, sx) as u64 & m);
+    });
 }
 
 /// `ld.param` of a kernel parameter by a warp whose active lanes all read the same address
@@ -552,7 +670,7 @@ fn move_lanes<const EB: usize>(
 pub(super) fn param_fast<const TRACE: bool>(
     params: &[u8],
     inst: &DInst,
-    regs: &mut [[u64; WARP_SIZE]],
+    regs: &mut Regs,
     active: u32,
     out: &mut DynInst,
 ) -> bool {
@@ -568,7 +686,7 @@ pub(super) fn param_fast<const TRACE: bool>(
         }
         a0
     } else {
-        let base = operand(regs, inst.s[0]);
+        let base = operand::<u64>(regs, inst.s[0]);
         let a0 = base[active.trailing_zeros() as usize].wrapping_add(off);
         let mut same = true;
         lanes_or_all(active, |l| same &= base[l].wrapping_add(off) == a0);
@@ -592,8 +710,7 @@ pub(super) fn param_fast<const TRACE: bool>(
         let at = (a0 + j as u64 * eb) as usize;
         let v = super::mem::load_ext(crate::memory::load_le(&params[at..], eb as u32), t)
             & inst.dmask[j];
-        let dst = &mut regs[inst.d[j] as usize];
-        lanes_or_all(active, |l| dst[l] = v);
+        fill(regs, inst.d[j], v, active);
     }
     if TRACE {
         if let Some(mem) = out.mem.as_mut() {
@@ -610,7 +727,7 @@ pub(super) fn param_fast<const TRACE: bool>(
 /// packing and unpacking. Operands are truncated to the type's width; the comparison is the
 /// unsigned order of the truncated values with the sign bit flipped for signed types
 /// ([`cmp_key`]), the same order as the general path's `alu::compare`.
-pub(super) fn setp_int(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32) {
+pub(super) fn setp_int(inst: &DInst, regs: &mut Regs, active: u32) {
     use warpforge_ptx::CmpOp::*;
     let t = inst.op.ty.unwrap_or(ScalarType::B32);
     let n = bits(t);
@@ -620,25 +737,44 @@ pub(super) fn setp_int(inst: &DInst, regs: &mut [[u64; WARP_SIZE]], active: u32)
     // x86-64-v2 compares two lanes at a time (`pcmpgtq`).
     let bias = flip ^ (1u64 << 63);
     let key = move |x: u64| cmp_key(x, tm, bias);
-    let o = {
-        let a = operand(regs, inst.s[0]);
-        let b = operand(regs, inst.s[1]);
-        match inst.op.cmp.unwrap_or(Eq) {
-            Eq | Equ => map2(&a, &b, move |x, y| (x & tm == y & tm) as u64),
-            Ne | Neu => map2(&a, &b, move |x, y| (x & tm != y & tm) as u64),
-            Lt | Lo | Ltu => map2(&a, &b, move |x, y| (key(x) < key(y)) as u64),
-            Le | Ls | Leu => map2(&a, &b, move |x, y| (key(x) <= key(y)) as u64),
-            Gt | Hi | Gtu => map2(&a, &b, move |x, y| (key(x) > key(y)) as u64),
-            Ge | Hs | Geu => map2(&a, &b, move |x, y| (key(x) >= key(y)) as u64),
-            Num => [1; WARP_SIZE],
-            Nan => [0; WARP_SIZE],
-        }
+    let cmp = inst.op.cmp.unwrap_or(Eq);
+    // A 32-bit comparison reads only the operands' low 32 bits: 32-bit lanes.
+    let o: [u32; WARP_SIZE] = if n <= 32 {
+        let a = operand::<u32>(regs, inst.s[0]);
+        let b = operand::<u32>(regs, inst.s[1]);
+        setp_lanes(cmp, &a, &b, tm, key)
+    } else {
+        let a = operand::<u64>(regs, inst.s[0]);
+        let b = operand::<u64>(regs, inst.s[1]);
+        setp_lanes(cmp, &a, &b, tm, key)
     };
-    commit(regs, inst.d[0] as usize, 1, &o, active);
+    commit(regs, inst.d[0], 1, &o, active);
     if inst.nd > 1 {
         let mut not = o;
         not.iter_mut().for_each(|v| *v ^= 1);
-        commit(regs, inst.d[1] as usize, 1, &not, active);
+        commit(regs, inst.d[1], 1, &not, active);
+    }
+}
+
+/// The 0/1 predicate of each lane of [`setp_int`], on `T` lanes.
+#[inline(always)]
+fn setp_lanes<T: Lane>(
+    cmp: warpforge_ptx::CmpOp,
+    a: &[T; WARP_SIZE],
+    b: &[T; WARP_SIZE],
+    tm: u64,
+    key: impl Fn(u64) -> i64 + Copy,
+) -> [u32; WARP_SIZE] {
+    use warpforge_ptx::CmpOp::*;
+    match cmp {
+        Eq | Equ => map2(a, b, move |x, y| (x & tm == y & tm) as u64),
+        Ne | Neu => map2(a, b, move |x, y| (x & tm != y & tm) as u64),
+        Lt | Lo | Ltu => map2(a, b, move |x, y| (key(x) < key(y)) as u64),
+        Le | Ls | Leu => map2(a, b, move |x, y| (key(x) <= key(y)) as u64),
+        Gt | Hi | Gtu => map2(a, b, move |x, y| (key(x) > key(y)) as u64),
+        Ge | Hs | Geu => map2(a, b, move |x, y| (key(x) >= key(y)) as u64),
+        Num => [1; WARP_SIZE],
+        Nan => [0; WARP_SIZE],
     }
 }
 

@@ -207,7 +207,7 @@ pub(super) fn atom_apply(op: AtomOp, t: ScalarType, old: u64, b: u64, c: u64) ->
 /// to `space`.
 #[inline(always)]
 pub(super) fn lane_address<const TRACE: bool>(
-    regs: &[[u64; WARP_SIZE]],
+    regs: &Regs,
     inst: &DInst,
     l: usize,
     addrs: &mut [u64; WARP_SIZE],

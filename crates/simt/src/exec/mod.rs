@@ -23,13 +23,15 @@ use warpforge_ptx::{AtomOp, BarMode, ScalarType, ShflMode, VoteMode};
 use crate::alu::{self, bits, sext, trunc};
 use crate::memory::{flat_load, flat_store, resolve_generic, window_base, Fault, GlobalMem};
 use crate::program::{
-    sp, CallVal, DInst, Fast, KernelCode, Space, Src, FPARAM_TAG, K, PC_STRIDE, RPC_EXIT,
+    sp, CallVal, DInst, Fast, KernelCode, Space, Src, FPARAM_TAG, K, PC_STRIDE, RPC_EXIT, WIDE,
 };
 
 mod fast;
 mod mem;
+mod regs;
 use fast::*;
 use mem::*;
+pub use regs::Regs;
 
 /// Texture element format of a binding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,8 +89,8 @@ pub struct Frame {
 /// Per-warp state.
 #[derive(Debug, Default)]
 pub struct Warp {
-    /// Register file, structure-of-arrays: `regs[slot][lane]`.
-    pub regs: Vec<[u64; WARP_SIZE]>,
+    /// Register file in two banks, by physical slot ([`KernelCode::phys`]).
+    pub regs: Regs,
     /// SIMT stack.
     pub stack: Vec<Entry>,
     /// Call frames.
@@ -235,16 +237,12 @@ impl Env<'_> {
         cta.bars = [Barrier::default(); 16];
         cta.live_warps = nwarps as u32;
         cta.warps.resize_with(nwarps, Warp::default);
-        let sb = code.special_base as usize;
+        let sb = code.wide_special_base as usize;
         // A one-dimensional block: `%tid` by lane without `Dim3::unlinear`'s three divisions.
         let linear = self.block.y == 1 && self.block.z == 1;
-        let nslots = code.nslots as usize;
         for (w, warp) in cta.warps.iter_mut().enumerate() {
-            // Every register starts at zero: the kept rows are cleared in one fill (a memset),
-            // new ones added as zeros.
-            warp.regs.truncate(nslots);
-            warp.regs.as_flattened_mut().fill(0);
-            warp.regs.resize(nslots, [0; WARP_SIZE]);
+            // Every register starts at zero.
+            warp.regs.reset(code);
             let first = w as u32 * 32;
             let n = (nthreads - first).min(32);
             warp.live = if n == 32 { FULL } else { (1u32 << n) - 1 };
@@ -265,7 +263,7 @@ impl Env<'_> {
             warp.writes = 0;
             // The special registers (the other slots are zero): the same value in every lane
             // for most, written as whole rows; per lane the thread index, lane id and masks.
-            let r = &mut warp.regs[sb..sb + sp::COUNT as usize];
+            let r = &mut warp.regs.wide[sb..sb + sp::COUNT as usize];
             let uniform = [
                 (sp::NTID, self.block.x as u64),
                 (sp::NTID + 1, self.block.y as u64),
@@ -365,10 +363,10 @@ impl Env<'_> {
 }
 
 #[inline(always)]
-fn rd(regs: &[[u64; WARP_SIZE]], s: Src, lane: usize) -> u64 {
+fn rd(regs: &Regs, s: Src, lane: usize) -> u64 {
     match s {
-        Src::R(r) => regs[r as usize][lane],
-        Src::N(r) => (regs[r as usize][lane] & 1) ^ 1,
+        Src::R(r) => regs.get(r, lane),
+        Src::N(r) => (regs.get(r, lane) & 1) ^ 1,
         Src::I(v) => v,
     }
 }
@@ -458,11 +456,7 @@ pub fn step<const TRACE: bool>(
     let active = if inst.guard == u32::MAX {
         mask
     } else {
-        let g = &w.regs[inst.guard as usize];
-        let mut a = 0u32;
-        for (l, v) in g.iter().enumerate() {
-            a |= ((*v & 1) as u32) << l;
-        }
+        let mut a = guard_bits(&w.regs, inst.guard);
         if inst.guard_neg {
             a = !a;
         }
@@ -473,16 +467,15 @@ pub fn step<const TRACE: bool>(
         w.writes += 1;
     }
     if inst.reads_clock {
-        let sb = code.special_base as usize;
+        let sb = code.wide_special_base as usize;
         let c = w.executed;
-        for l in 0..32 {
-            w.regs[sb + sp::CLOCK as usize][l] = c & 0xffff_ffff;
-            w.regs[sb + sp::CLOCK_HI as usize][l] = c >> 32;
-            w.regs[sb + sp::CLOCK64 as usize][l] = c;
-            w.regs[sb + sp::GTIMER as usize][l] = c;
-            w.regs[sb + sp::GTIMER_LO as usize][l] = c & 0xffff_ffff;
-            w.regs[sb + sp::GTIMER_HI as usize][l] = c >> 32;
-        }
+        let r = &mut w.regs.wide;
+        r[sb + sp::CLOCK as usize] = [c & 0xffff_ffff; WARP_SIZE];
+        r[sb + sp::CLOCK_HI as usize] = [c >> 32; WARP_SIZE];
+        r[sb + sp::CLOCK64 as usize] = [c; WARP_SIZE];
+        r[sb + sp::GTIMER as usize] = [c; WARP_SIZE];
+        r[sb + sp::GTIMER_LO as usize] = [c & 0xffff_ffff; WARP_SIZE];
+        r[sb + sp::GTIMER_HI as usize] = [c >> 32; WARP_SIZE];
     }
     if TRACE {
         let t = &inst.tmpl;
@@ -525,22 +518,7 @@ pub fn step<const TRACE: bool>(
     let mut flow = Flow::Go;
     match inst.k {
         K::Mov => {
-            let (d, m, s) = (inst.d[0] as usize, inst.dmask[0], inst.s[0]);
-            match s {
-                Src::R(r) => {
-                    let r = r as usize;
-                    if active == FULL {
-                        let v = w.regs[r];
-                        let dst = &mut w.regs[d];
-                        for l in 0..WARP_SIZE {
-                            dst[l] = v[l] & m;
-                        }
-                    } else {
-                        lanes(active, |l| w.regs[d][l] = w.regs[r][l] & m);
-                    }
-                }
-                _ => lanes(active, |l| w.regs[d][l] = rd(&w.regs, s, l) & m),
-            }
+            mov(inst, &mut w.regs, active);
             advance(w);
         }
         K::Alu if inst.fast != Fast::None => {
@@ -549,7 +527,7 @@ pub fn step<const TRACE: bool>(
         }
         K::Alu => {
             let op = &inst.op;
-            let (d, m) = (inst.d[0] as usize, inst.dmask[0]);
+            let (d, m) = (inst.d[0], inst.dmask[0]);
             let s = inst.s;
             let base = match inst.space {
                 Space::Generic => 0,
@@ -559,7 +537,7 @@ pub fn step<const TRACE: bool>(
                 lanes(active, |l| {
                     let a = rd(&w.regs, s[0], l);
                     let (sp, _) = resolve_generic(a);
-                    w.regs[d][l] = (sp == inst.space.mem_space()) as u64;
+                    w.regs.set(d, l, (sp == inst.space.mem_space()) as u64);
                 });
             } else {
                 lanes(active, |l| {
@@ -572,7 +550,7 @@ pub fn step<const TRACE: bool>(
                         rd(r, s[2], l),
                         rd(r, s[3], l),
                     );
-                    w.regs[d][l] = v & m;
+                    w.regs.set(d, l, v & m);
                 });
             }
             advance(w);
@@ -596,7 +574,7 @@ pub fn step<const TRACE: bool>(
             let t = op.ty.unwrap_or(ScalarType::B32);
             let cmp = op.cmp.unwrap_or(warpforge_ptx::CmpOp::Eq);
             let two = inst.nd > 1;
-            let (p, q) = (inst.d[0] as usize, inst.d[1] as usize);
+            let (p, q) = (inst.d[0], inst.d[1]);
             let s = inst.s;
             let has_c = inst.ns > 2;
             lanes(active, |l| {
@@ -605,15 +583,15 @@ pub fn step<const TRACE: bool>(
                 let c = !has_c || rd(r, s[2], l) & 1 != 0;
                 let pv = alu::combine(op.bool_op, x, c);
                 let qv = alu::combine(op.bool_op, !x, c);
-                w.regs[p][l] = pv as u64;
+                w.regs.set(p, l, pv as u64);
                 if two {
-                    w.regs[q][l] = qv as u64;
+                    w.regs.set(q, l, qv as u64);
                 }
             });
             advance(w);
         }
         K::Pack => {
-            let d = inst.d[0] as usize;
+            let d = inst.d[0];
             let m = inst.dmask[0];
             let n = inst.ns as usize;
             let total = (64 - m.leading_zeros()).max(1);
@@ -623,7 +601,7 @@ pub fn step<const TRACE: bool>(
                 for j in 0..n {
                     v |= trunc(rd(&w.regs, inst.s[j], l), eb) << (eb * j as u32);
                 }
-                w.regs[d][l] = v & m;
+                w.regs.set(d, l, v & m);
             });
             advance(w);
         }
@@ -635,7 +613,11 @@ pub fn step<const TRACE: bool>(
             lanes(active, |l| {
                 let v = rd(&w.regs, s, l);
                 for j in 0..n {
-                    w.regs[inst.d[j] as usize][l] = trunc(v >> (eb * j as u32), eb) & inst.dmask[j];
+                    w.regs.set(
+                        inst.d[j],
+                        l,
+                        trunc(v >> (eb * j as u32), eb) & inst.dmask[j],
+                    );
                 }
             });
             advance(w);
@@ -693,7 +675,7 @@ pub fn step<const TRACE: bool>(
                     } else {
                         match mm.load(shared, w, l, &acc, eb) {
                             Ok(v) => {
-                                w.regs[inst.d[j] as usize][l] = load_ext(v, t) & inst.dmask[j];
+                                w.regs.set(inst.d[j], l, load_ext(v, t) & inst.dmask[j]);
                                 Ok(())
                             }
                             Err(e) => Err(e),
@@ -744,7 +726,7 @@ pub fn step<const TRACE: bool>(
                 mm.store(shared, w, l, &acc, size, new)
                     .map_err(|e| fault(Some(l), e))?;
                 if has_dst {
-                    w.regs[inst.d[0] as usize][l] = load_ext(old, t) & inst.dmask[0];
+                    w.regs.set(inst.d[0], l, load_ext(old, t) & inst.dmask[0]);
                 }
             }
             if TRACE {
@@ -755,15 +737,11 @@ pub fn step<const TRACE: bool>(
         K::Shfl => {
             let mode = inst.op.shfl.unwrap_or(ShflMode::Idx);
             let src: [u64; WARP_SIZE] = match inst.s[0] {
-                Src::R(r) => w.regs[r as usize],
+                Src::R(r) => w.regs.row(r),
                 s => [rd(&w.regs, s, 0); WARP_SIZE],
             };
-            let (d, m) = (inst.d[0] as usize, inst.dmask[0]);
-            let pd = if inst.nd > 1 {
-                Some(inst.d[1] as usize)
-            } else {
-                None
-            };
+            let (d, m) = (inst.d[0], inst.dmask[0]);
+            let pd = if inst.nd > 1 { Some(inst.d[1]) } else { None };
             lanes(active, |l| {
                 let b = rd(&w.regs, inst.s[1], l) as u32;
                 let c = rd(&w.regs, inst.s[2], l) as u32;
@@ -796,9 +774,9 @@ pub fn step<const TRACE: bool>(
                 } else {
                     l
                 };
-                w.regs[d][l] = src[j] & m;
+                w.regs.set(d, l, src[j] & m);
                 if let Some(p) = pd {
-                    w.regs[p][l] = (ok && (0..32).contains(&j)) as u64;
+                    w.regs.set(p, l, (ok && (0..32).contains(&j)) as u64);
                 }
             });
             advance(w);
@@ -813,7 +791,7 @@ pub fn step<const TRACE: bool>(
                     ballot |= 1 << l;
                 }
             });
-            let d = inst.d[0] as usize;
+            let d = inst.d[0];
             let v = match inst.op.vote.unwrap_or(VoteMode::Ballot) {
                 VoteMode::All => (ballot == set) as u64,
                 VoteMode::Any => (ballot != 0) as u64,
@@ -821,12 +799,12 @@ pub fn step<const TRACE: bool>(
                 VoteMode::Ballot => ballot as u64,
             };
             let m = inst.dmask[0];
-            lanes(active, |l| w.regs[d][l] = v & m);
+            lanes(active, |l| w.regs.set(d, l, v & m));
             advance(w);
         }
         K::Activemask => {
-            let d = inst.d[0] as usize;
-            lanes(active, |l| w.regs[d][l] = active as u64);
+            let d = inst.d[0];
+            lanes(active, |l| w.regs.set(d, l, active as u64));
             advance(w);
         }
         K::Redux => {
@@ -841,18 +819,18 @@ pub fn step<const TRACE: bool>(
                 });
             });
             let v = acc.unwrap_or(0);
-            let d = inst.d[0] as usize;
-            lanes(active, |l| w.regs[d][l] = v & inst.dmask[0]);
+            let d = inst.d[0];
+            lanes(active, |l| w.regs.set(d, l, v & inst.dmask[0]));
             advance(w);
         }
         K::Match => {
             let all_mode = inst.op.vote == Some(VoteMode::All);
             let vals: [u64; WARP_SIZE] = match inst.s[0] {
-                Src::R(r) => w.regs[r as usize],
+                Src::R(r) => w.regs.row(r),
                 s => [rd(&w.regs, s, 0); WARP_SIZE],
             };
             let t = inst.op.ty.map_or(32, bits);
-            let d = inst.d[0] as usize;
+            let d = inst.d[0];
             let mut all_same = true;
             let first = active.trailing_zeros().min(31) as usize;
             lanes(active, |l| {
@@ -874,9 +852,9 @@ pub fn step<const TRACE: bool>(
                     });
                     same as u64
                 };
-                w.regs[d][l] = v & inst.dmask[0];
+                w.regs.set(d, l, v & inst.dmask[0]);
                 if inst.nd > 1 {
-                    w.regs[inst.d[1] as usize][l] = all_same as u64;
+                    w.regs.set(inst.d[1], l, all_same as u64);
                 }
             });
             advance(w);
@@ -920,7 +898,7 @@ pub fn step<const TRACE: bool>(
                     } else {
                         0
                     };
-                    w.regs[inst.d[j] as usize][l] = v & inst.dmask[j];
+                    w.regs.set(inst.d[j], l, v & inst.dmask[j]);
                 }
             }
             if TRACE {
@@ -1053,7 +1031,7 @@ pub fn step<const TRACE: bool>(
                             }
                             CallVal::Val(Src::R(r)) => {
                                 let v = flat_load(&w.fparam, from, size.min(8)).unwrap_or(0);
-                                w.regs[r as usize][l] = v;
+                                w.regs.set(r, l, v);
                             }
                             CallVal::Val(_) => {}
                         }
@@ -1191,9 +1169,9 @@ pub fn try_release(
                 AtomOp::Or => bar.any as u64,
                 _ => bar.popc as u64,
             };
-            let d = w.red_dst as usize;
+            let d = w.red_dst;
             let live = w.live;
-            lanes(live, |l| w.regs[d][l] = v);
+            lanes(live, |l| w.regs.set(d, l, v));
         }
     }
     *bar = Barrier::default();
@@ -1235,14 +1213,14 @@ fn exec_carry(code: &KernelCode, inst: &DInst, w: &mut Warp, active: u32) {
     let op = &inst.op;
     let t = op.ty.unwrap_or(ScalarType::U32);
     let n = bits(t);
-    let cc = code.special_base as usize + sp::CARRY as usize;
-    let (d, m) = (inst.d[0] as usize, inst.dmask[0]);
+    let cc = WIDE | (code.wide_special_base + sp::CARRY);
+    let (d, m) = (inst.d[0], inst.dmask[0]);
     let s = inst.s;
     lanes(active, |l| {
         let r = &w.regs;
         let a = trunc(rd(r, s[0], l), n) as u128;
         let b = trunc(rd(r, s[1], l), n) as u128;
-        let cin = (r[cc][l] & 1) as u128;
+        let cin = (r.get(cc, l) & 1) as u128;
         let full: u128 = (1u128 << n) - 1;
         let (res, cout): (u128, bool) = match op.kind {
             Add => (a + b, a + b > full),
@@ -1257,9 +1235,9 @@ fn exec_carry(code: &KernelCode, inst: &DInst, w: &mut Warp, active: u32) {
             }
             _ => (0, false),
         };
-        w.regs[d][l] = (res & full) as u64 & m;
+        w.regs.set(d, l, (res & full) as u64 & m);
         if op.cc {
-            w.regs[cc][l] = cout as u64;
+            w.regs.set(cc, l, cout as u64);
         }
     });
 }

@@ -463,6 +463,10 @@ pub fn decode_kernel(
         }
     }
     set_hints(&m.functions[funcs[0].module_idx], &mut insts);
+    let banks = Banks::new(m, &funcs, &insts, special_base);
+    for d in &mut insts {
+        banks.remap(d);
+    }
     let regs_per_thread = crate::regest::estimate(m, &order);
     Ok(KernelCode {
         name: name.to_string(),
@@ -471,6 +475,10 @@ pub fn decode_kernel(
         funcs,
         nslots,
         special_base,
+        phys: banks.phys,
+        narrow_slots: banks.narrow,
+        wide_slots: banks.wide,
+        wide_special_base: banks.wide_special_base,
         params,
         param_bytes,
         shared_static: shared_end as u32,
@@ -479,6 +487,112 @@ pub fn decode_kernel(
         fparam_bytes: fparam_end as u32,
         regs_per_thread,
     })
+}
+
+/// The register banks of a kernel's code: each logical slot's physical slot (see
+/// [`KernelCode::phys`]).
+struct Banks {
+    phys: Vec<u32>,
+    narrow: u32,
+    wide: u32,
+    wide_special_base: u32,
+}
+
+impl Banks {
+    /// A register goes to the bank of 32-bit lanes when every value it can hold fits 32 bits:
+    /// it is declared with at most 32 bits (every write is masked to the declared width, see
+    /// `Ctx::reg_mask`) and is not the destination of a call's return value wider than 4 bytes
+    /// (written unmasked). Special slots, the sink among them, stay 64-bit.
+    fn new(m: &Module, funcs: &[FuncCode], insts: &[DInst], special_base: u32) -> Banks {
+        let mut forced = vec![false; special_base as usize];
+        fn mark(c: &CallSite, forced: &mut [bool]) {
+            for &(_, dst, size) in &c.rets {
+                if let CallVal::Val(Src::R(r) | Src::N(r)) = dst {
+                    if size > 4 {
+                        if let Some(f) = forced.get_mut(r as usize) {
+                            *f = true;
+                        }
+                    }
+                }
+            }
+            for (_, alt) in &c.alts {
+                mark(alt, forced);
+            }
+        }
+        for d in insts {
+            if let Some(c) = d.call.as_deref() {
+                mark(c, &mut forced);
+            }
+        }
+        let mut phys = Vec::with_capacity(special_base as usize + sp::COUNT as usize);
+        let (mut narrow, mut wide) = (0u32, 0u32);
+        for fc in funcs {
+            for (i, ri) in m.functions[fc.module_idx].regs.iter().enumerate() {
+                let slot = fc.reg_base as usize + i;
+                if ri.ty.size() <= 4 && !forced[slot] {
+                    phys.push(narrow);
+                    narrow += 1;
+                } else {
+                    phys.push(WIDE | wide);
+                    wide += 1;
+                }
+            }
+        }
+        debug_assert_eq!(phys.len(), special_base as usize);
+        let wide_special_base = wide;
+        for _ in 0..sp::COUNT {
+            phys.push(WIDE | wide);
+            wide += 1;
+        }
+        Banks {
+            phys,
+            narrow,
+            wide,
+            wide_special_base,
+        }
+    }
+
+    fn src(&self, s: &mut Src) {
+        if let Src::R(r) | Src::N(r) = s {
+            *r = self.phys[*r as usize];
+        }
+    }
+
+    fn call(&self, c: &mut CallSite) {
+        for (v, _, _) in &mut c.args {
+            if let CallVal::Val(s) = v {
+                self.src(s);
+            }
+        }
+        for (_, v, _) in &mut c.rets {
+            if let CallVal::Val(s) = v {
+                self.src(s);
+            }
+        }
+        if let Some(t) = &mut c.target {
+            self.src(t);
+        }
+        for (_, alt) in &mut c.alts {
+            self.call(alt);
+        }
+    }
+
+    /// Replaces the logical slots of `d`'s operands, destinations and guard by physical ones
+    /// (its timing template keeps the logical slots).
+    fn remap(&self, d: &mut DInst) {
+        if d.guard != u32::MAX {
+            d.guard = self.phys[d.guard as usize];
+        }
+        for j in 0..d.nd as usize {
+            d.d[j] = self.phys[d.d[j] as usize];
+        }
+        for s in &mut d.s {
+            self.src(s);
+        }
+        if let Some(c) = d.call.as_deref_mut() {
+            self.call(c);
+        }
+    }
 }
 
 pub(super) fn src_slot(s: &Src) -> Option<u16> {

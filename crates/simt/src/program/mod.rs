@@ -9,6 +9,11 @@
 //! slots for special registers, the carry flag and the sink `_`. Calls therefore need no register
 //! save; recursion is rejected when the kernel is decoded (documented limitation).
 //!
+//! The executor keeps a register of at most 32 bits (predicates, 16- and 32-bit registers as
+//! declared) in a bank of 32-bit lanes and a 64-bit one (and the special registers) in a bank of
+//! 64-bit lanes; once the instructions are decoded, their operands' logical slots are replaced by
+//! physical ones ([`KernelCode::phys`], [`WIDE`]). The timing template keeps the logical slots.
+//!
 //! Every operand is resolved here: registers to slots, immediates to raw bits of the operation's
 //! type, symbols to addresses in their state space, labels to code indices, and each branch gets
 //! its reconvergence point (immediate post-dominator, from `warpforge_ptx::cfg`).
@@ -35,6 +40,10 @@ pub const RPC_EXIT: u32 = u32::MAX;
 /// Function-parameter addresses (`.param` of a `.func` and call-site buffers) carry this tag so
 /// that `ld.param [%rd]` can tell them from kernel parameters.
 pub const FPARAM_TAG: u64 = 1 << 24;
+
+/// Bit of a physical slot ([`KernelCode::phys`]) that selects the bank of 64-bit lanes; without
+/// it the slot indexes the bank of 32-bit lanes.
+pub const WIDE: u32 = 1 << 30;
 
 /// Special per-lane slots, offsets from [`KernelCode::special_base`] (names follow the PTX
 /// special registers; `CARRY` holds the `.cc` flag, `SINK` absorbs writes to `_`).
@@ -433,6 +442,16 @@ pub struct KernelCode {
     pub nslots: u32,
     /// First special slot.
     pub special_base: u32,
+    /// Physical slot of each logical slot (`nslots` entries): an index into the bank of 32-bit
+    /// lanes, or [`WIDE`] plus an index into the bank of 64-bit lanes. The executor's operands,
+    /// destinations and guards hold physical slots; [`Template`]'s registers stay logical.
+    pub phys: Vec<u32>,
+    /// Registers in the bank of 32-bit lanes.
+    pub narrow_slots: u32,
+    /// Registers in the bank of 64-bit lanes, the special slots included.
+    pub wide_slots: u32,
+    /// Index in the bank of 64-bit lanes of the first special slot ([`sp`] offsets follow).
+    pub wide_special_base: u32,
     /// Kernel parameters.
     pub params: Vec<ParamSlot>,
     /// Parameter buffer size in bytes.
