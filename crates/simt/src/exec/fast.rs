@@ -373,7 +373,7 @@ fn fast_alu_in<T: Lane>(inst: &DInst, regs: &mut Regs, active: u32) {
     let b = if inst.ns > 1 {
         operand::<T>(regs, inst.s[1])
     } else {
-        Lanes::Val([T::default(); WARP_SIZE])
+        Lanes::Ref(T::zeros())
     };
     let out = match inst.fast {
         Fast::Add => map2(&a, &b, |x, y| x.wrapping_add(y)),

@@ -21,6 +21,8 @@ pub(super) trait Lane: Copy + Default + std::fmt::Debug + 'static {
     fn from64(v: u64) -> Self;
     /// The bank of this lane type in `regs`.
     fn bank(regs: &Regs) -> &[[Self; WARP_SIZE]];
+    /// 32 zero lanes (an absent operand).
+    fn zeros() -> &'static [Self; WARP_SIZE];
 }
 
 impl Lane for u32 {
@@ -37,6 +39,11 @@ impl Lane for u32 {
     fn bank(regs: &Regs) -> &[[u32; WARP_SIZE]] {
         &regs.narrow
     }
+    #[inline(always)]
+    fn zeros() -> &'static [u32; WARP_SIZE] {
+        static Z: [u32; WARP_SIZE] = [0; WARP_SIZE];
+        &Z
+    }
 }
 
 impl Lane for u64 {
@@ -52,6 +59,11 @@ impl Lane for u64 {
     #[inline(always)]
     fn bank(regs: &Regs) -> &[[u64; WARP_SIZE]] {
         &regs.wide
+    }
+    #[inline(always)]
+    fn zeros() -> &'static [u64; WARP_SIZE] {
+        static Z: [u64; WARP_SIZE] = [0; WARP_SIZE];
+        &Z
     }
 }
 
