@@ -599,8 +599,15 @@ fn move_lanes<const EB: usize>(
     is_st: bool,
 ) {
     if is_st && nel == 1 {
-        let v = operand::<u64>(regs, inst.s[1]);
-        each_lane!(active, l, { st_le::<EB>(data, at[l], v[l]) });
+        // At most 4 bytes per lane: the value's low 32 bits, on 32-bit lanes (no widening copy
+        // of a 32-bit register).
+        if EB <= 4 {
+            let v = operand::<u32>(regs, inst.s[1]);
+            each_lane!(active, l, { st_le::<EB>(data, at[l], v[l] as u64) });
+        } else {
+            let v = operand::<u64>(regs, inst.s[1]);
+            each_lane!(active, l, { st_le::<EB>(data, at[l], v[l]) });
+        }
     } else if is_st && nel <= 4 {
         // Lane by lane, every element of a lane before the next lane, as the general path
         // writes: where two lanes' vectors overlap, the higher lane's bytes stay. The elements'
