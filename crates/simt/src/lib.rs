@@ -501,7 +501,21 @@ impl Device {
         cfg: LaunchConfig,
         args: &[KernelArg],
     ) -> Result<(), SimtError> {
-        let code = self.code(m, kernel)?;
+        let mut code = self.code(m, kernel)?;
+        if code.shared_slots && self.observer.as_deref().is_some_and(|o| o.wants_values()) {
+            // Value observers see each destination's untouched lanes: one slot per register.
+            let l = &self.modules[m.0 as usize];
+            code = Arc::new(
+                program::decode_kernel_with(
+                    &l.module,
+                    kernel,
+                    &l.layout,
+                    &|f| warpforge_ptx::reconvergence_points(f),
+                    false,
+                )
+                .map_err(SimtError::Decode)?,
+            );
+        }
         let params = self.prepare(&code, &cfg, args)?;
         let mut hook = self.hook.take();
         if let Some(h) = hook.as_deref_mut() {

@@ -239,6 +239,20 @@ pub fn decode_kernel(
     layout: &ModuleLayout,
     reconv: &dyn Fn(&Function) -> Vec<u32>,
 ) -> Result<KernelCode, String> {
+    decode_kernel_with(m, name, layout, reconv, true)
+}
+
+/// [`decode_kernel`], with `share` choosing whether registers of the kernel's own body whose live
+/// ranges never overlap share a physical slot ([`KernelCode::shared_slots`]). Without sharing,
+/// each register has a slot of its own, so a register keeps its contents in lanes an instruction
+/// does not write (what [`warpforge_core::InstObserver::on_values`] reports).
+pub fn decode_kernel_with(
+    m: &Module,
+    name: &str,
+    layout: &ModuleLayout,
+    reconv: &dyn Fn(&Function) -> Vec<u32>,
+    share: bool,
+) -> Result<KernelCode, String> {
     let func_index: HashMap<String, usize> = m
         .functions
         .iter()
@@ -463,7 +477,7 @@ pub fn decode_kernel(
         }
     }
     set_hints(&m.functions[funcs[0].module_idx], &mut insts);
-    let banks = Banks::new(m, &funcs, &insts, special_base);
+    let banks = Banks::new(m, &funcs, &insts, special_base, share);
     for d in &mut insts {
         banks.remap(d);
     }
@@ -479,6 +493,7 @@ pub fn decode_kernel(
         narrow_slots: banks.narrow,
         wide_slots: banks.wide,
         wide_special_base: banks.wide_special_base,
+        shared_slots: share,
         params,
         param_bytes,
         shared_static: shared_end as u32,
@@ -503,7 +518,17 @@ impl Banks {
     /// it is declared with at most 32 bits (every write is masked to the declared width, see
     /// `Ctx::reg_mask`) and is not the destination of a call's return value wider than 4 bytes
     /// (written unmasked). Special slots, the sink among them, stay 64-bit.
-    fn new(m: &Module, funcs: &[FuncCode], insts: &[DInst], special_base: u32) -> Banks {
+    ///
+    /// With `share`, the kernel body's registers of one bank are coloured by interference
+    /// ([`kernel_colours`]): registers that are never live at the same time take the same slot.
+    /// Callees' registers keep a slot each (they persist from one call to the next).
+    fn new(
+        m: &Module,
+        funcs: &[FuncCode],
+        insts: &[DInst],
+        special_base: u32,
+        share: bool,
+    ) -> Banks {
         let mut forced = vec![false; special_base as usize];
         fn mark(c: &CallSite, forced: &mut [bool]) {
             for &(_, dst, size) in &c.rets {
@@ -526,15 +551,35 @@ impl Banks {
         }
         let mut phys = Vec::with_capacity(special_base as usize + sp::COUNT as usize);
         let (mut narrow, mut wide) = (0u32, 0u32);
-        for fc in funcs {
-            for (i, ri) in m.functions[fc.module_idx].regs.iter().enumerate() {
+        let is_wide = |slot: usize, ri: &warpforge_ptx::RegInfo| ri.ty.size() > 4 || forced[slot];
+        for (fi, fc) in funcs.iter().enumerate() {
+            let regs = &m.functions[fc.module_idx].regs;
+            if fi == 0 && share {
+                let kinsts = &insts[fc.start as usize..(fc.start + fc.len) as usize];
+                let wide_of: Vec<bool> = (0..regs.len()).map(|i| is_wide(i, &regs[i])).collect();
+                let colours = kernel_colours(kinsts, fc.start, &wide_of);
+                let (mut nn, mut nw) = (0u32, 0u32);
+                for (i, &c) in colours.iter().enumerate() {
+                    if wide_of[i] {
+                        phys.push(WIDE | c);
+                        nw = nw.max(c + 1);
+                    } else {
+                        phys.push(c);
+                        nn = nn.max(c + 1);
+                    }
+                }
+                narrow += nn;
+                wide += nw;
+                continue;
+            }
+            for (i, ri) in regs.iter().enumerate() {
                 let slot = fc.reg_base as usize + i;
-                if ri.ty.size() <= 4 && !forced[slot] {
-                    phys.push(narrow);
-                    narrow += 1;
-                } else {
+                if is_wide(slot, ri) {
                     phys.push(WIDE | wide);
                     wide += 1;
+                } else {
+                    phys.push(narrow);
+                    narrow += 1;
                 }
             }
         }
@@ -593,6 +638,150 @@ impl Banks {
             self.call(c);
         }
     }
+}
+
+/// A slot for each register of the kernel's own body (logical slots `0..wide_of.len()`, its
+/// instructions `insts` from code index `start`), per bank (`wide_of`), such that two registers
+/// get the same slot only when they never interfere.
+///
+/// Liveness is per thread (each lane follows its own path through the body, and an instruction
+/// writes only its active lanes): backward over the body, successors the next instruction and a
+/// branch's target (an unguarded `bra` only its target, an unguarded `exit`/`ret` none). A
+/// guarded instruction does not kill its destinations (lanes whose guard is false keep the old
+/// value). A destination interferes with every register live after its instruction, with the
+/// instruction's other destinations and with its sources. So a register read before any write
+/// (zero) is live from the entry and no register written meanwhile shares its slot. Registers
+/// never read or written get slot 0 of their bank. Greedy colouring in slot order.
+fn kernel_colours(insts: &[DInst], start: u32, wide_of: &[bool]) -> Vec<u32> {
+    let n = wide_of.len();
+    let words = n.div_ceil(64).max(1);
+    let own = |r: u32| (r as usize) < n;
+    let mut uses: Vec<Vec<u32>> = Vec::with_capacity(insts.len());
+    let mut defs: Vec<Vec<u32>> = Vec::with_capacity(insts.len());
+    fn site_regs(c: &CallSite, uses: &mut Vec<u32>, defs: &mut Vec<u32>) {
+        for (v, _, _) in &c.args {
+            if let CallVal::Val(Src::R(r) | Src::N(r)) = v {
+                uses.push(*r);
+            }
+        }
+        for (_, v, _) in &c.rets {
+            if let CallVal::Val(Src::R(r) | Src::N(r)) = v {
+                defs.push(*r);
+            }
+        }
+        if let Some(Src::R(r) | Src::N(r)) = c.target {
+            uses.push(r);
+        }
+        for (_, alt) in &c.alts {
+            site_regs(alt, uses, defs);
+        }
+    }
+    for d in insts {
+        let mut u = Vec::new();
+        let mut w = Vec::new();
+        if d.guard != u32::MAX {
+            u.push(d.guard);
+        }
+        for s in &d.s {
+            if let Src::R(r) | Src::N(r) = s {
+                u.push(*r);
+            }
+        }
+        w.extend_from_slice(&d.d[..d.nd as usize]);
+        if let Some(c) = d.call.as_deref() {
+            site_regs(c, &mut u, &mut w);
+        }
+        u.retain(|&r| own(r));
+        w.retain(|&r| own(r));
+        uses.push(u);
+        defs.push(w);
+    }
+    let len = insts.len();
+    let succ = |i: usize| -> [Option<usize>; 2] {
+        let d = &insts[i];
+        let guarded = d.guard != u32::MAX;
+        let next = (i + 1 < len).then_some(i + 1);
+        let target = (d.target >= start && ((d.target - start) as usize) < len)
+            .then(|| (d.target - start) as usize);
+        match d.k {
+            K::Bra if guarded => [next, target],
+            K::Bra => [target, None],
+            K::Exit | K::Ret if !guarded => [None, None],
+            _ => [next, None],
+        }
+    };
+    // live_out[i], as bit sets of `words` words.
+    let mut out = vec![0u64; len * words];
+    let mut inn = vec![0u64; len * words];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in (0..len).rev() {
+            let mut o = vec![0u64; words];
+            for sidx in succ(i).into_iter().flatten() {
+                for (a, b) in o.iter_mut().zip(&inn[sidx * words..(sidx + 1) * words]) {
+                    *a |= b;
+                }
+            }
+            let mut x = o.clone();
+            if insts[i].guard == u32::MAX {
+                for &r in &defs[i] {
+                    x[r as usize / 64] &= !(1u64 << (r % 64));
+                }
+            }
+            for &r in &uses[i] {
+                x[r as usize / 64] |= 1u64 << (r % 64);
+            }
+            if x[..] != inn[i * words..(i + 1) * words] {
+                inn[i * words..(i + 1) * words].copy_from_slice(&x);
+                changed = true;
+            }
+            out[i * words..(i + 1) * words].copy_from_slice(&o);
+        }
+    }
+    // Interference (symmetric bit matrix).
+    let mut adj = vec![0u64; n * words];
+    let mut edge = |a: u32, b: u32| {
+        if a != b {
+            adj[a as usize * words + b as usize / 64] |= 1u64 << (b % 64);
+            adj[b as usize * words + a as usize / 64] |= 1u64 << (a % 64);
+        }
+    };
+    for i in 0..len {
+        for &d in &defs[i] {
+            for (wi, &bits) in out[i * words..(i + 1) * words].iter().enumerate() {
+                let mut b = bits;
+                while b != 0 {
+                    let r = (wi * 64) as u32 + b.trailing_zeros();
+                    b &= b - 1;
+                    edge(d, r);
+                }
+            }
+            for &e in defs[i].iter().chain(&uses[i]) {
+                edge(d, e);
+            }
+        }
+    }
+    let mut colour = vec![0u32; n];
+    for r in 0..n {
+        let mut taken: Vec<u32> = Vec::new();
+        for q in 0..r {
+            if wide_of[q] == wide_of[r] && adj[r * words + q / 64] >> (q % 64) & 1 != 0 {
+                taken.push(colour[q]);
+            }
+        }
+        taken.sort_unstable();
+        let mut c = 0u32;
+        for t in taken {
+            if t == c {
+                c += 1;
+            } else if t > c {
+                break;
+            }
+        }
+        colour[r] = c;
+    }
+    colour
 }
 
 pub(super) fn src_slot(s: &Src) -> Option<u16> {

@@ -30,7 +30,7 @@ use crate::memory::{window_base, GlobalMem};
 
 mod decode;
 mod layout;
-pub use decode::decode_kernel;
+pub use decode::{decode_kernel, decode_kernel_with};
 pub use layout::{layout_module, ModuleLayout};
 
 /// Byte distance between consecutive instructions' program counters.
@@ -452,6 +452,10 @@ pub struct KernelCode {
     pub wide_slots: u32,
     /// Index in the bank of 64-bit lanes of the first special slot ([`sp`] offsets follow).
     pub wide_special_base: u32,
+    /// Whether registers of the kernel's body with disjoint live ranges share physical slots
+    /// (`decode::decode_kernel_with`); a shared slot does not keep a register's old contents in
+    /// lanes an instruction leaves unwritten.
+    pub shared_slots: bool,
     /// Kernel parameters.
     pub params: Vec<ParamSlot>,
     /// Parameter buffer size in bytes.
