@@ -652,6 +652,11 @@ impl Banks {
 /// instruction's other destinations and with its sources. So a register read before any write
 /// (zero) is live from the entry and no register written meanwhile shares its slot. Registers
 /// never read or written get slot 0 of their bank. Greedy colouring in slot order.
+///
+/// Two reads see lanes other than the thread's own, where the per-thread argument does not hold:
+/// `shfl` reads its source in the lane it names, which may be inactive, and `bar` reads its id
+/// and thread count in lane 31 when no lane is active. Those registers keep a slot of their
+/// own (after the coloured ones), so every lane holds what it held without sharing.
 fn kernel_colours(insts: &[DInst], start: u32, wide_of: &[bool]) -> Vec<u32> {
     let n = wide_of.len();
     let words = n.div_ceil(64).max(1);
@@ -695,6 +700,21 @@ fn kernel_colours(insts: &[DInst], start: u32, wide_of: &[bool]) -> Vec<u32> {
         w.retain(|&r| own(r));
         uses.push(u);
         defs.push(w);
+    }
+    let mut pinned = vec![false; n];
+    for d in insts {
+        let cross = match d.k {
+            K::Shfl => &d.s[..1],
+            K::Bar => &d.s[..2],
+            _ => &d.s[..0],
+        };
+        for s in cross {
+            if let Src::R(r) | Src::N(r) = *s {
+                if own(r) {
+                    pinned[r as usize] = true;
+                }
+            }
+        }
     }
     let len = insts.len();
     let succ = |i: usize| -> [Option<usize>; 2] {
@@ -764,9 +784,15 @@ fn kernel_colours(insts: &[DInst], start: u32, wide_of: &[bool]) -> Vec<u32> {
     }
     let mut colour = vec![0u32; n];
     for r in 0..n {
+        if pinned[r] {
+            continue;
+        }
         let mut taken: Vec<u32> = Vec::new();
         for q in 0..r {
-            if wide_of[q] == wide_of[r] && adj[r * words + q / 64] >> (q % 64) & 1 != 0 {
+            if !pinned[q]
+                && wide_of[q] == wide_of[r]
+                && adj[r * words + q / 64] >> (q % 64) & 1 != 0
+            {
                 taken.push(colour[q]);
             }
         }
@@ -780,6 +806,20 @@ fn kernel_colours(insts: &[DInst], start: u32, wide_of: &[bool]) -> Vec<u32> {
             }
         }
         colour[r] = c;
+    }
+    // Pinned registers: fresh slots past the coloured ones of their bank.
+    for bank in [false, true] {
+        let mut next = (0..n)
+            .filter(|&r| !pinned[r] && wide_of[r] == bank)
+            .map(|r| colour[r] + 1)
+            .max()
+            .unwrap_or(0);
+        for r in 0..n {
+            if pinned[r] && wide_of[r] == bank {
+                colour[r] = next;
+                next += 1;
+            }
+        }
     }
     colour
 }
