@@ -734,16 +734,17 @@ fn kernel_colours(insts: &[DInst], start: u32, wide_of: &[bool]) -> Vec<u32> {
     let mut out = vec![0u64; len * words];
     let mut inn = vec![0u64; len * words];
     let mut changed = true;
+    let (mut o, mut x) = (vec![0u64; words], vec![0u64; words]);
     while changed {
         changed = false;
         for i in (0..len).rev() {
-            let mut o = vec![0u64; words];
+            o.fill(0);
             for sidx in succ(i).into_iter().flatten() {
                 for (a, b) in o.iter_mut().zip(&inn[sidx * words..(sidx + 1) * words]) {
                     *a |= b;
                 }
             }
-            let mut x = o.clone();
+            x.copy_from_slice(&o);
             if insts[i].guard == u32::MAX {
                 for &r in &defs[i] {
                     x[r as usize / 64] &= !(1u64 << (r % 64));
@@ -783,29 +784,29 @@ fn kernel_colours(insts: &[DInst], start: u32, wide_of: &[bool]) -> Vec<u32> {
         }
     }
     let mut colour = vec![0u32; n];
+    // Colours of already coloured neighbours, marked in `used` and cleared after each register.
+    let mut used = vec![false; n + 1];
+    let mut marked: Vec<u32> = Vec::new();
     for r in 0..n {
         if pinned[r] {
             continue;
         }
-        let mut taken: Vec<u32> = Vec::new();
-        for q in 0..r {
-            if !pinned[q]
-                && wide_of[q] == wide_of[r]
-                && adj[r * words + q / 64] >> (q % 64) & 1 != 0
-            {
-                taken.push(colour[q]);
+        for (wi, &bits) in adj[r * words..(r + 1) * words].iter().enumerate() {
+            let mut b = bits;
+            while b != 0 {
+                let q = wi * 64 + b.trailing_zeros() as usize;
+                b &= b - 1;
+                if q < r && !pinned[q] && wide_of[q] == wide_of[r] {
+                    used[colour[q] as usize] = true;
+                    marked.push(colour[q]);
+                }
             }
         }
-        taken.sort_unstable();
-        let mut c = 0u32;
-        for t in taken {
-            if t == c {
-                c += 1;
-            } else if t > c {
-                break;
-            }
-        }
+        let c = used.iter().position(|u| !u).unwrap_or(n) as u32;
         colour[r] = c;
+        for m in marked.drain(..) {
+            used[m as usize] = false;
+        }
     }
     // Pinned registers: fresh slots past the coloured ones of their bank.
     for bank in [false, true] {
