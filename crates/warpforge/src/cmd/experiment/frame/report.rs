@@ -419,7 +419,7 @@ fn paired_comparisons(
         "confidence": paired::CONFIDENCE,
         "seeds": plan.seeds.list.len(),
         "definition": "per seed, each side's geometric mean over the evaluated titles that both \
-                       sides have at every seed; differences = policy − other per seed (a side \
+                       sides have at every seed; differences = policy - other per seed (a side \
                        without draws has the same figure at every seed); mean, std_error = sd / \
                        sqrt(n), interval = mean -/+ t(0.975, n-1) x std_error; verdict leads / \
                        trails / undecided: the interval above 0 / below 0 / containing 0. \
