@@ -392,4 +392,56 @@ fn frame_seeds_are_geomeans_and_seed_k_is_the_single_run_with_that_seed() {
     // The single runs and the deterministic ones do not depend on the seed.
     assert_eq!(r["titles"]["L4D"]["fps"], one["titles"]["L4D"]["fps"]);
     assert_eq!(r["ideal_fps_gain"], one["ideal_fps_gain"]);
+    // Paired comparisons (session 24): none with one seed; with two, per seed IM's equal
+    // weight minus GPU-favoring's (the only other policy, so the best other) and the
+    // algorithm's marking FPS ratio minus random marking's, as the per-seed figures give them,
+    // with the t(0.975, 1) interval around their mean.
+    assert!(one["paired"].is_null(), "{}", one["paired"]);
+    let p = &r["paired"];
+    assert_eq!(p["seeds"], 2);
+    assert_eq!(p["confidence"], 0.95);
+    let ew = &p["equal_weight"];
+    assert_eq!(ew["policy"], "im");
+    assert_eq!(ew["best_other"], "gpu_favoring");
+    let vs = &ew["versus"]["gpu_favoring"];
+    let gf_ew = gf["equal_weight"].as_f64().unwrap();
+    let im_seeds = r["policies"]["im"]["seeds"].as_array().unwrap();
+    let want: Vec<f64> = im_seeds
+        .iter()
+        .map(|s| s["equal_weight"].as_f64().unwrap() - gf_ew)
+        .collect();
+    let rs = &r["random_marking_seeds"];
+    let alg = &r["algorithm_marking_seeds"];
+    let want_marking: Vec<f64> = (0..2)
+        .map(|k| alg[k]["gain"].as_f64().unwrap() - rs[k]["gain"].as_f64().unwrap())
+        .collect();
+    for (v, want) in [(vs, &want), (&p["marking"], &want_marking)] {
+        let d: Vec<f64> = (0..2)
+            .map(|k| v["differences"][k].as_f64().unwrap())
+            .collect();
+        for k in 0..2 {
+            assert!((d[k] - want[k]).abs() < 2e-4, "{v}: {d:?} vs {want:?}");
+        }
+        assert_eq!(v["titles"], 1);
+        assert_eq!(v["df"], 1);
+        assert_eq!(v["t"], 12.7062);
+        let mean = v["mean"].as_f64().unwrap();
+        let se = v["std_error"].as_f64().unwrap();
+        assert!((mean - (d[0] + d[1]) / 2.0).abs() < 1e-5, "{v}");
+        assert!((se - (d[0] - d[1]).abs() / 2.0).abs() < 1e-5, "{v}");
+        let (lo, hi) = (
+            v["interval"][0].as_f64().unwrap(),
+            v["interval"][1].as_f64().unwrap(),
+        );
+        assert!((hi - lo - 2.0 * 12.7062 * se).abs() < 1e-4, "{v}");
+        let verdict = if lo > 0.0 {
+            "leads"
+        } else if hi < 0.0 {
+            "trails"
+        } else {
+            "undecided"
+        };
+        assert_eq!(v["verdict"], verdict, "{v}");
+    }
+    assert_eq!(ew["verdict"], vs["verdict"]);
 }

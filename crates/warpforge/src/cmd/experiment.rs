@@ -32,6 +32,7 @@ pub mod hetero;
 pub mod heteropdp;
 pub mod latency;
 pub mod lax_calibrate;
+pub mod paired;
 
 /// Subcommands of `warpforge experiment`.
 #[derive(clap::Subcommand)]

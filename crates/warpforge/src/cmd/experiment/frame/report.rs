@@ -7,6 +7,7 @@ use warpforge_gfx::title::Title;
 
 use super::plan::{Job, Kind, Outcome, Plan};
 use crate::cmd::experiment::chart::Chart;
+use crate::cmd::experiment::paired::{self, Verdict};
 
 /// The built report.
 pub struct Report {
@@ -277,6 +278,158 @@ fn failed_runs(plan: &Plan, results: &[(Job, MixResult)]) -> Vec<Value> {
             })
         })
         .collect()
+}
+
+/// Per seed of the plan, the geomean over the titles of `set` that both `x` and `y` have at
+/// every seed: (x per seed, y per seed, the number of those titles); empty when no title has
+/// both at every seed.
+fn per_seed_pair(
+    plan: &Plan,
+    set: &[&Title],
+    x: &dyn Fn(&Title, u64) -> Option<f64>,
+    y: &dyn Fn(&Title, u64) -> Option<f64>,
+) -> (Vec<f64>, Vec<f64>, usize) {
+    let seeds = &plan.seeds.list;
+    let common: Vec<&Title> = set
+        .iter()
+        .copied()
+        .filter(|t| {
+            seeds
+                .iter()
+                .all(|&s| x(t, s).is_some() && y(t, s).is_some())
+        })
+        .collect();
+    if common.is_empty() {
+        return (Vec::new(), Vec::new(), 0);
+    }
+    let over = |f: &dyn Fn(&Title, u64) -> Option<f64>, s: u64| {
+        let v: Vec<f64> = common.iter().filter_map(|t| f(t, s)).collect();
+        geomean(&v).unwrap_or(f64::NAN)
+    };
+    let xs = seeds.iter().map(|&s| over(x, s)).collect();
+    let ys = seeds.iter().map(|&s| over(y, s)).collect();
+    (xs, ys, common.len())
+}
+
+/// The summary's line of the `paired` object (empty when it is null).
+fn paired_summary(p: &Value) -> String {
+    let line = |v: &Value| {
+        format!(
+            "{:+.4} [{:+.4}, {:+.4}] {}",
+            v["mean"].as_f64().unwrap_or(f64::NAN),
+            v["interval"][0].as_f64().unwrap_or(f64::NAN),
+            v["interval"][1].as_f64().unwrap_or(f64::NAN),
+            v["verdict"].as_str().unwrap_or("?")
+        )
+    };
+    let mut out = String::new();
+    let ew = &p["equal_weight"];
+    if let Some(b) = ew["best_other"].as_str() {
+        out += &format!(
+            "\npaired over {} seeds (95%): IM - {b} equal weight {} (vs every other: {})",
+            p["seeds"],
+            line(&ew["versus"][b]),
+            ew["verdict"].as_str().unwrap_or("?")
+        );
+    }
+    if !p["marking"].is_null() {
+        out += &format!(
+            "\npaired over {} seeds (95%): algorithm - random marking FPS ratio {}",
+            p["seeds"],
+            line(&p["marking"])
+        );
+    }
+    out
+}
+
+/// The policy whose equal weight claim 14 ranks first (the document's IM).
+const CLAIM14_POLICY: &str = "im";
+
+/// The `paired` object (README "Paired comparisons"; null with fewer than 2 seeds): per seed
+/// of the plan the geomean over the titles of `set` (the evaluated titles) of each side, and
+/// the paired comparison of the two series ([`paired::paired`], 95% Student-t interval of the
+/// mean difference). `equal_weight`: IM against every other compared policy (`versus.<name>`;
+/// `ew(policy, title, seed)` is the title's equal weight over FR-FCFS), `best_other` the one
+/// with the highest mean, `verdict` `leads` if IM leads each of them, `trails` if it trails
+/// one, else `undecided` (claim 14). `marking`: the algorithm's marking (IM's FPS ratio over
+/// FR-FCFS) against random marking's (`fps(kind, title, seed)`, the HL mix; claim 5).
+fn paired_comparisons(
+    plan: &Plan,
+    set: &[&Title],
+    ew: &dyn Fn(&str, &Title, u64) -> Option<f64>,
+    fps: &dyn Fn(&Kind, &Title, u64) -> Option<f64>,
+) -> Value {
+    if plan.seeds.list.len() < 2 {
+        return Value::Null;
+    }
+    let im_planned = plan.policies.iter().any(|p| p == CLAIM14_POLICY);
+    let im_ew = |t: &Title, s: u64| ew(CLAIM14_POLICY, t, s);
+    let mut versus = Map::new();
+    let mut best: Option<(String, f64)> = None;
+    let mut verdicts = Vec::new();
+    for q in plan
+        .policies
+        .iter()
+        .filter(|p| im_planned && *p != CLAIM14_POLICY)
+    {
+        let (xs, ys, n) = per_seed_pair(plan, set, &im_ew, &|t, s| ew(q, t, s));
+        let Some(p) = paired::paired(&xs, &ys) else {
+            versus.insert(q.clone(), Value::Null);
+            continue;
+        };
+        if best.as_ref().is_none_or(|b| p.y_mean > b.1) {
+            best = Some((q.clone(), p.y_mean));
+        }
+        verdicts.push(p.verdict);
+        let mut v = p.json(CLAIM14_POLICY, q);
+        v["titles"] = json!(n);
+        versus.insert(q.clone(), v);
+    }
+    let equal_weight = match best {
+        Some((name, _)) => {
+            let verdict = if verdicts.contains(&Verdict::Trails) {
+                Verdict::Trails
+            } else if verdicts.iter().all(|v| *v == Verdict::Leads) {
+                Verdict::Leads
+            } else {
+                Verdict::Undecided
+            };
+            json!({
+                "policy": CLAIM14_POLICY,
+                "best_other": name,
+                "verdict": verdict.name(),
+                "versus": versus,
+            })
+        }
+        None => Value::Null,
+    };
+    let alg = Kind::Policy(CLAIM14_POLICY.into());
+    let (xs, ys, n) = per_seed_pair(plan, set, &|t, s| fps(&alg, t, s), &|t, s| {
+        fps(&Kind::RandomIm, t, s)
+    });
+    let marking = match paired::paired(&xs, &ys) {
+        Some(p) => {
+            let mut v = p.json("algorithm", "random");
+            v["titles"] = json!(n);
+            v
+        }
+        None => Value::Null,
+    };
+    json!({
+        "confidence": paired::CONFIDENCE,
+        "seeds": plan.seeds.list.len(),
+        "definition": "per seed, each side's geometric mean over the evaluated titles that both \
+                       sides have at every seed; differences = policy - other per seed (a side \
+                       without draws has the same figure at every seed); mean, std_error = sd / \
+                       sqrt(n), interval = mean -/+ t(0.975, n-1) x std_error; verdict leads / \
+                       trails / undecided: the interval above 0 / below 0 / containing 0. \
+                       equal_weight (claim 14): IM's equal weight over FR-FCFS against each other \
+                       compared policy's (versus.<name>; verdict leads only if it leads each, \
+                       trails if it trails one); marking (claim 5): FPS ratio over FR-FCFS of \
+                       IM with the algorithm's marking against IM with random marking (HL mix)",
+        "equal_weight": equal_weight,
+        "marking": marking,
+    })
 }
 
 impl Report {
@@ -617,6 +770,16 @@ impl Report {
         }
         // 8 MB LLC (claim 15): IM over FR-FCFS, both at 8 MB.
         let llc8 = summarize(&Kind::Llc8("im".into()), &Kind::Llc8("frfcfs".into()));
+        // Paired comparisons over the seeds (session 24): claims 14 and 5.
+        let paired = paired_comparisons(
+            plan,
+            &low_titles,
+            &|p: &str, t: &Title, s: u64| {
+                let (fr, cr) = versus(&Kind::Policy(p.into()), &Kind::Base, t, s)?;
+                Some((fr * cr?).sqrt())
+            },
+            &|kind: &Kind, t: &Title, s: u64| ratio_at(kind, t.name, s),
+        );
         let mut mixes = Map::new();
         for t in &plan.titles {
             let m: Map<String, Value> = plan
@@ -694,6 +857,7 @@ impl Report {
                 errors_plain.iter().map(|e: &f64| e.abs()).sum::<f64>() / errors_plain.len() as f64
             })),
             "policies": policies,
+            "paired": paired,
             "llc_8mb": {"im": llc8},
             "failed_runs": failed_runs(plan, results),
             "mixes": mixes,
@@ -749,7 +913,8 @@ impl Report {
             j["algorithm_marking_gain"],
             j["estimator_mae"],
             j["estimator_max_error"]
-        ) + &warn
+        ) + &paired_summary(&j["paired"])
+            + &warn
     }
 
     /// The SVG charts: (file name, document).
