@@ -11,6 +11,7 @@
 //! fixed workloads of the run, not other workloads.
 
 use serde_json::{json, Value};
+use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The confidence of the reported intervals.
 pub const CONFIDENCE: f64 = 0.95;
@@ -114,61 +115,16 @@ impl Paired {
     }
 }
 
-/// P(|T| ≤ t) for Student's t with `df` ≥ 1 degrees of freedom (the finite series of
-/// Abramowitz & Stegun 26.7.3-26.7.4 in θ = atan(t / √df), exact for integer `df`).
-pub fn t_two_sided_cdf(t: f64, df: u32) -> f64 {
-    let t = t.abs();
-    let theta = (t / f64::from(df).sqrt()).atan();
-    let (s, c) = theta.sin_cos();
-    let c2 = c * c;
-    if df % 2 == 1 {
-        // θ + sin θ (cos θ + 2/3 cos³θ + ... + [2·4···(df−3)] / [1·3···(df−2)] cos^(df−2) θ).
-        let mut term = c;
-        let mut sum = 0.0;
-        let mut k = 1;
-        while k + 2 <= df {
-            sum += term;
-            term *= c2 * f64::from(k + 1) / f64::from(k + 2);
-            k += 2;
-        }
-        (2.0 / std::f64::consts::PI) * (theta + s * sum)
-    } else {
-        // sin θ (1 + 1/2 cos²θ + ... + [1·3···(df−3)] / [2·4···(df−2)] cos^(df−2) θ).
-        let mut term = 1.0;
-        let mut sum = 0.0;
-        let mut k = 0;
-        while k + 2 <= df {
-            sum += term;
-            term *= c2 * f64::from(k + 1) / f64::from(k + 2);
-            k += 2;
-        }
-        s * sum
-    }
-}
-
 /// The two-sided critical value of Student's t: the t with P(|T| ≤ t) = `confidence` at `df`
-/// degrees of freedom (bisection on [`t_two_sided_cdf`] to 1e-12); `None` for `df` = 0 or a
-/// confidence outside (0, 1).
+/// degrees of freedom (the `statrs` crate's inverse CDF at (1 + `confidence`) / 2); `None` for
+/// `df` = 0 or a confidence outside (0, 1).
 pub fn t_critical(df: u32, confidence: f64) -> Option<f64> {
     if df == 0 || !(confidence > 0.0 && confidence < 1.0) {
         return None;
     }
-    let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
-    while t_two_sided_cdf(hi, df) < confidence {
-        hi *= 2.0;
-        if hi > 1e12 {
-            return None;
-        }
-    }
-    while hi - lo > 1e-12 * hi.max(1.0) {
-        let mid = 0.5 * (lo + hi);
-        if t_two_sided_cdf(mid, df) < confidence {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    Some(0.5 * (lo + hi))
+    let t = StudentsT::new(0.0, 1.0, f64::from(df)).ok()?;
+    let q = t.inverse_cdf(0.5 * (1.0 + confidence));
+    q.is_finite().then_some(q)
 }
 
 #[cfg(test)]
