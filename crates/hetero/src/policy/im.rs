@@ -92,6 +92,13 @@ struct Im {
     pending_now: u64,
     pending_iv: u64,
     deprio_iv: FastSet<u64>,
+    /// Where each de-prioritisation counted in `f` was first seen (a diagnostic): a younger CG
+    /// entering a full read queue ahead of the CPU read (admission, [`MemPolicy::admit`]) or a
+    /// younger CG's command issued ahead of it in the queue ([`MemPolicy::on_issue`]). Each CPU
+    /// read counts once per interval (`im_sched_pending_denominator`) or once per stay (the
+    /// served-denominator ablation), as in `f`'s numerator.
+    deprio_at_admission: u64,
+    deprio_at_issue: u64,
     interval_end: u64,
     intervals: u64,
     capped: u64,
@@ -120,6 +127,37 @@ struct Im {
     ticked: u64,
     all_gpu_cycles: u64,
     last_tick: u64,
+    /// The probe's IPC comparisons (diagnostics, §5.6): each all-GPU window's IPC over the
+    /// previous window's, `probe_tolerance` the band. Above the band (the mode is kept), within
+    /// it ("equal": the mode ends), below it (worse: the mode ends).
+    cmp_above: u64,
+    cmp_equal: u64,
+    cmp_below: u64,
+    /// Of the comparisons above, those of a probe's first all-GPU window against the normal
+    /// window before it; the sums of the ratios of first and of later all-GPU windows.
+    first_above: u64,
+    first_ratio_sum: f64,
+    first_cmps: u64,
+    later_ratio_sum: f64,
+    later_cmps: u64,
+    /// Windows the current probe has been extended by, and the most any probe was.
+    cur_ext: u64,
+    max_ext: u64,
+    /// The same comparison between two consecutive normal windows (no all-GPU mode in
+    /// either): how often IPC rises above the band with no change of priority (the noise a
+    /// probe's comparison sees).
+    normal_pairs: u64,
+    normal_above: u64,
+    /// Whether the window that just ended was a normal window (no all-GPU mode).
+    last_normal: bool,
+    /// The run's first probe (it follows window 0, the GPU's start-up): its first window's
+    /// IPC over window 0's, and its all-GPU windows (1 + its extensions).
+    startup_ratio: f64,
+    startup_windows: u64,
+    /// Window 0's IPC and the instructions of all completed windows (window 0's IPC over the
+    /// run's mean shows how far the start-up is from a steady window).
+    window0_ipc: f64,
+    windows_insts: u64,
 }
 
 impl Im {
@@ -145,6 +183,8 @@ impl Im {
             pending_now: 0,
             pending_iv: 0,
             deprio_iv: FastSet::default(),
+            deprio_at_admission: 0,
+            deprio_at_issue: 0,
             interval_end: c.interval,
             intervals: 0,
             empty: 0,
@@ -170,12 +210,30 @@ impl Im {
             ticked: 0,
             all_gpu_cycles: 0,
             last_tick: 0,
+            cmp_above: 0,
+            cmp_equal: 0,
+            cmp_below: 0,
+            first_above: 0,
+            first_ratio_sum: 0.0,
+            first_cmps: 0,
+            later_ratio_sum: 0.0,
+            later_cmps: 0,
+            cur_ext: 0,
+            max_ext: 0,
+            normal_pairs: 0,
+            normal_above: 0,
+            last_normal: false,
+            startup_ratio: 0.0,
+            startup_windows: 0,
+            window0_ipc: 0.0,
+            windows_insts: 0,
         }
     }
 
     /// IM-SCHED's event (§5.4): `chosen`, a CG request, goes ahead of the older CPU requests
-    /// among `others`; each of them counts once towards `f` when it is served.
-    fn mark_deprioritised(&mut self, chosen: &Cand, others: &[Cand]) {
+    /// among `others`; each of them counts once towards `f` when it is served. `admission`:
+    /// `chosen` enters a full read queue (else its command issued).
+    fn mark_deprioritised(&mut self, chosen: &Cand, others: &[Cand], admission: bool) {
         if self.sched && chosen.is_cg() {
             for x in others {
                 let overtaken = if self.c.im_sched_overtake {
@@ -184,10 +242,15 @@ impl Im {
                     x.arrival < chosen.arrival
                 };
                 if !x.source.is_gpu() && overtaken {
-                    if self.c.im_sched_pending_denominator {
-                        self.deprio_iv.insert(x.tok);
+                    let first = if self.c.im_sched_pending_denominator {
+                        self.deprio_iv.insert(x.tok)
                     } else {
-                        self.deprio.insert(x.tok);
+                        self.deprio.insert(x.tok)
+                    };
+                    if first && admission {
+                        self.deprio_at_admission += 1;
+                    } else if first {
+                        self.deprio_at_issue += 1;
                     }
                 }
             }
@@ -307,18 +370,64 @@ impl Im {
     fn end_window(&mut self, insts: u64) {
         self.windows += 1;
         let ipc = (insts - self.window_insts) as f64 / self.c.probe_window as f64;
+        self.windows_insts += insts - self.window_insts;
+        if self.windows == 1 {
+            self.window0_ipc = ipc;
+        }
         self.window_insts = insts;
+        let tol = self.c.probe_tolerance;
+        let ratio = if self.last_ipc > 0.0 {
+            ipc / self.last_ipc
+        } else if ipc > 0.0 {
+            f64::INFINITY
+        } else {
+            1.0
+        };
+        let above = ipc > self.last_ipc * (1.0 + tol);
         if self.all_gpu {
             self.all_gpu_windows += 1;
-            if ipc <= self.last_ipc * (1.0 + self.c.probe_tolerance) {
+            // Diagnostics of the comparison (they decide nothing).
+            if above {
+                self.cmp_above += 1;
+            } else if ipc >= self.last_ipc * (1.0 - tol) {
+                self.cmp_equal += 1;
+            } else {
+                self.cmp_below += 1;
+            }
+            if self.probes == 1 {
+                self.startup_windows += 1;
+                if self.last_normal {
+                    self.startup_ratio = ratio.min(10.0);
+                }
+            }
+            if self.last_normal {
+                self.first_cmps += 1;
+                self.first_ratio_sum += ratio.min(10.0);
+                self.first_above += above as u64;
+            } else {
+                self.later_cmps += 1;
+                self.later_ratio_sum += ratio.min(10.0);
+            }
+            if !above {
                 self.all_gpu = false;
                 self.next_probe = self.window_end + self.c.probe_period;
+                self.cur_ext = 0;
             } else {
                 self.kept += 1;
+                self.cur_ext += 1;
+                self.max_ext = self.max_ext.max(self.cur_ext);
             }
-        } else if self.window_end >= self.next_probe {
-            self.all_gpu = true;
-            self.probes += 1;
+            self.last_normal = false;
+        } else {
+            if self.last_normal {
+                self.normal_pairs += 1;
+                self.normal_above += above as u64;
+            }
+            self.last_normal = true;
+            if self.window_end >= self.next_probe {
+                self.all_gpu = true;
+                self.probes += 1;
+            }
         }
         self.last_ipc = ipc;
     }
@@ -366,12 +475,12 @@ impl MemPolicy for Im {
         // A younger CG entering the read queue ahead of older waiting CPU reads de-prioritises
         // them as much as a younger CG command issued ahead of them (§5.4: both are pending
         // at this controller).
-        self.mark_deprioritised(&waiting[k], waiting);
+        self.mark_deprioritised(&waiting[k], waiting, true);
         k
     }
 
     fn on_issue(&mut self, _: &Ctx, _: usize, chosen: &Cand, cands: &[Cand]) {
-        self.mark_deprioritised(chosen, cands);
+        self.mark_deprioritised(chosen, cands, false);
     }
 
     fn on_arrival(&mut self, _: &Ctx, _: usize, e: &DramEntry) {
@@ -493,6 +602,59 @@ impl MemPolicy for Im {
             (
                 "all_gpu_cycle_fraction",
                 frac(self.all_gpu_cycles, self.ticked),
+            ),
+            (
+                "im_sched_deprio_at_admission",
+                self.deprio_at_admission as f64,
+            ),
+            ("im_sched_deprio_at_issue", self.deprio_at_issue as f64),
+            (
+                "im_sched_deprio_admission_share",
+                frac(
+                    self.deprio_at_admission,
+                    self.deprio_at_admission + self.deprio_at_issue,
+                ),
+            ),
+            ("probe_windows", self.windows as f64),
+            ("probe_all_gpu_windows", self.all_gpu_windows as f64),
+            ("probe_cmp_above", self.cmp_above as f64),
+            ("probe_cmp_equal", self.cmp_equal as f64),
+            ("probe_cmp_below", self.cmp_below as f64),
+            (
+                "probe_first_kept_fraction",
+                frac(self.first_above, self.first_cmps),
+            ),
+            (
+                "probe_first_ipc_ratio_mean",
+                if self.first_cmps == 0 {
+                    0.0
+                } else {
+                    self.first_ratio_sum / self.first_cmps as f64
+                },
+            ),
+            (
+                "probe_later_ipc_ratio_mean",
+                if self.later_cmps == 0 {
+                    0.0
+                } else {
+                    self.later_ratio_sum / self.later_cmps as f64
+                },
+            ),
+            ("probe_extension_max", self.max_ext as f64),
+            ("probe_startup_ipc_ratio", self.startup_ratio),
+            ("probe_startup_windows", self.startup_windows as f64),
+            (
+                "probe_window0_ipc_over_mean",
+                if self.windows_insts == 0 {
+                    0.0
+                } else {
+                    self.window0_ipc * (self.windows * self.c.probe_window) as f64
+                        / self.windows_insts as f64
+                },
+            ),
+            (
+                "probe_normal_pairs_above_fraction",
+                frac(self.normal_above, self.normal_pairs),
             ),
         ]
     }
@@ -1013,6 +1175,112 @@ mod tests {
             !p.llc_bypass(&ctx, &Request::read(0, 0, Source::Gfx(1))),
             "no 3D bypass"
         );
+    }
+
+    /// The counter `name` of `p`.
+    fn counter(p: &Im, name: &str) -> f64 {
+        p.counters()
+            .iter()
+            .find(|k| k.0 == name)
+            .unwrap_or_else(|| panic!("no counter {name}"))
+            .1
+    }
+
+    /// The probe's diagnostics count each all-GPU window's comparison with the previous
+    /// window (above the band, equal, below), a probe's first window apart from the later
+    /// ones, the longest extension and the normal-window pairs.
+    #[test]
+    fn probe_counters_sort_the_ipc_comparisons() {
+        let mut c = cfg();
+        c.probe_window = 100;
+        c.probe_period = 300;
+        c.probe_tolerance = 0.02;
+        let mut p = Im::make(&c, true, true, true);
+        let mut g = GpuStatus::default();
+        // Windows: 1.0 (normal), probe 1.5 (first, above), 2.0 (above), 2.0 (equal: ends),
+        // normal 1.0, 1.0, 1.03 (a normal pair above the band; the next probe fires), probe
+        // 1.0 (first, below: ends at once).
+        for (w, ipc) in [1.0, 1.5, 2.0, 2.0, 1.0, 1.0, 1.03, 1.0].iter().enumerate() {
+            g.insts += (ipc * 100.0f64).round() as u64;
+            p.tick(&at((w as u64 + 1) * 100, &g));
+        }
+        assert!(!p.all_gpu);
+        assert_eq!(p.probes, 2);
+        assert_eq!(counter(&p, "probe_cmp_above"), 2.0);
+        assert_eq!(counter(&p, "probe_cmp_equal"), 1.0);
+        assert_eq!(counter(&p, "probe_cmp_below"), 1.0);
+        assert_eq!(counter(&p, "probe_first_kept_fraction"), 0.5);
+        let first = counter(&p, "probe_first_ipc_ratio_mean");
+        assert!((first - (1.5 + 1.0 / 1.03) / 2.0).abs() < 1e-9, "{first}");
+        let later = counter(&p, "probe_later_ipc_ratio_mean");
+        assert!((later - (2.0 / 1.5 + 1.0) / 2.0).abs() < 1e-9, "{later}");
+        assert_eq!(counter(&p, "probe_extension_max"), 2.0);
+        assert_eq!(counter(&p, "probe_windows"), 8.0);
+        assert_eq!(counter(&p, "probe_all_gpu_windows"), 4.0);
+        // Normal pairs: (1.0, 1.0) equal, (1.0, 1.03) above; the pair across a probe's end
+        // does not count.
+        assert_eq!(counter(&p, "probe_normal_pairs_above_fraction"), 0.5);
+        // The run's first probe: 1.5 over window 0's 1.0, three all-GPU windows; window 0's
+        // IPC over the mean of the 8 windows (10.53 / 8).
+        assert_eq!(counter(&p, "probe_startup_ipc_ratio"), 1.5);
+        assert_eq!(counter(&p, "probe_startup_windows"), 3.0);
+        let w0 = counter(&p, "probe_window0_ipc_over_mean");
+        assert!((w0 - 8.0 / 10.53).abs() < 1e-9, "{w0}");
+    }
+
+    /// Each de-prioritisation that `f` counts is attributed once, to the admission or the
+    /// command issue that first showed it; together they are `f`'s numerator.
+    #[test]
+    fn deprioritisations_split_between_admission_and_issue() {
+        let g = GpuStatus::default();
+        let c = cfg();
+        assert!(c.im_sched_pending_denominator);
+        let mut p = Im::make(&c, true, false, false);
+        let ctx = at(0, &g);
+        for t in 1..=3 {
+            p.on_arrival(&ctx, 0, &entry(t, Source::Cpu(0)));
+        }
+        // Admission: a younger CG enters ahead of CPU reads 1 and 2 (read 3 is younger).
+        let w = [
+            cand(1, false, Source::Cpu(0), false, 10),
+            cand(2, false, Source::Cpu(1), false, 20),
+            cand(9, false, Source::Gpgpu, true, 30),
+            cand(3, false, Source::Cpu(2), false, 40),
+        ];
+        assert_eq!(p.admit(&ctx, 0, &w), 2);
+        // Issue: a younger CG's command goes ahead of reads 2 (already counted) and 3.
+        let cg = cand(10, false, Source::Gpgpu, true, 50);
+        p.on_issue(
+            &ctx,
+            0,
+            &cg,
+            &[
+                cand(2, false, Source::Cpu(1), false, 20),
+                cand(3, false, Source::Cpu(2), false, 40),
+                cg,
+            ],
+        );
+        assert_eq!(counter(&p, "im_sched_deprio_at_admission"), 2.0);
+        assert_eq!(counter(&p, "im_sched_deprio_at_issue"), 1.0);
+        let share = counter(&p, "im_sched_deprio_admission_share");
+        assert!((share - 2.0 / 3.0).abs() < 1e-12);
+        // f = 3 de-prioritised of 3 pending, capped.
+        p.tick(&at(c.interval, &g));
+        assert_eq!(p.p, c.im_sched_cap);
+        // Next interval: the same reads still pending are counted again, once each.
+        p.on_issue(
+            &ctx,
+            0,
+            &cg,
+            &[cand(1, false, Source::Cpu(0), false, 10), cg],
+        );
+        p.on_issue(
+            &ctx,
+            0,
+            &cg,
+            &[cand(1, false, Source::Cpu(0), false, 10), cg],
+        );
+        assert_eq!(counter(&p, "im_sched_deprio_at_issue"), 2.0);
     }
 
     /// An NG read, a younger CPU read and a still younger CG read, none a row hit (the order
