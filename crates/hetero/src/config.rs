@@ -238,6 +238,15 @@ pub struct PolicyConfig {
     /// none served gives p = 0).
     #[serde(default = "yes")]
     pub im_sched_pending_denominator: bool,
+    /// IM-SCHED's event (spec 004 §5.4, "CPU requests de-prioritized by younger critical GPU
+    /// requests"; §10.4 item 12 leaves the exact event open): `true` (the default and the
+    /// `hetero` preset's value, issue 15's fourth follow-up) a CPU read counts towards `f` when
+    /// a younger critical GPU read goes ahead of it by a command issued in the read queue or
+    /// on entering a full read queue ahead of it ([`crate::policy::MemPolicy::admit`], the
+    /// preset's policy-ranked admission); `false` (an ablation, session 24): the command issue
+    /// only, the reads waiting in front of a full queue not counted when a CG enters first.
+    #[serde(default = "yes")]
+    pub im_sched_count_admission: bool,
     /// GPU-favoring's order of the CPU against the non-critical GPU (NG) requests: `true` (the
     /// default and the `hetero` preset's value, the rule of sessions 9-20 and again since
     /// session 22) CG > CPU > NG: spec 004 §4.3's general rule "The CPU accesses are given
@@ -673,5 +682,13 @@ mod tests {
         document_rule_is_the_default("im_sched_pending_denominator", |p| {
             p.im_sched_pending_denominator
         });
+    }
+
+    /// IM-SCHED counts a younger CG's admission into a full read queue as de-prioritising the
+    /// waiting CPU reads (issue 15's fourth follow-up) by default; `false` (session 24, command
+    /// issue only) stays settable (ablation).
+    #[test]
+    fn im_sched_counts_admission_unless_told_otherwise() {
+        document_rule_is_the_default("im_sched_count_admission", |p| p.im_sched_count_admission);
     }
 }

@@ -99,6 +99,13 @@ struct Im {
     /// served-denominator ablation), as in `f`'s numerator.
     deprio_at_admission: u64,
     deprio_at_issue: u64,
+    /// A diagnostic shadow of `f` (`im_sched_pending_denominator` only) that counts the
+    /// de-prioritisations at command issue alone, as if admission did not count: the CPU reads
+    /// a younger CG's command went ahead of during this interval (each once), and the
+    /// intervals in which that fraction exceeds the cap, with the sum of its capped values.
+    deprio_issue_iv: FastSet<u64>,
+    capped_issue_only: u64,
+    p_issue_only_sum: f64,
     interval_end: u64,
     intervals: u64,
     capped: u64,
@@ -185,6 +192,9 @@ impl Im {
             deprio_iv: FastSet::default(),
             deprio_at_admission: 0,
             deprio_at_issue: 0,
+            deprio_issue_iv: FastSet::default(),
+            capped_issue_only: 0,
+            p_issue_only_sum: 0.0,
             interval_end: c.interval,
             intervals: 0,
             empty: 0,
@@ -251,6 +261,9 @@ impl Im {
                         self.deprio_at_admission += 1;
                     } else if first {
                         self.deprio_at_issue += 1;
+                    }
+                    if !admission && self.c.im_sched_pending_denominator {
+                        self.deprio_issue_iv.insert(x.tok);
                     }
                 }
             }
@@ -339,6 +352,12 @@ impl Im {
             }
             self.p = f.min(self.c.im_sched_cap);
             self.p_sum += self.p;
+            if den > 0 && self.c.im_sched_pending_denominator {
+                let f_issue = self.deprio_issue_iv.len() as f64 / den as f64;
+                self.capped_issue_only += (f_issue > self.c.im_sched_cap) as u64;
+                self.p_issue_only_sum += f_issue.min(self.c.im_sched_cap);
+            }
+            self.deprio_issue_iv.clear();
             self.served_cpu = 0;
             self.deprio_cpu = 0;
             self.deprio_iv.clear();
@@ -474,8 +493,11 @@ impl MemPolicy for Im {
         };
         // A younger CG entering the read queue ahead of older waiting CPU reads de-prioritises
         // them as much as a younger CG command issued ahead of them (§5.4: both are pending
-        // at this controller).
-        self.mark_deprioritised(&waiting[k], waiting, true);
+        // at this controller); `policy.im_sched_count_admission = false` (ablation) counts the
+        // command issue only.
+        if self.c.im_sched_count_admission {
+            self.mark_deprioritised(&waiting[k], waiting, true);
+        }
         k
     }
 
@@ -614,6 +636,18 @@ impl MemPolicy for Im {
                     self.deprio_at_admission,
                     self.deprio_at_admission + self.deprio_at_issue,
                 ),
+            ),
+            (
+                "im_sched_capped_fraction_issue_only",
+                frac(self.capped_issue_only, self.intervals),
+            ),
+            (
+                "im_sched_mean_probability_issue_only",
+                if self.intervals == 0 {
+                    0.0
+                } else {
+                    self.p_issue_only_sum / self.intervals as f64
+                },
             ),
             ("probe_windows", self.windows as f64),
             ("probe_all_gpu_windows", self.all_gpu_windows as f64),
@@ -1264,9 +1298,15 @@ mod tests {
         assert_eq!(counter(&p, "im_sched_deprio_at_issue"), 1.0);
         let share = counter(&p, "im_sched_deprio_admission_share");
         assert!((share - 2.0 / 3.0).abs() < 1e-12);
-        // f = 3 de-prioritised of 3 pending, capped.
+        // f = 3 de-prioritised of 3 pending, capped; counting the issue alone, 2 of 3 (reads
+        // 2 and 3, read 2 again at issue), capped too.
         p.tick(&at(c.interval, &g));
         assert_eq!(p.p, c.im_sched_cap);
+        assert_eq!(counter(&p, "im_sched_capped_fraction_issue_only"), 1.0);
+        assert_eq!(
+            counter(&p, "im_sched_mean_probability_issue_only"),
+            c.im_sched_cap
+        );
         // Next interval: the same reads still pending are counted again, once each.
         p.on_issue(
             &ctx,
@@ -1281,6 +1321,15 @@ mod tests {
             &[cand(1, false, Source::Cpu(0), false, 10), cg],
         );
         assert_eq!(counter(&p, "im_sched_deprio_at_issue"), 2.0);
+        // Interval 2: f = 1/3 by either count (read 1 at issue), below the cap.
+        p.tick(&at(2 * c.interval, &g));
+        assert!((p.p - 1.0 / 3.0).abs() < 1e-12, "{}", p.p);
+        assert_eq!(counter(&p, "im_sched_capped_fraction_issue_only"), 0.5);
+        let mean = counter(&p, "im_sched_mean_probability_issue_only");
+        assert!(
+            (mean - (c.im_sched_cap + 1.0 / 3.0) / 2.0).abs() < 1e-12,
+            "{mean}"
+        );
     }
 
     /// An NG read, a younger CPU read and a still younger CG read, none a row hit (the order
@@ -1383,6 +1432,16 @@ mod tests {
         assert_eq!((p.deprio_cpu, p.served_cpu), (2, 5));
         p.tick(&at(c.interval, &g));
         assert!((p.p - 0.4).abs() < 1e-12, "f = 2/5 below the cap: {}", p.p);
+        // `policy.im_sched_count_admission = false`: the same admission counts nothing.
+        let mut c2 = served_cfg();
+        c2.im_sched_count_admission = false;
+        let mut q = Im::make(&c2, true, false, false);
+        assert_eq!(q.admit(&ctx, 0, &w), 2, "CG still enters first");
+        for t in 1..=4 {
+            q.on_served(&ctx, &entry(t, Source::Cpu(0)));
+        }
+        assert_eq!((q.deprio_cpu, q.served_cpu), (0, 4));
+        assert_eq!(counter(&q, "im_sched_deprio_at_admission"), 0.0);
     }
 
     #[test]
