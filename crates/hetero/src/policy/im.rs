@@ -165,6 +165,14 @@ struct Im {
     /// run's mean shows how far the start-up is from a steady window).
     window0_ipc: f64,
     windows_insts: u64,
+    /// The CPU reads served over the run, those served in all-GPU mode and those in the normal
+    /// window right after a probe ends (whose cycles `after_cycles` counts): how much of the
+    /// CPUs' DRAM service the probe's windows take and whether it comes back after them.
+    cpu_served_total: u64,
+    cpu_served_in_mode: u64,
+    cpu_served_after: u64,
+    after_probe: bool,
+    after_cycles: u64,
 }
 
 impl Im {
@@ -237,6 +245,11 @@ impl Im {
             startup_windows: 0,
             window0_ipc: 0.0,
             windows_insts: 0,
+            cpu_served_total: 0,
+            cpu_served_in_mode: 0,
+            cpu_served_after: 0,
+            after_probe: false,
+            after_cycles: 0,
         }
     }
 
@@ -429,6 +442,7 @@ impl Im {
             }
             if !above {
                 self.all_gpu = false;
+                self.after_probe = true;
                 self.next_probe = self.window_end + self.c.probe_period;
                 self.cur_ext = 0;
             } else {
@@ -443,6 +457,7 @@ impl Im {
                 self.normal_above += above as u64;
             }
             self.last_normal = true;
+            self.after_probe = false;
             if self.window_end >= self.next_probe {
                 self.all_gpu = true;
                 self.probes += 1;
@@ -529,6 +544,12 @@ impl MemPolicy for Im {
             if self.deprio.remove(&e.tok) {
                 self.deprio_cpu += 1;
             }
+            self.cpu_served_total += 1;
+            if self.all_gpu {
+                self.cpu_served_in_mode += 1;
+            } else if self.after_probe {
+                self.cpu_served_after += 1;
+            }
         }
     }
 
@@ -564,6 +585,8 @@ impl MemPolicy for Im {
         self.ticked += dt;
         if self.all_gpu {
             self.all_gpu_cycles += dt;
+        } else if self.after_probe {
+            self.after_cycles += dt;
         }
         if ctx.now >= self.interval_end {
             self.end_interval();
@@ -675,6 +698,18 @@ impl MemPolicy for Im {
                 },
             ),
             ("probe_extension_max", self.max_ext as f64),
+            (
+                "probe_cpu_served_in_mode_share",
+                frac(self.cpu_served_in_mode, self.cpu_served_total),
+            ),
+            (
+                "probe_cpu_served_after_share",
+                frac(self.cpu_served_after, self.cpu_served_total),
+            ),
+            (
+                "probe_after_cycle_fraction",
+                frac(self.after_cycles, self.ticked),
+            ),
             ("probe_startup_ipc_ratio", self.startup_ratio),
             ("probe_startup_windows", self.startup_windows as f64),
             (
@@ -1260,6 +1295,22 @@ mod tests {
         assert_eq!(counter(&p, "probe_startup_windows"), 3.0);
         let w0 = counter(&p, "probe_window0_ipc_over_mean");
         assert!((w0 - 8.0 / 10.53).abs() < 1e-9, "{w0}");
+        // The window after the first probe (cycles 400-500) is the only "after" window so
+        // far (the second probe's after window has not begun its cycles).
+        assert!((counter(&p, "probe_after_cycle_fraction") - 100.0 / 800.0).abs() < 1e-12);
+        // CPU reads served: two in all-GPU mode, one right after, one later.
+        let ctx = at(800, &g);
+        p.all_gpu = true;
+        p.on_served(&ctx, &entry(1, Source::Cpu(0)));
+        p.on_served(&ctx, &entry(2, Source::Cpu(0)));
+        p.all_gpu = false;
+        p.after_probe = true;
+        p.on_served(&ctx, &entry(3, Source::Cpu(1)));
+        p.on_served(&ctx, &entry(4, Source::Gpgpu));
+        p.after_probe = false;
+        p.on_served(&ctx, &entry(5, Source::Cpu(1)));
+        assert_eq!(counter(&p, "probe_cpu_served_in_mode_share"), 0.5);
+        assert_eq!(counter(&p, "probe_cpu_served_after_share"), 0.25);
     }
 
     /// Each de-prioritisation that `f` counts is attributed once, to the admission or the
