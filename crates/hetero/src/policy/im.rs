@@ -82,6 +82,12 @@ struct Im {
     /// emergency mode) and those that won it (a diagnostic: the share of CPU reads promoted).
     drawn: u64,
     won: u64,
+    /// `im_sched_redraw_each_interval`: the CPU reads that had their draw and are still
+    /// pending, by token (ordered, so that the redraws take the generator's numbers in a fixed
+    /// order), and the redraws made and won.
+    drawable: std::collections::BTreeMap<u64, Source>,
+    redrawn: u64,
+    rewon: u64,
     /// Never iterated: fast deterministic hashing (docs/PERFORMANCE.md, "Session 14").
     deprio: FastSet<u64>,
     served_cpu: u64,
@@ -192,6 +198,9 @@ impl Im {
             promoted: FastSet::default(),
             drawn: 0,
             won: 0,
+            drawable: std::collections::BTreeMap::new(),
+            redrawn: 0,
+            rewon: 0,
             deprio: FastSet::default(),
             served_cpu: 0,
             deprio_cpu: 0,
@@ -286,11 +295,13 @@ impl Im {
     /// IM-SCHED's per-read draw (`im_sched_per_request`): at the read's arrival at the
     /// controller (`im_sched_draw_on_arrival`, the default) or on entering the read queue.
     fn draw(&mut self, e: &DramEntry) {
-        if !self.sched
-            || !self.c.im_sched_per_request
-            || e.source.is_gpu()
-            || self.emergency_of(e.source)
-        {
+        if !self.sched || !self.c.im_sched_per_request || e.source.is_gpu() {
+            return;
+        }
+        if self.c.im_sched_redraw_each_interval {
+            self.drawable.insert(e.tok, e.source);
+        }
+        if self.emergency_of(e.source) {
             return;
         }
         self.drawn += 1;
@@ -299,6 +310,27 @@ impl Im {
         if self.p > 0.0 && self.rng.gen_bool(self.p) {
             self.won += 1;
             self.promoted.insert(e.tok);
+        }
+    }
+
+    /// `im_sched_redraw_each_interval` (§5.4, "In an interval, a CPU request is prioritized over
+    /// a pending critical GPU request with this probability"): at an interval's start every CPU
+    /// read still pending draws with the new probability; a winner is promoted for the interval,
+    /// a loser (or any read while p = 0) is not. Reads of emergency-mode applications rank with
+    /// CG anyway and draw nothing.
+    fn redraw(&mut self) {
+        let toks: Vec<(u64, Source)> = self.drawable.iter().map(|(&t, &s)| (t, s)).collect();
+        for (tok, src) in toks {
+            if self.emergency_of(src) {
+                continue;
+            }
+            self.redrawn += 1;
+            if self.p > 0.0 && self.rng.gen_bool(self.p) {
+                self.rewon += 1;
+                self.promoted.insert(tok);
+            } else {
+                self.promoted.remove(&tok);
+            }
         }
     }
 
@@ -371,6 +403,9 @@ impl Im {
                 self.p_issue_only_sum += f_issue.min(self.c.im_sched_cap);
             }
             self.deprio_issue_iv.clear();
+            if self.c.im_sched_per_request && self.c.im_sched_redraw_each_interval {
+                self.redraw();
+            }
             self.served_cpu = 0;
             self.deprio_cpu = 0;
             self.deprio_iv.clear();
@@ -539,6 +574,7 @@ impl MemPolicy for Im {
     fn on_served(&mut self, _: &Ctx, e: &DramEntry) {
         if !e.source.is_gpu() {
             self.promoted.remove(&e.tok);
+            self.drawable.remove(&e.tok);
             self.pending_now = self.pending_now.saturating_sub(1);
             self.served_cpu += 1;
             if self.deprio.remove(&e.tok) {
@@ -622,6 +658,11 @@ impl MemPolicy for Im {
             ),
             ("im_sched_last_probability", self.p),
             ("im_sched_win_fraction", frac(self.won, self.drawn)),
+            ("im_sched_redraws", self.redrawn as f64),
+            (
+                "im_sched_redraw_win_fraction",
+                frac(self.rewon, self.redrawn),
+            ),
             (
                 "im_sched_empty_interval_fraction",
                 frac(self.empty, self.intervals),
@@ -1311,6 +1352,58 @@ mod tests {
         p.on_served(&ctx, &entry(5, Source::Cpu(1)));
         assert_eq!(counter(&p, "probe_cpu_served_in_mode_share"), 0.5);
         assert_eq!(counter(&p, "probe_cpu_served_after_share"), 0.25);
+    }
+
+    /// §5.4, "In an interval, a CPU request is prioritized over a pending critical GPU request
+    /// with this probability": CPU reads that lost their draw (p = 0 on arrival) draw again at
+    /// the next interval with its p (about half win at the cap); an interval with p = 0 demotes
+    /// them all; served reads draw no more. With `im_sched_redraw_each_interval = false` the
+    /// losers stay losers.
+    #[test]
+    fn pending_cpu_reads_draw_again_each_interval() {
+        let g = GpuStatus::default();
+        let ctx = at(0, &g);
+        let run = |redraw: bool| {
+            let mut c = cfg();
+            c.im_sched_redraw_each_interval = redraw;
+            let mut p = Im::make(&c, true, false, false);
+            let reads: Vec<Cand> = (0..1000u64)
+                .map(|t| cand(t, false, Source::Cpu((t % 4) as u8), false, 10))
+                .collect();
+            for r in &reads {
+                p.on_arrival(&ctx, 0, &entry(r.tok, r.source));
+            }
+            assert!(p.promoted.is_empty(), "p = 0 on arrival: every draw lost");
+            // A younger CG goes ahead of all of them: f = 1, p = the cap next interval.
+            let mut cands = reads.clone();
+            let cg = cand(5000, false, Source::Gpgpu, true, 20);
+            cands.push(cg);
+            p.on_issue(&ctx, 0, &cg, &cands);
+            p.tick(&at(c.interval, &g));
+            assert_eq!(p.p, c.im_sched_cap);
+            let won = p.promoted.len();
+            // Serve half of them; the next interval has nothing de-prioritised: p = 0.
+            for r in &reads[..500] {
+                p.on_served(&ctx, &entry(r.tok, r.source));
+            }
+            p.tick(&at(2 * c.interval, &g));
+            assert_eq!(p.p, 0.0);
+            (won, p.promoted.len(), p.drawable.len(), p)
+        };
+        let (won, after, left, p) = run(true);
+        assert!(
+            (400..600).contains(&won),
+            "about half win at p = 0.5: {won}"
+        );
+        assert_eq!(after, 0, "p = 0: no read stays promoted");
+        assert_eq!(left, 500, "served reads draw no more");
+        assert_eq!(counter(&p, "im_sched_redraws"), 1500.0);
+        let (won, after, left, _) = run(false);
+        assert_eq!(
+            (won, after, left),
+            (0, 0, 0),
+            "draw once: the losers stay losers"
+        );
     }
 
     /// Each de-prioritisation that `f` counts is attributed once, to the admission or the
