@@ -15,7 +15,12 @@
 //!   admission to a full read queue; `false`, an ablation: on entering the read queue) wins a
 //!   draw with probability `min(f, cap)` (§5.4: the probability is "that a given CPU access" is
 //!   prioritised; `policy.im_sched_per_request`, the default), and a read that wins ranks
-//!   **above** CG (and CPU-E) until served, row hits still first (§5.4: "a CPU request is
+//!   **above** CG (and CPU-E) for the interval, row hits still first; at each interval start
+//!   every CPU read still pending draws again with the new probability (§5.4: "In an
+//!   interval, a CPU request is prioritized over a pending critical GPU request with this
+//!   probability"; `policy.im_sched_redraw_each_interval`, the default since session 24;
+//!   `false`, an ablation, sessions 17-23: one draw per read, a winner promoted until served
+//!   and a loser never) (§5.4: "a CPU request is
 //!   prioritized over a pending critical GPU request with this probability";
 //!   `policy.im_sched_above_cg`, the default since session 18; `false`, an ablation, ranks it
 //!   with CG by age, sessions 16-17). In an all-GPU window (§5.6: all GPU accesses get "the
@@ -45,9 +50,9 @@
 //! Ablations (registered policies): `im_sched`, `im_llc` (each alone, no bypass, no probe) and
 //! `im_bypass` (the §3 bypass alone), all on IM's order (CG above CPU above NG).
 //!
-//! \[INTERP\] choices (§10.4 items 12-16): counting and intervals as above, the Bernoulli draw once
-//! per CPU read on arriving at the controller; IM-SCHED stays on for non-emergency CPU reads while
-//! IM-LLC is active.
+//! \[INTERP\] choices (§10.4 items 12-16): counting and intervals as above, the Bernoulli draw
+//! per CPU read on arriving at the controller and again at each interval start while pending;
+//! IM-SCHED stays on for non-emergency CPU reads while IM-LLC is active.
 
 use super::{best_by, Cand, Ctx, MemPolicy};
 use crate::config::PolicyConfig;
