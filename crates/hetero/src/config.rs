@@ -229,6 +229,18 @@ pub struct PolicyConfig {
     /// happens when the read enters the read queue, after waiting in front of it unpromoted.
     #[serde(default = "yes")]
     pub im_sched_draw_on_arrival: bool,
+    /// Whether IM-SCHED draws again, at the start of every interval, for each CPU read still
+    /// pending at the controllers (`im_sched_per_request`): `true` (the default and the
+    /// `hetero` preset's value since session 24) each pending CPU read is prioritised in each
+    /// interval with that interval's probability, a winner above the critical GPU reads for the
+    /// interval, a loser not: spec 004 §5.4, "In an interval, a CPU request is prioritized over
+    /// a pending critical GPU request with this probability" (the probability is the
+    /// interval's, "the CPU prioritization probability in an interval"). `false` (an ablation,
+    /// the rule of sessions 17-23): one draw per read for its whole stay, so a read that lost
+    /// keeps losing in every later interval (on red/H at `small` the four CPUs' last 21 reads
+    /// lost and were never served after the run's second window).
+    #[serde(default = "yes")]
+    pub im_sched_redraw_each_interval: bool,
     /// IM-SCHED's denominator: `true` (the default and the `hetero` preset's value since
     /// session 19) f = CPU reads de-prioritised by a younger critical GPU request during the
     /// interval / CPU reads **pending** at the controller during the interval (pending at its
@@ -238,6 +250,15 @@ pub struct PolicyConfig {
     /// none served gives p = 0).
     #[serde(default = "yes")]
     pub im_sched_pending_denominator: bool,
+    /// IM-SCHED's event (spec 004 §5.4, "CPU requests de-prioritized by younger critical GPU
+    /// requests"; §10.4 item 12 leaves the exact event open): `true` (the default and the
+    /// `hetero` preset's value, issue 15's fourth follow-up) a CPU read counts towards `f` when
+    /// a younger critical GPU read goes ahead of it by a command issued in the read queue or
+    /// on entering a full read queue ahead of it ([`crate::policy::MemPolicy::admit`], the
+    /// preset's policy-ranked admission); `false` (an ablation, session 24): the command issue
+    /// only, the reads waiting in front of a full queue not counted when a CG enters first.
+    #[serde(default = "yes")]
+    pub im_sched_count_admission: bool,
     /// GPU-favoring's order of the CPU against the non-critical GPU (NG) requests: `true` (the
     /// default and the `hetero` preset's value, the rule of sessions 9-20 and again since
     /// session 22) CG > CPU > NG: spec 004 §4.3's general rule "The CPU accesses are given
@@ -673,5 +694,22 @@ mod tests {
         document_rule_is_the_default("im_sched_pending_denominator", |p| {
             p.im_sched_pending_denominator
         });
+    }
+
+    /// Spec 004 §5.4, "In an interval, a CPU request is prioritized over a pending critical GPU
+    /// request with this probability": a pending CPU read draws again each interval by default.
+    #[test]
+    fn im_sched_redraws_each_interval_unless_told_otherwise() {
+        document_rule_is_the_default("im_sched_redraw_each_interval", |p| {
+            p.im_sched_redraw_each_interval
+        });
+    }
+
+    /// IM-SCHED counts a younger CG's admission into a full read queue as de-prioritising the
+    /// waiting CPU reads (issue 15's fourth follow-up) by default; `false` (session 24, command
+    /// issue only) stays settable (ablation).
+    #[test]
+    fn im_sched_counts_admission_unless_told_otherwise() {
+        document_rule_is_the_default("im_sched_count_admission", |p| p.im_sched_count_admission);
     }
 }

@@ -15,7 +15,12 @@
 //!   admission to a full read queue; `false`, an ablation: on entering the read queue) wins a
 //!   draw with probability `min(f, cap)` (§5.4: the probability is "that a given CPU access" is
 //!   prioritised; `policy.im_sched_per_request`, the default), and a read that wins ranks
-//!   **above** CG (and CPU-E) until served, row hits still first (§5.4: "a CPU request is
+//!   **above** CG (and CPU-E) for the interval, row hits still first; at each interval start
+//!   every CPU read still pending draws again with the new probability (§5.4: "In an
+//!   interval, a CPU request is prioritized over a pending critical GPU request with this
+//!   probability"; `policy.im_sched_redraw_each_interval`, the default since session 24;
+//!   `false`, an ablation, sessions 17-23: one draw per read, a winner promoted until served
+//!   and a loser never) (§5.4: "a CPU request is
 //!   prioritized over a pending critical GPU request with this probability";
 //!   `policy.im_sched_above_cg`, the default since session 18; `false`, an ablation, ranks it
 //!   with CG by age, sessions 16-17). In an all-GPU window (§5.6: all GPU accesses get "the
@@ -45,9 +50,9 @@
 //! Ablations (registered policies): `im_sched`, `im_llc` (each alone, no bypass, no probe) and
 //! `im_bypass` (the §3 bypass alone), all on IM's order (CG above CPU above NG).
 //!
-//! \[INTERP\] choices (§10.4 items 12-16): counting and intervals as above, the Bernoulli draw once
-//! per CPU read on arriving at the controller; IM-SCHED stays on for non-emergency CPU reads while
-//! IM-LLC is active.
+//! \[INTERP\] choices (§10.4 items 12-16): counting and intervals as above, the Bernoulli draw
+//! per CPU read on arriving at the controller and again at each interval start while pending;
+//! IM-SCHED stays on for non-emergency CPU reads while IM-LLC is active.
 
 use super::{best_by, Cand, Ctx, MemPolicy};
 use crate::config::PolicyConfig;
@@ -82,6 +87,12 @@ struct Im {
     /// emergency mode) and those that won it (a diagnostic: the share of CPU reads promoted).
     drawn: u64,
     won: u64,
+    /// `im_sched_redraw_each_interval`: the CPU reads that had their draw and are still
+    /// pending, by token (ordered, so that the redraws take the generator's numbers in a fixed
+    /// order), and the redraws made and won.
+    drawable: std::collections::BTreeMap<u64, Source>,
+    redrawn: u64,
+    rewon: u64,
     /// Never iterated: fast deterministic hashing (docs/PERFORMANCE.md, "Session 14").
     deprio: FastSet<u64>,
     served_cpu: u64,
@@ -92,6 +103,20 @@ struct Im {
     pending_now: u64,
     pending_iv: u64,
     deprio_iv: FastSet<u64>,
+    /// Where each de-prioritisation counted in `f` was first seen (a diagnostic): a younger CG
+    /// entering a full read queue ahead of the CPU read (admission, [`MemPolicy::admit`]) or a
+    /// younger CG's command issued ahead of it in the queue ([`MemPolicy::on_issue`]). Each CPU
+    /// read counts once per interval (`im_sched_pending_denominator`) or once per stay (the
+    /// served-denominator ablation), as in `f`'s numerator.
+    deprio_at_admission: u64,
+    deprio_at_issue: u64,
+    /// A diagnostic shadow of `f` (`im_sched_pending_denominator` only) that counts the
+    /// de-prioritisations at command issue alone, as if admission did not count: the CPU reads
+    /// a younger CG's command went ahead of during this interval (each once), and the
+    /// intervals in which that fraction exceeds the cap, with the sum of its capped values.
+    deprio_issue_iv: FastSet<u64>,
+    capped_issue_only: u64,
+    p_issue_only_sum: f64,
     interval_end: u64,
     intervals: u64,
     capped: u64,
@@ -120,6 +145,45 @@ struct Im {
     ticked: u64,
     all_gpu_cycles: u64,
     last_tick: u64,
+    /// The probe's IPC comparisons (diagnostics, §5.6): each all-GPU window's IPC over the
+    /// previous window's, `probe_tolerance` the band. Above the band (the mode is kept), within
+    /// it ("equal": the mode ends), below it (worse: the mode ends).
+    cmp_above: u64,
+    cmp_equal: u64,
+    cmp_below: u64,
+    /// Of the comparisons above, those of a probe's first all-GPU window against the normal
+    /// window before it; the sums of the ratios of first and of later all-GPU windows.
+    first_above: u64,
+    first_ratio_sum: f64,
+    first_cmps: u64,
+    later_ratio_sum: f64,
+    later_cmps: u64,
+    /// Windows the current probe has been extended by, and the most any probe was.
+    cur_ext: u64,
+    max_ext: u64,
+    /// The same comparison between two consecutive normal windows (no all-GPU mode in
+    /// either): how often IPC rises above the band with no change of priority (the noise a
+    /// probe's comparison sees).
+    normal_pairs: u64,
+    normal_above: u64,
+    /// Whether the window that just ended was a normal window (no all-GPU mode).
+    last_normal: bool,
+    /// The run's first probe (it follows window 0, the GPU's start-up): its first window's
+    /// IPC over window 0's, and its all-GPU windows (1 + its extensions).
+    startup_ratio: f64,
+    startup_windows: u64,
+    /// Window 0's IPC and the instructions of all completed windows (window 0's IPC over the
+    /// run's mean shows how far the start-up is from a steady window).
+    window0_ipc: f64,
+    windows_insts: u64,
+    /// The CPU reads served over the run, those served in all-GPU mode and those in the normal
+    /// window right after a probe ends (whose cycles `after_cycles` counts): how much of the
+    /// CPUs' DRAM service the probe's windows take and whether it comes back after them.
+    cpu_served_total: u64,
+    cpu_served_in_mode: u64,
+    cpu_served_after: u64,
+    after_probe: bool,
+    after_cycles: u64,
 }
 
 impl Im {
@@ -139,12 +203,20 @@ impl Im {
             promoted: FastSet::default(),
             drawn: 0,
             won: 0,
+            drawable: std::collections::BTreeMap::new(),
+            redrawn: 0,
+            rewon: 0,
             deprio: FastSet::default(),
             served_cpu: 0,
             deprio_cpu: 0,
             pending_now: 0,
             pending_iv: 0,
             deprio_iv: FastSet::default(),
+            deprio_at_admission: 0,
+            deprio_at_issue: 0,
+            deprio_issue_iv: FastSet::default(),
+            capped_issue_only: 0,
+            p_issue_only_sum: 0.0,
             interval_end: c.interval,
             intervals: 0,
             empty: 0,
@@ -170,12 +242,35 @@ impl Im {
             ticked: 0,
             all_gpu_cycles: 0,
             last_tick: 0,
+            cmp_above: 0,
+            cmp_equal: 0,
+            cmp_below: 0,
+            first_above: 0,
+            first_ratio_sum: 0.0,
+            first_cmps: 0,
+            later_ratio_sum: 0.0,
+            later_cmps: 0,
+            cur_ext: 0,
+            max_ext: 0,
+            normal_pairs: 0,
+            normal_above: 0,
+            last_normal: false,
+            startup_ratio: 0.0,
+            startup_windows: 0,
+            window0_ipc: 0.0,
+            windows_insts: 0,
+            cpu_served_total: 0,
+            cpu_served_in_mode: 0,
+            cpu_served_after: 0,
+            after_probe: false,
+            after_cycles: 0,
         }
     }
 
     /// IM-SCHED's event (§5.4): `chosen`, a CG request, goes ahead of the older CPU requests
-    /// among `others`; each of them counts once towards `f` when it is served.
-    fn mark_deprioritised(&mut self, chosen: &Cand, others: &[Cand]) {
+    /// among `others`; each of them counts once towards `f` when it is served. `admission`:
+    /// `chosen` enters a full read queue (else its command issued).
+    fn mark_deprioritised(&mut self, chosen: &Cand, others: &[Cand], admission: bool) {
         if self.sched && chosen.is_cg() {
             for x in others {
                 let overtaken = if self.c.im_sched_overtake {
@@ -184,10 +279,18 @@ impl Im {
                     x.arrival < chosen.arrival
                 };
                 if !x.source.is_gpu() && overtaken {
-                    if self.c.im_sched_pending_denominator {
-                        self.deprio_iv.insert(x.tok);
+                    let first = if self.c.im_sched_pending_denominator {
+                        self.deprio_iv.insert(x.tok)
                     } else {
-                        self.deprio.insert(x.tok);
+                        self.deprio.insert(x.tok)
+                    };
+                    if first && admission {
+                        self.deprio_at_admission += 1;
+                    } else if first {
+                        self.deprio_at_issue += 1;
+                    }
+                    if !admission && self.c.im_sched_pending_denominator {
+                        self.deprio_issue_iv.insert(x.tok);
                     }
                 }
             }
@@ -197,11 +300,13 @@ impl Im {
     /// IM-SCHED's per-read draw (`im_sched_per_request`): at the read's arrival at the
     /// controller (`im_sched_draw_on_arrival`, the default) or on entering the read queue.
     fn draw(&mut self, e: &DramEntry) {
-        if !self.sched
-            || !self.c.im_sched_per_request
-            || e.source.is_gpu()
-            || self.emergency_of(e.source)
-        {
+        if !self.sched || !self.c.im_sched_per_request || e.source.is_gpu() {
+            return;
+        }
+        if self.c.im_sched_redraw_each_interval {
+            self.drawable.insert(e.tok, e.source);
+        }
+        if self.emergency_of(e.source) {
             return;
         }
         self.drawn += 1;
@@ -210,6 +315,27 @@ impl Im {
         if self.p > 0.0 && self.rng.gen_bool(self.p) {
             self.won += 1;
             self.promoted.insert(e.tok);
+        }
+    }
+
+    /// `im_sched_redraw_each_interval` (§5.4, "In an interval, a CPU request is prioritized over
+    /// a pending critical GPU request with this probability"): at an interval's start every CPU
+    /// read still pending draws with the new probability; a winner is promoted for the interval,
+    /// a loser (or any read while p = 0) is not. Reads of emergency-mode applications rank with
+    /// CG anyway and draw nothing.
+    fn redraw(&mut self) {
+        let toks: Vec<(u64, Source)> = self.drawable.iter().map(|(&t, &s)| (t, s)).collect();
+        for (tok, src) in toks {
+            if self.emergency_of(src) {
+                continue;
+            }
+            self.redrawn += 1;
+            if self.p > 0.0 && self.rng.gen_bool(self.p) {
+                self.rewon += 1;
+                self.promoted.insert(tok);
+            } else {
+                self.promoted.remove(&tok);
+            }
         }
     }
 
@@ -276,6 +402,15 @@ impl Im {
             }
             self.p = f.min(self.c.im_sched_cap);
             self.p_sum += self.p;
+            if den > 0 && self.c.im_sched_pending_denominator {
+                let f_issue = self.deprio_issue_iv.len() as f64 / den as f64;
+                self.capped_issue_only += (f_issue > self.c.im_sched_cap) as u64;
+                self.p_issue_only_sum += f_issue.min(self.c.im_sched_cap);
+            }
+            self.deprio_issue_iv.clear();
+            if self.c.im_sched_per_request && self.c.im_sched_redraw_each_interval {
+                self.redraw();
+            }
             self.served_cpu = 0;
             self.deprio_cpu = 0;
             self.deprio_iv.clear();
@@ -307,18 +442,66 @@ impl Im {
     fn end_window(&mut self, insts: u64) {
         self.windows += 1;
         let ipc = (insts - self.window_insts) as f64 / self.c.probe_window as f64;
+        self.windows_insts += insts - self.window_insts;
+        if self.windows == 1 {
+            self.window0_ipc = ipc;
+        }
         self.window_insts = insts;
+        let tol = self.c.probe_tolerance;
+        let ratio = if self.last_ipc > 0.0 {
+            ipc / self.last_ipc
+        } else if ipc > 0.0 {
+            f64::INFINITY
+        } else {
+            1.0
+        };
+        let above = ipc > self.last_ipc * (1.0 + tol);
         if self.all_gpu {
             self.all_gpu_windows += 1;
-            if ipc <= self.last_ipc * (1.0 + self.c.probe_tolerance) {
+            // Diagnostics of the comparison (they decide nothing).
+            if above {
+                self.cmp_above += 1;
+            } else if ipc >= self.last_ipc * (1.0 - tol) {
+                self.cmp_equal += 1;
+            } else {
+                self.cmp_below += 1;
+            }
+            if self.probes == 1 {
+                self.startup_windows += 1;
+                if self.last_normal {
+                    self.startup_ratio = ratio.min(10.0);
+                }
+            }
+            if self.last_normal {
+                self.first_cmps += 1;
+                self.first_ratio_sum += ratio.min(10.0);
+                self.first_above += above as u64;
+            } else {
+                self.later_cmps += 1;
+                self.later_ratio_sum += ratio.min(10.0);
+            }
+            if !above {
                 self.all_gpu = false;
+                self.after_probe = true;
                 self.next_probe = self.window_end + self.c.probe_period;
+                self.cur_ext = 0;
             } else {
                 self.kept += 1;
+                self.cur_ext += 1;
+                self.max_ext = self.max_ext.max(self.cur_ext);
             }
-        } else if self.window_end >= self.next_probe {
-            self.all_gpu = true;
-            self.probes += 1;
+            self.last_normal = false;
+        } else {
+            if self.last_normal {
+                self.normal_pairs += 1;
+                self.normal_above += above as u64;
+            }
+            self.last_normal = true;
+            self.after_probe = false;
+            if self.window_end >= self.next_probe {
+                self.all_gpu = true;
+                self.probes += 1;
+            }
         }
         self.last_ipc = ipc;
     }
@@ -365,13 +548,16 @@ impl MemPolicy for Im {
         };
         // A younger CG entering the read queue ahead of older waiting CPU reads de-prioritises
         // them as much as a younger CG command issued ahead of them (§5.4: both are pending
-        // at this controller).
-        self.mark_deprioritised(&waiting[k], waiting);
+        // at this controller); `policy.im_sched_count_admission = false` (ablation) counts the
+        // command issue only.
+        if self.c.im_sched_count_admission {
+            self.mark_deprioritised(&waiting[k], waiting, true);
+        }
         k
     }
 
     fn on_issue(&mut self, _: &Ctx, _: usize, chosen: &Cand, cands: &[Cand]) {
-        self.mark_deprioritised(chosen, cands);
+        self.mark_deprioritised(chosen, cands, false);
     }
 
     fn on_arrival(&mut self, _: &Ctx, _: usize, e: &DramEntry) {
@@ -393,10 +579,17 @@ impl MemPolicy for Im {
     fn on_served(&mut self, _: &Ctx, e: &DramEntry) {
         if !e.source.is_gpu() {
             self.promoted.remove(&e.tok);
+            self.drawable.remove(&e.tok);
             self.pending_now = self.pending_now.saturating_sub(1);
             self.served_cpu += 1;
             if self.deprio.remove(&e.tok) {
                 self.deprio_cpu += 1;
+            }
+            self.cpu_served_total += 1;
+            if self.all_gpu {
+                self.cpu_served_in_mode += 1;
+            } else if self.after_probe {
+                self.cpu_served_after += 1;
             }
         }
     }
@@ -433,6 +626,8 @@ impl MemPolicy for Im {
         self.ticked += dt;
         if self.all_gpu {
             self.all_gpu_cycles += dt;
+        } else if self.after_probe {
+            self.after_cycles += dt;
         }
         if ctx.now >= self.interval_end {
             self.end_interval();
@@ -468,6 +663,11 @@ impl MemPolicy for Im {
             ),
             ("im_sched_last_probability", self.p),
             ("im_sched_win_fraction", frac(self.won, self.drawn)),
+            ("im_sched_redraws", self.redrawn as f64),
+            (
+                "im_sched_redraw_win_fraction",
+                frac(self.rewon, self.redrawn),
+            ),
             (
                 "im_sched_empty_interval_fraction",
                 frac(self.empty, self.intervals),
@@ -493,6 +693,83 @@ impl MemPolicy for Im {
             (
                 "all_gpu_cycle_fraction",
                 frac(self.all_gpu_cycles, self.ticked),
+            ),
+            (
+                "im_sched_deprio_at_admission",
+                self.deprio_at_admission as f64,
+            ),
+            ("im_sched_deprio_at_issue", self.deprio_at_issue as f64),
+            (
+                "im_sched_deprio_admission_share",
+                frac(
+                    self.deprio_at_admission,
+                    self.deprio_at_admission + self.deprio_at_issue,
+                ),
+            ),
+            (
+                "im_sched_capped_fraction_issue_only",
+                frac(self.capped_issue_only, self.intervals),
+            ),
+            (
+                "im_sched_mean_probability_issue_only",
+                if self.intervals == 0 {
+                    0.0
+                } else {
+                    self.p_issue_only_sum / self.intervals as f64
+                },
+            ),
+            ("probe_windows", self.windows as f64),
+            ("probe_all_gpu_windows", self.all_gpu_windows as f64),
+            ("probe_cmp_above", self.cmp_above as f64),
+            ("probe_cmp_equal", self.cmp_equal as f64),
+            ("probe_cmp_below", self.cmp_below as f64),
+            (
+                "probe_first_kept_fraction",
+                frac(self.first_above, self.first_cmps),
+            ),
+            (
+                "probe_first_ipc_ratio_mean",
+                if self.first_cmps == 0 {
+                    0.0
+                } else {
+                    self.first_ratio_sum / self.first_cmps as f64
+                },
+            ),
+            (
+                "probe_later_ipc_ratio_mean",
+                if self.later_cmps == 0 {
+                    0.0
+                } else {
+                    self.later_ratio_sum / self.later_cmps as f64
+                },
+            ),
+            ("probe_extension_max", self.max_ext as f64),
+            (
+                "probe_cpu_served_in_mode_share",
+                frac(self.cpu_served_in_mode, self.cpu_served_total),
+            ),
+            (
+                "probe_cpu_served_after_share",
+                frac(self.cpu_served_after, self.cpu_served_total),
+            ),
+            (
+                "probe_after_cycle_fraction",
+                frac(self.after_cycles, self.ticked),
+            ),
+            ("probe_startup_ipc_ratio", self.startup_ratio),
+            ("probe_startup_windows", self.startup_windows as f64),
+            (
+                "probe_window0_ipc_over_mean",
+                if self.windows_insts == 0 {
+                    0.0
+                } else {
+                    self.window0_ipc * (self.windows * self.c.probe_window) as f64
+                        / self.windows_insts as f64
+                },
+            ),
+            (
+                "probe_normal_pairs_above_fraction",
+                frac(self.normal_above, self.normal_pairs),
             ),
         ]
     }
@@ -1015,6 +1292,195 @@ mod tests {
         );
     }
 
+    /// The counter `name` of `p`.
+    fn counter(p: &Im, name: &str) -> f64 {
+        p.counters()
+            .iter()
+            .find(|k| k.0 == name)
+            .unwrap_or_else(|| panic!("no counter {name}"))
+            .1
+    }
+
+    /// The probe's diagnostics count each all-GPU window's comparison with the previous
+    /// window (above the band, equal, below), a probe's first window apart from the later
+    /// ones, the longest extension and the normal-window pairs.
+    #[test]
+    fn probe_counters_sort_the_ipc_comparisons() {
+        let mut c = cfg();
+        c.probe_window = 100;
+        c.probe_period = 300;
+        c.probe_tolerance = 0.02;
+        let mut p = Im::make(&c, true, true, true);
+        let mut g = GpuStatus::default();
+        // Windows: 1.0 (normal), probe 1.5 (first, above), 2.0 (above), 2.0 (equal: ends),
+        // normal 1.0, 1.0, 1.03 (a normal pair above the band; the next probe fires), probe
+        // 1.0 (first, below: ends at once).
+        for (w, ipc) in [1.0, 1.5, 2.0, 2.0, 1.0, 1.0, 1.03, 1.0].iter().enumerate() {
+            g.insts += (ipc * 100.0f64).round() as u64;
+            p.tick(&at((w as u64 + 1) * 100, &g));
+        }
+        assert!(!p.all_gpu);
+        assert_eq!(p.probes, 2);
+        assert_eq!(counter(&p, "probe_cmp_above"), 2.0);
+        assert_eq!(counter(&p, "probe_cmp_equal"), 1.0);
+        assert_eq!(counter(&p, "probe_cmp_below"), 1.0);
+        assert_eq!(counter(&p, "probe_first_kept_fraction"), 0.5);
+        let first = counter(&p, "probe_first_ipc_ratio_mean");
+        assert!((first - (1.5 + 1.0 / 1.03) / 2.0).abs() < 1e-9, "{first}");
+        let later = counter(&p, "probe_later_ipc_ratio_mean");
+        assert!((later - (2.0 / 1.5 + 1.0) / 2.0).abs() < 1e-9, "{later}");
+        assert_eq!(counter(&p, "probe_extension_max"), 2.0);
+        assert_eq!(counter(&p, "probe_windows"), 8.0);
+        assert_eq!(counter(&p, "probe_all_gpu_windows"), 4.0);
+        // Normal pairs: (1.0, 1.0) equal, (1.0, 1.03) above; the pair across a probe's end
+        // does not count.
+        assert_eq!(counter(&p, "probe_normal_pairs_above_fraction"), 0.5);
+        // The run's first probe: 1.5 over window 0's 1.0, three all-GPU windows; window 0's
+        // IPC over the mean of the 8 windows (10.53 / 8).
+        assert_eq!(counter(&p, "probe_startup_ipc_ratio"), 1.5);
+        assert_eq!(counter(&p, "probe_startup_windows"), 3.0);
+        let w0 = counter(&p, "probe_window0_ipc_over_mean");
+        assert!((w0 - 8.0 / 10.53).abs() < 1e-9, "{w0}");
+        // The window after the first probe (cycles 400-500) is the only "after" window so
+        // far (the second probe's after window has not begun its cycles).
+        assert!((counter(&p, "probe_after_cycle_fraction") - 100.0 / 800.0).abs() < 1e-12);
+        // CPU reads served: two in all-GPU mode, one right after, one later.
+        let ctx = at(800, &g);
+        p.all_gpu = true;
+        p.on_served(&ctx, &entry(1, Source::Cpu(0)));
+        p.on_served(&ctx, &entry(2, Source::Cpu(0)));
+        p.all_gpu = false;
+        p.after_probe = true;
+        p.on_served(&ctx, &entry(3, Source::Cpu(1)));
+        p.on_served(&ctx, &entry(4, Source::Gpgpu));
+        p.after_probe = false;
+        p.on_served(&ctx, &entry(5, Source::Cpu(1)));
+        assert_eq!(counter(&p, "probe_cpu_served_in_mode_share"), 0.5);
+        assert_eq!(counter(&p, "probe_cpu_served_after_share"), 0.25);
+    }
+
+    /// §5.4, "In an interval, a CPU request is prioritized over a pending critical GPU request
+    /// with this probability": CPU reads that lost their draw (p = 0 on arrival) draw again at
+    /// the next interval with its p (about half win at the cap); an interval with p = 0 demotes
+    /// them all; served reads draw no more. With `im_sched_redraw_each_interval = false` the
+    /// losers stay losers.
+    #[test]
+    fn pending_cpu_reads_draw_again_each_interval() {
+        let g = GpuStatus::default();
+        let ctx = at(0, &g);
+        let run = |redraw: bool| {
+            let mut c = cfg();
+            c.im_sched_redraw_each_interval = redraw;
+            let mut p = Im::make(&c, true, false, false);
+            let reads: Vec<Cand> = (0..1000u64)
+                .map(|t| cand(t, false, Source::Cpu((t % 4) as u8), false, 10))
+                .collect();
+            for r in &reads {
+                p.on_arrival(&ctx, 0, &entry(r.tok, r.source));
+            }
+            assert!(p.promoted.is_empty(), "p = 0 on arrival: every draw lost");
+            // A younger CG goes ahead of all of them: f = 1, p = the cap next interval.
+            let mut cands = reads.clone();
+            let cg = cand(5000, false, Source::Gpgpu, true, 20);
+            cands.push(cg);
+            p.on_issue(&ctx, 0, &cg, &cands);
+            p.tick(&at(c.interval, &g));
+            assert_eq!(p.p, c.im_sched_cap);
+            let won = p.promoted.len();
+            // Serve half of them; the next interval has nothing de-prioritised: p = 0.
+            for r in &reads[..500] {
+                p.on_served(&ctx, &entry(r.tok, r.source));
+            }
+            p.tick(&at(2 * c.interval, &g));
+            assert_eq!(p.p, 0.0);
+            (won, p.promoted.len(), p.drawable.len(), p)
+        };
+        let (won, after, left, p) = run(true);
+        assert!(
+            (400..600).contains(&won),
+            "about half win at p = 0.5: {won}"
+        );
+        assert_eq!(after, 0, "p = 0: no read stays promoted");
+        assert_eq!(left, 500, "served reads draw no more");
+        assert_eq!(counter(&p, "im_sched_redraws"), 1500.0);
+        let (won, after, left, _) = run(false);
+        assert_eq!(
+            (won, after, left),
+            (0, 0, 0),
+            "draw once: the losers stay losers"
+        );
+    }
+
+    /// Each de-prioritisation that `f` counts is attributed once, to the admission or the
+    /// command issue that first showed it; together they are `f`'s numerator.
+    #[test]
+    fn deprioritisations_split_between_admission_and_issue() {
+        let g = GpuStatus::default();
+        let c = cfg();
+        assert!(c.im_sched_pending_denominator);
+        let mut p = Im::make(&c, true, false, false);
+        let ctx = at(0, &g);
+        for t in 1..=3 {
+            p.on_arrival(&ctx, 0, &entry(t, Source::Cpu(0)));
+        }
+        // Admission: a younger CG enters ahead of CPU reads 1 and 2 (read 3 is younger).
+        let w = [
+            cand(1, false, Source::Cpu(0), false, 10),
+            cand(2, false, Source::Cpu(1), false, 20),
+            cand(9, false, Source::Gpgpu, true, 30),
+            cand(3, false, Source::Cpu(2), false, 40),
+        ];
+        assert_eq!(p.admit(&ctx, 0, &w), 2);
+        // Issue: a younger CG's command goes ahead of reads 2 (already counted) and 3.
+        let cg = cand(10, false, Source::Gpgpu, true, 50);
+        p.on_issue(
+            &ctx,
+            0,
+            &cg,
+            &[
+                cand(2, false, Source::Cpu(1), false, 20),
+                cand(3, false, Source::Cpu(2), false, 40),
+                cg,
+            ],
+        );
+        assert_eq!(counter(&p, "im_sched_deprio_at_admission"), 2.0);
+        assert_eq!(counter(&p, "im_sched_deprio_at_issue"), 1.0);
+        let share = counter(&p, "im_sched_deprio_admission_share");
+        assert!((share - 2.0 / 3.0).abs() < 1e-12);
+        // f = 3 de-prioritised of 3 pending, capped; counting the issue alone, 2 of 3 (reads
+        // 2 and 3, read 2 again at issue), capped too.
+        p.tick(&at(c.interval, &g));
+        assert_eq!(p.p, c.im_sched_cap);
+        assert_eq!(counter(&p, "im_sched_capped_fraction_issue_only"), 1.0);
+        assert_eq!(
+            counter(&p, "im_sched_mean_probability_issue_only"),
+            c.im_sched_cap
+        );
+        // Next interval: the same reads still pending are counted again, once each.
+        p.on_issue(
+            &ctx,
+            0,
+            &cg,
+            &[cand(1, false, Source::Cpu(0), false, 10), cg],
+        );
+        p.on_issue(
+            &ctx,
+            0,
+            &cg,
+            &[cand(1, false, Source::Cpu(0), false, 10), cg],
+        );
+        assert_eq!(counter(&p, "im_sched_deprio_at_issue"), 2.0);
+        // Interval 2: f = 1/3 by either count (read 1 at issue), below the cap.
+        p.tick(&at(2 * c.interval, &g));
+        assert!((p.p - 1.0 / 3.0).abs() < 1e-12, "{}", p.p);
+        assert_eq!(counter(&p, "im_sched_capped_fraction_issue_only"), 0.5);
+        let mean = counter(&p, "im_sched_mean_probability_issue_only");
+        assert!(
+            (mean - (c.im_sched_cap + 1.0 / 3.0) / 2.0).abs() < 1e-12,
+            "{mean}"
+        );
+    }
+
     /// An NG read, a younger CPU read and a still younger CG read, none a row hit (the order
     /// tests of session 22's IM keys).
     fn ng_cpu_cg() -> [Cand; 3] {
@@ -1115,6 +1581,16 @@ mod tests {
         assert_eq!((p.deprio_cpu, p.served_cpu), (2, 5));
         p.tick(&at(c.interval, &g));
         assert!((p.p - 0.4).abs() < 1e-12, "f = 2/5 below the cap: {}", p.p);
+        // `policy.im_sched_count_admission = false`: the same admission counts nothing.
+        let mut c2 = served_cfg();
+        c2.im_sched_count_admission = false;
+        let mut q = Im::make(&c2, true, false, false);
+        assert_eq!(q.admit(&ctx, 0, &w), 2, "CG still enters first");
+        for t in 1..=4 {
+            q.on_served(&ctx, &entry(t, Source::Cpu(0)));
+        }
+        assert_eq!((q.deprio_cpu, q.served_cpu), (0, 4));
+        assert_eq!(counter(&q, "im_sched_deprio_at_admission"), 0.0);
     }
 
     #[test]
