@@ -167,6 +167,7 @@ pub struct Device {
     total: LaunchStats,
     nsm: u32,
     limits: run::Limits,
+    share_slots: bool,
 }
 
 impl Device {
@@ -183,6 +184,7 @@ impl Device {
             total: LaunchStats::default(),
             nsm: 1,
             limits: run::Limits::default(),
+            share_slots: true,
         }
     }
     /// Installs a timing runner: later launches are simulated by it.
@@ -226,6 +228,14 @@ impl Device {
     pub fn set_stall_limit(&mut self, limit: Option<u64>) {
         self.limits.stall = limit.unwrap_or(u64::MAX);
     }
+    /// Whether modules loaded from now on let the kernel body's registers with disjoint live
+    /// ranges share a physical slot (docs/simt.md, "Registers"; default `true`). `false` decodes
+    /// one slot per register, as with a value observer: for debugging and for the tests that
+    /// compare the two (results and instruction counts are meant to be identical). Decided at
+    /// load, so modules already loaded keep their decode.
+    pub fn set_share_slots(&mut self, share: bool) {
+        self.share_slots = share;
+    }
     /// Parses and loads a PTX module; `file` names it in error messages.
     pub fn load_ptx(&mut self, text: &str, file: &str) -> Result<ModuleId, SimtError> {
         let module =
@@ -240,9 +250,13 @@ impl Device {
         // Decode every kernel now so that unsupported instructions are reported at load.
         let names: Vec<String> = loaded.module.kernels().map(|k| k.name.clone()).collect();
         for n in names {
-            let code = program::decode_kernel(&loaded.module, &n, &loaded.layout, &|f| {
-                warpforge_ptx::reconvergence_points(f)
-            })
+            let code = program::decode_kernel_with(
+                &loaded.module,
+                &n,
+                &loaded.layout,
+                &|f| warpforge_ptx::reconvergence_points(f),
+                self.share_slots,
+            )
             .map_err(SimtError::Decode)?;
             loaded.kernels.insert(n, Arc::new(code));
         }
@@ -263,6 +277,15 @@ impl Device {
             .map_err(SimtError::Decode)?;
         }
         Ok(())
+    }
+    /// The decoded code of `kernel` in module `m`: its register banks
+    /// ([`program::KernelCode::narrow_slots`], `wide_slots`, `shared_slots`) among the rest.
+    pub fn kernel_code(
+        &self,
+        m: ModuleId,
+        kernel: &str,
+    ) -> Result<Arc<program::KernelCode>, SimtError> {
+        self.code(m, kernel)
     }
     /// The PTX text module `m` was loaded from.
     pub fn module_source(&self, m: ModuleId) -> Option<&str> {

@@ -106,3 +106,51 @@ fn a_guarded_write_keeps_the_old_value_in_unguarded_lanes() {
         assert_eq!(got[2 * t as usize + 1], want, "thread {t}: %r2");
     }
 }
+
+/// `shfl` reads its source in the lane it names, which may be inactive: there the source keeps
+/// what it held without sharing (zero, never written in the odd lanes), not the value of a
+/// register that was live only in those lanes (`%r3`, written and dead in the odd lanes before
+/// the even lanes write `%r4` and shuffle it). Were `shfl`'s source coloured like any other
+/// register, `%r4` could share `%r3`'s (or `%r2`'s) slot and the even threads would store the
+/// odd lanes' `%r3` (or 1) instead of 0.
+#[test]
+fn a_shfl_source_read_in_an_inactive_lane_keeps_its_own_slot() {
+    let text = format!(
+        "{HEAD}.visible .entry sh(.param .u64 out)\n{{\n\
+         .reg .pred %p<2>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<5>;\n\
+         ld.param.u64 %rd1, [out];\n\
+         mov.u32 %r1, %tid.x;\n\
+         mul.wide.u32 %rd2, %r1, 8;\nadd.s64 %rd3, %rd1, %rd2;\n\
+         xor.b32 %r6, %r1, 1;\n\
+         and.b32 %r2, %r1, 1;\nsetp.eq.u32 %p1, %r2, 1;\n\
+         @%p1 bra ODD;\nbra JOIN1;\n\
+         ODD:\nadd.u32 %r3, %r1, 100;\nst.global.u32 [%rd3+4], %r3;\n\
+         JOIN1:\n\
+         @%p1 bra JOIN2;\n\
+         mov.u32 %r4, 5;\n\
+         shfl.sync.idx.b32 %r5, %r4, %r6, 31, -1;\n\
+         st.global.u32 [%rd3], %r5;\n\
+         JOIN2:\nret;\n}}\n"
+    );
+    let own = decode(&text, "sh", false);
+    let shared = decode(&text, "sh", true);
+    assert!(shared.narrow_slots < own.narrow_slots);
+    let mut dev = Device::new();
+    let m = dev.load_ptx(&text, "banks.ptx").unwrap();
+    let out = dev.malloc(8 * 32).unwrap();
+    let cfg = LaunchConfig {
+        grid: Dim3::x(1),
+        block: Dim3::x(32),
+        shared_bytes: 0,
+    };
+    dev.launch(m, "sh", cfg, &[KernelArg::Ptr(out)]).unwrap();
+    let got: Vec<u32> = dev.read(out, 64).unwrap();
+    for t in 0..32u32 {
+        let (lo, hi) = (got[2 * t as usize], got[2 * t as usize + 1]);
+        if t % 2 == 0 {
+            assert_eq!((lo, hi), (0, 0), "thread {t}: the odd lane's %r4 is 0");
+        } else {
+            assert_eq!((lo, hi), (0, t + 100), "thread {t}: %r3");
+        }
+    }
+}
