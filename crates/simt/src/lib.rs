@@ -153,6 +153,23 @@ pub(crate) struct Loaded {
     pub source: String,
     pub layout: program::ModuleLayout,
     pub kernels: HashMap<String, Arc<program::KernelCode>>,
+    /// The kernels decoded with one slot per register, made at the first launch under an
+    /// observer that wants register values (when `kernels` shares slots).
+    pub unshared: HashMap<String, Arc<program::KernelCode>>,
+}
+
+impl Loaded {
+    /// Decodes kernel `name` of this module (`share`: see [`program::decode_kernel_with`]).
+    fn decode(&self, name: &str, share: bool) -> Result<program::KernelCode, SimtError> {
+        program::decode_kernel_with(
+            &self.module,
+            name,
+            &self.layout,
+            &|f| warpforge_ptx::reconvergence_points(f),
+            share,
+        )
+        .map_err(SimtError::Decode)
+    }
 }
 
 /// The simulated device: memory, loaded modules, and an optional timing runner.
@@ -246,18 +263,12 @@ impl Device {
             source: text.to_string(),
             layout,
             kernels: HashMap::new(),
+            unshared: HashMap::new(),
         };
         // Decode every kernel now so that unsupported instructions are reported at load.
         let names: Vec<String> = loaded.module.kernels().map(|k| k.name.clone()).collect();
         for n in names {
-            let code = program::decode_kernel_with(
-                &loaded.module,
-                &n,
-                &loaded.layout,
-                &|f| warpforge_ptx::reconvergence_points(f),
-                self.share_slots,
-            )
-            .map_err(SimtError::Decode)?;
+            let code = loaded.decode(&n, self.share_slots)?;
             loaded.kernels.insert(n, Arc::new(code));
         }
         self.modules.push(loaded);
@@ -526,18 +537,17 @@ impl Device {
     ) -> Result<(), SimtError> {
         let mut code = self.code(m, kernel)?;
         if code.shared_slots && self.observer.as_deref().is_some_and(|o| o.wants_values()) {
-            // Value observers see each destination's untouched lanes: one slot per register.
-            let l = &self.modules[m.0 as usize];
-            code = Arc::new(
-                program::decode_kernel_with(
-                    &l.module,
-                    kernel,
-                    &l.layout,
-                    &|f| warpforge_ptx::reconvergence_points(f),
-                    false,
-                )
-                .map_err(SimtError::Decode)?,
-            );
+            // Value observers see each destination's untouched lanes: one slot per register
+            // (decoded once per kernel).
+            let l = &mut self.modules[m.0 as usize];
+            code = match l.unshared.get(kernel) {
+                Some(c) => c.clone(),
+                None => {
+                    let c = Arc::new(l.decode(kernel, false)?);
+                    l.unshared.insert(kernel.to_string(), c.clone());
+                    c
+                }
+            };
         }
         let params = self.prepare(&code, &cfg, args)?;
         let mut hook = self.hook.take();
