@@ -266,6 +266,12 @@ pub fn run(
                 "dram_reads_tagged": tagged_reads,
                 "dram_reads_attributed": all_reads,
                 "gpu_dram_reads": b.gpu_dram_reads,
+                // With every request ideal only compulsory misses reach DRAM: their share of
+                // the baseline's DRAM reads bounds what any ideal set can save.
+                "compulsory_fraction": ideal_dram
+                    .get("all")
+                    .and_then(|x| x.as_u64())
+                    .map(|x| x as f64 / b.gpu_dram_reads.max(1) as f64),
             }),
         );
     }

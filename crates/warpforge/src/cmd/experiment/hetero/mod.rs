@@ -164,6 +164,10 @@ pub struct HeteroArgs {
     /// at the default workloads, run after the rest).
     #[arg(long)]
     no_fig5: bool,
+    /// GPU workloads of Fig. 5 (default: the run's workloads), e.g. `bfs1m` for BFS beyond
+    /// the LLC.
+    #[arg(long, value_delimiter = ',')]
+    fig5_workloads: Vec<String>,
     /// Parallel simulations (default: available cores).
     #[arg(long)]
     jobs: Option<usize>,
@@ -277,9 +281,17 @@ pub fn run(a: HeteroArgs) -> Result<()> {
         }
         a.workloads.clone()
     };
-    for w in &workloads {
+    for w in workloads.iter().chain(&a.fig5_workloads) {
         crate::cmd::run::find_workload(w)?;
     }
+    if a.no_fig5 && !a.fig5_workloads.is_empty() {
+        bail!("--fig5-workloads with --no-fig5: give one of them");
+    }
+    let fig5_workloads = if a.fig5_workloads.is_empty() {
+        workloads.clone()
+    } else {
+        a.fig5_workloads.clone()
+    };
     let mut policies: Vec<String> = if a.policy.is_empty() {
         POLICIES.iter().map(|s| s.to_string()).collect()
     } else {
@@ -491,11 +503,17 @@ pub fn run(a: HeteroArgs) -> Result<()> {
         None
     } else {
         if verbose {
-            eprintln!("hetero: Fig. 5 ({} workloads, 1C1G)", workloads.len());
+            eprintln!("hetero: Fig. 5 ({} workloads, 1C1G)", fig5_workloads.len());
         }
         let h = &hcfgs[&("frfcfs".to_string(), seeds.list[0])];
         Some(fig5::run(
-            &workloads, a.size, &gcfg, h, warm, &traces, jobs,
+            &fig5_workloads,
+            a.size,
+            &gcfg,
+            h,
+            warm,
+            &traces,
+            jobs,
         )?)
     };
     let report = report(
