@@ -156,7 +156,9 @@ fn one_mix_writes_the_issue_keys() {
         );
     }
     assert_eq!(f["per_workload"], f["co_runners"]["bwaves"]["per_workload"]);
-    let cf = f["per_workload"]["bfs"]["compulsory_fraction"].as_f64().unwrap();
+    let cf = f["per_workload"]["bfs"]["compulsory_fraction"]
+        .as_f64()
+        .unwrap();
     assert!(cf > 0.0 && cf <= 1.0, "{cf}");
     let d = v["stall_table_dram_coverage"]["per_workload"]["bfs"]
         .as_f64()
@@ -179,7 +181,10 @@ fn bad_options_are_refused_with_status_2() {
         (vec!["--set", "policy.crit_period=0"], "policy.crit_period"),
         (vec!["--no-fig5", "--set", "policy.nope=1"], "policy.nope"),
         (vec!["--set", "llc.size_kb"], "llc.size_kb"),
-        (vec!["--no-fig5", "--fig5-workloads", "bfs"], "--fig5-workloads"),
+        (
+            vec!["--no-fig5", "--fig5-workloads", "bfs"],
+            "--fig5-workloads",
+        ),
         (vec!["--fig5-workloads", "nope"], "unknown workload"),
         (vec!["--mixes", "Q"], "mix class"),
         (vec!["--workloads", "nope"], "unknown workload"),

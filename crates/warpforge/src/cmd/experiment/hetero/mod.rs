@@ -161,7 +161,8 @@ pub struct HeteroArgs {
     no_beyond_llc: bool,
     /// Skip Fig. 5 (spec 004 §1.4: DRAM coverage of the top-n PCs by stall cycles and the
     /// speed-up with their accesses ideal in the LLC, on one CPU core plus the GPU; 60 co-runs
-    /// at the default workloads, run after the rest).
+    /// at the default workloads, ~110 CPU-s at `small`, run after the rest; at `--size paper`
+    /// they are document-scale runs: give `--no-fig5` or `--fig5-workloads`).
     #[arg(long)]
     no_fig5: bool,
     /// GPU workloads of Fig. 5 (default: the run's workloads), e.g. `bfs1m` for BFS beyond
