@@ -25,7 +25,7 @@
 //! The shared [`GpuShared`] carries the LLC miss rate in (from the memory side) and the GPU's
 //! retired instructions and ready-warp counts out (for the all-GPU probe and HeLM).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use warpforge_timing::core::probe::{SmCycle, SmProbe};
@@ -325,10 +325,9 @@ impl SmProbe for CritProbe {
     }
 }
 
-/// Fraction of L1D misses whose PC is among the `n` PCs with the most stall cycles (claim 17),
-/// over the per-PC counts of every core.
-pub fn top_n_coverage(stats: &[CritStats], n: usize) -> f64 {
-    let mut per: HashMap<u64, (u64, u64)> = HashMap::new();
+/// Per PC, over the per-PC counts of every core in `stats`: (stall cycles, L1D misses).
+pub fn per_pc(stats: &[CritStats]) -> BTreeMap<u64, (u64, u64)> {
+    let mut per: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
     for s in stats {
         for (&pc, &(st, m)) in &s.per_pc {
             let e = per.entry(pc).or_default();
@@ -336,13 +335,51 @@ pub fn top_n_coverage(stats: &[CritStats], n: usize) -> f64 {
             e.1 += m;
         }
     }
+    per
+}
+
+/// The load/store PCs of `stats` (every core together) sorted by stall cycles, most first, ties
+/// by PC; the PCs that missed the L1D without causing a stall cycle come last (spec 004 §1.4:
+/// "the shader instructions sorted by stall cycle count", Fig. 5's TnPC order).
+pub fn stall_ranking(stats: &[CritStats]) -> Vec<u64> {
+    let mut v: Vec<(u64, u64)> = per_pc(stats)
+        .into_iter()
+        .map(|(pc, (st, _))| (st, pc))
+        .collect();
+    v.sort_by_key(|&(st, pc)| (std::cmp::Reverse(st), pc));
+    v.into_iter().map(|(_, pc)| pc).collect()
+}
+
+/// Fraction of L1D misses whose PC is among the `n` PCs with the most stall cycles (claim 17's
+/// `stall_table_coverage`), over the per-PC counts of every core.
+pub fn top_n_coverage(stats: &[CritStats], n: usize) -> f64 {
+    let per = per_pc(stats);
     let total: u64 = per.values().map(|v| v.1).sum();
     if total == 0 {
         return 0.0;
     }
-    let mut v: Vec<(u64, u64, u64)> = per.into_iter().map(|(pc, (s, m))| (s, pc, m)).collect();
-    v.sort_by_key(|&(s, pc, _)| (std::cmp::Reverse(s), pc));
-    v.iter().take(n).map(|x| x.2).sum::<u64>() as f64 / total as f64
+    stall_ranking(stats)
+        .iter()
+        .take(n)
+        .map(|pc| per[pc].1)
+        .sum::<u64>() as f64
+        / total as f64
+}
+
+/// Fraction of the DRAM accesses of `dram` (per PC) whose PC is among the first `n` of
+/// `ranking` (Fig. 5 left: the DRAM accesses of the top-n PCs by stall cycles); 0 when `dram`
+/// has none.
+pub fn dram_coverage(ranking: &[u64], dram: &BTreeMap<u64, u64>, n: usize) -> f64 {
+    let total: u64 = dram.values().sum();
+    if total == 0 {
+        return 0.0;
+    }
+    ranking
+        .iter()
+        .take(n)
+        .map(|pc| dram.get(pc).copied().unwrap_or(0))
+        .sum::<u64>() as f64
+        / total as f64
 }
 
 #[cfg(test)]
@@ -534,5 +571,28 @@ mod tests {
         assert_eq!(s.misses, 4);
         assert!((top_n_coverage(std::slice::from_ref(&s), 17) - 0.75).abs() < 1e-9);
         assert_eq!(gpgpu_bytes(16), 16.0 * (16.0 + 16.0 * 69.0) / 8.0);
+    }
+
+    /// Fig. 5's order: by stall cycles over every core, ties by PC, PCs without stalls last;
+    /// the DRAM coverage of the top n follows that order, not the DRAM counts.
+    #[test]
+    fn ranking_is_by_stall_cycles_over_all_cores() {
+        let mut a = CritStats::default();
+        let mut b = CritStats::default();
+        a.per_pc.insert(0x10, (5, 10));
+        a.per_pc.insert(0x20, (7, 1));
+        b.per_pc.insert(0x10, (5, 10)); // 0x10: 10 stall cycles in all
+        b.per_pc.insert(0x30, (0, 50));
+        b.per_pc.insert(0x08, (7, 2)); // ties with 0x20: lower PC first
+        let st = [a, b];
+        assert_eq!(stall_ranking(&st), vec![0x10, 0x08, 0x20, 0x30]);
+        let dram: BTreeMap<u64, u64> = [(0x10, 10), (0x30, 80), (0x20, 10)].into();
+        let r = stall_ranking(&st);
+        assert!((dram_coverage(&r, &dram, 1) - 0.1).abs() < 1e-12);
+        assert!((dram_coverage(&r, &dram, 3) - 0.2).abs() < 1e-12);
+        assert!((dram_coverage(&r, &dram, 4) - 1.0).abs() < 1e-12);
+        assert_eq!(dram_coverage(&r, &BTreeMap::new(), 4), 0.0);
+        // The L1D-miss coverage of claim 17 follows the same order.
+        assert!((top_n_coverage(&st, 1) - 20.0 / 73.0).abs() < 1e-12);
     }
 }

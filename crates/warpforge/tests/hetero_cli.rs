@@ -116,6 +116,59 @@ fn one_mix_writes_the_issue_keys() {
     assert!((3000.0..3300.0).contains(&hw), "{hw}");
     let s = std::fs::read_to_string(svg.join("hetero_policies.svg")).unwrap();
     assert!(s.contains("<svg") && s.contains("im"));
+    // Fig. 5 (spec 004 §1.4, session 25), on by default: one CPU core plus the GPU per
+    // co-runner; every GPU DRAM read is attributed (to a PC or to the untagged requests).
+    let f = &v["fig5"];
+    assert_eq!(
+        (f["cpu_cores"].as_u64(), f["policy"].as_str()),
+        (Some(1), Some("frfcfs"))
+    );
+    for co in ["bwaves", "gcc"] {
+        let w = &f["co_runners"][co]["per_workload"]["bfs"];
+        assert_eq!(w["co_runner"], co);
+        let n = |k: &str| w[k].as_u64().unwrap_or_else(|| panic!("{k}"));
+        assert!(n("gpu_dram_reads") > 0);
+        assert_eq!(n("dram_reads_attributed"), n("gpu_dram_reads"), "{co}");
+        assert!(n("dram_reads_tagged") > n("dram_reads_attributed") / 2);
+        let c = |k: &str| w["coverage_top_n"][k].as_f64().unwrap();
+        let cov: Vec<f64> = (1..=8).map(|k| c(&k.to_string())).collect();
+        assert!(
+            cov.windows(2).all(|p| p[0] <= p[1]) && cov[0] > 0.0,
+            "{cov:?}"
+        );
+        assert!((c("all") - 1.0).abs() < 1e-12);
+        for k in ["1", "2", "4", "all"] {
+            let s = w["ideal_speedup"][k].as_f64().unwrap();
+            assert!(s > 0.5 && s < 3.0, "{co} top {k}: {s}");
+            // Ideal requests never add DRAM reads: compulsory misses only, at most.
+            assert!(w["ideal_gpu_dram_reads"][k].as_u64().unwrap() <= n("gpu_dram_reads"));
+        }
+        // The listed PCs follow the stall ranking.
+        let st: Vec<u64> = w["pcs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["stall_cycles"].as_u64().unwrap())
+            .collect();
+        assert!(
+            !st.is_empty() && st.windows(2).all(|p| p[0] >= p[1]),
+            "{st:?}"
+        );
+    }
+    assert_eq!(f["per_workload"], f["co_runners"]["bwaves"]["per_workload"]);
+    let cf = f["per_workload"]["bfs"]["compulsory_fraction"]
+        .as_f64()
+        .unwrap();
+    assert!(cf > 0.0 && cf <= 1.0, "{cf}");
+    let d = v["stall_table_dram_coverage"]["per_workload"]["bfs"]
+        .as_f64()
+        .unwrap();
+    assert!(d > 0.0 && d <= 1.0, "{d}");
+    assert!(v["task_seconds"]["sums"]["fig5"].as_f64().unwrap() > 0.0);
+    for f in ["hetero_fig5_coverage.svg", "hetero_fig5_speedup.svg"] {
+        let s = std::fs::read_to_string(svg.join(f)).unwrap();
+        assert!(s.contains("<svg") && s.contains("bfs"), "{f}");
+    }
 }
 
 #[test]
@@ -126,6 +179,13 @@ fn bad_options_are_refused_with_status_2() {
         (vec!["--policy", "nope"], "policy.name"),
         (vec!["--set", "llc.size=1"], "llc.size"),
         (vec!["--set", "policy.crit_period=0"], "policy.crit_period"),
+        (vec!["--no-fig5", "--set", "policy.nope=1"], "policy.nope"),
+        (vec!["--set", "llc.size_kb"], "llc.size_kb"),
+        (
+            vec!["--no-fig5", "--fig5-workloads", "bfs"],
+            "--fig5-workloads",
+        ),
+        (vec!["--fig5-workloads", "nope"], "unknown workload"),
         (vec!["--mixes", "Q"], "mix class"),
         (vec!["--workloads", "nope"], "unknown workload"),
         (vec!["--stand-ins", "--workloads", "bfs"], "--stand-ins"),
@@ -164,6 +224,7 @@ fn one_mix(args: &[&str]) -> serde_json::Value {
         "--mixes",
         "H,L",
         "--no-interference",
+        "--no-fig5",
     ])
     .args(["--warmup", "50000", "--alone-cycles", "50000"])
     .args(args)
@@ -183,6 +244,7 @@ fn seeds_are_geomeans_and_seed_k_is_the_single_run_with_that_seed() {
     let r = one_mix(&["--seeds", "3", "--jobs", "2"]);
     let two = one_mix(&["--seeds", "1", "--set", "policy.seed=2"]);
     let one = one_mix(&["--seeds", "1"]);
+    assert!(one["fig5"].is_null(), "--no-fig5");
     // The seeds' runs are independent jobs kept in a fixed order: one thread gives the same.
     let serial = one_mix(&["--seeds", "3", "--jobs", "1"]);
     assert_eq!(r["policies"], serial["policies"], "--jobs 1 vs 2");

@@ -54,6 +54,10 @@ pub struct DramReq {
     pub crit: bool,
     /// SM of that miss (0 for write-backs).
     pub sm: u16,
+    /// [`MemReq::miss_pc`] of the L1D miss that caused this request: the first one where the
+    /// L2 merged the misses of several loads into one fetch; 0 for write-backs and requests
+    /// no probe marked.
+    pub miss_pc: u32,
 }
 
 #[derive(Debug, Clone, Copy, Default)]

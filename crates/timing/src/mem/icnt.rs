@@ -354,6 +354,7 @@ mod tests {
             id: 0,
             born: 0,
             crit: false,
+            miss_pc: 0,
         }
     }
 

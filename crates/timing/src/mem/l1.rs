@@ -228,6 +228,7 @@ impl L1 {
             id: 0,
             born: 0,
             crit: false,
+            miss_pc: 0,
         }
     }
 

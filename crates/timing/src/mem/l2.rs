@@ -39,6 +39,7 @@ impl Default for MemReq {
             id: 0,
             born: 0,
             crit: false,
+            miss_pc: 0,
         }
     }
 }
@@ -380,7 +381,7 @@ impl L2Slice {
     /// A store sent on to DRAM, carrying its acknowledgement when the SM waits for one.
     fn store_to_dram(&self, r: &MemReq) -> DramReq {
         let mut d = self.dram_req(r.addr, r.bytes, true);
-        (d.crit, d.sm) = (r.crit, r.sm);
+        (d.crit, d.sm, d.miss_pc) = (r.crit, r.sm, r.miss_pc);
         if r.acked_store() {
             d.ack = Some(Self::ack_of(r));
         }
@@ -457,7 +458,7 @@ impl L2Slice {
                     _ => {}
                 }
                 let mut d = self.dram_req(r.addr, r.bytes, true);
-                (d.crit, d.sm) = (r.crit, r.sm);
+                (d.crit, d.sm, d.miss_pc) = (r.crit, r.sm, r.miss_pc);
                 self.to_dram.push_back(d);
                 self.count(matches!(look, Lookup::Hit(_)), true);
                 Outcome::Done
@@ -536,7 +537,7 @@ impl L2Slice {
                     } else {
                         let lb = self.cache.line_bytes();
                         let mut d = self.dram_req(r.addr & !(lb - 1), lb as u32, false);
-                        (d.crit, d.sm) = (r.crit, r.sm);
+                        (d.crit, d.sm, d.miss_pc) = (r.crit, r.sm, r.miss_pc);
                         self.to_dram.push_back(d);
                     }
                     self.count(false, false);
@@ -568,7 +569,7 @@ impl L2Slice {
         for s in 0..8u64 {
             if mask & (1 << s) != 0 {
                 let mut d = self.dram_req(base + s * sb, sb as u32, false);
-                (d.crit, d.sm) = (r.crit, r.sm);
+                (d.crit, d.sm, d.miss_pc) = (r.crit, r.sm, r.miss_pc);
                 self.to_dram.push_back(d);
             }
         }
@@ -766,6 +767,59 @@ mod tests {
         drain(&mut s, t);
         assert_eq!(s.crit_upgrades.len(), 1);
         assert!(sent.iter().all(|d| d.crit));
+    }
+
+    /// Document 004 §1.4 attribution: a fetch carries the PC tag of the miss that opened it;
+    /// a later miss of another PC merging into it adds no fetch and does not change the tag
+    /// (the DRAM access belongs to the first PC); a store sent on carries its own tag.
+    #[test]
+    fn a_fetch_carries_the_pc_of_the_miss_that_opened_it() {
+        let (mut s, a) = slice("lazy");
+        let read = |id: u32, pc: u64| MemReq {
+            addr: a,
+            bytes: 32,
+            kind: ReqKind::Read,
+            id,
+            miss_pc: crate::mem::req::pc_tag(pc),
+            ..Default::default()
+        };
+        s.accept(0, read(1, 0x40));
+        let t = drain(&mut s, 0);
+        let n = s.to_dram.len();
+        assert!(n > 0);
+        s.accept(t, read(2, 0x80));
+        let t = drain(&mut s, t);
+        assert_eq!(
+            (s.stats.merged, s.to_dram.len()),
+            (1, n),
+            "merged, no new fetch"
+        );
+        let tags: Vec<Option<u64>> = s
+            .to_dram
+            .iter()
+            .map(|d| crate::mem::req::tag_pc(d.miss_pc))
+            .collect();
+        assert!(tags.iter().all(|&p| p == Some(0x40)), "{tags:?}");
+        s.to_dram.clear();
+        let mut st = store(a);
+        st.miss_pc = crate::mem::req::pc_tag(0x100);
+        let (mut wt, _) = slice("lazy");
+        wt.write = WritePolicy::WriteThrough;
+        wt.accept(t, st);
+        drain(&mut wt, t);
+        assert_eq!(wt.to_dram.len(), 1);
+        assert_eq!(crate::mem::req::tag_pc(wt.to_dram[0].miss_pc), Some(0x100));
+        assert_eq!(crate::mem::req::tag_pc(0), None);
+        assert_eq!(crate::mem::req::tag_pc(crate::mem::req::pc_tag(0)), Some(0));
+    }
+
+    /// `MemReq` and `DramReq` are moved through every queue of the timing model: their sizes
+    /// (session 25, with [`MemReq::miss_pc`]: 40 and 80 bytes, from 32 and 64) are pinned so
+    /// that a growth is noticed and measured (docs/PERFORMANCE.md, Session 25: fig5).
+    #[test]
+    fn request_sizes_are_pinned() {
+        assert_eq!(std::mem::size_of::<MemReq>(), 40);
+        assert_eq!(std::mem::size_of::<DramReq>(), 80);
     }
 
     #[test]

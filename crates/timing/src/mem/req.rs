@@ -56,6 +56,23 @@ pub struct MemReq {
     /// Criticality bit of an L1D miss set by an installed [`crate::core::probe::SmProbe`]
     /// (document 004 §3); false otherwise.
     pub crit: bool,
+    /// The PC plus one of the load or store whose L1D miss this is, set where an installed
+    /// [`crate::core::probe::SmProbe`] marks the miss (document 004 §1.4: each static load/store
+    /// is a shader access stream); 0 = none (no probe, or not an L1D miss). Carried to the
+    /// [`crate::dram::DramReq`] the L2 sends for it (statistics of a memory port only; the
+    /// timing model never reads it). See [`pc_tag`].
+    pub miss_pc: u32,
+}
+
+/// The [`MemReq::miss_pc`] / [`crate::dram::DramReq::miss_pc`] tag of instruction address `pc`:
+/// `pc + 1` (PCs beyond `u32::MAX - 1` share the last tag).
+pub fn pc_tag(pc: u64) -> u32 {
+    pc.min(u32::MAX as u64 - 1) as u32 + 1
+}
+
+/// The instruction address of a [`MemReq::miss_pc`] tag, `None` for 0.
+pub fn tag_pc(tag: u32) -> Option<u64> {
+    tag.checked_sub(1).map(u64::from)
 }
 
 impl MemReq {

@@ -152,8 +152,10 @@ impl SmState {
                         if self.l1d.miss_queue.len() > queued {
                             let store = self.ldst.kind == AccessKind::Store;
                             let c = p.mark_miss(self.ldst.pc, store);
+                            let tag = crate::mem::req::pc_tag(self.ldst.pc);
                             for r in self.l1d.miss_queue.range_mut(queued..) {
                                 r.crit = c;
+                                r.miss_pc = tag;
                             }
                         }
                     }

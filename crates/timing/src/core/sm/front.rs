@@ -468,6 +468,7 @@ impl SmState {
                     id: u32::MAX,
                     born: 0,
                     crit: false,
+                    miss_pc: 0,
                 });
             }
             self.imiss_unsent &= !(1 << w);

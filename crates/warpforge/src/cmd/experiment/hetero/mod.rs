@@ -7,10 +7,12 @@
 //! speed-up = Σ IPC_shared / IPC_alone of the mix, normalised to FR-FCFS's; both geometric means
 //! over mixes; equal weight = √(GPU speed-up × CPU weighted speed-up). Stall-table coverage
 //! (claim 17) = share of the GPU's L1D misses whose PC is among the 4 PCs with most stall cycles
-//! (FR-FCFS runs, all SMs of a workload together). Hardware bytes (claim 18): our GPGPU stall
+//! (FR-FCFS runs, all SMs of a workload together); its DRAM-based twin counts the GPU's DRAM
+//! accesses instead. Fig. 5 (spec 004 §1.4) on the 1C1G machine: [`fig5`]. Hardware bytes (claim 18): our GPGPU stall
 //! tables and counters plus the document's 3D counters (196 B) and RTP table (776 B), which
 //! belong to the 3D pipeline of `experiment frame`.
 
+mod fig5;
 mod mixes;
 mod sim;
 
@@ -23,6 +25,7 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Result};
 use serde_json::{json, Value};
 use warpforge_hetero::crit;
+use warpforge_hetero::port::IdealPcs;
 use warpforge_hetero::HeteroConfig;
 use warpforge_timing::GpuConfig;
 use warpforge_workloads::Size;
@@ -156,6 +159,16 @@ pub struct HeteroArgs {
     /// given. At `paper` the main run is the document-scale one and the part is skipped.
     #[arg(long)]
     no_beyond_llc: bool,
+    /// Skip Fig. 5 (spec 004 §1.4: DRAM coverage of the top-n PCs by stall cycles and the
+    /// speed-up with their accesses ideal in the LLC, on one CPU core plus the GPU; 60 co-runs
+    /// at the default workloads, ~110 CPU-s at `small`, run after the rest; at `--size paper`
+    /// they are document-scale runs: give `--no-fig5` or `--fig5-workloads`).
+    #[arg(long)]
+    no_fig5: bool,
+    /// GPU workloads of Fig. 5 (default: the run's workloads), e.g. `bfs1m` for BFS beyond
+    /// the LLC.
+    #[arg(long, value_delimiter = ',')]
+    fig5_workloads: Vec<String>,
     /// Parallel simulations (default: available cores).
     #[arg(long)]
     jobs: Option<usize>,
@@ -269,9 +282,17 @@ pub fn run(a: HeteroArgs) -> Result<()> {
         }
         a.workloads.clone()
     };
-    for w in &workloads {
+    for w in workloads.iter().chain(&a.fig5_workloads) {
         crate::cmd::run::find_workload(w)?;
     }
+    if a.no_fig5 && !a.fig5_workloads.is_empty() {
+        bail!("--fig5-workloads with --no-fig5: give one of them");
+    }
+    let fig5_workloads = if a.fig5_workloads.is_empty() {
+        workloads.clone()
+    } else {
+        a.fig5_workloads.clone()
+    };
     let mut policies: Vec<String> = if a.policy.is_empty() {
         POLICIES.iter().map(|s| s.to_string()).collect()
     } else {
@@ -401,19 +422,46 @@ pub fn run(a: HeteroArgs) -> Result<()> {
                     Task::Corun(m, p, seed) => {
                         let mx = &mixes[*m];
                         let h = &hcfgs[&(p.clone(), *seed)];
-                        sim::corun(&mx.gpu, a.size, &gcfg, h, &mx.cpu, warm, &traces)
-                            .map(Done::Corun)
+                        sim::corun(
+                            &mx.gpu,
+                            a.size,
+                            &gcfg,
+                            h,
+                            &mx.cpu,
+                            warm,
+                            &traces,
+                            IdealPcs::Off,
+                        )
+                        .map(Done::Corun)
                     }
                     Task::Interf(n) => {
                         let apps = interference_apps(*n);
-                        sim::corun(&interf_gpu, a.size, &gcfg, &hbase, &apps, warm, &traces)
-                            .map(Done::Corun)
+                        sim::corun(
+                            &interf_gpu,
+                            a.size,
+                            &gcfg,
+                            &hbase,
+                            &apps,
+                            warm,
+                            &traces,
+                            IdealPcs::Off,
+                        )
+                        .map(Done::Corun)
                     }
                     Task::Beyond(m, p, seed) => {
                         let mx = &bmixes[*m];
                         let h = &hcfgs[&(p.clone(), *seed)];
-                        sim::corun(&mx.gpu, a.size, &gcfg, h, &mx.cpu, warm, &traces)
-                            .map(Done::Corun)
+                        sim::corun(
+                            &mx.gpu,
+                            a.size,
+                            &gcfg,
+                            h,
+                            &mx.cpu,
+                            warm,
+                            &traces,
+                            IdealPcs::Off,
+                        )
+                        .map(Done::Corun)
                     }
                 };
                 *seconds[i].lock().expect("lock") = t_task.elapsed().as_secs_f64();
@@ -452,6 +500,23 @@ pub fn run(a: HeteroArgs) -> Result<()> {
             _ => unreachable!("task and result kinds match"),
         }
     }
+    let fig5 = if a.no_fig5 {
+        None
+    } else {
+        if verbose {
+            eprintln!("hetero: Fig. 5 ({} workloads, 1C1G)", fig5_workloads.len());
+        }
+        let h = &hcfgs[&("frfcfs".to_string(), seeds.list[0])];
+        Some(fig5::run(
+            &fig5_workloads,
+            a.size,
+            &gcfg,
+            h,
+            warm,
+            &traces,
+            jobs,
+        )?)
+    };
     let report = report(
         &a,
         &mixes,
@@ -483,6 +548,10 @@ pub fn run(a: HeteroArgs) -> Result<()> {
     };
     report["wall_seconds"] = json!(t0.elapsed().as_secs_f64());
     report["task_seconds"] = task_seconds(&tasks, &seconds, &mixes);
+    if let Some(f) = &fig5 {
+        report["task_seconds"]["sums"]["fig5"] = json!(f.seconds);
+    }
+    report["fig5"] = fig5.as_ref().map_or(Value::Null, |f| f.json.clone());
     report["gpu_workloads"] = json!(workloads
         .iter()
         .map(|w| {
@@ -517,6 +586,11 @@ pub fn run(a: HeteroArgs) -> Result<()> {
         .svg()?;
         std::fs::create_dir_all(dir).map_err(|e| anyhow!("creating {}: {e}", dir.display()))?;
         write_atomically(&dir.join("hetero_policies.svg"), svg)?;
+        if fig5.is_some() {
+            let (left, right) = fig5::svgs(&report["fig5"])?;
+            write_atomically(&dir.join("hetero_fig5_coverage.svg"), left)?;
+            write_atomically(&dir.join("hetero_fig5_speedup.svg"), right)?;
+        }
     }
     print_summary(&report, &policies);
     Ok(())
@@ -586,6 +660,8 @@ fn report(
     // Claim 17: stall-table coverage per workload (FR-FCFS runs, every mix of the workload).
     let mut cov = serde_json::Map::new();
     let mut covs = vec![];
+    let mut dcov = serde_json::Map::new();
+    let mut dcovs = vec![];
     let mut ws: Vec<&str> = mixes.iter().map(|m| m.gpu.as_str()).collect();
     ws.dedup();
     for w in ws {
@@ -598,6 +674,19 @@ fn report(
         let c4 = crit::top_n_coverage(&stats, 4);
         covs.push(c4);
         cov.insert(w.to_string(), json!(c4));
+        // The same ranking over the workload's DRAM accesses (Fig. 5 left's measure).
+        let mut dram: BTreeMap<u64, u64> = BTreeMap::new();
+        for (i, m) in mixes.iter().enumerate() {
+            if m.gpu == w {
+                let r = &co[&(i, "frfcfs".to_string(), base_seed)];
+                for (pc, n) in fig5::dram_accesses(r).0 {
+                    *dram.entry(pc).or_default() += n;
+                }
+            }
+        }
+        let d4 = crit::dram_coverage(&crit::stall_ranking(&stats), &dram, 4);
+        dcovs.push(d4);
+        dcov.insert(w.to_string(), json!(d4));
     }
     let gp = crit::gpgpu_bytes(16);
     let (flow, rtp) = (98.0 * 2.0, (64.0 * 97.0 / 8.0f64).floor());
@@ -675,6 +764,16 @@ fn report(
         "stall_table_coverage": {
             "top4_mean": covs.iter().sum::<f64>() / covs.len().max(1) as f64,
             "per_workload": cov,
+            "definition": "share of the GPU's L1D misses whose PC is among the 4 PCs with the \
+                           most stall cycles; FR-FCFS runs of the 4-core mixes, all SMs and \
+                           mixes of a workload together",
+        },
+        "stall_table_dram_coverage": {
+            "top4_mean": dcovs.iter().sum::<f64>() / dcovs.len().max(1) as f64,
+            "per_workload": dcov,
+            "definition": "the same ranking, share of the GPU's DRAM accesses (LLC-missing \
+                           reads and stores attributed to the PC of the L1D miss); Fig. 5 \
+                           left's measure, on the 4-core mixes (fig5: on 1C1G)",
         },
         "hardware_bytes": gp + flow + rtp,
         "hardware_breakdown": {
@@ -859,6 +958,33 @@ fn print_summary(r: &Value, policies: &[String]) {
             .unwrap_or(f64::NAN),
         r["hardware_bytes"].as_f64().unwrap_or(f64::NAN)
     );
+    println!(
+        "stall-table top-4 DRAM coverage {:.3}",
+        r["stall_table_dram_coverage"]["top4_mean"]
+            .as_f64()
+            .unwrap_or(f64::NAN)
+    );
+    if let Some(f) = r["fig5"]["per_workload"].as_object() {
+        println!(
+            "Fig. 5 (1C1G, {}): workload  cover T1 T2 T4 T8  speed-up T1 T2 T4 all",
+            r["fig5"]["co_runner"].as_str().unwrap_or("?")
+        );
+        for (w, x) in f {
+            let c = |n: &str| x["coverage_top_n"][n].as_f64().unwrap_or(f64::NAN);
+            let s = |n: &str| x["ideal_speedup"][n].as_f64().unwrap_or(f64::NAN);
+            println!(
+                "  {w:<8} {:.2} {:.2} {:.2} {:.2}   {:.3} {:.3} {:.3} {:.3}",
+                c("1"),
+                c("2"),
+                c("4"),
+                c("8"),
+                s("1"),
+                s("2"),
+                s("4"),
+                s("all")
+            );
+        }
+    }
     if let Some(b) = r["beyond_llc"]["policies"].as_object() {
         for (p, x) in b {
             println!(

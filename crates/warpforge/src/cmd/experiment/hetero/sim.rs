@@ -10,13 +10,14 @@
 //! window. The alone IPC of an application: the same warm-up, then `alone_cycles` memory cycles
 //! on the machine by itself.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{anyhow, bail, Context, Result};
 use warpforge_hetero::cpu::{synth, trace::Trace, CpuCluster, OpStream};
 use warpforge_hetero::crit::{CritProbe, CritStats, GpuShared};
-use warpforge_hetero::port::HeteroPort;
+use warpforge_hetero::port::{HeteroPort, IdealPcs, PcDram};
 use warpforge_hetero::{HeteroConfig, MemSystem, Source};
 use warpforge_simt::Device;
 use warpforge_timing::{GpuConfig, TimingRunner};
@@ -59,6 +60,11 @@ pub struct CoRun {
     /// Memory-side counters of the run (DRAM row-hit rate, bus utilisation, GPU/CPU traffic
     /// split, bypasses, mean read latencies in memory cycles), for diagnosing policies.
     pub memory: Vec<(String, f64)>,
+    /// The GPU's LLC misses per load/store PC (`None`: requests no probe tagged), spec 004
+    /// §1.4 / Fig. 5 left.
+    pub dram_by_pc: BTreeMap<Option<u64>, PcDram>,
+    /// The memory side's GPU reads served from DRAM (the sum of `dram_by_pc`'s reads).
+    pub gpu_dram_reads: u64,
 }
 
 fn stream(app: &CpuApp, core: usize, traces: &Path) -> Result<Box<dyn OpStream>> {
@@ -124,7 +130,9 @@ pub fn alone_ipc(
     Ok((port.cpu.ipcs()[0], memory))
 }
 
-/// Runs GPU workload `gpu` at `size` with `apps` co-running.
+/// Runs GPU workload `gpu` at `size` with `apps` co-running; the GPU requests `ideal` selects
+/// are issued in spec 004 §1.3's ideal mode.
+#[allow(clippy::too_many_arguments)]
 pub fn corun(
     gpu: &str,
     size: Size,
@@ -133,12 +141,13 @@ pub fn corun(
     apps: &[CpuApp],
     warm: Warmup,
     traces: &Path,
+    ideal: IdealPcs,
 ) -> Result<CoRun> {
     let w = crate::cmd::run::find_workload(gpu)?;
     let (mem, cpu) = machine(hcfg, apps, warm, traces)?;
     let dirty0 = mem.llc_dirty_blocks();
     let shared = Arc::new(GpuShared::default());
-    let port = HeteroPort::new(mem, cpu, shared.clone(), 0, PORT_INFLIGHT);
+    let port = HeteroPort::new(mem, cpu, shared.clone(), 0, PORT_INFLIGHT).with_ideal(ideal);
     let mut runner = TimingRunner::new(gcfg.clone(), 1);
     runner.gpu_mut().set_memory_port(Box::new(port));
     let handles: Arc<Mutex<Vec<Arc<Mutex<CritStats>>>>> = Arc::default();
@@ -239,6 +248,8 @@ pub fn corun(
         gpu_noncritical_reasons: reasons,
         gpu_ready_warps: port.ready_warps_samples.0 / port.ready_warps_samples.1.max(1) as f64,
         memory,
+        gpu_dram_reads: g.dram_reads,
+        dram_by_pc: port.dram_by_pc.clone(),
     })
 }
 
