@@ -213,6 +213,8 @@ fn frame_experiment_refuses_bad_input() {
         vec!["--set", "no_equals_sign"],
         vec!["--set", "gfx.raise_pending=maybe"],
         vec!["--set", "gfx.no_such_key=1"],
+        vec!["--set", "gfx.contexts=0"],
+        vec!["--set", "gfx.contexts=lots"],
         vec!["--seeds", "0"],
     ] {
         let out = wf()

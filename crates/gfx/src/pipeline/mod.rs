@@ -35,7 +35,10 @@ pub struct Config {
     pub cores: usize,
     /// SIMD units per core (one quad each).
     pub simd: usize,
-    /// Quad contexts per core.
+    /// Quad contexts per core: the quads a core holds at once, fetching, ready, executing or
+    /// waiting for their ROP queue. Table 1 does not give it; 16 is our choice \[INTERP\]
+    /// (`--set gfx.contexts=N` of `experiment frame`; sensitivity study of session 25,
+    /// docs/EXPERIMENTS.md).
     pub contexts: usize,
     /// FE rasterisation rate, quads per cycle.
     pub fe_rate: usize,

@@ -35,6 +35,9 @@ pub struct WalkStats {
     pub flagged: [u64; 5],
     /// Runs in which Algorithm 2 found FE bottlenecked.
     pub fe_rule: u64,
+    /// Runs whose walk stopped at the unit because it was not underloaded
+    /// ([`Walk::stopped`]); the runs that reached FE stopped nowhere (session 25).
+    pub stopped: [u64; 5],
 }
 
 impl WalkStats {
@@ -47,6 +50,7 @@ impl WalkStats {
             self.th[u] += b.th as u64;
             self.examined[u] += w.examined[u] as u64;
             self.flagged[u] += w.bottleneck[u] as u64;
+            self.stopped[u] += w.stopped[u] as u64;
         }
         self.fe_rule += w.fe_rule as u64;
     }
@@ -60,6 +64,7 @@ impl WalkStats {
             self.th[u] += o.th[u];
             self.examined[u] += o.examined[u];
             self.flagged[u] += o.flagged[u];
+            self.stopped[u] += o.stopped[u];
         }
         self.fe_rule += o.fe_rule;
     }

@@ -80,8 +80,8 @@ fn per_unit(v: &[u64; 5], n: f64) -> Value {
 }
 
 /// Algorithm 1's runs (diagnostic of claim 4): per unit, the share of the runs with each
-/// classification bit set, with its bottleneck test reached, and flagged; the share of runs in
-/// which Algorithm 2 fired.
+/// classification bit set, with its bottleneck test reached, flagged, and whose walk stopped
+/// there (the unit not underloaded); the share of runs in which Algorithm 2 fired.
 fn algorithm(r: &MixResult) -> Value {
     let w = &r.walk;
     let n = w.runs.max(1) as f64;
@@ -93,6 +93,7 @@ fn algorithm(r: &MixResult) -> Value {
         "th": per(&w.th),
         "examined": per(&w.examined),
         "flagged": per(&w.flagged),
+        "stopped": per(&w.stopped),
         "fe_rule": round(w.fe_rule as f64 / n),
     })
 }
