@@ -138,6 +138,9 @@ pub struct MixResult {
     /// Per unit, the samples in which the GPU stood still while the unit waited for a
     /// non-critical / a critical read (`crate::pipeline::probe::Stalls`).
     pub stalls: crate::pipeline::probe::Stalls,
+    /// The shader cores' sampled context occupancy over the measured frames
+    /// (`crate::pipeline::probe::ShContexts`; session 25).
+    pub sh_contexts: crate::pipeline::probe::ShContexts,
     /// Cycles and estimator error of every measured frame.
     pub frames: Vec<(u64, Option<f64>)>,
     /// The memory-scheduling policy's own counters at the end of the run (e.g. IM-SCHED's mean
@@ -453,6 +456,7 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
         waits: r.waits(),
         gpu_waits: r.gpu_waits(),
         stalls: r.stalls(),
+        sh_contexts: r.sh_contexts(),
         frames: r
             .frames
             .iter()

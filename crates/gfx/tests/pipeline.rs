@@ -194,11 +194,24 @@ fn one_shader_context_per_core_hides_less_texture_latency() {
         one.fps,
         default.fps
     );
-    for r in [&one, &default] {
+    for (r, n) in [(&one, 1u64), (&default, 16)] {
         let w = r.walk();
         assert_eq!(
             w.stopped.iter().sum::<u64>() + w.examined[Unit::Fe as usize],
             w.runs
         );
+        let c = r.sh_contexts();
+        assert!(c.samples > 0 && c.probes > 0);
+        assert!(c.resident <= c.samples * n && c.full <= c.samples);
     }
+    let full = |r: &sim::RunResult| {
+        let c = r.sh_contexts();
+        c.full as f64 / c.samples as f64
+    };
+    assert!(
+        full(&one) > full(&default),
+        "a single context is full more often: {} vs {}",
+        full(&one),
+        full(&default)
+    );
 }

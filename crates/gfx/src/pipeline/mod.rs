@@ -169,6 +169,8 @@ pub struct FrameStats {
     pub gpu_waits: probe::Waits,
     /// Which units wait for which class of read while the GPU stands still.
     pub stalls: probe::Stalls,
+    /// Sampled occupancy of the shader cores' context slots.
+    pub sh_contexts: probe::ShContexts,
 }
 
 /// Source of frames (the frame generator).
@@ -208,6 +210,7 @@ pub struct Gpu {
     waits: [probe::Waits; 5],
     gpu_waits: probe::Waits,
     stalls: probe::Stalls,
+    sh_contexts: probe::ShContexts,
     /// Completed frames.
     pub frames: Vec<FrameStats>,
 }
@@ -292,6 +295,7 @@ impl Gpu {
             waits: [probe::Waits::default(); 5],
             gpu_waits: probe::Waits::default(),
             stalls: probe::Stalls::default(),
+            sh_contexts: probe::ShContexts::default(),
             frames: Vec::new(),
         }
     }
@@ -394,6 +398,7 @@ impl Gpu {
             waits: std::mem::take(&mut self.waits),
             gpu_waits: std::mem::take(&mut self.gpu_waits),
             stalls: std::mem::take(&mut self.stalls),
+            sh_contexts: std::mem::take(&mut self.sh_contexts),
         });
         self.last_fps = Some(fps);
         if self.frame_index + 1 < self.cfg.estimator_start {

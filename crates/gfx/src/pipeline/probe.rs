@@ -146,6 +146,35 @@ pub struct Stalls {
     pub critical: [u64; 5],
 }
 
+/// The shader cores' context slots, sampled with the wait probe (diagnostic of the session-25
+/// study of `Config::contexts`): how many quads the cores hold, how often a core holds as
+/// many as it has contexts (only then can more contexts let it hide more latency), and how
+/// often quads wait in the SH queue for a core.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ShContexts {
+    /// Core-samples.
+    pub samples: u64,
+    /// Resident quads summed over the core-samples.
+    pub resident: u64,
+    /// Core-samples with every context of the core occupied.
+    pub full: u64,
+    /// Samples (one per probe, not per core) with quads waiting in the SH queue.
+    pub queued: u64,
+    /// Probes.
+    pub probes: u64,
+}
+
+impl ShContexts {
+    /// Adds `o`.
+    pub fn add(&mut self, o: &ShContexts) {
+        self.samples += o.samples;
+        self.resident += o.resident;
+        self.full += o.full;
+        self.queued += o.queued;
+        self.probes += o.probes;
+    }
+}
+
 impl Stalls {
     /// Records one sample of the units' instance counts `w`.
     pub fn record(&mut self, w: &[Waits; 5]) {
@@ -238,6 +267,15 @@ impl Gpu {
         }
         self.gpu_waits.count(gpu_activity(&w));
         self.stalls.record(&w);
+        let per_core = self.cfg.contexts;
+        let s = &mut self.sh_contexts;
+        for &r in self.sh.resident() {
+            s.samples += 1;
+            s.resident += r as u64;
+            s.full += (r >= per_core) as u64;
+        }
+        s.queued += !self.sh.queue.is_empty() as u64;
+        s.probes += 1;
     }
 }
 

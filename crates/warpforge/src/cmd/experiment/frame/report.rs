@@ -98,6 +98,19 @@ fn algorithm(r: &MixResult) -> Value {
     })
 }
 
+/// The shader cores' context slots (session 25): mean quads resident per core, share of the
+/// core-samples with every context occupied, share of the probes with quads waiting in the SH
+/// queue.
+fn sh_contexts(r: &MixResult) -> Value {
+    let c = &r.sh_contexts;
+    let n = c.samples.max(1) as f64;
+    json!({
+        "mean_resident": round(c.resident as f64 / n),
+        "full": round(c.full as f64 / n),
+        "queued": round(c.queued as f64 / c.probes.max(1) as f64),
+    })
+}
+
 /// Sampled activity as fractions of the samples (diagnostic of claims 3-4).
 fn activity(w: &warpforge_gfx::pipeline::probe::Waits) -> Value {
     let n = w.samples.max(1) as f64;
@@ -558,6 +571,7 @@ impl Report {
                     "dram_reads_by_stream": dram_reads_by_stream(b),
                     "algorithm": algorithm(b),
                     "unit_activity": unit_activity(b),
+                    "sh_contexts": sh_contexts(b),
                     "dram_reads": b.dram.total(),
                     "dram_util": round(b.dram_util),
                     "dram_row_hits": round(b.dram_row_hits),
