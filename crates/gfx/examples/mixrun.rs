@@ -17,7 +17,7 @@
 //! for callgrind. MIX: HL (default), H or L. SIZE: tiny (default) or small. SETS:
 //! comma-separated `key=value` settings of the machine configuration (`experiment frame
 //! --set`), e.g. `policy.im_sched_draw_on_arrival=false,policy.im_sched_pending_denominator=false`
-//! or `gfx.raise_pending=false`.
+//! or `gfx.raise_pending=false` or `gfx.contexts=32`.
 
 use warpforge_gfx::mem::Ideal;
 use warpforge_gfx::pipeline::memif::Marking;

@@ -28,6 +28,10 @@ pub struct Walk {
     pub examined: [bool; 5],
     /// Algorithm 2 found FE bottlenecked (and so set SH and ZS too).
     pub fe_rule: bool,
+    /// The unit at which the walk stopped: its test was evaluated and it was not underloaded
+    /// (AO = 1), so no unit in front of it was examined. At most one is set; none when the walk
+    /// reached FE, the end of the path (diagnostic of claim 4, session 25).
+    pub stopped: [bool; 5],
 }
 
 /// Algorithm 1 on the classification bits `b` (indexed by `Unit as usize`) for the current
@@ -48,22 +52,31 @@ pub fn walk(b: &[Bits; 5], early_z: bool) -> Walk {
     };
     test(&mut w, Unit::Cw, cw.bottlenecked());
     test(&mut w, Unit::Bt, bt.bottlenecked());
-    if cw.underloaded() {
-        if early_z {
-            test(&mut w, Unit::Sh, sh.bottlenecked_all());
-            if sh.underloaded() {
-                test(&mut w, Unit::Zs, zs.bottlenecked());
-                if zs.underloaded() {
-                    check_fe(&fe, &mut w);
-                }
-            }
+    let stop = |w: &mut Walk, u: Unit| w.stopped[u as usize] = true;
+    if !cw.underloaded() {
+        stop(&mut w, Unit::Cw);
+    } else if early_z {
+        test(&mut w, Unit::Sh, sh.bottlenecked_all());
+        if !sh.underloaded() {
+            stop(&mut w, Unit::Sh);
         } else {
             test(&mut w, Unit::Zs, zs.bottlenecked());
-            if zs.underloaded() {
-                test(&mut w, Unit::Sh, sh.bottlenecked_all());
-                if sh.underloaded() {
-                    check_fe(&fe, &mut w);
-                }
+            if !zs.underloaded() {
+                stop(&mut w, Unit::Zs);
+            } else {
+                check_fe(&fe, &mut w);
+            }
+        }
+    } else {
+        test(&mut w, Unit::Zs, zs.bottlenecked());
+        if !zs.underloaded() {
+            stop(&mut w, Unit::Zs);
+        } else {
+            test(&mut w, Unit::Sh, sh.bottlenecked_all());
+            if !sh.underloaded() {
+                stop(&mut w, Unit::Sh);
+            } else {
+                check_fe(&fe, &mut w);
             }
         }
     }
@@ -197,6 +210,35 @@ mod tests {
         assert_eq!(w.bottleneck, [false; 5]);
         assert_eq!(w.examined, [false, false, true, true, true]);
         assert!(!w.fe_rule);
+    }
+
+    #[test]
+    fn the_walk_stops_at_the_first_unit_that_is_not_underloaded() {
+        // Early-Z: an occupied CW stops it there; a starved CW and an occupied SH stop it at SH
+        // (ZS not examined); with SH underloaded too, an occupied ZS stops it.
+        let w = walk(&bits(STUCK, STUCK, STUCK, FLOWING, IDLE), true);
+        assert_eq!(w.stopped, [false, false, false, true, false]);
+        let w = walk(&bits(STUCK, STUCK, STUCK, IDLE, IDLE), true);
+        assert_eq!(w.stopped, [false, false, true, false, false]);
+        assert!(!w.examined[Unit::Zs as usize]);
+        let w = walk(&bits(STUCK, STUCK, PARTLY, IDLE, IDLE), true);
+        assert_eq!(w.stopped, [false, true, false, false, false]);
+        // Late-Z: ZS comes first.
+        let w = walk(&bits(STUCK, STUCK, STUCK, IDLE, IDLE), false);
+        assert_eq!(w.stopped, [false, true, false, false, false]);
+        let w = walk(&bits(STUCK, PARTLY, STUCK, IDLE, IDLE), false);
+        assert_eq!(w.stopped, [false, false, true, false, false]);
+        // A walk that reaches FE stopped nowhere; every run is one of the two.
+        for early_z in [true, false] {
+            let w = walk(&bits(STUCK, IDLE, IDLE, IDLE, IDLE), early_z);
+            assert_eq!(w.stopped, [false; 5]);
+            assert!(w.examined[Unit::Fe as usize]);
+            for b in [IDLE, FLOWING, STUCK, PARTLY] {
+                let w = walk(&bits(b, b, b, b, b), early_z);
+                let stops = w.stopped.iter().filter(|&&x| x).count();
+                assert_eq!(stops + w.examined[Unit::Fe as usize] as usize, 1);
+            }
+        }
     }
 
     #[test]

@@ -138,6 +138,9 @@ pub struct MixResult {
     /// Per unit, the samples in which the GPU stood still while the unit waited for a
     /// non-critical / a critical read (`crate::pipeline::probe::Stalls`).
     pub stalls: crate::pipeline::probe::Stalls,
+    /// The shader cores' sampled context occupancy over the measured frames
+    /// (`crate::pipeline::probe::ShContexts`; session 25).
+    pub sh_contexts: crate::pipeline::probe::ShContexts,
     /// Cycles and estimator error of every measured frame.
     pub frames: Vec<(u64, Option<f64>)>,
     /// The memory-scheduling policy's own counters at the end of the run (e.g. IM-SCHED's mean
@@ -275,9 +278,16 @@ fn streams(apps: &[&str], mem_div: u32, seed: u64) -> Result<Vec<Box<dyn OpStrea
         .collect()
 }
 
-/// Splits `key=value` settings into the GPU pipeline's own (`gfx.KEY`, applied to `pipe`; the
-/// only one is `gfx.raise_pending`, [`crate::pipeline::Config::raise_pending`]) and the machine
-/// configuration's (returned, for [`config`]).
+/// Most quad contexts per shader core that `gfx.contexts` accepts (a guard against a typo that
+/// would allocate `cores` x N context slots; 64 x 1024 is far above any studied value).
+pub const MAX_CONTEXTS: usize = 1024;
+
+/// Splits `key=value` settings into the GPU pipeline's own (`gfx.KEY`, applied to `pipe`) and
+/// the machine configuration's (returned, for [`config`]). The pipeline's keys:
+/// `gfx.raise_pending` (true or false, [`crate::pipeline::Config::raise_pending`]) and
+/// `gfx.contexts` (quad contexts per shader core, 1..=[`MAX_CONTEXTS`],
+/// [`crate::pipeline::Config::contexts`]; default 16, our choice: Table 1 does not give it;
+/// the sensitivity study of session 25).
 pub fn apply_gfx_sets(
     sets: &[String],
     pipe: &mut crate::pipeline::Config,
@@ -298,9 +308,24 @@ pub fn apply_gfx_sets(
                     .parse()
                     .map_err(|_| format!("gfx.raise_pending: expected true or false, got `{v}`"))?;
             }
+            "contexts" => {
+                let n: usize = v.trim().parse().map_err(|_| {
+                    format!(
+                        "gfx.contexts: expected a whole number of quad contexts per shader \
+                         core (1 to {MAX_CONTEXTS}), got `{v}`"
+                    )
+                })?;
+                if !(1..=MAX_CONTEXTS).contains(&n) {
+                    return Err(format!(
+                        "gfx.contexts: {n} quad contexts per shader core is out of range \
+                         (1 to {MAX_CONTEXTS})"
+                    ));
+                }
+                pipe.contexts = n;
+            }
             other => {
                 return Err(format!(
-                    "gfx.{other}: unknown key (known here: raise_pending)"
+                    "gfx.{other}: unknown key (known here: raise_pending, contexts)"
                 ))
             }
         }
@@ -431,6 +456,7 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
         waits: r.waits(),
         gpu_waits: r.gpu_waits(),
         stalls: r.stalls(),
+        sh_contexts: r.sh_contexts(),
         frames: r
             .frames
             .iter()
@@ -462,6 +488,33 @@ pub fn alone_ipc(
 mod tests {
     use super::*;
     use crate::scene::{rt_scale, Layout, QUAD_PX};
+
+    /// `gfx.contexts=N` sets the quad contexts per shader core (the session-25 sensitivity
+    /// study); the machine's keys pass through; a bad or out-of-range N is refused with an
+    /// error naming the key, leaving the default (16) untouched.
+    #[test]
+    fn gfx_contexts_sets_the_shader_contexts_and_refuses_bad_values() {
+        let mut pipe = crate::pipeline::Config::default();
+        assert_eq!(pipe.contexts, 16, "the default stays 16");
+        let sets = [
+            "gfx.contexts=32".to_string(),
+            "policy.seed=3".to_string(),
+            " gfx.contexts = 8 ".to_string(),
+        ];
+        let rest = apply_gfx_sets(&sets, &mut pipe).unwrap();
+        assert_eq!(pipe.contexts, 8, "the last setting wins");
+        assert_eq!(rest, vec!["policy.seed=3".to_string()]);
+        for bad in ["0", "-1", "many", "1.5", "", "1025"] {
+            let mut p = crate::pipeline::Config::default();
+            let e = apply_gfx_sets(&[format!("gfx.contexts={bad}")], &mut p).unwrap_err();
+            assert!(e.contains("gfx.contexts"), "{bad}: {e}");
+            assert_eq!(p.contexts, 16, "{bad}");
+        }
+        let mut p = crate::pipeline::Config::default();
+        apply_gfx_sets(&[format!("gfx.contexts={MAX_CONTEXTS}")], &mut p).unwrap();
+        apply_gfx_sets(&["gfx.contexts=1".to_string()], &mut p).unwrap();
+        assert_eq!(p.contexts, 1);
+    }
 
     /// Spec 004 §5.4 (session 16): the 3D mixes run IM-SCHED with its probability drawn once
     /// per CPU read, and count only the CPU reads a CG overtook by its class; an override

@@ -120,6 +120,15 @@ impl RunResult {
         w
     }
 
+    /// The shader cores' sampled context occupancy over the measured frames.
+    pub fn sh_contexts(&self) -> crate::pipeline::probe::ShContexts {
+        let mut w = crate::pipeline::probe::ShContexts::default();
+        for f in &self.frames {
+            w.add(&f.sh_contexts);
+        }
+        w
+    }
+
     /// Which units the GPU waited for while it stood still, over the measured frames.
     pub fn stalls(&self) -> crate::pipeline::probe::Stalls {
         let mut w = crate::pipeline::probe::Stalls::default();

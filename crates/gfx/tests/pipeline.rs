@@ -174,3 +174,44 @@ fn algorithm_1_runs_once_per_period() {
         assert!(runs > 0);
     }
 }
+
+#[test]
+fn one_shader_context_per_core_hides_less_texture_latency() {
+    // `Config::contexts` (session 25): a core's quads in flight are bounded by its contexts, so
+    // with long texture latency and ample bandwidth a shader-heavy title (HDR2's profile: 32
+    // cycles and 4 texture fetches a quad) runs slower with one context per core than with the
+    // default 16. Every run of Algorithm 1 either stops at one unit or reaches FE.
+    let t = title::by_name("HDR2").unwrap();
+    let run = |n: usize| {
+        let mut o = opts();
+        o.cfg.contexts = n;
+        sim::run(t, &o, &mut FixedLatency::new(1000, 8.0))
+    };
+    let (one, default) = (run(1), run(16));
+    assert!(
+        default.fps > one.fps * 1.05,
+        "1 context {} FPS, 16 contexts {} FPS",
+        one.fps,
+        default.fps
+    );
+    for (r, n) in [(&one, 1u64), (&default, 16)] {
+        let w = r.walk();
+        assert_eq!(
+            w.stopped.iter().sum::<u64>() + w.examined[Unit::Fe as usize],
+            w.runs
+        );
+        let c = r.sh_contexts();
+        assert!(c.samples > 0 && c.probes > 0);
+        assert!(c.resident <= c.samples * n && c.full <= c.samples);
+    }
+    let full = |r: &sim::RunResult| {
+        let c = r.sh_contexts();
+        c.full as f64 / c.samples as f64
+    };
+    assert!(
+        full(&one) > full(&default),
+        "a single context is full more often: {} vs {}",
+        full(&one),
+        full(&default)
+    );
+}

@@ -33,6 +33,21 @@ fn frame_experiment_light_titles() {
     .assert()
     .success();
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // Session 25: where Algorithm 1's walk stopped (each run stops at one unit or reaches FE),
+    // and the shader cores' context slots (16 per core by default).
+    let a = &r["titles"]["L4D"]["algorithm"];
+    let stops: f64 = ["fe", "zs", "sh", "cw", "bt"]
+        .iter()
+        .map(|u| a["stopped"][u].as_f64().unwrap())
+        .sum();
+    let fe = a["examined"]["fe"].as_f64().unwrap();
+    assert!((stops + fe - 1.0).abs() < 1e-3, "stops {stops} + FE {fe}");
+    let c = &r["titles"]["L4D"]["sh_contexts"];
+    let resident = c["mean_resident"].as_f64().unwrap();
+    assert!(resident > 0.0 && resident <= 16.0, "{resident}");
+    for k in ["full", "queued"] {
+        assert!((0.0..=1.0).contains(&c[k].as_f64().unwrap()), "{k}");
+    }
     // Per policy run (session 22): DRAM latency by stream and class, and the units' activity.
     let p = &r["policies"]["im"]["per_title"]["L4D"];
     let tex = &p["gpu_dram_latency_by_stream"]["texture"];
@@ -213,6 +228,8 @@ fn frame_experiment_refuses_bad_input() {
         vec!["--set", "no_equals_sign"],
         vec!["--set", "gfx.raise_pending=maybe"],
         vec!["--set", "gfx.no_such_key=1"],
+        vec!["--set", "gfx.contexts=0"],
+        vec!["--set", "gfx.contexts=lots"],
         vec!["--seeds", "0"],
     ] {
         let out = wf()

@@ -35,7 +35,10 @@ pub struct Config {
     pub cores: usize,
     /// SIMD units per core (one quad each).
     pub simd: usize,
-    /// Quad contexts per core.
+    /// Quad contexts per core: the quads a core holds at once, fetching, ready, executing or
+    /// waiting for their ROP queue. Table 1 does not give it; 16 is our choice \[INTERP\]
+    /// (`--set gfx.contexts=N` of `experiment frame`; sensitivity study of session 25,
+    /// docs/EXPERIMENTS.md).
     pub contexts: usize,
     /// FE rasterisation rate, quads per cycle.
     pub fe_rate: usize,
@@ -166,6 +169,8 @@ pub struct FrameStats {
     pub gpu_waits: probe::Waits,
     /// Which units wait for which class of read while the GPU stands still.
     pub stalls: probe::Stalls,
+    /// Sampled occupancy of the shader cores' context slots.
+    pub sh_contexts: probe::ShContexts,
 }
 
 /// Source of frames (the frame generator).
@@ -205,6 +210,7 @@ pub struct Gpu {
     waits: [probe::Waits; 5],
     gpu_waits: probe::Waits,
     stalls: probe::Stalls,
+    sh_contexts: probe::ShContexts,
     /// Completed frames.
     pub frames: Vec<FrameStats>,
 }
@@ -289,6 +295,7 @@ impl Gpu {
             waits: [probe::Waits::default(); 5],
             gpu_waits: probe::Waits::default(),
             stalls: probe::Stalls::default(),
+            sh_contexts: probe::ShContexts::default(),
             frames: Vec::new(),
         }
     }
@@ -391,6 +398,7 @@ impl Gpu {
             waits: std::mem::take(&mut self.waits),
             gpu_waits: std::mem::take(&mut self.gpu_waits),
             stalls: std::mem::take(&mut self.stalls),
+            sh_contexts: std::mem::take(&mut self.sh_contexts),
         });
         self.last_fps = Some(fps);
         if self.frame_index + 1 < self.cfg.estimator_start {

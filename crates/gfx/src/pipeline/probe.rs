@@ -35,6 +35,9 @@ pub struct WalkStats {
     pub flagged: [u64; 5],
     /// Runs in which Algorithm 2 found FE bottlenecked.
     pub fe_rule: u64,
+    /// Runs whose walk stopped at the unit because it was not underloaded
+    /// ([`Walk::stopped`]); the runs that reached FE stopped nowhere (session 25).
+    pub stopped: [u64; 5],
 }
 
 impl WalkStats {
@@ -47,6 +50,7 @@ impl WalkStats {
             self.th[u] += b.th as u64;
             self.examined[u] += w.examined[u] as u64;
             self.flagged[u] += w.bottleneck[u] as u64;
+            self.stopped[u] += w.stopped[u] as u64;
         }
         self.fe_rule += w.fe_rule as u64;
     }
@@ -60,6 +64,7 @@ impl WalkStats {
             self.th[u] += o.th[u];
             self.examined[u] += o.examined[u];
             self.flagged[u] += o.flagged[u];
+            self.stopped[u] += o.stopped[u];
         }
         self.fe_rule += o.fe_rule;
     }
@@ -139,6 +144,35 @@ pub struct Stalls {
     pub noncritical: [u64; 5],
     /// Samples with the GPU stalled and the unit waiting for a critical read.
     pub critical: [u64; 5],
+}
+
+/// The shader cores' context slots, sampled with the wait probe (diagnostic of the session-25
+/// study of `Config::contexts`): how many quads the cores hold, how often a core holds as
+/// many as it has contexts (only then can more contexts let it hide more latency), and how
+/// often quads wait in the SH queue for a core.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ShContexts {
+    /// Core-samples.
+    pub samples: u64,
+    /// Resident quads summed over the core-samples.
+    pub resident: u64,
+    /// Core-samples with every context of the core occupied.
+    pub full: u64,
+    /// Samples (one per probe, not per core) with quads waiting in the SH queue.
+    pub queued: u64,
+    /// Probes.
+    pub probes: u64,
+}
+
+impl ShContexts {
+    /// Adds `o`.
+    pub fn add(&mut self, o: &ShContexts) {
+        self.samples += o.samples;
+        self.resident += o.resident;
+        self.full += o.full;
+        self.queued += o.queued;
+        self.probes += o.probes;
+    }
 }
 
 impl Stalls {
@@ -233,6 +267,15 @@ impl Gpu {
         }
         self.gpu_waits.count(gpu_activity(&w));
         self.stalls.record(&w);
+        let per_core = self.cfg.contexts;
+        let s = &mut self.sh_contexts;
+        for &r in self.sh.resident() {
+            s.samples += 1;
+            s.resident += r as u64;
+            s.full += (r >= per_core) as u64;
+        }
+        s.queued += !self.sh.queue.is_empty() as u64;
+        s.probes += 1;
     }
 }
 

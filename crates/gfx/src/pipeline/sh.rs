@@ -93,6 +93,11 @@ impl Sh {
         }
     }
 
+    /// Resident quads of each core.
+    pub fn resident(&self) -> &[usize] {
+        &self.resident
+    }
+
     /// Fraction of resident contexts ready or executing now.
     pub fn ready_fraction(&self) -> f64 {
         let r: usize = self.resident.iter().sum();

@@ -80,8 +80,8 @@ fn per_unit(v: &[u64; 5], n: f64) -> Value {
 }
 
 /// Algorithm 1's runs (diagnostic of claim 4): per unit, the share of the runs with each
-/// classification bit set, with its bottleneck test reached, and flagged; the share of runs in
-/// which Algorithm 2 fired.
+/// classification bit set, with its bottleneck test reached, flagged, and whose walk stopped
+/// there (the unit not underloaded); the share of runs in which Algorithm 2 fired.
 fn algorithm(r: &MixResult) -> Value {
     let w = &r.walk;
     let n = w.runs.max(1) as f64;
@@ -93,7 +93,21 @@ fn algorithm(r: &MixResult) -> Value {
         "th": per(&w.th),
         "examined": per(&w.examined),
         "flagged": per(&w.flagged),
+        "stopped": per(&w.stopped),
         "fe_rule": round(w.fe_rule as f64 / n),
+    })
+}
+
+/// The shader cores' context slots (session 25): mean quads resident per core, share of the
+/// core-samples with every context occupied, share of the probes with quads waiting in the SH
+/// queue.
+fn sh_contexts(r: &MixResult) -> Value {
+    let c = &r.sh_contexts;
+    let n = c.samples.max(1) as f64;
+    json!({
+        "mean_resident": round(c.resident as f64 / n),
+        "full": round(c.full as f64 / n),
+        "queued": round(c.queued as f64 / c.probes.max(1) as f64),
     })
 }
 
@@ -557,6 +571,7 @@ impl Report {
                     "dram_reads_by_stream": dram_reads_by_stream(b),
                     "algorithm": algorithm(b),
                     "unit_activity": unit_activity(b),
+                    "sh_contexts": sh_contexts(b),
                     "dram_reads": b.dram.total(),
                     "dram_util": round(b.dram_util),
                     "dram_row_hits": round(b.dram_row_hits),
