@@ -246,6 +246,7 @@ fn unit_states_partition_the_samples_and_an_empty_input_is_starved() {
             assert!(s.done[u as usize] > 0.0, "{u:?} completes quads");
         }
         assert_eq!(s.cause.iter().sum::<u64>(), s.sh_starved);
+        assert_eq!(s.joint.iter().flatten().sum::<u64>(), s.sh_starved);
         assert!(s.sh_starved <= s.probes);
         for c in 0..8 {
             assert!(s.cause_flagged[c] <= s.cause[c]);

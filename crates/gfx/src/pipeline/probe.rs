@@ -321,6 +321,10 @@ pub struct UnitStates {
     pub cause_flagged: [u64; 8],
     /// Probes with the SH queue empty and SH flagged.
     pub sh_flagged: u64,
+    /// Of those, the probes by FE's state (row, `State as usize`: busy, starved, blocked,
+    /// waiting for reads) and the ZS instances' (column: some waits for its reads, else some
+    /// is blocked, else some works, else all are starved), so that the causes' overlaps show.
+    pub joint: [[u64; 4]; 4],
     /// FE's activity in the probes with the SH queue empty.
     pub fe_when_starved: Waits,
     /// The ZS instances' activity in the probes with the SH queue empty (instance-samples).
@@ -367,6 +371,17 @@ impl UnitStates {
         let states: Vec<State> = zs.iter().map(|&a| State::of(a)).collect();
         let c = Cause::of(&states, State::of(fe), State::of(bt));
         self.cause[c as usize] += 1;
+        let any = |x: State| states.contains(&x);
+        let col = if any(State::WaitRead) {
+            0
+        } else if any(State::Blocked) {
+            1
+        } else if any(State::Busy) {
+            2
+        } else {
+            3
+        };
+        self.joint[State::of(fe) as usize][col] += 1;
         self.cause_flagged[c as usize] += c.unit().is_some_and(|u| flagged[u as usize]) as u64;
         self.sh_flagged += flagged[Unit::Sh as usize] as u64;
         self.fe_when_starved.count(fe);
@@ -392,6 +407,11 @@ impl UnitStates {
         for c in 0..8 {
             self.cause[c] += o.cause[c];
             self.cause_flagged[c] += o.cause_flagged[c];
+        }
+        for (a, b) in self.joint.iter_mut().zip(&o.joint) {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
         }
         self.sh_flagged += o.sh_flagged;
         self.fe_when_starved.add(&o.fe_when_starved);
@@ -638,6 +658,9 @@ mod tests {
             0,
             "FE not flagged"
         );
+        assert_eq!(s.joint[Busy as usize][0], 1, "FE busy, a ZS waits");
+        assert_eq!(s.joint[WaitRead as usize][3], 1, "FE waits, ZS empty");
+        assert_eq!(s.joint.iter().flatten().sum::<u64>(), 2);
         assert_eq!(s.zs_when_starved.wait_noncritical, 1);
         assert_eq!(s.fe_when_starved.wait_critical, 1);
         s.count(Unit::Zs, Activity::Idle);

@@ -119,7 +119,8 @@ fn sh_contexts(r: &MixResult) -> Value {
 /// (`sh_starved`), the share of those attributed to each upstream cause (`causes`, summing to
 /// 1), the share of each cause's probes in which Algorithm 1's bottleneck vector in force flags
 /// the cause's unit (`cause_flagged`), the share with SH flagged (`sh_flagged`), and FE's and
-/// the ZS instances' activity in those probes.
+/// the ZS instances' activity in those probes, and `joint`: those probes by FE's state and the
+/// ZS instances' (`UnitStates::joint`).
 fn unit_states(r: &MixResult) -> Value {
     use warpforge_gfx::pipeline::probe::Cause;
     let s = &r.unit_states;
@@ -162,6 +163,20 @@ fn unit_states(r: &MixResult) -> Value {
             )
         })
         .collect();
+    const FE: [&str; 4] = ["fe_busy", "fe_starved", "fe_blocked", "fe_wait_read"];
+    const ZS: [&str; 4] = ["zs_wait_read", "zs_blocked", "zs_busy", "zs_starved"];
+    let joint: Map<String, Value> = FE
+        .iter()
+        .zip(&s.joint)
+        .map(|(f, row)| {
+            let v: Map<String, Value> = ZS
+                .iter()
+                .zip(row)
+                .map(|(z, x)| (z.to_string(), json!(round(*x as f64 / n))))
+                .collect();
+            (f.to_string(), Value::Object(v))
+        })
+        .collect();
     m.insert(
         "sh_feed".into(),
         json!({
@@ -169,6 +184,7 @@ fn unit_states(r: &MixResult) -> Value {
             "causes": causes,
             "cause_flagged": flagged,
             "sh_flagged": round(s.sh_flagged as f64 / n),
+            "joint": joint,
             "fe": activity(&s.fe_when_starved),
             "zs": activity(&s.zs_when_starved),
         }),
