@@ -233,13 +233,13 @@ fn unit_states_partition_the_samples_and_an_empty_input_is_starved() {
         let s = r.unit_states();
         assert!(s.probes > 0 && s.cycles > 0);
         let instances = [1u64, 16, 64, 16, 1];
-        for u in 0..5 {
+        for (u, n) in instances.iter().enumerate() {
             let parts = s.busy[u] + s.starved[u] + s.blocked[u] + s.wait_read[u];
             assert_eq!(
                 parts, s.samples[u],
                 "unit {u}: states partition the samples"
             );
-            assert_eq!(s.samples[u], s.probes * instances[u], "unit {u}");
+            assert_eq!(s.samples[u], s.probes * n, "unit {u}");
             assert!(s.done[u] <= s.peak[u] + 1e-9, "unit {u} above its peak");
         }
         for u in [Unit::Fe, Unit::Zs, Unit::Sh, Unit::Cw] {

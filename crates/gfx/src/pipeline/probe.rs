@@ -266,7 +266,7 @@ impl Cause {
 
     /// The cause of an empty SH queue, from the states of the ZS instances, FE's and BT's.
     pub fn of(zs: &[State], fe: State, bt: State) -> Cause {
-        let any = |s: State| zs.iter().any(|&x| x == s);
+        let any = |s: State| zs.contains(&s);
         if any(State::WaitRead) {
             Cause::ZsReads
         } else if any(State::Blocked) {
