@@ -141,6 +141,9 @@ pub struct MixResult {
     /// The shader cores' sampled context occupancy over the measured frames
     /// (`crate::pipeline::probe::ShContexts`; session 25).
     pub sh_contexts: crate::pipeline::probe::ShContexts,
+    /// Each unit's states and throughput, and why the SH queue was empty, over the measured
+    /// frames (`crate::pipeline::probe::UnitStates`; session 25, shfeed).
+    pub unit_states: crate::pipeline::probe::UnitStates,
     /// Cycles and estimator error of every measured frame.
     pub frames: Vec<(u64, Option<f64>)>,
     /// The memory-scheduling policy's own counters at the end of the run (e.g. IM-SCHED's mean
@@ -457,6 +460,7 @@ pub fn run(run: &MixRun) -> Result<MixResult, String> {
         gpu_waits: r.gpu_waits(),
         stalls: r.stalls(),
         sh_contexts: r.sh_contexts(),
+        unit_states: r.unit_states(),
         frames: r
             .frames
             .iter()

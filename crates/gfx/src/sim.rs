@@ -129,6 +129,16 @@ impl RunResult {
         w
     }
 
+    /// Each unit's states and throughput, and why the SH queue was empty, over the measured
+    /// frames (session 25, shfeed).
+    pub fn unit_states(&self) -> crate::pipeline::probe::UnitStates {
+        let mut w = crate::pipeline::probe::UnitStates::default();
+        for f in &self.frames {
+            w.add(&f.unit_states);
+        }
+        w
+    }
+
     /// Which units the GPU waited for while it stood still, over the measured frames.
     pub fn stalls(&self) -> crate::pipeline::probe::Stalls {
         let mut w = crate::pipeline::probe::Stalls::default();

@@ -215,3 +215,55 @@ fn one_shader_context_per_core_hides_less_texture_latency() {
         full(&default)
     );
 }
+
+#[test]
+fn unit_states_partition_the_samples_and_an_empty_input_is_starved() {
+    // Session 25 (shfeed): each unit's instance-samples are busy, starved, blocked or waiting
+    // for its own reads, one each; a unit that never gets input (BT of a title without blits)
+    // is starved in every sample and completes nothing; every probe with the SH queue empty has
+    // exactly one upstream cause, and a cause's unit can be flagged only in that cause's probes.
+    let run = |blit: f64| {
+        let t = custom(|p| {
+            p.blit = blit;
+            p.post = if blit > 0.0 { 1 } else { 0 };
+        });
+        sim::run(&t, &opts(), &mut FixedLatency::new(200, 0.5))
+    };
+    for (blit, r) in [(0.0, run(0.0)), (0.5, run(0.5))] {
+        let s = r.unit_states();
+        assert!(s.probes > 0 && s.cycles > 0);
+        let instances = [1u64, 16, 64, 16, 1];
+        for (u, n) in instances.iter().enumerate() {
+            let parts = s.busy[u] + s.starved[u] + s.blocked[u] + s.wait_read[u];
+            assert_eq!(
+                parts, s.samples[u],
+                "unit {u}: states partition the samples"
+            );
+            assert_eq!(s.samples[u], s.probes * n, "unit {u}");
+            assert!(s.done[u] <= s.peak[u] + 1e-9, "unit {u} above its peak");
+        }
+        for u in [Unit::Fe, Unit::Zs, Unit::Sh, Unit::Cw] {
+            assert!(s.done[u as usize] > 0.0, "{u:?} completes quads");
+        }
+        assert_eq!(s.cause.iter().sum::<u64>(), s.sh_starved);
+        assert_eq!(s.joint.iter().flatten().sum::<u64>(), s.sh_starved);
+        assert!(s.sh_starved <= s.probes);
+        for c in 0..8 {
+            assert!(s.cause_flagged[c] <= s.cause[c]);
+        }
+        assert_eq!(s.fe_when_starved.samples, s.sh_starved);
+        assert_eq!(s.zs_when_starved.samples, 16 * s.sh_starved);
+        let bt = Unit::Bt as usize;
+        if blit == 0.0 {
+            assert_eq!(
+                s.starved[bt], s.samples[bt],
+                "no blits: BT's input is empty"
+            );
+            assert_eq!(s.done[bt], 0.0);
+            assert_eq!(s.cause[6], 0, "no blit to wait behind");
+        } else {
+            assert!(s.starved[bt] < s.samples[bt], "BT works on its blits");
+            assert!(s.done[bt] > 0.0);
+        }
+    }
+}

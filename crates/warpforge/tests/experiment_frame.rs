@@ -48,6 +48,31 @@ fn frame_experiment_light_titles() {
     for k in ["full", "queued"] {
         assert!((0.0..=1.0).contains(&c[k].as_f64().unwrap()), "{k}");
     }
+    // Session 25 (shfeed): each unit's states sum to 1, its throughput is at most its peak,
+    // and the causes of an empty SH queue sum to 1 (baseline and IM runs).
+    for s in [
+        &r["titles"]["L4D"]["unit_states"],
+        &r["policies"]["im"]["per_title"]["L4D"]["unit_states"],
+    ] {
+        for u in ["fe", "zs", "sh", "cw", "bt"] {
+            let sum: f64 = ["busy", "starved", "blocked", "wait_read"]
+                .iter()
+                .map(|k| s[u][k].as_f64().unwrap())
+                .sum();
+            assert!((sum - 1.0).abs() < 1e-3, "{u} states sum to {sum}");
+            let th = s[u]["throughput"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&th), "{u} throughput {th}");
+        }
+        let f = &s["sh_feed"];
+        let causes: f64 = f["causes"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_f64().unwrap())
+            .sum();
+        assert!((causes - 1.0).abs() < 1e-3, "causes sum to {causes}");
+        assert!(f["sh_starved"].as_f64().unwrap() > 0.0);
+    }
     // Per policy run (session 22): DRAM latency by stream and class, and the units' activity.
     let p = &r["policies"]["im"]["per_title"]["L4D"];
     let tex = &p["gpu_dram_latency_by_stream"]["texture"];

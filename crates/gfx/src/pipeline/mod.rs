@@ -171,6 +171,8 @@ pub struct FrameStats {
     pub stalls: probe::Stalls,
     /// Sampled occupancy of the shader cores' context slots.
     pub sh_contexts: probe::ShContexts,
+    /// Each unit's states and throughput, and why the SH queue was empty (session 25, shfeed).
+    pub unit_states: probe::UnitStates,
 }
 
 /// Source of frames (the frame generator).
@@ -211,6 +213,7 @@ pub struct Gpu {
     gpu_waits: probe::Waits,
     stalls: probe::Stalls,
     sh_contexts: probe::ShContexts,
+    unit_states: probe::UnitStates,
     /// Completed frames.
     pub frames: Vec<FrameStats>,
 }
@@ -296,6 +299,7 @@ impl Gpu {
             gpu_waits: probe::Waits::default(),
             stalls: probe::Stalls::default(),
             sh_contexts: probe::ShContexts::default(),
+            unit_states: probe::UnitStates::default(),
             frames: Vec::new(),
         }
     }
@@ -399,6 +403,7 @@ impl Gpu {
             gpu_waits: std::mem::take(&mut self.gpu_waits),
             stalls: std::mem::take(&mut self.stalls),
             sh_contexts: std::mem::take(&mut self.sh_contexts),
+            unit_states: std::mem::take(&mut self.unit_states),
         });
         self.last_fps = Some(fps);
         if self.frame_index + 1 < self.cfg.estimator_start {
@@ -442,11 +447,21 @@ impl Gpu {
         self.dispatch();
         // Back to front, so that space freed this cycle is seen upstream next cycle. Each unit
         // updates its instances' flow counters.
-        self.tick_cw();
-        self.tick_sh();
-        self.tick_zs();
-        self.tick_fe();
-        self.tick_bt();
+        let cw = self.tick_cw();
+        let sh = self.tick_sh();
+        let zs = self.tick_zs();
+        let fe = self.tick_fe();
+        let bt = self.tick_bt();
+        // Completions against each unit's peak (a diagnostic, `probe::UnitStates`).
+        let rops = self.cfg.rops as f64;
+        let peak = [
+            self.cfg.fe_rate as f64,
+            rops,
+            self.cfg.cores as f64 * self.sh.peak_per_core(self.cfg.simd),
+            rops,
+            1.0,
+        ];
+        self.unit_states.cycle([fe, zs, sh, cw, bt], peak);
         if self.now.is_multiple_of(64) {
             let s = self.status();
             mem.report(&s);

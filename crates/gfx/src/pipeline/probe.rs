@@ -175,6 +175,250 @@ impl ShContexts {
     }
 }
 
+/// The state of one unit instance at a sample, as a partition (session 25, shfeed):
+/// `Busy`, `Starved` (its input is empty: [`Activity::Idle`]), `Blocked` (done with its head,
+/// the output queue full) or `WaitRead` (waiting for its own reads, in flight or not yet sent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    /// Working.
+    Busy,
+    /// Input empty.
+    Starved,
+    /// Output queue full.
+    Blocked,
+    /// Waiting for its own memory reads.
+    WaitRead,
+}
+
+impl State {
+    /// The state of an instance doing `a`.
+    pub fn of(a: Activity) -> State {
+        match a {
+            Activity::Idle => State::Starved,
+            Activity::Busy => State::Busy,
+            Activity::Blocked => State::Blocked,
+            Activity::Wait(_) | Activity::WaitBoth | Activity::Unsent => State::WaitRead,
+        }
+    }
+}
+
+/// Why the SH queue was empty at a sample (session 25, shfeed): the first of these, walking
+/// upstream from SH. The ZS causes come first because on the early-Z path every quad reaches SH
+/// through a ZS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// A ZS instance holds quads and waits for its HiZ/depth reads.
+    ZsReads,
+    /// A ZS instance is done with its head and its output queue (CW, late-Z) is full.
+    ZsBlocked,
+    /// Every ZS instance that holds quads works (at most one quad per cycle each, rejected
+    /// quads included): upstream delivers at ZS's rate.
+    ZsBusy,
+    /// ZS holds nothing; FE waits for its vertex/index reads.
+    FeReads,
+    /// ZS holds nothing; FE's destination queue is full.
+    FeBlocked,
+    /// ZS holds nothing; FE works (emits quads at up to `fe_rate` a cycle).
+    FeBusy,
+    /// ZS and FE hold nothing and a blit is queued or running: the draws wait behind it.
+    Blit,
+    /// ZS, FE and BT hold nothing: the command stream gives no work (drain before a blit,
+    /// draws waiting for a blit, the end of the frame).
+    NoWork,
+}
+
+impl Cause {
+    /// Every cause, in `Cause as usize` order.
+    pub const ALL: [Cause; 8] = [
+        Cause::ZsReads,
+        Cause::ZsBlocked,
+        Cause::ZsBusy,
+        Cause::FeReads,
+        Cause::FeBlocked,
+        Cause::FeBusy,
+        Cause::Blit,
+        Cause::NoWork,
+    ];
+
+    /// JSON key.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cause::ZsReads => "zs_reads",
+            Cause::ZsBlocked => "zs_blocked",
+            Cause::ZsBusy => "zs_busy",
+            Cause::FeReads => "fe_reads",
+            Cause::FeBlocked => "fe_blocked",
+            Cause::FeBusy => "fe_busy",
+            Cause::Blit => "blit",
+            Cause::NoWork => "no_work",
+        }
+    }
+
+    /// The unit the cause lies in (`NoWork`: none).
+    pub fn unit(self) -> Option<Unit> {
+        match self {
+            Cause::ZsReads | Cause::ZsBlocked | Cause::ZsBusy => Some(Unit::Zs),
+            Cause::FeReads | Cause::FeBlocked | Cause::FeBusy => Some(Unit::Fe),
+            Cause::Blit => Some(Unit::Bt),
+            Cause::NoWork => None,
+        }
+    }
+
+    /// The cause of an empty SH queue, from the states of the ZS instances, FE's and BT's.
+    pub fn of(zs: &[State], fe: State, bt: State) -> Cause {
+        let any = |s: State| zs.contains(&s);
+        if any(State::WaitRead) {
+            Cause::ZsReads
+        } else if any(State::Blocked) {
+            Cause::ZsBlocked
+        } else if any(State::Busy) {
+            Cause::ZsBusy
+        } else {
+            match fe {
+                State::WaitRead => Cause::FeReads,
+                State::Blocked => Cause::FeBlocked,
+                State::Busy => Cause::FeBusy,
+                State::Starved if bt != State::Starved => Cause::Blit,
+                State::Starved => Cause::NoWork,
+            }
+        }
+    }
+}
+
+/// Per-unit states and throughput, and what keeps SH's queue empty (session 25, shfeed; a
+/// diagnostic of claims 4, 7 and 8: no mechanism reads it). States are sampled every
+/// [`PROBE_EVERY`] GPU cycles per instance (ZS, CW: per ROP; SH: per core) and partition the
+/// instance-samples; completions and the unit's peak completions are summed every cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct UnitStates {
+    /// Instance-samples per unit (index = `Unit as usize`).
+    pub samples: [u64; 5],
+    /// Instance-samples working.
+    pub busy: [u64; 5],
+    /// Instance-samples with the input empty.
+    pub starved: [u64; 5],
+    /// Instance-samples with the output queue full.
+    pub blocked: [u64; 5],
+    /// Instance-samples waiting for the unit's own reads.
+    pub wait_read: [u64; 5],
+    /// GPU cycles summed.
+    pub cycles: u64,
+    /// Completions per unit summed over the cycles (quads; BT: blocks; ZS: rejected quads
+    /// included).
+    pub done: [f64; 5],
+    /// The unit's peak completions per cycle summed over the cycles (`th_out` of section 2.3
+    /// times the instances: FE `fe_rate`, ZS and CW one quad per ROP, SH `cores × simd /
+    /// shader cycles` of the current draw, BT one block).
+    pub peak: [f64; 5],
+    /// Probes.
+    pub probes: u64,
+    /// Probes with the SH queue empty (quads reach SH no faster than the cores take them).
+    pub sh_starved: u64,
+    /// Of those, the probes attributed to each cause (index = `Cause as usize`).
+    pub cause: [u64; 8],
+    /// Of those, the probes in which Algorithm 1's current bottleneck vector flags the cause's
+    /// unit (`NoWork`: never).
+    pub cause_flagged: [u64; 8],
+    /// Probes with the SH queue empty and SH flagged.
+    pub sh_flagged: u64,
+    /// Of those, the probes by FE's state (row, `State as usize`: busy, starved, blocked,
+    /// waiting for reads) and the ZS instances' (column: some waits for its reads, else some
+    /// is blocked, else some works, else all are starved), so that the causes' overlaps show.
+    pub joint: [[u64; 4]; 4],
+    /// FE's activity in the probes with the SH queue empty.
+    pub fe_when_starved: Waits,
+    /// The ZS instances' activity in the probes with the SH queue empty (instance-samples).
+    pub zs_when_starved: Waits,
+}
+
+impl UnitStates {
+    /// Counts one instance-sample of unit `u` doing `a`.
+    pub fn count(&mut self, u: Unit, a: Activity) {
+        let u = u as usize;
+        self.samples[u] += 1;
+        match State::of(a) {
+            State::Busy => self.busy[u] += 1,
+            State::Starved => self.starved[u] += 1,
+            State::Blocked => self.blocked[u] += 1,
+            State::WaitRead => self.wait_read[u] += 1,
+        }
+    }
+
+    /// Adds one cycle's completions and peak completions per unit.
+    pub fn cycle(&mut self, done: [f64; 5], peak: [f64; 5]) {
+        self.cycles += 1;
+        for u in 0..5 {
+            self.done[u] += done[u];
+            self.peak[u] += peak[u];
+        }
+    }
+
+    /// Records one probe: whether the SH queue is empty and, if so, the activity of FE, the
+    /// ZS instances and BT, and the bottleneck vector in force.
+    pub fn probe(
+        &mut self,
+        sh_empty: bool,
+        fe: Activity,
+        zs: &[Activity],
+        bt: Activity,
+        flagged: &[bool; 5],
+    ) {
+        self.probes += 1;
+        if !sh_empty {
+            return;
+        }
+        self.sh_starved += 1;
+        let states: Vec<State> = zs.iter().map(|&a| State::of(a)).collect();
+        let c = Cause::of(&states, State::of(fe), State::of(bt));
+        self.cause[c as usize] += 1;
+        let any = |x: State| states.contains(&x);
+        let col = if any(State::WaitRead) {
+            0
+        } else if any(State::Blocked) {
+            1
+        } else if any(State::Busy) {
+            2
+        } else {
+            3
+        };
+        self.joint[State::of(fe) as usize][col] += 1;
+        self.cause_flagged[c as usize] += c.unit().is_some_and(|u| flagged[u as usize]) as u64;
+        self.sh_flagged += flagged[Unit::Sh as usize] as u64;
+        self.fe_when_starved.count(fe);
+        for &a in zs {
+            self.zs_when_starved.count(a);
+        }
+    }
+
+    /// Adds `o`.
+    pub fn add(&mut self, o: &UnitStates) {
+        for u in 0..5 {
+            self.samples[u] += o.samples[u];
+            self.busy[u] += o.busy[u];
+            self.starved[u] += o.starved[u];
+            self.blocked[u] += o.blocked[u];
+            self.wait_read[u] += o.wait_read[u];
+            self.done[u] += o.done[u];
+            self.peak[u] += o.peak[u];
+        }
+        self.cycles += o.cycles;
+        self.probes += o.probes;
+        self.sh_starved += o.sh_starved;
+        for c in 0..8 {
+            self.cause[c] += o.cause[c];
+            self.cause_flagged[c] += o.cause_flagged[c];
+        }
+        for (a, b) in self.joint.iter_mut().zip(&o.joint) {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
+        }
+        self.sh_flagged += o.sh_flagged;
+        self.fe_when_starved.add(&o.fe_when_starved);
+        self.zs_when_starved.add(&o.zs_when_starved);
+    }
+}
+
 impl Stalls {
     /// Records one sample of the units' instance counts `w`.
     pub fn record(&mut self, w: &[Waits; 5]) {
@@ -253,15 +497,31 @@ impl Gpu {
     /// ([`gpu_activity`]).
     pub(super) fn probe(&mut self) {
         let mut w = [Waits::default(); 5];
-        w[Unit::Fe as usize].count(self.fe_activity());
+        let fe = self.fe_activity();
+        w[Unit::Fe as usize].count(fe);
+        self.unit_states.count(Unit::Fe, fe);
+        let mut zs = Vec::with_capacity(self.cfg.rops);
         for r in 0..self.cfg.rops {
-            w[Unit::Zs as usize].count(self.zs_activity(r));
-            w[Unit::Cw as usize].count(self.cw_activity(r));
+            let (z, c) = (self.zs_activity(r), self.cw_activity(r));
+            zs.push(z);
+            w[Unit::Zs as usize].count(z);
+            w[Unit::Cw as usize].count(c);
+            let u = &mut self.unit_states;
+            u.count(Unit::Zs, z);
+            u.count(Unit::Cw, c);
         }
         for c in 0..self.cfg.cores {
-            w[Unit::Sh as usize].count(self.sh_activity(c));
+            let a = self.sh_activity(c);
+            w[Unit::Sh as usize].count(a);
+            self.unit_states.count(Unit::Sh, a);
         }
-        w[Unit::Bt as usize].count(self.bt_activity());
+        let bt = self.bt_activity();
+        w[Unit::Bt as usize].count(bt);
+        let flagged = self.mem.bottleneck;
+        let sh_empty = self.sh.queue.is_empty();
+        let u = &mut self.unit_states;
+        u.count(Unit::Bt, bt);
+        u.probe(sh_empty, fe, &zs, bt, &flagged);
         for (acc, x) in self.waits.iter_mut().zip(&w) {
             acc.add(x);
         }
@@ -337,5 +597,74 @@ mod tests {
             (8, 1, 1, 2)
         );
         assert_eq!((w.wait_both, w.wait_unsent, w.blocked), (1, 1, 1));
+    }
+
+    #[test]
+    fn states_partition_activities_and_the_cause_walks_upstream_from_sh() {
+        use State::*;
+        assert_eq!(State::of(Activity::Idle), Starved);
+        assert_eq!(State::of(Activity::Busy), Busy);
+        assert_eq!(State::of(Activity::Blocked), Blocked);
+        for a in [
+            Activity::Wait(true),
+            Activity::Wait(false),
+            Activity::WaitBoth,
+            Activity::Unsent,
+        ] {
+            assert_eq!(State::of(a), WaitRead);
+        }
+        // A ZS waiting for its reads comes first, then a blocked ZS, then a working ZS.
+        assert_eq!(Cause::of(&[Busy, WaitRead], Busy, Starved), Cause::ZsReads);
+        assert_eq!(
+            Cause::of(&[Busy, Blocked], WaitRead, Starved),
+            Cause::ZsBlocked
+        );
+        assert_eq!(
+            Cause::of(&[Starved, Busy], WaitRead, Starved),
+            Cause::ZsBusy
+        );
+        // ZS empty: FE's state decides; FE empty too: a blit, or no work at all.
+        let empty = [Starved; 16];
+        assert_eq!(Cause::of(&empty, WaitRead, Busy), Cause::FeReads);
+        assert_eq!(Cause::of(&empty, Blocked, Starved), Cause::FeBlocked);
+        assert_eq!(Cause::of(&empty, Busy, Starved), Cause::FeBusy);
+        assert_eq!(Cause::of(&empty, Starved, WaitRead), Cause::Blit);
+        assert_eq!(Cause::of(&empty, Starved, Starved), Cause::NoWork);
+        assert_eq!(Cause::NoWork.unit(), None);
+        for (i, c) in Cause::ALL.iter().enumerate() {
+            assert_eq!(*c as usize, i);
+        }
+        // A probe with SH's queue full of quads has no cause; an empty one has exactly one, and
+        // the flag counted is the cause's unit's.
+        let mut s = UnitStates::default();
+        let zs = [Activity::Idle, Activity::Wait(false)];
+        let flags = [false, true, false, false, false];
+        s.probe(false, Activity::Busy, &zs, Activity::Idle, &flags);
+        assert_eq!((s.probes, s.sh_starved), (1, 0));
+        s.probe(true, Activity::Busy, &zs, Activity::Idle, &flags);
+        s.probe(
+            true,
+            Activity::Wait(true),
+            &[Activity::Idle; 2],
+            Activity::Idle,
+            &flags,
+        );
+        assert_eq!((s.probes, s.sh_starved), (3, 2));
+        assert_eq!(s.cause[Cause::ZsReads as usize], 1);
+        assert_eq!(s.cause[Cause::FeReads as usize], 1);
+        assert_eq!(s.cause_flagged[Cause::ZsReads as usize], 1, "ZS flagged");
+        assert_eq!(
+            s.cause_flagged[Cause::FeReads as usize],
+            0,
+            "FE not flagged"
+        );
+        assert_eq!(s.joint[Busy as usize][0], 1, "FE busy, a ZS waits");
+        assert_eq!(s.joint[WaitRead as usize][3], 1, "FE waits, ZS empty");
+        assert_eq!(s.joint.iter().flatten().sum::<u64>(), 2);
+        assert_eq!(s.zs_when_starved.wait_noncritical, 1);
+        assert_eq!(s.fe_when_starved.wait_critical, 1);
+        s.count(Unit::Zs, Activity::Idle);
+        s.count(Unit::Zs, Activity::Unsent);
+        assert_eq!((s.samples[1], s.starved[1], s.wait_read[1]), (2, 1, 1));
     }
 }

@@ -98,6 +98,12 @@ impl Sh {
         &self.resident
     }
 
+    /// A core's peak completions per cycle, `simd / shader cycles` of the current draw (the
+    /// `th_out` of its flow counters, section 2.3).
+    pub fn peak_per_core(&self, simd: usize) -> f64 {
+        simd as f64 / self.shader_cycles as f64
+    }
+
     /// Fraction of resident contexts ready or executing now.
     pub fn ready_fraction(&self) -> f64 {
         let r: usize = self.resident.iter().sum();

@@ -111,6 +111,87 @@ fn sh_contexts(r: &MixResult) -> Value {
     })
 }
 
+/// Each unit's states and throughput, and what keeps SH's queue empty (session 25, shfeed;
+/// `warpforge_gfx::pipeline::probe::UnitStates`): per unit the shares of its instance-samples
+/// busy / starved (input empty) / blocked (output queue full) / waiting for its own reads
+/// (they sum to 1), and its completions over its peak (`throughput`, the `th_out` of section
+/// 2.3 times the instances); `sh_feed`: the share of the probes with the SH queue empty
+/// (`sh_starved`), the share of those attributed to each upstream cause (`causes`, summing to
+/// 1), the share of each cause's probes in which Algorithm 1's bottleneck vector in force flags
+/// the cause's unit (`cause_flagged`), the share with SH flagged (`sh_flagged`), and FE's and
+/// the ZS instances' activity in those probes, and `joint`: those probes by FE's state and the
+/// ZS instances' (`UnitStates::joint`).
+fn unit_states(r: &MixResult) -> Value {
+    use warpforge_gfx::pipeline::probe::Cause;
+    let s = &r.unit_states;
+    let mut m: Map<String, Value> = UNITS
+        .iter()
+        .enumerate()
+        .map(|(u, name)| {
+            let n = s.samples[u].max(1) as f64;
+            let f = |x: u64| json!(round(x as f64 / n));
+            let v = json!({
+                "busy": f(s.busy[u]),
+                "starved": f(s.starved[u]),
+                "blocked": f(s.blocked[u]),
+                "wait_read": f(s.wait_read[u]),
+                "throughput": round(s.done[u] / s.peak[u].max(1e-9)),
+                "done_per_cycle": round(s.done[u] / s.cycles.max(1) as f64),
+                "peak_per_cycle": round(s.peak[u] / s.cycles.max(1) as f64),
+            });
+            (name.to_string(), v)
+        })
+        .collect();
+    let n = s.sh_starved.max(1) as f64;
+    let causes: Map<String, Value> = Cause::ALL
+        .iter()
+        .map(|&c| {
+            (
+                c.name().into(),
+                json!(round(s.cause[c as usize] as f64 / n)),
+            )
+        })
+        .collect();
+    let flagged: Map<String, Value> = Cause::ALL
+        .iter()
+        .filter(|&&c| c.unit().is_some())
+        .map(|&c| {
+            let k = s.cause[c as usize].max(1) as f64;
+            (
+                c.name().into(),
+                json!(round(s.cause_flagged[c as usize] as f64 / k)),
+            )
+        })
+        .collect();
+    const FE: [&str; 4] = ["fe_busy", "fe_starved", "fe_blocked", "fe_wait_read"];
+    const ZS: [&str; 4] = ["zs_wait_read", "zs_blocked", "zs_busy", "zs_starved"];
+    let joint: Map<String, Value> = FE
+        .iter()
+        .zip(&s.joint)
+        .map(|(f, row)| {
+            let v: Map<String, Value> = ZS
+                .iter()
+                .zip(row)
+                .map(|(z, x)| (z.to_string(), json!(round(*x as f64 / n))))
+                .collect();
+            (f.to_string(), Value::Object(v))
+        })
+        .collect();
+    m.insert(
+        "sh_feed".into(),
+        json!({
+            "sh_starved": round(s.sh_starved as f64 / s.probes.max(1) as f64),
+            "causes": causes,
+            "cause_flagged": flagged,
+            "sh_flagged": round(s.sh_flagged as f64 / n),
+            "joint": joint,
+            "fe": activity(&s.fe_when_starved),
+            "zs": activity(&s.zs_when_starved),
+        }),
+    );
+    Value::Object(m)
+}
+
 /// Sampled activity as fractions of the samples (diagnostic of claims 3-4).
 fn activity(w: &warpforge_gfx::pipeline::probe::Waits) -> Value {
     let n = w.samples.max(1) as f64;
@@ -572,6 +653,7 @@ impl Report {
                     "algorithm": algorithm(b),
                     "unit_activity": unit_activity(b),
                     "sh_contexts": sh_contexts(b),
+                    "unit_states": unit_states(b),
                     "dram_reads": b.dram.total(),
                     "dram_util": round(b.dram_util),
                     "dram_row_hits": round(b.dram_row_hits),
@@ -735,6 +817,7 @@ impl Report {
                             "raised_reads": run.map(|r| r.raised_reads),
                             "gpu_activity": run.map(|r| activity(&r.gpu_waits)),
                             "unit_activity": run.map(unit_activity),
+                            "unit_states": run.map(unit_states),
                             "gpu_dram_latency_by_stream": run.map(latency_by_stream),
                         }),
                     );
