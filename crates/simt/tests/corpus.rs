@@ -956,3 +956,54 @@ fn overlapping_global_vector_stores_keep_the_highest_lanes_bytes() {
     assert_eq!(words[60], 1191, "word 60: lane 19's second element");
     assert_eq!(words[61], 0, "word 61: untouched");
 }
+
+#[test]
+fn overlapping_v4_stores_of_8_and_2_byte_elements_keep_the_highest_lanes_bytes() {
+    // The store path's two lane widths: `.v4.u64` from 64-bit registers whose high bits are
+    // set (64-bit lanes), and `.v4.u16` from 32-bit registers, truncated to their low 16 bits
+    // (32-bit lanes). Lane l's vector starts at element l, so neighbours overlap by three
+    // elements: element k holds lane k's first element, the last three lane 31's others.
+    let body = r#"
+  mul.wide.u32 %rd1, %r60, 8;
+  add.s64 %rd2, %rd61, %rd1;
+  cvt.u64.u32 %rd3, %r60;
+  shl.b64 %rd4, %rd3, 40;
+  add.u64 %rd5, %rd4, 1;
+  add.u64 %rd6, %rd4, 2;
+  add.u64 %rd7, %rd4, 3;
+  add.u64 %rd8, %rd4, 4;
+  st.global.v4.u64 [%rd2], {%rd5, %rd6, %rd7, %rd8};
+  mul.wide.u32 %rd9, %r60, 2;
+  add.s64 %rd10, %rd61, %rd9;
+  mul.lo.u32 %r1, %r60, 16;
+  add.u32 %r1, %r1, 0x70000;
+  add.u32 %r2, %r1, 1;
+  add.u32 %r3, %r1, 2;
+  add.u32 %r4, %r1, 3;
+  st.global.v4.u16 [%rd10+384], {%r1, %r2, %r3, %r4};
+"#;
+    let r = run("", body, 1, 32, &[0; 64]);
+    for k in 0..32u64 {
+        assert_eq!(r.aux[k as usize], (k << 40) + 1, "u64 element {k}");
+    }
+    for (k, j) in [(32, 2), (33, 3), (34, 4)] {
+        assert_eq!(
+            r.aux[k],
+            (31 << 40) + j,
+            "u64 element {k}: lane 31's element {j}"
+        );
+    }
+    assert_eq!(r.aux[35], 0, "u64 element 35: untouched");
+    let halves: Vec<u64> = r.aux[48..]
+        .iter()
+        .flat_map(|w| (0..4).map(move |i| (w >> (16 * i)) & 0xffff))
+        .collect();
+    for (k, h) in halves.iter().take(32).enumerate() {
+        assert_eq!(*h, 16 * k as u64, "u16 element {k}");
+    }
+    assert_eq!(
+        &halves[32..36],
+        &[497, 498, 499, 0],
+        "lane 31's elements 2-4, then untouched"
+    );
+}

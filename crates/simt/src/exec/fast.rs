@@ -559,7 +559,8 @@ pub(super) fn shared_fast<const TRACE: bool>(
 
 /// [`move_lanes`] with the element size `eb` as a constant in each copy of the lane loops (no
 /// size dispatch per lane). Returns false, having changed nothing, for a size other than 1, 2, 4
-/// or 8 bytes (the general path's case).
+/// or 8 bytes or more than 4 elements (wider than `.v4`, which decode refuses): the general
+/// path's cases.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn move_sized(
@@ -572,6 +573,9 @@ fn move_sized(
     nel: usize,
     is_st: bool,
 ) -> bool {
+    if nel > 4 {
+        return false;
+    }
     match eb {
         1 => move_lanes::<1>(data, inst, regs, active, at, nel, is_st),
         2 => move_lanes::<2>(data, inst, regs, active, at, nel, is_st),
@@ -598,38 +602,14 @@ fn move_lanes<const EB: usize>(
     nel: usize,
     is_st: bool,
 ) {
-    if is_st && nel == 1 {
-        // At most 4 bytes per lane: the value's low 32 bits, on 32-bit lanes (no widening copy
-        // of a 32-bit register).
+    if is_st {
+        // The lane width chosen once per instruction: an element of at most 4 bytes is the
+        // value's low 32 bits, read on 32-bit lanes (no widening copy of a 32-bit register).
         if EB <= 4 {
-            let v = operand::<u32>(regs, inst.s[1]);
-            each_lane!(active, l, { st_le::<EB>(data, at[l], v[l] as u64) });
+            store_lanes::<EB, u32>(data, inst, regs, active, at, nel);
         } else {
-            let v = operand::<u64>(regs, inst.s[1]);
-            each_lane!(active, l, { st_le::<EB>(data, at[l], v[l]) });
+            store_lanes::<EB, u64>(data, inst, regs, active, at, nel);
         }
-    } else if is_st && nel <= 4 {
-        // Lane by lane, every element of a lane before the next lane, as the general path
-        // writes: where two lanes' vectors overlap, the higher lane's bytes stay. The elements'
-        // lanes fetched first (one bank test per element, not per lane).
-        let mut v = [[0u64; WARP_SIZE]; 4];
-        for (j, vj) in v.iter_mut().enumerate().take(nel) {
-            *vj = fetch(regs, inst.s[1 + j]);
-        }
-        each_lane!(active, l, {
-            for (j, vj) in v.iter().enumerate().take(nel) {
-                st_le::<EB>(data, at[l] + j * EB, vj[l]);
-            }
-        });
-    } else if is_st {
-        // Lane by lane, every element of a lane before the next lane, as the general path
-        // writes: where two lanes' vectors overlap, the higher lane's bytes stay.
-        let regs = &*regs;
-        each_lane!(active, l, {
-            for j in 0..nel {
-                st_le::<EB>(data, at[l] + j * EB, rd(regs, inst.s[1 + j], l));
-            }
-        });
     } else {
         // `load_ext`, with the sign extension's width decided once (64: none).
         let t = inst.op.ty.unwrap_or(ScalarType::B32);
@@ -647,6 +627,37 @@ fn move_lanes<const EB: usize>(
                 load_lanes::<EB, u32>(data, &mut regs.narrow[i], m, sx, active, at, j);
             }
         }
+    }
+}
+
+/// The stores of [`move_lanes`]: `nel` elements (sources `s[1..=nel]`, at most 4: decode
+/// refuses vectors wider than `.v4`) of each active lane, read as `T` lanes (`T` at least `EB`
+/// bytes wide), the low `EB` bytes of each written at `at[l] + j * EB`. A vector store goes lane
+/// by lane, every element of a lane before the next lane, as the general path writes: where two
+/// lanes' vectors overlap, the higher lane's bytes stay. Its elements' lanes are fetched first
+/// (one bank test per element, not per lane).
+#[inline(always)]
+fn store_lanes<const EB: usize, T: Lane>(
+    data: &mut [u8],
+    inst: &DInst,
+    regs: &Regs,
+    active: u32,
+    at: &[usize; WARP_SIZE],
+    nel: usize,
+) {
+    if nel == 1 {
+        let v = operand::<T>(regs, inst.s[1]);
+        each_lane!(active, l, { st_le::<EB>(data, at[l], v[l].to64()) });
+    } else {
+        let mut v = [[T::default(); WARP_SIZE]; 4];
+        for (j, vj) in v.iter_mut().enumerate().take(nel) {
+            *vj = *operand::<T>(regs, inst.s[1 + j]);
+        }
+        each_lane!(active, l, {
+            for (j, vj) in v.iter().enumerate().take(nel) {
+                st_le::<EB>(data, at[l] + j * EB, vj[l].to64());
+            }
+        });
     }
 }
 

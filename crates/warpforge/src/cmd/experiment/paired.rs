@@ -9,6 +9,8 @@
 //! is `leads` when the whole interval lies above 0, `trails` when it lies below 0, and
 //! `undecided` when it contains 0. The population is the seeds of the policies' draws on the
 //! fixed workloads of the run, not other workloads.
+//!
+//! [`spread`] writes the seed-to-seed range of a figure (its min and max over the seeds).
 
 use serde_json::{json, Value};
 use statrs::distribution::{ContinuousCDF, StudentsT};
@@ -127,6 +129,21 @@ pub fn t_critical(df: u32, confidence: f64) -> Option<f64> {
     q.is_finite().then_some(q)
 }
 
+/// The min and max of `v` (a figure per seed) as JSON `{"min", "max"}`, each passed through
+/// `round` (the frame experiment rounds to 4 decimals, the hetero one passes the identity);
+/// null when `v` is empty. NaN values are passed over (`f64::min`/`max`), and a bound that is
+/// not finite is written as null.
+pub fn spread(v: impl IntoIterator<Item = f64>, round: impl Fn(f64) -> f64) -> Value {
+    let mut v = v.into_iter().peekable();
+    if v.peek().is_none() {
+        return Value::Null;
+    }
+    let (min, max) = v.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+        (lo.min(x), hi.max(x))
+    });
+    json!({"min": round(min), "max": round(max)})
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,5 +212,16 @@ mod tests {
         assert_eq!(j["df"], 2);
         assert_eq!(j["im"], 1.1);
         assert_eq!(j["interval"][1], 0.348414);
+    }
+
+    #[test]
+    fn spread_is_the_min_and_max_rounded_as_asked() {
+        let v = [1.23456, 0.98765, f64::NAN, 1.1];
+        let j = spread(v, |x| x);
+        assert_eq!(j, json!({"min": 0.98765, "max": 1.23456}));
+        let r = spread(v, |x| (x * 1e2).round() / 1e2);
+        assert_eq!(r, json!({"min": 0.99, "max": 1.23}));
+        assert_eq!(spread(std::iter::empty(), |x| x), Value::Null);
+        assert_eq!(spread([f64::NAN], |x| x), json!({"min": null, "max": null}));
     }
 }

@@ -7,7 +7,7 @@ use warpforge_gfx::title::Title;
 
 use super::plan::{Job, Kind, Outcome, Plan};
 use crate::cmd::experiment::chart::Chart;
-use crate::cmd::experiment::paired::{self, Verdict};
+use crate::cmd::experiment::paired::{self, spread, Verdict};
 
 /// The built report.
 pub struct Report {
@@ -257,17 +257,6 @@ fn critical_fraction_llc(r: &MixResult) -> f64 {
 
 /// A seed's (seed, FPS ratio, CPU weighted-speedup ratio, equal weight), geomeans over titles.
 type SeedFigures = (u64, Option<f64>, Option<f64>, Option<f64>);
-
-/// The min and max of `v` (rounded), null when empty.
-fn spread(v: impl Iterator<Item = f64>) -> Value {
-    let v: Vec<f64> = v.collect();
-    if v.is_empty() {
-        return Value::Null;
-    }
-    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    json!({"min": round(min), "max": round(max)})
-}
 
 /// Per title of `titles` (those with every seed's ratio) the geomean over the seeds of `kind`
 /// of `ratio_at(kind, title, seed)`; and per seed `{seed, gain, titles}` (the gain: geomean
@@ -839,9 +828,9 @@ impl Report {
                     "equal_weight": opt(*e),
                 })).collect::<Vec<Value>>(),
                 "spread": {
-                    "fps_gain": spread(seed_rows.iter().filter_map(|r| r.1.map(|x| x - 1.0))),
-                    "cpu_weighted_speedup": spread(seed_rows.iter().filter_map(|r| r.2)),
-                    "equal_weight": spread(seed_rows.iter().filter_map(|r| r.3)),
+                    "fps_gain": spread(seed_rows.iter().filter_map(|r| r.1.map(|x| x - 1.0)), round),
+                    "cpu_weighted_speedup": spread(seed_rows.iter().filter_map(|r| r.2), round),
+                    "equal_weight": spread(seed_rows.iter().filter_map(|r| r.3), round),
                 },
                 "titles": f.len(),
                 "failed_titles": failed_titles,

@@ -65,43 +65,18 @@ fn par_map<T: Sync, R: Send>(jobs: usize, items: &[T], f: impl Fn(&T) -> R + Syn
         .collect()
 }
 
-/// Spearman's rank correlation of the pairs (average ranks for ties); NaN for fewer than 3
-/// pairs or a constant side.
+/// Spearman's rank correlation of the pairs (average ranks for ties,
+/// [`warpforge_timing::core::cpl::spearman`]); NaN for fewer than 3 pairs or a constant side
+/// (where that function gives 0).
 pub fn spearman(pairs: &[(f64, f64)]) -> f64 {
-    fn ranks(v: &[f64]) -> Vec<f64> {
-        let mut idx: Vec<usize> = (0..v.len()).collect();
-        idx.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
-        let mut r = vec![0.0; v.len()];
-        let mut i = 0;
-        while i < idx.len() {
-            let mut j = i;
-            while j + 1 < idx.len() && v[idx[j + 1]] == v[idx[i]] {
-                j += 1;
-            }
-            for &k in &idx[i..=j] {
-                r[k] = (i + j) as f64 / 2.0 + 1.0;
-            }
-            i = j + 1;
-        }
-        r
-    }
-    if pairs.len() < 3 {
+    let x: Vec<f64> = pairs.iter().map(|p| p.0).collect();
+    let y: Vec<f64> = pairs.iter().map(|p| p.1).collect();
+    // A side is constant exactly when all its values tie (the ranks' test, `==`).
+    let constant = |v: &[f64]| v.iter().all(|&a| a == v[0]);
+    if pairs.len() < 3 || constant(&x) || constant(&y) {
         return f64::NAN;
     }
-    let x = ranks(&pairs.iter().map(|p| p.0).collect::<Vec<_>>());
-    let y = ranks(&pairs.iter().map(|p| p.1).collect::<Vec<_>>());
-    let n = x.len() as f64;
-    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
-    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for (a, b) in x.iter().zip(&y) {
-        sxy += (a - mx) * (b - my);
-        sxx += (a - mx) * (a - mx);
-        syy += (b - my) * (b - my);
-    }
-    if sxx == 0.0 || syy == 0.0 {
-        return f64::NAN;
-    }
-    sxy / (sxx * syy).sqrt()
+    warpforge_timing::core::cpl::spearman(&x, &y)
 }
 
 /// The DRAM accesses (reads served from DRAM plus stores that missed the LLC) of each tagged

@@ -30,6 +30,7 @@ use warpforge_hetero::HeteroConfig;
 use warpforge_timing::GpuConfig;
 use warpforge_workloads::Size;
 
+use crate::cmd::experiment::paired::spread;
 use crate::cmd::write_atomically;
 use mixes::{CpuApp, Mix};
 
@@ -800,13 +801,6 @@ fn report(
     }))
 }
 
-/// The min and max of `v` as JSON.
-fn spread(v: &[f64]) -> Value {
-    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    json!({"min": min, "max": max})
-}
-
 /// Per policy (relative to `frfcfs` on the same mixes): GPU speed-up, CPU weighted speed-up
 /// (geomeans over seeds x mixes; a deterministic policy's one run stands for every seed, and so
 /// does FR-FCFS's as the baseline) and equal weight; per seed the same figures (geomeans over
@@ -913,9 +907,9 @@ fn policy_table(
                 "equal_weight": (gs * cs).sqrt(),
                 "seeds": seed_rows,
                 "spread": {
-                    "gpu_speedup": spread(&col(0)),
-                    "cpu_weighted_speedup": spread(&col(1)),
-                    "equal_weight": spread(&col(2)),
+                    "gpu_speedup": spread(col(0), |x| x),
+                    "cpu_weighted_speedup": spread(col(1), |x| x),
+                    "equal_weight": spread(col(2), |x| x),
                 },
                 "gpu_critical_fraction": crit_frac.iter().sum::<f64>() / crit_frac.len().max(1) as f64,
                 "gpu_dram_critical_fraction": dram_crit_frac.iter().sum::<f64>() / dram_crit_frac.len().max(1) as f64,
