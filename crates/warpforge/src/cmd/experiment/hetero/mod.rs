@@ -420,8 +420,13 @@ pub fn run(a: HeteroArgs) -> Result<()> {
                 let r = match t {
                     Task::Alone(app) => sim::alone_ipc(&hbase, app, warm, a.alone_cycles, &traces)
                         .map(|(x, m)| Done::Alone(x, m)),
-                    Task::Corun(m, p, seed) => {
-                        let mx = &mixes[*m];
+                    Task::Corun(m, p, seed) | Task::Beyond(m, p, seed) => {
+                        let set = if matches!(t, Task::Beyond(..)) {
+                            &bmixes
+                        } else {
+                            &mixes
+                        };
+                        let mx = &set[*m];
                         let h = &hcfgs[&(p.clone(), *seed)];
                         sim::corun(
                             &mx.gpu,
@@ -443,21 +448,6 @@ pub fn run(a: HeteroArgs) -> Result<()> {
                             &gcfg,
                             &hbase,
                             &apps,
-                            warm,
-                            &traces,
-                            IdealPcs::Off,
-                        )
-                        .map(Done::Corun)
-                    }
-                    Task::Beyond(m, p, seed) => {
-                        let mx = &bmixes[*m];
-                        let h = &hcfgs[&(p.clone(), *seed)];
-                        sim::corun(
-                            &mx.gpu,
-                            a.size,
-                            &gcfg,
-                            h,
-                            &mx.cpu,
                             warm,
                             &traces,
                             IdealPcs::Off,
