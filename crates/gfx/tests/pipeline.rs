@@ -267,3 +267,34 @@ fn unit_states_partition_the_samples_and_an_empty_input_is_starved() {
         }
     }
 }
+
+#[test]
+fn fe_look_ahead_samples_partition_its_window_and_stop_at_the_draw_end() {
+    // Session 25 (fefeed): each sample's look-ahead window (at most 4 x lookahead vertex
+    // blocks from the head's) is present, pending or missing block by block; the blocks FE can
+    // run through are present ones; a window is cut short only by its draw's end, so a title
+    // whose draws have fewer vertex blocks than the window is cut in every sample; with a
+    // 200-cycle memory FE's head waits at some samples.
+    let run = |vertex: f64| {
+        let t = custom(|p| p.vertex = vertex);
+        sim::run(&t, &opts(), &mut FixedLatency::new(200, 0.5))
+    };
+    for vertex in [0.5, 40.0] {
+        let r = run(vertex);
+        let s = r.unit_states();
+        let a = s.fe_ahead;
+        assert!(a.samples > 0 && a.samples <= s.probes, "vertex {vertex}");
+        assert_eq!(a.present + a.pending + a.missing, a.window);
+        assert!(a.lead <= a.present);
+        assert!(a.window <= 32 * a.samples && a.window <= a.draw_blocks);
+        assert!(a.window_cut <= a.samples);
+        assert!(a.head_missing > 0 && a.head_missing <= a.samples);
+        assert!(a.head_missing_draw_start <= a.head_missing);
+        assert!(a.head_missing_next_queued <= a.head_missing);
+        if vertex < 1.0 {
+            // A block or two per draw: every window ends at its draw's end.
+            assert!(a.draw_blocks < 32 * a.samples);
+            assert_eq!(a.window_cut, a.samples, "short draws cut every window");
+        }
+    }
+}

@@ -105,6 +105,48 @@ impl Gpu {
 }
 
 impl Gpu {
+    /// FE's vertex look-ahead now, one sample of [`super::probe::FeAhead`] (a diagnostic that
+    /// reads the caches' states only): `None` when FE holds no draw with vertex data.
+    pub(super) fn fe_ahead(&self) -> Option<super::probe::FeAhead> {
+        let (d, next) = self.fe.cur?;
+        let draw = &self.frame.draws[d as usize];
+        let vbuf = draw.vbuf;
+        if vbuf.1 == 0 {
+            return None;
+        }
+        let c = &self.mem.caches[self.ids.vertex];
+        let head = draw.vblock_of(next.min(draw.quads().saturating_sub(1)));
+        let depth = 4 * self.cfg.lookahead as u32;
+        let end = (head + depth).min(vbuf.1);
+        let vblock = |vb: u32| Region::Vertex(vbuf.0).base() + vb as u64;
+        let iblock = |vb: u32| Region::Index(vbuf.0).base() + vb as u64 / 4;
+        let mut a = super::probe::FeAhead {
+            samples: 1,
+            window: (end - head) as u64,
+            window_cut: (head + depth > vbuf.1) as u64,
+            draw_blocks: vbuf.1 as u64,
+            in_flight: self.mem.pending(self.ids.vertex) as u64,
+            ..Default::default()
+        };
+        let mut run = true;
+        for vb in head..end {
+            let st = c.state(vblock(vb));
+            match st {
+                Line::Hit => a.present += 1,
+                Line::Pending => a.pending += 1,
+                Line::Miss => a.missing += 1,
+            }
+            run &= st == Line::Hit && c.state(iblock(vb)) == Line::Hit;
+            a.lead += run as u64;
+        }
+        if !(c.contains(vblock(head)) && c.contains(iblock(head))) {
+            a.head_missing = 1;
+            a.head_missing_draw_start = (head < depth) as u64;
+            a.head_missing_next_queued = !self.fe.queue.is_empty() as u64;
+        }
+        Some(a)
+    }
+
     /// What FE is doing (the wait probe, a diagnostic): the next quad's missing vertex and index
     /// blocks, else whether its destination queue has room.
     pub(super) fn fe_activity(&self) -> super::probe::Activity {

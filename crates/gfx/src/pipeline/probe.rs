@@ -329,6 +329,62 @@ pub struct UnitStates {
     pub fe_when_starved: Waits,
     /// The ZS instances' activity in the probes with the SH queue empty (instance-samples).
     pub zs_when_starved: Waits,
+    /// FE's vertex look-ahead at each probe (session 25, fefeed).
+    pub fe_ahead: FeAhead,
+}
+
+/// FE's vertex look-ahead, sampled at each probe in which FE holds a draw with vertex data
+/// (session 25, fefeed; a diagnostic of claims 7-8: no mechanism reads it). FE prefetches the
+/// vertex and index blocks of the `4 × lookahead` vertex blocks from its head quad's, within the
+/// current draw only. Sums over the samples; block counts are vertex blocks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FeAhead {
+    /// Probes with FE holding a draw with vertex data.
+    pub samples: u64,
+    /// Of those, the probes with the head quad's vertex or index block not present (FE waits).
+    pub head_missing: u64,
+    /// Of those, the ones with the head's vertex block in the draw's first look-ahead window
+    /// (the draw's start: nothing was prefetched for it while FE worked on the previous draw).
+    pub head_missing_draw_start: u64,
+    /// Of the probes with the head missing, the ones with the next draw already queued at FE.
+    pub head_missing_next_queued: u64,
+    /// Vertex blocks in the look-ahead window, summed (short of `4 × lookahead` near the end of
+    /// a draw).
+    pub window: u64,
+    /// Of those, the blocks present, pending (requested, in flight) and missing (not requested:
+    /// the GPU's request queue full, or evicted), summed (vertex blocks only).
+    pub present: u64,
+    /// See [`FeAhead::present`].
+    pub pending: u64,
+    /// See [`FeAhead::present`].
+    pub missing: u64,
+    /// Consecutive vertex blocks present from the head's, summed: how far FE can run before it
+    /// waits again.
+    pub lead: u64,
+    /// Probes with the window cut short by the end of the draw.
+    pub window_cut: u64,
+    /// The current draw's vertex blocks, summed.
+    pub draw_blocks: u64,
+    /// FE's vertex/index reads in flight (the vertex cache's pending requests), summed.
+    pub in_flight: u64,
+}
+
+impl FeAhead {
+    /// Adds `o`.
+    pub fn add(&mut self, o: &FeAhead) {
+        self.samples += o.samples;
+        self.head_missing += o.head_missing;
+        self.head_missing_draw_start += o.head_missing_draw_start;
+        self.head_missing_next_queued += o.head_missing_next_queued;
+        self.window += o.window;
+        self.present += o.present;
+        self.pending += o.pending;
+        self.missing += o.missing;
+        self.lead += o.lead;
+        self.window_cut += o.window_cut;
+        self.draw_blocks += o.draw_blocks;
+        self.in_flight += o.in_flight;
+    }
 }
 
 impl UnitStates {
@@ -416,6 +472,7 @@ impl UnitStates {
         self.sh_flagged += o.sh_flagged;
         self.fe_when_starved.add(&o.fe_when_starved);
         self.zs_when_starved.add(&o.zs_when_starved);
+        self.fe_ahead.add(&o.fe_ahead);
     }
 }
 
@@ -498,6 +555,9 @@ impl Gpu {
     pub(super) fn probe(&mut self) {
         let mut w = [Waits::default(); 5];
         let fe = self.fe_activity();
+        if let Some(a) = self.fe_ahead() {
+            self.unit_states.fe_ahead.add(&a);
+        }
         w[Unit::Fe as usize].count(fe);
         self.unit_states.count(Unit::Fe, fe);
         let mut zs = Vec::with_capacity(self.cfg.rops);

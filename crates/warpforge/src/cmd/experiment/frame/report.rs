@@ -189,6 +189,26 @@ fn unit_states(r: &MixResult) -> Value {
             "zs": activity(&s.zs_when_starved),
         }),
     );
+    let a = &s.fe_ahead;
+    let per = |x: u64| json!(round(x as f64 / a.samples.max(1) as f64));
+    let of_missing = |x: u64| json!(round(x as f64 / a.head_missing.max(1) as f64));
+    m.insert(
+        "fe_lookahead".into(),
+        json!({
+            "samples": a.samples,
+            "head_missing": per(a.head_missing),
+            "head_missing_draw_start": of_missing(a.head_missing_draw_start),
+            "head_missing_next_queued": of_missing(a.head_missing_next_queued),
+            "window_blocks": per(a.window),
+            "present_blocks": per(a.present),
+            "pending_blocks": per(a.pending),
+            "missing_blocks": per(a.missing),
+            "lead_blocks": per(a.lead),
+            "window_cut": per(a.window_cut),
+            "draw_blocks": per(a.draw_blocks),
+            "reads_in_flight": per(a.in_flight),
+        }),
+    );
     Value::Object(m)
 }
 
