@@ -72,6 +72,20 @@ fn frame_experiment_light_titles() {
             .sum();
         assert!((causes - 1.0).abs() < 1e-3, "causes sum to {causes}");
         assert!(f["sh_starved"].as_f64().unwrap() > 0.0);
+        // Session 25 (fefeed): FE's look-ahead window is at most 32 vertex blocks, of which
+        // the present, pending and unrequested ones make it up.
+        let la = &s["fe_lookahead"];
+        let w = la["window_blocks"].as_f64().unwrap();
+        assert!(
+            la["samples"].as_u64().unwrap() > 0 && w > 0.0 && w <= 32.0,
+            "window {w}"
+        );
+        let parts: f64 = ["present_blocks", "pending_blocks", "missing_blocks"]
+            .iter()
+            .map(|k| la[k].as_f64().unwrap())
+            .sum();
+        assert!((parts - w).abs() < 1e-3, "window {w} parts {parts}");
+        assert!((0.0..=1.0).contains(&la["head_missing"].as_f64().unwrap()));
     }
     // Per policy run (session 22): DRAM latency by stream and class, and the units' activity.
     let p = &r["policies"]["im"]["per_title"]["L4D"];
