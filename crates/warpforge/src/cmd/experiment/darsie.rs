@@ -39,7 +39,7 @@ use warpforge_workloads::Size;
 
 use super::batch::{self, Options, Point};
 use super::chart::{write_atomic, Chart};
-use crate::cmd::report::geomean;
+use crate::cmd::experiment::stats::geomean_positive;
 
 /// The policies compared, baseline first.
 pub(crate) const POLICIES: [&str; 4] = ["none", "darsie", "uv", "dac_ideal"];
@@ -630,7 +630,7 @@ pub fn run(a: DarsieArgs) -> Result<()> {
             .filter(|(w, _)| is_2d(w) == two_d)
             .map(|(_, x)| *x)
             .collect();
-        geomean(&v)
+        geomean_positive(&v)
     };
     let mut geomean_2d = BTreeMap::new();
     let mut geomean_1d = BTreeMap::new();
