@@ -871,7 +871,7 @@ fn policy_table(
         let (gs, cs) = (geomean(&g), geomean(&c));
         let counters: serde_json::Map<String, Value> = counters
             .into_iter()
-            .map(|(k, v)| (k, json!(v.iter().sum::<f64>() / v.len() as f64)))
+            .map(|(k, v)| (k, json!(stats::mean(&v).unwrap_or(f64::NAN))))
             .collect();
         let figs: Vec<(f64, f64, f64)> = per_seed
             .iter()
