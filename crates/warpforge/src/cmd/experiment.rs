@@ -33,6 +33,7 @@ pub mod heteropdp;
 pub mod latency;
 pub mod lax_calibrate;
 pub mod paired;
+pub mod stats;
 
 /// Subcommands of `warpforge experiment`.
 #[derive(clap::Subcommand)]

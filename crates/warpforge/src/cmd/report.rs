@@ -33,6 +33,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 
+use super::experiment::stats::geomean_positive;
 use super::sweep::table::{Cell, Table};
 use super::sweep::Manifest;
 
@@ -163,19 +164,6 @@ pub fn esc(s: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
-}
-
-/// Geometric mean of positive finite values (`None` if there are none).
-pub fn geomean(v: &[f64]) -> Option<f64> {
-    let v: Vec<f64> = v
-        .iter()
-        .copied()
-        .filter(|x| *x > 0.0 && x.is_finite())
-        .collect();
-    if v.is_empty() {
-        return None;
-    }
-    Some((v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
 }
 
 /// Short name of a config (file stem of a path).
@@ -316,7 +304,7 @@ fn normalised(rows: &Rows, metric: &str, baseline: Option<&str>) -> anyhow::Resu
             .filter(|&i| &rows.group[i] == g)
             .collect();
         let mean_of = |sel: &dyn Fn(usize) -> bool| {
-            geomean(
+            geomean_positive(
                 &in_g
                     .iter()
                     .filter(|&&i| sel(i))
@@ -355,7 +343,7 @@ fn geomean_over(
 ) -> Vec<Option<f64>> {
     (0..n_series)
         .map(|s| {
-            geomean(
+            geomean_positive(
                 &members
                     .iter()
                     .filter_map(|&g| values[g][s])

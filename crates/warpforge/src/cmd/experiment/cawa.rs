@@ -36,6 +36,7 @@ use warpforge_timing::GpuConfig;
 use warpforge_workloads::Size;
 
 use super::batch::{self, Outcome, Point};
+use super::stats::{geomean_positive, mean};
 use crate::cmd::write_atomically;
 
 /// Table 4.2, the 7 L1D-sensitive ("Sens") workloads (warpforge names; `sc` is SC_small).
@@ -219,23 +220,6 @@ pub(crate) fn policy_config(base: &GpuConfig, p: &Policy) -> Result<GpuConfig> {
     }
     c.name = format!("{}+{}", base.name, p.name);
     Ok(c)
-}
-
-/// Geometric mean of the positive finite values (`None` when there are none).
-pub fn geomean(v: &[f64]) -> Option<f64> {
-    let v: Vec<f64> = v
-        .iter()
-        .copied()
-        .filter(|x| x.is_finite() && *x > 0.0)
-        .collect();
-    if v.is_empty() {
-        return None;
-    }
-    Some((v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
-}
-
-fn mean(v: &[f64]) -> Option<f64> {
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
 fn num(o: &Outcome, path: &[&str]) -> f64 {
@@ -484,8 +468,8 @@ pub fn run(a: CawaArgs) -> Result<()> {
         speedup.insert((*name).into(), Value::Object(s));
         mpki.insert((*name).into(), Value::Object(m));
         cycles.insert((*name).into(), Value::Object(cy));
-        gs.insert((*name).into(), opt(geomean(&sv_sens)));
-        ga.insert((*name).into(), opt(geomean(&sv_all)));
+        gs.insert((*name).into(), opt(geomean_positive(&sv_sens)));
+        ga.insert((*name).into(), opt(geomean_positive(&sv_all)));
     }
     report.insert("speedup".into(), Value::Object(speedup.clone()));
     report.insert("geomean_sens".into(), Value::Object(gs.clone()));
@@ -671,7 +655,7 @@ pub fn run(a: CawaArgs) -> Result<()> {
         report.insert("critical_warp_l1d_hit_ratio".into(), opt(mean(&v)));
         report.insert(
             "critical_warp_l1d_hit_ratio_geomean".into(),
-            opt(geomean(&v)),
+            opt(geomean_positive(&v)),
         );
         report.insert(
             "critical_warp_l1d_hit_ratio_per_workload".into(),
@@ -696,7 +680,7 @@ pub fn run(a: CawaArgs) -> Result<()> {
                 )
             })
             .collect();
-        sens_ways.insert(kk.to_string(), opt(geomean(&sp)));
+        sens_ways.insert(kk.to_string(), opt(geomean_positive(&sp)));
     }
     report.insert(
         "critical_ways_sensitivity".into(),
@@ -720,7 +704,7 @@ pub fn run(a: CawaArgs) -> Result<()> {
             sp.extend(s);
             per.insert((*w).into(), opt(s));
         }
-        per.insert("geomean_sens".into(), opt(geomean(&sp)));
+        per.insert("geomean_sens".into(), opt(geomean_positive(&sp)));
         ceil.insert((*name).into(), Value::Object(per));
     }
     report.insert(
@@ -919,13 +903,6 @@ mod tests {
         assert_eq!(v["by_workload"]["bfs"], json!(4.0));
         assert_eq!(v["by_policy"]["cawa"], json!(6.0));
         assert_eq!(v["by_policy"]["rr"], json!(1.5));
-    }
-
-    #[test]
-    fn geomean_ignores_missing_values() {
-        assert!((geomean(&[1.0, 4.0]).unwrap() - 2.0).abs() < 1e-12);
-        assert!(geomean(&[]).is_none());
-        assert!((geomean(&[2.0, f64::NAN, 0.0]).unwrap() - 2.0).abs() < 1e-12);
     }
 
     #[test]

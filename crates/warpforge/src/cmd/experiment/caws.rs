@@ -32,6 +32,7 @@ use warpforge_workloads::Size;
 use super::batch::{self, Options, Outcome, Point};
 use super::chart::{write_atomic, Chart};
 use super::latency::{DEFAULT_CONFIG, FACTORS};
+use super::stats::mean_or_zero;
 
 /// The policies of Table 3.3 and Figure 3.5 with their configuration overrides (RR first: the
 /// baseline).
@@ -359,10 +360,6 @@ pub fn figures(rr: &[(String, Vec<Rec>)], avg: &[(String, Vec<Rec>)]) -> Value {
     })
 }
 
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len().max(1) as f64
-}
-
 fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() {
         return 0.0;
@@ -417,12 +414,12 @@ pub fn disparity(rr: &[(String, Vec<Rec>)]) -> Value {
     let max = |v: &[f64]| v.iter().copied().fold(0.0f64, f64::max);
     json!({
         "tbs": gap.len(),
-        "warp_time_gap_mean": mean(&gap),
+        "warp_time_gap_mean": mean_or_zero(&gap),
         "warp_time_gap_median": median(&mut gap.clone()),
-        "inst_gap_mean": mean(&inst),
+        "inst_gap_mean": mean_or_zero(&inst),
         "inst_gap_median": median(&mut inst.clone()),
         "inst_gap_max": max(&inst),
-        "critical_warp_scheduling_fraction_mean": mean(&sched),
+        "critical_warp_scheduling_fraction_mean": mean_or_zero(&sched),
         "critical_warp_scheduling_fraction_max": max(&sched),
         "critical_warp_reuses": crit_reuses,
         "critical_warp_evicted_before_reuse_fraction": crit_lost as f64 / crit_reuses.max(1) as f64,

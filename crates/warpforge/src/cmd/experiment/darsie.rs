@@ -39,7 +39,7 @@ use warpforge_workloads::Size;
 
 use super::batch::{self, Options, Point};
 use super::chart::{write_atomic, Chart};
-use crate::cmd::report::geomean;
+use crate::cmd::experiment::stats::{geomean_positive, mean};
 
 /// The policies compared, baseline first.
 pub(crate) const POLICIES: [&str; 4] = ["none", "darsie", "uv", "dac_ideal"];
@@ -630,7 +630,7 @@ pub fn run(a: DarsieArgs) -> Result<()> {
             .filter(|(w, _)| is_2d(w) == two_d)
             .map(|(_, x)| *x)
             .collect();
-        geomean(&v)
+        geomean_positive(&v)
     };
     let mut geomean_2d = BTreeMap::new();
     let mut geomean_1d = BTreeMap::new();
@@ -703,7 +703,7 @@ pub fn run(a: DarsieArgs) -> Result<()> {
         },
         "limit_study": limit_rows,
         "limit_study_mean_removable_fraction":
-            if removable.is_empty() { 0.0 } else { removable.iter().sum::<f64>() / removable.len() as f64 },
+            mean(&removable).unwrap_or(0.0),
         "policy_stats": details,
         "baseline_bound": diagnosis,
         "shared_bandwidth_saving": claim_28.get("shared_bandwidth_saving"),

@@ -23,6 +23,7 @@ use warpforge_models::heteropdp::platform::Measured;
 use warpforge_models::heteropdp::train::{train, ColocForm, JobData, TrainOptions};
 use warpforge_workloads::Size;
 
+use crate::cmd::experiment::stats;
 use crate::cmd::heteropdp::{
     check_scales, collect, is_test, measure, measure_scaled, measured_fairness, suite, targets,
     DEFAULT_SCALES,
@@ -80,12 +81,9 @@ impl From<ColocArg> for ColocForm {
     }
 }
 
+/// [`stats::mean`], 0 when `v` is empty.
 fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        0.0
-    } else {
-        v.iter().sum::<f64>() / v.len() as f64
-    }
+    stats::mean(v).unwrap_or(0.0)
 }
 
 fn frac(hits: usize, n: usize) -> f64 {

@@ -8,29 +8,13 @@ use serde_json::{json, Map, Value};
 
 use super::{CONFIGS, CS_THRESHOLD};
 use crate::cmd::experiment::batch::Outcome;
+use crate::cmd::experiment::stats::{geomean, mean};
 
 /// Runs by (workload, configuration).
 pub type Runs = BTreeMap<(String, &'static str), Outcome>;
 
 fn num(o: &Outcome, path: &str) -> f64 {
     o.total(path).unwrap_or(0.0)
-}
-
-/// Geometric mean (None when empty).
-pub fn geomean(v: &[f64]) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    Some((v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
-}
-
-/// Arithmetic mean (None when empty).
-pub fn mean(v: &[f64]) -> Option<f64> {
-    if v.is_empty() {
-        None
-    } else {
-        Some(v.iter().sum::<f64>() / v.len() as f64)
-    }
 }
 
 /// Relative change `new / old - 1` (None when `old` is 0).

@@ -8,6 +8,7 @@ use warpforge_gfx::title::Title;
 use super::plan::{Job, Kind, Outcome, Plan};
 use crate::cmd::experiment::chart::Chart;
 use crate::cmd::experiment::paired::{self, spread, Verdict};
+use crate::cmd::experiment::stats::{geomean_positive, mean};
 
 /// The built report.
 pub struct Report {
@@ -16,20 +17,6 @@ pub struct Report {
     titles: Vec<(String, f64, f64)>,
     ideal: Vec<(String, f64, f64)>,
     policies: Vec<(String, f64, Option<f64>)>,
-}
-
-fn geomean(v: &[f64]) -> Option<f64> {
-    let v: Vec<f64> = v
-        .iter()
-        .copied()
-        .filter(|x| x.is_finite() && *x > 0.0)
-        .collect();
-    (!v.is_empty()).then(|| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
-}
-
-/// Arithmetic mean of `v`, `None` if empty.
-fn mean(v: &[f64]) -> Option<f64> {
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
 /// Claim 4 (Fig. 9): the critical share of the GPU's DRAM accesses (reads served by DRAM).
@@ -298,12 +285,12 @@ fn over_seeds(
         for (k, x) in v.iter().enumerate() {
             per_seed[k].push(*x);
         }
-        per_title.extend(geomean(&v));
+        per_title.extend(geomean_positive(&v));
     }
     let rows = seeds
         .iter()
         .zip(&per_seed)
-        .map(|(s, v)| json!({"seed": s, "gain": opt(geomean(v).map(|x| x - 1.0)), "titles": v.len()}))
+        .map(|(s, v)| json!({"seed": s, "gain": opt(geomean_positive(v).map(|x| x - 1.0)), "titles": v.len()}))
         .collect();
     (per_title, rows)
 }
@@ -408,7 +395,7 @@ fn per_seed_pair(
     }
     let over = |f: &dyn Fn(&Title, u64) -> Option<f64>, s: u64| {
         let v: Vec<f64> = common.iter().filter_map(|t| f(t, s)).collect();
-        geomean(&v).unwrap_or(f64::NAN)
+        geomean_positive(&v).unwrap_or(f64::NAN)
     };
     let xs = seeds.iter().map(|&s| over(x, s)).collect();
     let ys = seeds.iter().map(|&s| over(y, s)).collect();
@@ -596,7 +583,7 @@ impl Report {
                         c.push(x / y);
                     }
                 }
-                Some((geomean(&f)?, geomean(&c)))
+                Some((geomean_positive(&f)?, geomean_positive(&c)))
             };
         // Titles (claim 19), stream mix (Fig. 2), critical fraction (Fig. 9), estimator (Fig. 10).
         let mut titles = Map::new();
@@ -766,8 +753,10 @@ impl Report {
                 // Per title: the geomean over seeds of the mixes' geomean.
                 let fr_s: Vec<f64> = vs.iter().map(|v| v.1).collect();
                 let cr_s: Vec<f64> = vs.iter().filter_map(|v| v.2).collect();
-                let cr = (cr_s.len() == vs.len()).then(|| geomean(&cr_s)).flatten();
-                if let Some(fr) = geomean(&fr_s) {
+                let cr = (cr_s.len() == vs.len())
+                    .then(|| geomean_positive(&cr_s))
+                    .flatten();
+                if let Some(fr) = geomean_positive(&fr_s) {
                     f.push(fr);
                     if let Some(cr) = cr {
                         c.push(cr);
@@ -835,12 +824,19 @@ impl Report {
             let seed_rows: Vec<SeedFigures> = seeds
                 .iter()
                 .zip(&by_seed)
-                .map(|(s, (f, c, e))| (*s, geomean(f), geomean(c), geomean(e)))
+                .map(|(s, (f, c, e))| {
+                    (
+                        *s,
+                        geomean_positive(f),
+                        geomean_positive(c),
+                        geomean_positive(e),
+                    )
+                })
                 .collect();
             json!({
-                "fps_gain": opt(geomean(&f).map(|x| x - 1.0)),
-                "cpu_weighted_speedup": opt(geomean(&c)),
-                "equal_weight": opt(geomean(&e)),
+                "fps_gain": opt(geomean_positive(&f).map(|x| x - 1.0)),
+                "cpu_weighted_speedup": opt(geomean_positive(&c)),
+                "equal_weight": opt(geomean_positive(&e)),
                 "seeds": seed_rows.iter().map(|(s, f, c, e)| json!({
                     "seed": s,
                     "fps_gain": opt(f.map(|x| x - 1.0)),
@@ -930,18 +926,18 @@ impl Report {
             "evaluated_titles": low,
             "titles": titles,
             "ideal_fps_gain": {
-                "critical": opt(geomean(&ic).map(|x| x - 1.0)),
-                "noncritical": opt(geomean(&inc).map(|x| x - 1.0)),
+                "critical": opt(geomean_positive(&ic).map(|x| x - 1.0)),
+                "noncritical": opt(geomean_positive(&inc).map(|x| x - 1.0)),
                 "titles": ic.len(),
                 "per_title": per_title,
             },
             "critical_fraction": opt(mean(&cf)),
             "critical_fraction_ungated": opt(mean(&cf_ungated)),
             "critical_fraction_all_titles": opt(mean(&cf_all)),
-            "random_marking_gain": opt(geomean(&random).map(|x| x - 1.0)),
+            "random_marking_gain": opt(geomean_positive(&random).map(|x| x - 1.0)),
             "random_marking_titles": random.len(),
             "random_marking_seeds": random_seeds,
-            "algorithm_marking_gain": opt(geomean(&im_alg).map(|x| x - 1.0)),
+            "algorithm_marking_gain": opt(geomean_positive(&im_alg).map(|x| x - 1.0)),
             "algorithm_marking_titles": im_alg.len(),
             "algorithm_marking_seeds": im_alg_seeds,
             "seeding": {

@@ -31,6 +31,7 @@ use warpforge_timing::GpuConfig;
 use warpforge_workloads::Size;
 
 use crate::cmd::experiment::paired::spread;
+use crate::cmd::experiment::stats;
 use crate::cmd::write_atomically;
 use mixes::{CpuApp, Mix};
 
@@ -257,11 +258,9 @@ enum Done {
     Corun(sim::CoRun),
 }
 
+/// [`stats::geomean`], NaN (`null` in the JSON) when `v` is empty.
 fn geomean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp()
+    stats::geomean(v).unwrap_or(f64::NAN)
 }
 
 fn traces_dir() -> PathBuf {
@@ -753,14 +752,14 @@ fn report(
         },
         "policies": pol,
         "stall_table_coverage": {
-            "top4_mean": covs.iter().sum::<f64>() / covs.len().max(1) as f64,
+            "top4_mean": stats::mean_or_zero(&covs),
             "per_workload": cov,
             "definition": "share of the GPU's L1D misses whose PC is among the 4 PCs with the \
                            most stall cycles; FR-FCFS runs of the 4-core mixes, all SMs and \
                            mixes of a workload together",
         },
         "stall_table_dram_coverage": {
-            "top4_mean": dcovs.iter().sum::<f64>() / dcovs.len().max(1) as f64,
+            "top4_mean": stats::mean_or_zero(&dcovs),
             "per_workload": dcov,
             "definition": "the same ranking, share of the GPU's DRAM accesses (LLC-missing \
                            reads and stores attributed to the PC of the L1D miss); Fig. 5 \
@@ -872,7 +871,7 @@ fn policy_table(
         let (gs, cs) = (geomean(&g), geomean(&c));
         let counters: serde_json::Map<String, Value> = counters
             .into_iter()
-            .map(|(k, v)| (k, json!(v.iter().sum::<f64>() / v.len() as f64)))
+            .map(|(k, v)| (k, json!(stats::mean(&v).unwrap_or(f64::NAN))))
             .collect();
         let figs: Vec<(f64, f64, f64)> = per_seed
             .iter()
@@ -901,8 +900,8 @@ fn policy_table(
                     "cpu_weighted_speedup": spread(col(1), |x| x),
                     "equal_weight": spread(col(2), |x| x),
                 },
-                "gpu_critical_fraction": crit_frac.iter().sum::<f64>() / crit_frac.len().max(1) as f64,
-                "gpu_dram_critical_fraction": dram_crit_frac.iter().sum::<f64>() / dram_crit_frac.len().max(1) as f64,
+                "gpu_critical_fraction": stats::mean_or_zero(&crit_frac),
+                "gpu_dram_critical_fraction": stats::mean_or_zero(&dram_crit_frac),
                 "counters": counters,
                 "per_mix": rows,
             }),
