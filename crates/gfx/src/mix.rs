@@ -290,7 +290,8 @@ pub const MAX_CONTEXTS: usize = 1024;
 /// `gfx.raise_pending` (true or false, [`crate::pipeline::Config::raise_pending`]) and
 /// `gfx.contexts` (quad contexts per shader core, 1..=[`MAX_CONTEXTS`],
 /// [`crate::pipeline::Config::contexts`]; default 16, our choice: Table 1 does not give it;
-/// the sensitivity study of session 25).
+/// the sensitivity study of session 25) and `gfx.fe_cross_draw` (true or false, default false,
+/// [`crate::pipeline::Config::fe_cross_draw`]; the ablation of session 25).
 pub fn apply_gfx_sets(
     sets: &[String],
     pipe: &mut crate::pipeline::Config,
@@ -311,6 +312,12 @@ pub fn apply_gfx_sets(
                     .parse()
                     .map_err(|_| format!("gfx.raise_pending: expected true or false, got `{v}`"))?;
             }
+            "fe_cross_draw" => {
+                pipe.fe_cross_draw = v
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("gfx.fe_cross_draw: expected true or false, got `{v}`"))?;
+            }
             "contexts" => {
                 let n: usize = v.trim().parse().map_err(|_| {
                     format!(
@@ -328,7 +335,7 @@ pub fn apply_gfx_sets(
             }
             other => {
                 return Err(format!(
-                    "gfx.{other}: unknown key (known here: raise_pending, contexts)"
+                    "gfx.{other}: unknown key (known here: raise_pending, contexts, fe_cross_draw)"
                 ))
             }
         }
@@ -518,6 +525,25 @@ mod tests {
         apply_gfx_sets(&[format!("gfx.contexts={MAX_CONTEXTS}")], &mut p).unwrap();
         apply_gfx_sets(&["gfx.contexts=1".to_string()], &mut p).unwrap();
         assert_eq!(p.contexts, 1);
+    }
+
+    /// `gfx.fe_cross_draw=true|false` sets FE's cross-draw look-ahead (the session-25
+    /// ablation); the default stays false; a value other than true or false is refused with an
+    /// error naming the key, leaving the default untouched.
+    #[test]
+    fn gfx_fe_cross_draw_sets_the_ablation_and_refuses_bad_values() {
+        let mut pipe = crate::pipeline::Config::default();
+        assert!(!pipe.fe_cross_draw, "the default stays false");
+        apply_gfx_sets(&[" gfx.fe_cross_draw = true ".to_string()], &mut pipe).unwrap();
+        assert!(pipe.fe_cross_draw);
+        apply_gfx_sets(&["gfx.fe_cross_draw=false".to_string()], &mut pipe).unwrap();
+        assert!(!pipe.fe_cross_draw, "the last setting wins");
+        for bad in ["1", "yes", "TRUE ish", ""] {
+            let mut p = crate::pipeline::Config::default();
+            let e = apply_gfx_sets(&[format!("gfx.fe_cross_draw={bad}")], &mut p).unwrap_err();
+            assert!(e.contains("gfx.fe_cross_draw"), "{bad}: {e}");
+            assert!(!p.fe_cross_draw, "{bad}");
+        }
     }
 
     /// Spec 004 §5.4 (session 16): the 3D mixes run IM-SCHED with its probability drawn once

@@ -298,3 +298,29 @@ fn fe_look_ahead_samples_partition_its_window_and_stop_at_the_draw_end() {
         }
     }
 }
+
+#[test]
+fn fe_look_ahead_across_draws_removes_head_misses_at_draw_start() {
+    // Session 25 (xdraw), `Config::fe_cross_draw`: with draws shorter than FE's 32-block
+    // window, a look-ahead that continues into the queued draws' vertex blocks finds the next
+    // draw's first blocks present or in flight, so FE's head misses at a draw's start become
+    // fewer than with the window stopped at the draw's end (the default).
+    let t = custom(|p| p.vertex = 0.5);
+    let run = |cross: bool| {
+        let mut o = opts();
+        o.cfg.fe_cross_draw = cross;
+        sim::run(&t, &o, &mut FixedLatency::new(200, 0.5))
+    };
+    let (off, on) = (run(false), run(true));
+    let (a, b) = (off.unit_states().fe_ahead, on.unit_states().fe_ahead);
+    assert!(
+        a.head_missing_draw_start > 0,
+        "short draws open with a miss"
+    );
+    assert!(
+        b.head_missing_draw_start < a.head_missing_draw_start,
+        "head misses at draw start: across draws {}, stopped at the draw's end {}",
+        b.head_missing_draw_start,
+        a.head_missing_draw_start
+    );
+}

@@ -21,8 +21,9 @@ pub(super) struct Fe {
     cur: Option<(u32, u32)>,
     order: Vec<Quad>,
     /// The vertex look-ahead that last found every block present or pending: (frame, draw,
-    /// first vertex block, vertex-cache epoch). While the same, looking again is skipped.
-    seen: Option<(u64, u32, u32, u64)>,
+    /// first vertex block, vertex-cache epoch, queued draws the window reached into with
+    /// `Config::fe_cross_draw`, else 0). While the same, looking again is skipped.
+    seen: Option<(u64, u32, u32, u64, u32)>,
 }
 
 impl Fe {
@@ -50,15 +51,45 @@ impl Gpu {
             // 4 × lookahead blocks deep).
             let need = |i: u32| self.frame.draws[d as usize].vblock_of(i);
             let first = need(next.min(total.saturating_sub(1)));
-            let key = (self.frame_index, d, first, self.mem.epoch(self.ids.vertex));
+            let depth = 4 * self.cfg.lookahead as u32;
+            let end = (first + depth).min(vbuf.1);
+            // With `fe_cross_draw`, the window's blocks beyond this draw's end go to the draws
+            // queued behind it, in order (each from its first vertex block).
+            let mut reach = 0u32;
+            if self.cfg.fe_cross_draw {
+                let mut left = depth - (end - first.min(end));
+                for &q in &self.fe.queue {
+                    if left == 0 {
+                        break;
+                    }
+                    reach += 1;
+                    left -= left.min(self.frame.draws[q as usize].vbuf.1);
+                }
+            }
+            let key = (
+                self.frame_index,
+                d,
+                first,
+                self.mem.epoch(self.ids.vertex),
+                reach,
+            );
             if self.fe.seen != Some(key) {
                 let mut miss = false;
-                for vb in first..(first + 4 * self.cfg.lookahead as u32).min(vbuf.1) {
-                    let vblock = Region::Vertex(vbuf.0).base() + vb as u64;
-                    let iblock = Region::Index(vbuf.0).base() + vb as u64 / 4;
-                    let v = self.ids.vertex;
-                    miss |= self.mem.ensure_state(v, iblock, Stream::Index) == Line::Miss;
-                    miss |= self.mem.ensure_state(v, vblock, Stream::Vertex) == Line::Miss;
+                let v = self.ids.vertex;
+                let mut fetch = |buf: u16, blocks: std::ops::Range<u32>| {
+                    for vb in blocks {
+                        let vblock = Region::Vertex(buf).base() + vb as u64;
+                        let iblock = Region::Index(buf).base() + vb as u64 / 4;
+                        miss |= self.mem.ensure_state(v, iblock, Stream::Index) == Line::Miss;
+                        miss |= self.mem.ensure_state(v, vblock, Stream::Vertex) == Line::Miss;
+                    }
+                };
+                fetch(vbuf.0, first..end);
+                let mut left = depth - (end - first.min(end));
+                for &q in self.fe.queue.iter().take(reach as usize) {
+                    let nb = self.frame.draws[q as usize].vbuf;
+                    fetch(nb.0, 0..left.min(nb.1));
+                    left -= left.min(nb.1);
                 }
                 // No miss: nothing requested, the epoch is still `key`'s.
                 self.fe.seen = (!miss).then_some(key);

@@ -94,6 +94,12 @@ pub struct Config {
     /// critical; section 4.3: the DRAM access carries the bit; `MemIf::merge`). `false` (the
     /// rule until session 20, an ablation): a read keeps the bit it was issued with.
     pub raise_pending: bool,
+    /// FE's vertex look-ahead (4 x `lookahead` blocks) continues into the vertex blocks of the
+    /// draws queued behind the current one when the current draw ends inside the window.
+    /// Section 2.1 gives FE no prefetch rule; stopping at the end of the draw (`false`, the
+    /// default) is our choice \[INTERP\]. `true` is the session-25 ablation (`--set
+    /// gfx.fe_cross_draw=true`, docs/EXPERIMENTS.md, "Ablation: FE look-ahead across draws").
+    pub fe_cross_draw: bool,
 }
 
 impl Default for Config {
@@ -126,6 +132,7 @@ impl Default for Config {
             held_gate: None,
             seed: 1,
             raise_pending: true,
+            fe_cross_draw: false,
         }
     }
 }
