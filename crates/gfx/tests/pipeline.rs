@@ -324,3 +324,17 @@ fn fe_look_ahead_across_draws_removes_head_misses_at_draw_start() {
         a.head_missing_draw_start
     );
 }
+
+#[test]
+fn fe_look_ahead_across_draws_spares_the_head_and_completes_the_frame() {
+    // Session 25 (xdraw): every vertex and index buffer starts on the same cache sets, so with
+    // several short draws queued the cross-draw fills must spare the window ahead of them
+    // (`MemIf::ensure_window`); with plain requests L4D's first frame stood still for good.
+    let t = title::by_name("L4D").unwrap();
+    let mut o = opts();
+    o.cfg.fe_cross_draw = true;
+    o.max_frame_cycles = 5_000_000;
+    let r = sim::run(t, &o, &mut FixedLatency::new(200, 0.5));
+    assert!(r.complete, "L4D with the look-ahead across draws completes");
+    assert!(r.fps > 0.0);
+}

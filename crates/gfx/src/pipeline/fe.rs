@@ -76,12 +76,28 @@ impl Gpu {
             if self.fe.seen != Some(key) {
                 let mut miss = false;
                 let v = self.ids.vertex;
+                // Across draws the window's buffers all start on the same sets (each region is
+                // 64 MB aligned), so a fill for a queued draw may evict the head's blocks; it
+                // spares the window ahead of it (`MemIf::ensure_window`, the ZS/CW rule), else
+                // FE livelocks (L4D stood still at its first frame). The default keeps the
+                // plain requests.
+                let cross = self.cfg.fe_cross_draw;
+                if cross {
+                    self.mem.window_start();
+                }
                 let mut fetch = |buf: u16, blocks: std::ops::Range<u32>| {
                     for vb in blocks {
                         let vblock = Region::Vertex(buf).base() + vb as u64;
                         let iblock = Region::Index(buf).base() + vb as u64 / 4;
-                        miss |= self.mem.ensure_state(v, iblock, Stream::Index) == Line::Miss;
-                        miss |= self.mem.ensure_state(v, vblock, Stream::Vertex) == Line::Miss;
+                        if cross {
+                            miss |= self.mem.ensure_window(v, iblock..iblock + 1, Stream::Index);
+                            miss |= self
+                                .mem
+                                .ensure_window(v, vblock..vblock + 1, Stream::Vertex);
+                        } else {
+                            miss |= self.mem.ensure_state(v, iblock, Stream::Index) == Line::Miss;
+                            miss |= self.mem.ensure_state(v, vblock, Stream::Vertex) == Line::Miss;
+                        }
                     }
                 };
                 fetch(vbuf.0, first..end);
