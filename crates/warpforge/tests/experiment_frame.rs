@@ -269,6 +269,7 @@ fn frame_experiment_refuses_bad_input() {
         vec!["--set", "gfx.no_such_key=1"],
         vec!["--set", "gfx.contexts=0"],
         vec!["--set", "gfx.contexts=lots"],
+        vec!["--set", "gfx.fe_cross_draw=maybe"],
         vec!["--seeds", "0"],
     ] {
         let out = wf()

@@ -50,7 +50,8 @@ pub struct FrameArgs {
     /// keys, e.g. `policy.im_sched_draw_on_arrival=false`), applied to every mixed run after
     /// the 3D mixes' own settings (the alone runs, the weighted-speedup denominators, keep the
     /// preset), or of the GPU pipeline (`gfx.raise_pending=false`, `gfx.contexts=N` quad
-    /// contexts per shader core, default 16); repeatable. Recorded in the report's `sets`.
+    /// contexts per shader core, default 16, `gfx.fe_cross_draw=true` FE's look-ahead across
+    /// draws, default false); repeatable. Recorded in the report's `sets`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
     /// Seeds of the runs with random draws: each policy that draws (IM-SCHED's draws in `im`
