@@ -342,10 +342,12 @@ pub fn per_pc(stats: &[CritStats]) -> BTreeMap<u64, (u64, u64)> {
 /// by PC; the PCs that missed the L1D without causing a stall cycle come last (spec 004 §1.4:
 /// "the shader instructions sorted by stall cycle count", Fig. 5's TnPC order).
 pub fn stall_ranking(stats: &[CritStats]) -> Vec<u64> {
-    let mut v: Vec<(u64, u64)> = per_pc(stats)
-        .into_iter()
-        .map(|(pc, (st, _))| (st, pc))
-        .collect();
+    ranking_of(&per_pc(stats))
+}
+
+/// [`stall_ranking`] of per-PC (stall cycles, L1D misses) counts already summed by [`per_pc`].
+fn ranking_of(per: &BTreeMap<u64, (u64, u64)>) -> Vec<u64> {
+    let mut v: Vec<(u64, u64)> = per.iter().map(|(&pc, &(st, _))| (st, pc)).collect();
     v.sort_by_key(|&(st, pc)| (std::cmp::Reverse(st), pc));
     v.into_iter().map(|(_, pc)| pc).collect()
 }
@@ -354,21 +356,13 @@ pub fn stall_ranking(stats: &[CritStats]) -> Vec<u64> {
 /// `stall_table_coverage`), over the per-PC counts of every core.
 pub fn top_n_coverage(stats: &[CritStats], n: usize) -> f64 {
     let per = per_pc(stats);
-    let total: u64 = per.values().map(|v| v.1).sum();
-    if total == 0 {
-        return 0.0;
-    }
-    stall_ranking(stats)
-        .iter()
-        .take(n)
-        .map(|pc| per[pc].1)
-        .sum::<u64>() as f64
-        / total as f64
+    let misses: BTreeMap<u64, u64> = per.iter().map(|(&pc, &(_, m))| (pc, m)).collect();
+    dram_coverage(&ranking_of(&per), &misses, n)
 }
 
 /// Fraction of the DRAM accesses of `dram` (per PC) whose PC is among the first `n` of
 /// `ranking` (Fig. 5 left: the DRAM accesses of the top-n PCs by stall cycles); 0 when `dram`
-/// has none.
+/// has none. [`top_n_coverage`] applies it to the L1D misses.
 pub fn dram_coverage(ranking: &[u64], dram: &BTreeMap<u64, u64>, n: usize) -> f64 {
     let total: u64 = dram.values().sum();
     if total == 0 {
